@@ -1,0 +1,50 @@
+// Wraps the TypeORM CLI on the built data source: generate <Name> | check | run | revert.
+// `check` migrates a scratch database and fails if the entities need a migration that is not checked in.
+import { execFileSync } from 'node:child_process';
+import pg from 'pg';
+
+const [command, name] = process.argv.slice(2);
+const base = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const typeorm = (args, env = {}) =>
+  execFileSync('npx', ['typeorm', '-d', 'dist/src/common/database/data-source.js', ...args], {
+    stdio: 'inherit',
+    env: { ...process.env, ...env },
+  });
+
+async function withScratchDatabase(work) {
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  const db = `migration_check_${process.pid}`;
+  await admin.query(`CREATE DATABASE ${db}`);
+  const url = new URL(base);
+  url.pathname = `/${db}`;
+  try {
+    typeorm(['migration:run'], { DATABASE_URL: url.toString() });
+    work(url.toString());
+  } finally {
+    await admin.query(`DROP DATABASE ${db} WITH (FORCE)`);
+    await admin.end();
+  }
+}
+
+switch (command) {
+  case 'generate':
+    if (!name) throw new Error('usage: npm run migration:generate -- <Name>');
+    await withScratchDatabase((url) =>
+      typeorm(['migration:generate', '--pretty', `migrations/${name}`], { DATABASE_URL: url }),
+    );
+    console.log(`written migrations/*-${name}.ts: add it to migrations/index.ts`);
+    break;
+  case 'check':
+    await withScratchDatabase((url) => typeorm(['migration:generate', '--check', 'migrations/Drift'], { DATABASE_URL: url }));
+    console.log('entities and migrations agree');
+    break;
+  case 'run':
+    typeorm(['migration:run']);
+    break;
+  case 'revert':
+    typeorm(['migration:revert']);
+    break;
+  default:
+    throw new Error('usage: migration.mjs generate <Name> | check | run | revert');
+}

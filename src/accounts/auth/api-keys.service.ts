@@ -1,0 +1,81 @@
+import { randomBytes } from 'node:crypto';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { sha256Hex } from '../../common/canonical-json';
+import { APP_CONFIG, type AppConfig } from '../../common/config/config';
+import { BillingException } from '../../common/errors/billing.exception';
+import type { Principal } from './scopes';
+
+const CACHE_TTL_MS = 5_000;
+
+export interface CreatedKey {
+  id: string;
+  key: string;
+  scopes: string[];
+  name: string | null;
+}
+
+/** API keys: created with a random secret shown once, stored as SHA-256, looked up by hash. */
+@Injectable()
+export class ApiKeysService implements OnApplicationBootstrap {
+  private readonly logger = new Logger('ApiKeys');
+  private readonly cache = new Map<string, { principal: Principal | null; until: number }>();
+
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** Registers BILLING_ADMIN_API_KEY with the admin scope, so an operator can bootstrap. */
+  async onApplicationBootstrap(): Promise<void> {
+    const key = this.config.adminApiKey;
+    if (!key) return;
+    await this.ds.query(
+      `INSERT INTO api_keys (id, name, key_hash, scopes) VALUES ('key_bootstrap_admin', 'bootstrap admin', $1, '{admin}')
+       ON CONFLICT (id) DO UPDATE SET key_hash = EXCLUDED.key_hash, scopes = EXCLUDED.scopes, revoked_at = NULL`,
+      [sha256Hex(key)],
+    );
+    this.logger.log('bootstrap admin API key registered from BILLING_ADMIN_API_KEY');
+  }
+
+  async create(scopes: string[], name: string | null): Promise<CreatedKey> {
+    const id = `key_${randomBytes(8).toString('hex')}`;
+    const key = `dlb_${randomBytes(32).toString('base64url')}`;
+    await this.ds.query(`INSERT INTO api_keys (id, name, key_hash, scopes) VALUES ($1, $2, $3, $4)`, [
+      id,
+      name,
+      sha256Hex(key),
+      scopes,
+    ]);
+    return { id, key, scopes, name };
+  }
+
+  async revoke(id: string): Promise<{ id: string; revokedAt: string }> {
+    const rows: { revoked_at: Date }[] = await this.ds.query(
+      `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 RETURNING revoked_at`,
+      [id],
+    );
+    const row = rows[0];
+    if (!row) throw BillingException.notFound(`API key ${id}`);
+    this.cache.clear();
+    return { id, revokedAt: row.revoked_at.toISOString() };
+  }
+
+  /** The principal of a presented key, or null when the key is unknown or revoked. */
+  async authenticate(key: string): Promise<Principal | null> {
+    const hash = sha256Hex(key);
+    const now = Date.now();
+    const hit = this.cache.get(hash);
+    if (hit && hit.until > now) return hit.principal;
+    const rows: { id: string; scopes: string[] }[] = await this.ds.query(
+      `SELECT id, scopes FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL`,
+      [hash],
+    );
+    const row = rows[0];
+    const principal = row ? { keyId: row.id, scopes: row.scopes } : null;
+    if (this.cache.size > 10_000) this.cache.clear();
+    this.cache.set(hash, { principal, until: now + CACHE_TTL_MS });
+    return principal;
+  }
+}

@@ -1,0 +1,32 @@
+import { Check, Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+
+export type AccountKind = 'user' | 'organization';
+export type PlanId = 'free' | 'team' | 'enterprise';
+export type AccountStatus = 'active' | 'suspended';
+
+@Entity({ name: 'accounts' })
+@Check('accounts_kind_check', `"kind" IN ('user', 'organization')`)
+@Check('accounts_plan_check', `"plan" IN ('free', 'team', 'enterprise')`)
+@Check('accounts_status_check', `"status" IN ('active', 'suspended')`)
+export class Account {
+  @PrimaryColumn({ type: 'text' })
+  id: string;
+
+  @Column({ type: 'text' })
+  kind: AccountKind;
+
+  @Column({ type: 'text' })
+  plan: PlanId;
+
+  @Column({ type: 'text', nullable: true })
+  name: string | null;
+
+  @Column({ type: 'text', default: 'active' })
+  status: AccountStatus;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+}

@@ -1,0 +1,77 @@
+import { randomUUID } from 'node:crypto';
+import type { INestApplication, ModuleMetadata } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Test } from '@nestjs/testing';
+import { AppModule } from './app.module';
+import type { AppConfig } from './common/config/config';
+import { JsonLogger } from './common/logging/json-logger';
+import { registerOpenApi } from './common/http/openapi';
+import { Metrics } from './health/metrics';
+
+const BODY_LIMIT = 5 * 1024 * 1024;
+
+function fastifyAdapter(): FastifyAdapter {
+  return new FastifyAdapter({
+    bodyLimit: BODY_LIMIT,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+    // Requests are logged by the hook below, without headers (API keys never reach the log).
+    logger: false,
+  });
+}
+
+/** Hooks shared by production and tests: request ids, access log, HTTP metrics. */
+function configure(app: NestFastifyApplication, logger: JsonLogger): void {
+  const fastify = app.getHttpAdapter().getInstance();
+  const metrics = app.get(Metrics);
+  fastify.addHook('onSend', async (request, reply) => {
+    void reply.header('x-request-id', request.id);
+  });
+  fastify.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    metrics.httpDuration.observe(
+      { method: request.method, route, status: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
+    );
+    if (reply.statusCode >= 500 || logger.isDebug) {
+      logger.log(
+        { msg: 'request', reqId: request.id, method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+        'Http',
+      );
+    }
+  });
+  registerOpenApi(app);
+  app.enableShutdownHooks();
+}
+
+/** Builds the production application (not yet listening). */
+export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
+  const logger = new JsonLogger(config.logLevel);
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), fastifyAdapter(), {
+    rawBody: true,
+    logger,
+    bufferLogs: false,
+  });
+  configure(app, logger);
+  return app;
+}
+
+/** Builds the application for tests, with providers overridden (e.g. the clock). */
+export async function createTestApp(
+  config: AppConfig,
+  overrides: { provide: unknown; useValue: unknown }[] = [],
+  extra: ModuleMetadata['imports'] = [],
+): Promise<NestFastifyApplication> {
+  const logger = new JsonLogger(config.logLevel);
+  let builder = Test.createTestingModule({ imports: [AppModule.forRoot(config), ...extra] }).setLogger(logger);
+  for (const o of overrides) builder = builder.overrideProvider(o.provide).useValue(o.useValue);
+  const moduleRef = await builder.compile();
+  const app = moduleRef.createNestApplication<NestFastifyApplication>(fastifyAdapter(), { rawBody: true });
+  configure(app, logger);
+  await app.init();
+  await app.getHttpAdapter().getInstance().ready();
+  return app;
+}
+
+export type { INestApplication };

@@ -1,0 +1,44 @@
+import { z } from 'zod';
+
+const port = z.coerce.number().int().min(1).max(65535);
+const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+const brokers = z
+  .string()
+  .trim()
+  .transform((v) => v.split(',').map((b) => b.trim()).filter((b) => b.length > 0))
+  .pipe(z.array(z.string().regex(/^[^:\s]+:\d{1,5}$/, 'each broker must be host:port')).min(1));
+
+/** Every environment variable the service reads, with its default. Names follow the contract. */
+export const envSchema = z.object({
+  PORT: port.default(3000),
+  HOST: z.string().default('0.0.0.0'),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .optional(),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(2).max(200).default(20),
+  EMBEDDED_PG_DIR: z.string().default('.data/postgres'),
+  EMBEDDED_PG_PORT: port.default(54329),
+  KAFKA_BROKERS: brokers.optional(),
+  KAFKA_CLIENT_ID: z.string().min(1).default('dl-billing'),
+  KAFKA_GROUP_ID: z.string().min(1).default('dl-billing'),
+  KAFKA_TOPIC_LIFECYCLE: z.string().min(1).default('runtime.lifecycle.v1'),
+  KAFKA_TOPIC_LIFECYCLE_DLQ: z.string().min(1).default('runtime.lifecycle.v1.dlq'),
+  KAFKA_TOPIC_MEMBERSHIP: z.string().min(1).default('accounts.membership.v1'),
+  KAFKA_TOPIC_COMMANDS: z.string().min(1).default('billing.commands.v1'),
+  KAFKA_TOPIC_NOTIFICATIONS: z.string().min(1).default('billing.notifications.v1'),
+  BILLING_ADMIN_API_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
+  STRIPE_SECRET_KEY: z.string().min(1).optional(),
+  STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),
+  STRIPE_API_URL: z.url().optional(),
+  PLANS_FILE: z.string().min(1).default('config/plans.json'),
+  RATE_CARD_FILE: z.string().min(1).default('config/rate-card.json'),
+  OUTBOX_RELAY_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(200),
+  CRON_ENABLED: flag.default(true),
+  /** Test-only fault injection: SIGKILL the process after the Nth event batch is committed to
+   * the database and before its Kafka offsets are committed. */
+  BILLING_FAULT_KILL_AFTER_BATCH: z.coerce.number().int().min(1).optional(),
+});
+
+export type Env = z.output<typeof envSchema>;

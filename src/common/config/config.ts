@@ -1,0 +1,86 @@
+import { envSchema, type Env } from './config.schema';
+
+export interface KafkaConfig {
+  brokers: string[];
+  clientId: string;
+  groupId: string;
+  topics: {
+    lifecycle: string;
+    lifecycleDlq: string;
+    membership: string;
+    commands: string;
+    notifications: string;
+  };
+}
+
+export interface AppConfig {
+  port: number;
+  host: string;
+  logLevel: Env['LOG_LEVEL'];
+  database: { url?: string; poolSize: number; embeddedDir: string; embeddedPort: number };
+  kafka?: KafkaConfig;
+  adminApiKey?: string;
+  stripe: { secretKey?: string; webhookSecret?: string; apiUrl?: string };
+  files: { plans: string; rateCard: string };
+  outboxRelayIntervalMs: number;
+  cronEnabled: boolean;
+  faults: { killAfterBatch?: number };
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+/** Reads and validates the environment; throws a ConfigError naming every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const present = Object.fromEntries(
+    Object.entries(env).filter(([, v]) => v !== undefined && v !== ''),
+  );
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`),
+    );
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    logLevel: e.LOG_LEVEL,
+    database: {
+      url: e.DATABASE_URL,
+      poolSize: e.DATABASE_POOL_SIZE,
+      embeddedDir: e.EMBEDDED_PG_DIR,
+      embeddedPort: e.EMBEDDED_PG_PORT,
+    },
+    kafka: e.KAFKA_BROKERS
+      ? {
+          brokers: e.KAFKA_BROKERS,
+          clientId: e.KAFKA_CLIENT_ID,
+          groupId: e.KAFKA_GROUP_ID,
+          topics: {
+            lifecycle: e.KAFKA_TOPIC_LIFECYCLE,
+            lifecycleDlq: e.KAFKA_TOPIC_LIFECYCLE_DLQ,
+            membership: e.KAFKA_TOPIC_MEMBERSHIP,
+            commands: e.KAFKA_TOPIC_COMMANDS,
+            notifications: e.KAFKA_TOPIC_NOTIFICATIONS,
+          },
+        }
+      : undefined,
+    adminApiKey: e.BILLING_ADMIN_API_KEY,
+    stripe: {
+      secretKey: e.STRIPE_SECRET_KEY,
+      webhookSecret: e.STRIPE_WEBHOOK_SECRET,
+      apiUrl: e.STRIPE_API_URL,
+    },
+    files: { plans: e.PLANS_FILE, rateCard: e.RATE_CARD_FILE },
+    outboxRelayIntervalMs: e.OUTBOX_RELAY_INTERVAL_MS,
+    cronEnabled: e.CRON_ENABLED,
+    faults: { killAfterBatch: e.BILLING_FAULT_KILL_AFTER_BATCH },
+  };
+}
+
+/** Injection token for AppConfig. */
+export const APP_CONFIG = Symbol('APP_CONFIG');

@@ -1,0 +1,8 @@
+import { Account } from '../../accounts/entities/account.entity';
+import { ApiKey } from '../../accounts/entities/api-key.entity';
+import { InboxMessage } from '../../messaging/entities/inbox-message.entity';
+import { OutboxMessage } from '../../messaging/entities/outbox-message.entity';
+import { RuntimeEvent } from '../../metering/entities/runtime-event.entity';
+
+/** Every entity of the service: the one list the data source and the migration check use. */
+export const ENTITIES = [Account, ApiKey, OutboxMessage, InboxMessage, RuntimeEvent];

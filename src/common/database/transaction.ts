@@ -1,0 +1,33 @@
+import type { DataSource, EntityManager } from 'typeorm';
+
+/** PostgreSQL errors that mean "try the whole transaction again". */
+const RETRYABLE = new Set(['40001', '40P01']); // serialization_failure, deadlock_detected
+
+export function isRetryable(error: unknown): boolean {
+  const code = (error as { code?: unknown; driverError?: { code?: unknown } } | null)?.code ??
+    (error as { driverError?: { code?: unknown } } | null)?.driverError?.code;
+  return typeof code === 'string' && RETRYABLE.has(code);
+}
+
+export function isUniqueViolation(error: unknown, constraint?: string): boolean {
+  const e = error as { code?: string; constraint?: string; driverError?: { code?: string; constraint?: string } };
+  const code = e.code ?? e.driverError?.code;
+  const name = e.constraint ?? e.driverError?.constraint;
+  return code === '23505' && (constraint === undefined || name === constraint);
+}
+
+/** Runs `work` in one transaction, retrying it on deadlock or serialization failure. */
+export async function inTransaction<T>(
+  ds: DataSource,
+  work: (em: EntityManager) => Promise<T>,
+  attempts = 8,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await ds.transaction(work);
+    } catch (error) {
+      if (!isRetryable(error) || attempt >= attempts) throw error;
+      await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 5 * attempt)));
+    }
+  }
+}

@@ -1,0 +1,30 @@
+import type { PipeTransform } from '@nestjs/common';
+import type { z } from 'zod';
+import { BillingException, type Finding } from '../errors/billing.exception';
+
+/** Turns every zod issue into a finding named by its field path (e.g. `environment.sizeClass`). */
+export function findingsOf(error: z.ZodError, prefix = ''): Finding[] {
+  return error.issues.map((issue) => {
+    const path = issue.path.map(String).join('.');
+    const field = [prefix, path].filter((p) => p.length > 0).join('.') || prefix || 'body';
+    return { field, message: issue.message };
+  });
+}
+
+export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown, prefix = ''): z.output<T> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw BillingException.invalid(findingsOf(result.error, prefix));
+  return result.data;
+}
+
+/** Validates a body, query or param with a zod schema and lists every finding. */
+export class ZodPipe<T extends z.ZodType> implements PipeTransform<unknown, z.output<T>> {
+  constructor(
+    private readonly schema: T,
+    private readonly prefix = '',
+  ) {}
+
+  transform(value: unknown): z.output<T> {
+    return parseOrThrow(this.schema, value, this.prefix);
+  }
+}

@@ -1,0 +1,19 @@
+import { BillingException } from '../../common/errors/billing.exception';
+import { MessageBus, type BusHealth, type OutboundMessage, type Subscription } from './message-bus';
+
+/** Used when KAFKA_BROKERS is unset: events come over HTTP only, and nothing is published. */
+export class DisabledBus extends MessageBus {
+  readonly enabled = false;
+
+  publish(_messages: OutboundMessage[]): Promise<void> {
+    return Promise.reject(new BillingException('DL_BILLING_UNAVAILABLE', 'Kafka is not configured'));
+  }
+
+  subscribe(_subscription: Subscription): void {
+    // Nothing to consume without a broker; HTTP ingestion takes the events.
+  }
+
+  health(): BusHealth {
+    return { ok: true, detail: 'disabled (events over HTTP only)' };
+  }
+}

@@ -1,0 +1,24 @@
+import { Global, Logger, Module } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../../common/config/config';
+import { DisabledBus } from './disabled-bus';
+import { KafkajsBus } from './kafkajs-bus';
+import { MessageBus } from './message-bus';
+
+@Global()
+@Module({
+  providers: [
+    {
+      provide: MessageBus,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig): MessageBus => {
+        if (!config.kafka) {
+          new Logger('Kafka').warn('KAFKA_BROKERS is not set: lifecycle events are taken over HTTP only (POST /v1/events)');
+          return new DisabledBus();
+        }
+        return new KafkajsBus(config.kafka, { killAfterBatch: config.faults.killAfterBatch });
+      },
+    },
+  ],
+  exports: [MessageBus],
+})
+export class KafkaModule {}

@@ -1,0 +1,156 @@
+import { Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Kafka, logLevel, type Consumer, type Producer } from 'kafkajs';
+import type { KafkaConfig } from '../../common/config/config';
+import { MessageBus, type BusHealth, type InboundMessage, type OutboundMessage, type Subscription } from './message-bus';
+
+/** Largest slice of a fetched batch handled in one database transaction. */
+const CHUNK = 2_000;
+
+export interface KafkajsBusOptions {
+  /** Test-only: SIGKILL the process after this many handled chunks, before their offsets are resolved. */
+  killAfterBatch?: number;
+}
+
+/** kafkajs behind MessageBus: an idempotent producer and one eachBatch consumer per subscription. */
+export class KafkajsBus extends MessageBus implements OnApplicationBootstrap, OnApplicationShutdown {
+  readonly enabled = true;
+  private readonly logger = new Logger('Kafka');
+  private readonly kafka: Kafka;
+  private readonly producer: Producer;
+  private readonly subscriptions: Subscription[] = [];
+  private readonly consumers: { consumer: Consumer; topic: string; state: 'starting' | 'running' | 'crashed' }[] = [];
+  private producerReady = false;
+  private handledChunks = 0;
+  private stopping = false;
+
+  constructor(
+    private readonly config: KafkaConfig,
+    private readonly options: KafkajsBusOptions = {},
+  ) {
+    super();
+    this.kafka = new Kafka({
+      clientId: config.clientId,
+      brokers: config.brokers,
+      logLevel: logLevel.WARN,
+      logCreator: () => (entry) => {
+        const text = `${entry.log.message}${entry.log.error ? `: ${String(entry.log.error)}` : ''}`;
+        if (entry.level <= logLevel.ERROR) this.logger.error(text);
+        else this.logger.warn(text);
+      },
+      retry: { initialRetryTime: 200, retries: 10 },
+    });
+    this.producer = this.kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: true });
+  }
+
+  subscribe(subscription: Subscription): void {
+    this.subscriptions.push(subscription);
+  }
+
+  async publish(messages: OutboundMessage[]): Promise<void> {
+    if (messages.length === 0) return;
+    const byTopic = new Map<string, OutboundMessage[]>();
+    for (const m of messages) byTopic.set(m.topic, [...(byTopic.get(m.topic) ?? []), m]);
+    await this.producer.sendBatch({
+      acks: -1,
+      topicMessages: [...byTopic].map(([topic, list]) => ({
+        topic,
+        messages: list.map((m) => ({ key: m.key, value: m.value, headers: m.headers })),
+      })),
+    });
+  }
+
+  health(): BusHealth {
+    if (!this.producerReady) return { ok: false, detail: 'producer not connected' };
+    const down = this.consumers.filter((c) => c.state === 'crashed').map((c) => c.topic);
+    if (down.length > 0) return { ok: false, detail: `consumer crashed: ${down.join(', ')}` };
+    return { ok: true, detail: `connected to ${this.config.brokers.join(',')}` };
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.ensureTopics();
+    await this.producer.connect();
+    this.producerReady = true;
+    this.producer.on(this.producer.events.DISCONNECT, () => {
+      this.producerReady = false;
+    });
+    this.producer.on(this.producer.events.CONNECT, () => {
+      this.producerReady = true;
+    });
+    for (const sub of this.subscriptions) await this.startConsumer(sub);
+    this.logger.log(`Kafka connected (${this.config.brokers.join(',')}), consuming ${this.subscriptions.map((s) => s.topic).join(', ') || 'nothing'}`);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    await Promise.allSettled(this.consumers.map((c) => c.consumer.disconnect()));
+    await this.producer.disconnect().catch(() => undefined);
+    this.producerReady = false;
+  }
+
+  private async ensureTopics(): Promise<void> {
+    const admin = this.kafka.admin();
+    await admin.connect();
+    try {
+      const existing = new Set(await admin.listTopics());
+      const wanted = Object.values(this.config.topics).filter((t) => !existing.has(t));
+      if (wanted.length > 0) {
+        await admin.createTopics({ waitForLeaders: true, topics: wanted.map((topic) => ({ topic })) });
+      }
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
+  private async startConsumer(sub: Subscription): Promise<void> {
+    const consumer = this.kafka.consumer({
+      groupId: sub.groupId ?? this.config.groupId,
+      sessionTimeout: 30_000,
+      heartbeatInterval: 3_000,
+      maxBytesPerPartition: 4 * 1024 * 1024,
+      retry: { retries: 8 },
+    });
+    const entry = { consumer, topic: sub.topic, state: 'starting' as 'starting' | 'running' | 'crashed' };
+    this.consumers.push(entry);
+    consumer.on(consumer.events.GROUP_JOIN, () => {
+      entry.state = 'running';
+    });
+    consumer.on(consumer.events.CRASH, (event) => {
+      const restart = event.payload.restart;
+      this.logger.error(`consumer of ${sub.topic} crashed (${restart ? 'restarting' : 'stopped'}): ${String(event.payload.error)}`);
+      if (!restart && !this.stopping) entry.state = 'crashed';
+    });
+    await consumer.connect();
+    await consumer.subscribe({ topic: sub.topic, fromBeginning: true });
+    await consumer.run({
+      eachBatchAutoResolve: false,
+      autoCommit: true,
+      eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale, commitOffsetsIfNecessary }) => {
+        for (let i = 0; i < batch.messages.length; i += CHUNK) {
+          if (!isRunning() || isStale()) return;
+          const slice = batch.messages.slice(i, i + CHUNK);
+          const messages: InboundMessage[] = slice.map((m) => ({
+            topic: batch.topic,
+            partition: batch.partition,
+            offset: m.offset,
+            key: m.key ? m.key.toString() : null,
+            value: m.value,
+          }));
+          await sub.handle(messages);
+          this.afterCommitFault();
+          const last = slice[slice.length - 1];
+          if (last) resolveOffset(last.offset);
+          await heartbeat();
+        }
+        await commitOffsetsIfNecessary();
+      },
+    });
+  }
+
+  /** The crash window the inbox protects against: effects committed, offsets not yet. */
+  private afterCommitFault(): void {
+    const limit = this.options.killAfterBatch;
+    if (limit === undefined) return;
+    this.handledChunks += 1;
+    if (this.handledChunks >= limit) process.kill(process.pid, 'SIGKILL');
+  }
+}

@@ -1,0 +1,43 @@
+/** A message read from a topic. */
+export interface InboundMessage {
+  topic: string;
+  partition: number;
+  offset: string;
+  key: string | null;
+  value: Buffer | null;
+}
+
+/** A message to publish; the value is JSON text. */
+export interface OutboundMessage {
+  topic: string;
+  key: string;
+  value: string;
+  headers?: Record<string, string>;
+}
+
+/** What a subscription does with a batch: its effects must be committed when the promise resolves. */
+export type BatchHandler = (messages: InboundMessage[]) => Promise<void>;
+
+export interface Subscription {
+  topic: string;
+  /** Consumer group; defaults to the configured group id. */
+  groupId?: string;
+  handle: BatchHandler;
+}
+
+export interface BusHealth {
+  ok: boolean;
+  detail: string;
+}
+
+/**
+ * The service's view of Kafka: publish, and consume in batches whose offsets are resolved only
+ * after the handler has committed its effects. kafkajs sits behind this one class.
+ */
+export abstract class MessageBus {
+  abstract readonly enabled: boolean;
+  abstract publish(messages: OutboundMessage[]): Promise<void>;
+  /** Registers a subscription; consumption starts with the application. */
+  abstract subscribe(subscription: Subscription): void;
+  abstract health(): BusHealth;
+}

@@ -1,0 +1,71 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { MessageBus } from '../infra/kafka/message-bus';
+
+const BATCH = 500;
+
+/**
+ * Publishes outbox rows to Kafka and marks them sent. Rows are claimed with FOR UPDATE SKIP LOCKED,
+ * so several instances relay without sending a row twice in normal operation; a crash between the
+ * publish and the mark re-sends, which consumers dedupe by the message id.
+ */
+@Injectable()
+export class OutboxRelayService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('OutboxRelay');
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<number>;
+
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly bus: MessageBus,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (!this.bus.enabled) {
+      this.logger.warn('Kafka is not configured: outbox messages stay in the outbox table');
+      return;
+    }
+    const tick = (): void => {
+      this.running = this.relayAll()
+        .catch((e: unknown) => {
+          this.logger.warn(`relay failed, will retry: ${String(e)}`);
+          return 0;
+        })
+        .finally(() => {
+          this.timer = setTimeout(tick, this.config.outboxRelayIntervalMs);
+        });
+    };
+    this.timer = setTimeout(tick, 0);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    clearTimeout(this.timer);
+    await this.running;
+    clearTimeout(this.timer);
+  }
+
+  /** Relays until the outbox is empty; returns the number of messages published. */
+  async relayAll(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const sent = await this.relayOnce();
+      total += sent;
+      if (sent < BATCH) return total;
+    }
+  }
+
+  private relayOnce(): Promise<number> {
+    return this.ds.transaction(async (em) => {
+      const rows: { id: string; topic: string; key: string; payload: Record<string, unknown> }[] = await em.query(
+        `SELECT id, topic, key, payload FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`,
+      );
+      if (rows.length === 0) return 0;
+      await this.bus.publish(rows.map((r) => ({ topic: r.topic, key: r.key, value: JSON.stringify(r.payload) })));
+      await em.query(`UPDATE outbox SET published_at = now() WHERE id = ANY($1::bigint[])`, [rows.map((r) => r.id)]);
+      return rows.length;
+    });
+  }
+}

@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import { ACCOUNT_ID_PATTERN } from '../accounts/auth/scopes';
+import type { Finding } from '../common/errors/billing.exception';
+import { findingsOf } from '../common/http/zod-validation.pipe';
+
+export const LIFECYCLE_TYPES = [
+  'runtime.started',
+  'runtime.paused',
+  'runtime.resumed',
+  'runtime.heartbeat',
+  'runtime.terminated',
+  'runtime.launch_failed',
+] as const;
+export type LifecycleType = (typeof LIFECYCLE_TYPES)[number];
+
+const EARLIEST = Date.parse('2000-01-01T00:00:00Z');
+/** Events stamped further in the future than this are refused: a clock that far off is a bug. */
+export const FUTURE_TOLERANCE_MS = 24 * 3600_000;
+
+const id = z.string().regex(ACCOUNT_ID_PATTERN, 'must be 1-128 characters of letters, digits and _.:-');
+
+export function lifecycleEventSchema(now: () => Date) {
+  return z.strictObject({
+    id: z.string().min(1).max(200),
+    type: z.enum(LIFECYCLE_TYPES),
+    occurredAt: z.iso
+      .datetime({ offset: true, message: 'must be an ISO 8601 date-time' })
+      .refine((v) => {
+        const t = Date.parse(v);
+        return t >= EARLIEST && t <= now().getTime() + FUTURE_TOLERANCE_MS;
+      }, 'must be after 2000-01-01 and not more than 24 hours in the future'),
+    accountId: id,
+    runtimeId: id,
+    seq: z.number().int('must be an integer').min(0, 'must not be negative').max(Number.MAX_SAFE_INTEGER),
+    data: z.record(z.string(), z.unknown()).default({}),
+  });
+}
+
+export interface LifecycleEvent {
+  id: string;
+  type: LifecycleType;
+  occurredAt: Date;
+  accountId: string;
+  runtimeId: string;
+  seq: number;
+  data: Record<string, unknown>;
+}
+
+export type ParseResult = { ok: true; event: LifecycleEvent } | { ok: false; reason: string; findings: Finding[] };
+
+/** Validates one event (already parsed from JSON); every finding is named by its field. */
+export function validateLifecycleEvent(value: unknown, now: () => Date, prefix = ''): ParseResult {
+  const parsed = lifecycleEventSchema(now).safeParse(value);
+  if (!parsed.success) {
+    const findings = findingsOf(parsed.error, prefix);
+    return { ok: false, reason: `invalid event: ${findings.map((f) => `${f.field}: ${f.message}`).join('; ')}`, findings };
+  }
+  const e = parsed.data;
+  return { ok: true, event: { ...e, occurredAt: new Date(e.occurredAt) } };
+}
+
+/** Parses a Kafka message value: JSON first, then the schema. */
+export function parseLifecycleMessage(value: Buffer | null, now: () => Date): ParseResult {
+  if (value === null || value.length === 0) {
+    return { ok: false, reason: 'empty message', findings: [{ field: 'value', message: 'is empty' }] };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(value.toString('utf8'));
+  } catch (error) {
+    const message = `is not JSON (${(error as Error).message})`;
+    return { ok: false, reason: `not JSON: ${(error as Error).message}`, findings: [{ field: 'value', message }] };
+  }
+  return validateLifecycleEvent(json, now);
+}
