@@ -4,6 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { sha256Hex } from '../../common/canonical-json';
 import { APP_CONFIG, type AppConfig } from '../../common/config/config';
+import { rows } from '../../common/database/transaction';
 import { BillingException } from '../../common/errors/billing.exception';
 import type { Principal } from './scopes';
 
@@ -52,11 +53,11 @@ export class ApiKeysService implements OnApplicationBootstrap {
   }
 
   async revoke(id: string): Promise<{ id: string; revokedAt: string }> {
-    const rows: { revoked_at: Date }[] = await this.ds.query(
+    const [row] = await rows<{ revoked_at: Date }>(
+      this.ds,
       `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 RETURNING revoked_at`,
       [id],
     );
-    const row = rows[0];
     if (!row) throw BillingException.notFound(`API key ${id}`);
     this.cache.clear();
     return { id, revokedAt: row.revoked_at.toISOString() };

@@ -31,3 +31,12 @@ export async function inTransaction<T>(
     }
   }
 }
+
+/** Runs SQL and returns its rows: TypeORM answers UPDATE/DELETE … RETURNING with [rows, count]. */
+export async function rows<T>(em: Pick<EntityManager, 'query'>, sql: string, params: unknown[] = []): Promise<T[]> {
+  const result: unknown = await em.query(sql, params);
+  if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') {
+    return result[0] as T[];
+  }
+  return result as T[];
+}

@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApp, uid, type Harness } from '../support/app';
+
+describe('API keys and scopes', () => {
+  let h: Harness;
+  const bootstrap = `admin-${uid('k')}-bootstrap`;
+
+  beforeAll(async () => {
+    h = await startApp({ env: { BILLING_ADMIN_API_KEY: bootstrap } });
+  });
+  afterAll(() => h.close());
+
+  it('refuses a request without a key with the contract body', async () => {
+    const res = await h.request('POST', '/v1/admin/api-keys', { body: { scopes: ['reports'] } });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ error: { code: 'DL_BILLING_UNAUTHENTICATED', message: expect.any(String) } });
+  });
+
+  it('refuses a wrong key', async () => {
+    const res = await h.request('POST', '/v1/admin/api-keys', { key: 'dlb_wrong', body: { scopes: ['reports'] } });
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('DL_BILLING_UNAUTHENTICATED');
+  });
+
+  it('refuses a key of the wrong scope', async () => {
+    const key = await h.key('control-plane');
+    const res = await h.request('POST', '/v1/admin/api-keys', { key, body: { scopes: ['reports'] } });
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe('DL_BILLING_FORBIDDEN');
+  });
+
+  it('bootstraps the admin key, creates a key shown once, and revokes it', async () => {
+    const created = await h.request('POST', '/v1/admin/api-keys', {
+      key: bootstrap,
+      body: { scopes: ['control-plane', 'account:acc_1'], name: 'cp' },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ id: expect.stringMatching(/^key_/), key: expect.stringMatching(/^dlb_/) });
+    const stored = await h.ds.query('SELECT key_hash FROM api_keys WHERE id = $1', [created.body.id]);
+    expect(stored[0].key_hash).not.toContain(created.body.key);
+
+    const events = await h.request('POST', '/v1/events', { key: created.body.key, body: { events: [] } });
+    expect(events.status).toBe(400); // authenticated, then refused for its body
+
+    const revoked = await h.request('DELETE', `/v1/admin/api-keys/${created.body.id}`, { key: bootstrap });
+    expect(revoked.status).toBe(200);
+    // A revoked key is refused at once on this instance.
+    const after = await h.request('POST', '/v1/events', { key: created.body.key, body: { events: [] } });
+    expect(after.status).toBe(401);
+  });
+
+  it('lists every finding with its field when creating a key', async () => {
+    const res = await h.request('POST', '/v1/admin/api-keys', {
+      key: bootstrap,
+      body: { scopes: ['root', 'account:'], name: '', extra: 1 },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('DL_BILLING_REQUEST_INVALID');
+    const fields = res.body.error.findings.map((f: { field: string }) => f.field);
+    expect(fields).toEqual(expect.arrayContaining(['scopes.0', 'scopes.1', 'name']));
+    expect(res.body.error.findings).toHaveLength(4); // the unknown key `extra` is the fourth
+  });
+
+  it('answers unknown routes and malformed JSON with contract errors', async () => {
+    const missing = await h.request('GET', '/v1/nothing-here', { key: bootstrap });
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe('DL_BILLING_NOT_FOUND');
+    const bad = await h.request('POST', '/v1/admin/api-keys', { key: bootstrap, body: '{"scopes": [' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe('DL_BILLING_REQUEST_INVALID');
+  });
+
+  it('serves health, metrics and the OpenAPI document without a key', async () => {
+    expect((await h.request('GET', '/health/live')).status).toBe(200);
+    const ready = await h.request('GET', '/health/ready');
+    expect(ready.status).toBe(200);
+    expect(ready.body.checks.database.ok).toBe(true);
+    const metrics = await h.request('GET', '/metrics');
+    expect(String(metrics.body)).toContain('dl_billing_http_request_duration_seconds');
+    const docs = await h.request('GET', '/docs');
+    expect(docs.body.openapi).toBe('3.1.0');
+    expect(Object.keys(docs.body.paths)).toContain('/v1/admin/api-keys');
+  });
+});
