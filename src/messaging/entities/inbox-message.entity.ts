@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+import { CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
 
 /** A processed message id per source, written in the same transaction as the message's effect. */
 @Entity({ name: 'inbox' })
