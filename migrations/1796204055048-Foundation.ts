@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from "typeorm";
 
-export class Foundation1796203418771 implements MigrationInterface {
-    name = 'Foundation1796203418771'
+export class Foundation1796204055048 implements MigrationInterface {
+    name = 'Foundation1796204055048'
 
     public async up(queryRunner: QueryRunner): Promise<void> {
         await queryRunner.query(`
@@ -73,9 +73,28 @@ export class Foundation1796203418771 implements MigrationInterface {
         await queryRunner.query(`
             CREATE INDEX "runtime_events_runtime_idx" ON "runtime_events" ("runtime_id", "occurred_at", "seq")
         `);
+        await queryRunner.query(`
+            CREATE TABLE "runtimes" (
+                "runtime_id" text NOT NULL,
+                "account_id" text NOT NULL,
+                "events_count" integer NOT NULL DEFAULT '0',
+                "last_event_at" TIMESTAMP WITH TIME ZONE,
+                "updated_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(),
+                CONSTRAINT "PK_375ed9161a50d419e0e5035f199" PRIMARY KEY ("runtime_id")
+            )
+        `);
+        await queryRunner.query(`
+            CREATE INDEX "runtimes_account_idx" ON "runtimes" ("account_id")
+        `);
     }
 
     public async down(queryRunner: QueryRunner): Promise<void> {
+        await queryRunner.query(`
+            DROP INDEX "public"."runtimes_account_idx"
+        `);
+        await queryRunner.query(`
+            DROP TABLE "runtimes"
+        `);
         await queryRunner.query(`
             DROP INDEX "public"."runtime_events_runtime_idx"
         `);
