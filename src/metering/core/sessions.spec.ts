@@ -1,0 +1,77 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { LifecycleType } from '../lifecycle-event';
+import { buildSession, runningMs, type MeteredEvent } from './sessions';
+
+const t0 = Date.parse('2026-12-02T09:00:00.000Z');
+const at = (minutes: number): Date => new Date(t0 + minutes * 60_000);
+let n = 0;
+const ev = (type: LifecycleType, minutes: number, seq: number, data?: Record<string, unknown>) => ({
+  id: `e${n++}`,
+  type,
+  occurredAt: at(minutes),
+  seq,
+  data,
+});
+
+describe('buildSession', () => {
+  it('charges running time only: 30 minutes running around a 10-minute pause', () => {
+    const s = buildSession([
+      ev('runtime.started', 0, 1),
+      ev('runtime.paused', 10, 2),
+      ev('runtime.resumed', 20, 3),
+      ev('runtime.heartbeat', 25, 4),
+      ev('runtime.terminated', 40, 5, { reason: 'user' }),
+    ]);
+    expect(s.status).toBe('terminated');
+    expect(s.closedMs).toBe(30 * 60_000);
+    expect(s.intervals).toHaveLength(2);
+    expect(s.terminationReason).toBe('user');
+  });
+
+  it('keeps an open interval while running and counts it up to now', () => {
+    const s = buildSession([ev('runtime.started', 0, 1), ev('runtime.heartbeat', 5, 2)]);
+    expect(s.status).toBe('running');
+    expect(runningMs(s, at(12))).toBe(12 * 60_000);
+    expect(s.lastSeenAt).toEqual(at(5));
+  });
+
+  it('charges nothing when the launch failed, whatever else arrived', () => {
+    const s = buildSession([ev('runtime.started', 0, 1), ev('runtime.launch_failed', 1, 2), ev('runtime.terminated', 3, 3)]);
+    expect(s.status).toBe('launch_failed');
+    expect(s.closedMs).toBe(0);
+  });
+
+  it('ignores events after termination except as a sign of life', () => {
+    const s = buildSession([ev('runtime.started', 0, 1), ev('runtime.terminated', 5, 2), ev('runtime.resumed', 6, 3)]);
+    expect(s.closedMs).toBe(5 * 60_000);
+    expect(s.lastSeenAt).toEqual(at(6));
+  });
+
+  it('orders events of the same instant by seq', () => {
+    const s = buildSession([ev('runtime.terminated', 5, 3), ev('runtime.started', 0, 1), ev('runtime.paused', 5, 2)]);
+    expect(s.closedMs).toBe(5 * 60_000);
+    expect(s.status).toBe('terminated');
+  });
+
+  it('gives the same session for any order and any duplication of the same events', () => {
+    const types: LifecycleType[] = ['runtime.started', 'runtime.paused', 'runtime.resumed', 'runtime.heartbeat', 'runtime.terminated'];
+    const history = fc
+      .array(fc.record({ type: fc.constantFrom(...types), gap: fc.integer({ min: 0, max: 30 }) }), { minLength: 1, maxLength: 30 })
+      .map((steps) => {
+        let minute = 0;
+        return steps.map((s, i): MeteredEvent => {
+          minute += s.gap;
+          return { id: `h${i}`, type: s.type, occurredAt: at(minute), seq: i };
+        });
+      });
+    fc.assert(
+      fc.property(history, fc.array(fc.nat()), (events, picks) => {
+        const reference = buildSession(events);
+        const delivered = [...events, ...picks.map((p) => events[p % events.length]!)];
+        const shuffled = fc.sample(fc.shuffledSubarray(delivered, { minLength: delivered.length }), 1)[0]!;
+        expect(buildSession(shuffled)).toEqual(reference);
+      }),
+    );
+  });
+});
