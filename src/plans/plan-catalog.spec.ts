@@ -1,0 +1,195 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import type { PlanId as AccountPlanId } from '../accounts/entities/account.entity';
+import { ConfigError } from '../common/config/config';
+import { BillingException } from '../common/errors/billing.exception';
+import { planFindings, PlanCatalog, type PlanId } from './plan-catalog';
+
+const shipped = JSON.parse(readFileSync('config/plans.json', 'utf8')) as Record<string, any>;
+const catalog = PlanCatalog.fromFile('config/plans.json');
+
+function problemsOf(json: unknown): string[] {
+  try {
+    PlanCatalog.parse(json, 'p.json');
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).problems;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+const withPlan = (id: string, patch: Record<string, unknown>) => ({
+  ...shipped,
+  plans: { ...shipped.plans, [id]: { ...shipped.plans[id], ...patch } },
+});
+
+describe('the shipped config/plans.json', () => {
+  it('has the contract Free defaults', () => {
+    expect(catalog.plan('free')).toEqual({
+      id: 'free',
+      name: 'Free',
+      includedCreditsMicros: 50_000_000n,
+      period: 'calendar_month',
+      runsPerPeriod: 500,
+      agentsPerPeriod: 3,
+      concurrentRuntimes: 2,
+      sizeClasses: ['small', 'medium'],
+      gpus: false,
+      topUps: true,
+    });
+  });
+
+  it('has the contract Team defaults and its Stripe prices ($49 base, $15 per seat)', () => {
+    expect(catalog.plan('team')).toMatchObject({
+      includedCreditsMicros: 500_000_000n,
+      period: 'billing_cycle',
+      runsPerPeriod: 5000,
+      agentsPerPeriod: null,
+      concurrentRuntimes: 20,
+      sizeClasses: ['small', 'medium', 'large', 'gpu-small', 'gpu-large'],
+      gpus: true,
+      topUps: true,
+    });
+    expect(catalog.teamStripe).toMatchObject({
+      currency: 'usd',
+      basePrice: { unitAmountCents: 4900 },
+      seatPrice: { unitAmountCents: 1500 },
+    });
+  });
+
+  it('has Enterprise unlimited with 0 included credits by default', () => {
+    expect(catalog.plan('enterprise')).toMatchObject({
+      includedCreditsMicros: 0n,
+      runsPerPeriod: null,
+      agentsPerPeriod: null,
+      concurrentRuntimes: null,
+      gpus: true,
+      topUps: true,
+    });
+  });
+
+  it('has top-up packs, found by id and by Stripe price', () => {
+    expect(catalog.topUpPacks().length).toBeGreaterThan(0);
+    const pack = catalog.topUpPack('credits-100');
+    expect(pack).toMatchObject({ id: 'credits-100', creditsMicros: 100_000_000n });
+    expect(catalog.topUpPackByPriceId(pack!.priceId)).toBe(pack);
+    expect(catalog.topUpPack('nope')).toBeUndefined();
+    expect(catalog.topUpPack('constructor')).toBeUndefined();
+  });
+
+  it('uses the same plan ids as the accounts table', () => {
+    expectTypeOf<PlanId>().toEqualTypeOf<AccountPlanId>();
+  });
+});
+
+describe('PlanCatalog.parse', () => {
+  it('names the file and the path of every bad value', () => {
+    const problems = problemsOf({
+      ...withPlan('free', { includedCredits: 50, runsPerPeriod: -1, sizeClasses: ['small', 'huge'] }),
+      topUpPacks: { bad: { priceId: 'p', credits: '0.000000', amountCents: 100 } },
+    });
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^p\.json: plans\.free\.includedCredits: must be credits/),
+        expect.stringMatching(/^p\.json: plans\.free\.runsPerPeriod: must not be negative/),
+        expect.stringMatching(/^p\.json: plans\.free\.sizeClasses\.1: must be one of/),
+        expect.stringMatching(/^p\.json: topUpPacks\.bad\.credits: must be more than 0/),
+      ]),
+    );
+  });
+
+  it('needs every plan, Team Stripe prices, unique pack prices, no unknown keys', () => {
+    const { enterprise: _e, ...twoPlans } = shipped.plans;
+    expect(problemsOf({ ...shipped, plans: twoPlans })).toEqual([expect.stringContaining('plans.enterprise')]);
+    expect(problemsOf(withPlan('team', { stripe: undefined }))).toEqual([expect.stringContaining('plans.team.stripe')]);
+    expect(problemsOf(withPlan('free', { colour: 'blue' }))).toEqual([expect.stringContaining('plans.free')]);
+    expect(
+      problemsOf({
+        ...shipped,
+        topUpPacks: {
+          a: { priceId: 'price_same', credits: '1.000000', amountCents: 100 },
+          b: { priceId: 'price_same', credits: '2.000000', amountCents: 200 },
+        },
+      }),
+    ).toEqual([expect.stringContaining('topUpPacks.b.priceId: is also the price of pack a')]);
+    expect(problemsOf(withPlan('free', { sizeClasses: ['small', 'small'] }))).toEqual([expect.stringContaining('plans.free.sizeClasses')]);
+  });
+
+  it('fails naming PLANS_FILE when the file cannot be read', () => {
+    expect(() => PlanCatalog.fromFile('/nonexistent/plans.json')).toThrow(/PLANS_FILE: cannot read \/nonexistent\/plans\.json/);
+  });
+});
+
+describe('effective', () => {
+  it('is the defaults without overrides', () => {
+    expect(catalog.effective('free')).toEqual(catalog.plan('free'));
+    expect(catalog.effective('team', null)).toEqual(catalog.plan('team'));
+    expect(catalog.effective('team', {})).toEqual(catalog.plan('team'));
+  });
+
+  it('lays overrides over the defaults, field by field', () => {
+    const plan = catalog.effective('enterprise', {
+      includedCredits: '10000.000000',
+      concurrentRuntimes: 100,
+      sizeClasses: ['small', 'large'],
+    });
+    expect(plan).toEqual({
+      ...catalog.plan('enterprise'),
+      includedCreditsMicros: 10_000_000_000n,
+      concurrentRuntimes: 100,
+      sizeClasses: ['small', 'large'],
+    });
+    expect(catalog.plan('enterprise').concurrentRuntimes).toBeNull(); // defaults untouched
+  });
+
+  it('reads null as unlimited and an absent field as the default', () => {
+    const plan = catalog.effective('free', { runsPerPeriod: null, agentsPerPeriod: 10 });
+    expect(plan.runsPerPeriod).toBeNull();
+    expect(plan.agentsPerPeriod).toBe(10);
+    expect(plan.concurrentRuntimes).toBe(2);
+  });
+
+  it('can change the period kind and turn GPUs on', () => {
+    const plan = catalog.effective('enterprise', { period: 'billing_cycle', gpus: false, topUps: false });
+    expect(plan).toMatchObject({ period: 'billing_cycle', gpus: false, topUps: false });
+  });
+
+  it('refuses bad overrides with every finding under overrides.', () => {
+    let error: unknown;
+    try {
+      catalog.effective('enterprise', { includedCredits: '1.5', runsPerPeriod: 2.5, name: 'x' } as never);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(BillingException);
+    expect((error as BillingException).code).toBe('DL_BILLING_REQUEST_INVALID');
+    expect((error as BillingException).findings.map((f) => f.field)).toEqual([
+      'overrides.includedCredits',
+      'overrides.runsPerPeriod',
+      'overrides',
+    ]);
+  });
+
+  it('refuses an unknown plan id', () => {
+    expect(() => catalog.plan('gold' as PlanId)).toThrow(RangeError);
+  });
+});
+
+describe('planFindings', () => {
+  it('names a size class or GPU the plan does not allow', () => {
+    const free = catalog.plan('free');
+    expect(planFindings(free, { sizeClass: 'small' })).toEqual([]);
+    expect(planFindings(free, { sizeClass: 'large' })).toEqual([
+      { field: 'environment.sizeClass', message: 'large is not in the Free plan (allowed: small, medium)' },
+    ]);
+    expect(planFindings(free, { sizeClass: 'gpu-small', accelerator: { type: 'T4', count: 1 } })).toEqual([
+      { field: 'environment.sizeClass', message: 'gpu-small is not in the Free plan (allowed: small, medium)' },
+      { field: 'environment.accelerator', message: 'GPUs are not in the Free plan' },
+    ]);
+    expect(planFindings(catalog.plan('team'), { sizeClass: 'gpu-large', accelerator: { type: 'H100', count: 8 } })).toEqual([]);
+    const noGpus = catalog.effective('enterprise', { gpus: false });
+    expect(planFindings(noGpus, { sizeClass: 'gpu-small', accelerator: { type: 'T4', count: 1 } }, 'data.environment')).toEqual([
+      { field: 'data.environment.accelerator', message: 'GPUs are not in the Enterprise plan' },
+    ]);
+  });
+});

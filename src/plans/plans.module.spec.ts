@@ -1,0 +1,30 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Test } from '@nestjs/testing';
+import { describe, expect, it } from 'vitest';
+import { ConfigModule } from '../common/config/config.module';
+import { ConfigError, loadConfig } from '../common/config/config';
+import { PlanCatalog } from './plan-catalog';
+import { PlansModule } from './plans.module';
+
+const compile = (env: Record<string, string>) =>
+  Test.createTestingModule({ imports: [ConfigModule.forRoot(loadConfig(env)), PlansModule] }).compile();
+
+describe('PlansModule', () => {
+  it('provides the plan catalog from PLANS_FILE (default config/plans.json)', async () => {
+    const app = await compile({});
+    const catalog = app.get(PlanCatalog);
+    expect(catalog.plan('free').includedCreditsMicros).toBe(50_000_000n);
+    expect(catalog.effective('enterprise', { concurrentRuntimes: 5 }).concurrentRuntimes).toBe(5);
+    await app.close();
+  });
+
+  it('fails at startup naming the file and the bad path', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'plans-module-')), 'plans.json');
+    writeFileSync(file, JSON.stringify({ plans: {}, topUpPacks: {} }));
+    const error = await compile({ PLANS_FILE: file }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).message).toContain(`${file}: plans.free`);
+  });
+});
