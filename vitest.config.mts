@@ -27,7 +27,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
-          globalSetup: ['test/support/global-setup.ts', 'test/support/kafka-setup.ts'],
+          globalSetup: ['test/support/global-setup.ts', 'test/support/kafka-setup.ts', 'test/support/build-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
           // Integration files share one broker and two cores: run them one at a time.

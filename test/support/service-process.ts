@@ -1,0 +1,61 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+
+/** A free loopback port. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  port: number;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/** Runs the built service (dist/) as a real process with the given environment, and waits until it is ready. */
+export async function startService(env: Record<string, string>, readyTimeoutMs = 60_000): Promise<ServiceProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['dist/src/main.js'], {
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  child.stdout?.on('data', (d: Buffer) => (log += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (log += d.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  let dead = false;
+  void exited.then(() => (dead = true));
+  const deadline = Date.now() + readyTimeoutMs;
+  for (;;) {
+    if (dead) throw new Error(`service exited before it was ready:\n${log}`);
+    const ok = await fetch(`http://127.0.0.1:${port}/health/ready`)
+      .then((r) => r.ok)
+      .catch(() => false);
+    if (ok) break;
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`service not ready in time:\n${log}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return {
+    child,
+    port,
+    exited,
+    output: () => log,
+    stop: async () => {
+      if (!dead) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
