@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config';
+
+describe('loadConfig', () => {
+  it('uses the contract defaults: port 3000, embedded database, HTTP-only events', () => {
+    const config = loadConfig({});
+    expect(config.port).toBe(3000);
+    expect(config.database.url).toBeUndefined();
+    expect(config.kafka).toBeUndefined();
+    expect(config.files).toEqual({ plans: 'config/plans.json', rateCard: 'config/rate-card.json' });
+  });
+
+  it('reads brokers and the contract topic names', () => {
+    const config = loadConfig({ KAFKA_BROKERS: '127.0.0.1:9092, broker2:9093' });
+    expect(config.kafka?.brokers).toEqual(['127.0.0.1:9092', 'broker2:9093']);
+    expect(config.kafka?.topics).toMatchObject({
+      lifecycle: 'runtime.lifecycle.v1',
+      lifecycleDlq: 'runtime.lifecycle.v1.dlq',
+      commands: 'billing.commands.v1',
+      notifications: 'billing.notifications.v1',
+      membership: 'accounts.membership.v1',
+    });
+  });
+
+  it('names every bad variable in one error', () => {
+    let error: unknown;
+    try {
+      loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', KAFKA_BROKERS: 'nohost', BILLING_ADMIN_API_KEY: 'short', STRIPE_API_URL: 'not a url' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as ConfigError).message;
+    for (const name of ['PORT', 'DATABASE_URL', 'KAFKA_BROKERS', 'BILLING_ADMIN_API_KEY', 'STRIPE_API_URL']) {
+      expect(message).toContain(name);
+    }
+  });
+
+  it('treats empty variables as unset', () => {
+    expect(loadConfig({ KAFKA_BROKERS: '', DATABASE_URL: '' }).kafka).toBeUndefined();
+  });
+});
