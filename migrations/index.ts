@@ -1,4 +1,5 @@
 import { Foundation1796204055048 } from './1796204055048-Foundation';
+import { Metering1796204365981 } from './1796204365981-Metering';
 
 /** Every migration, in order. `npm run migration:generate -- <Name>` writes a file here; add it to this list. */
-export const MIGRATIONS: (new () => object)[] = [Foundation1796204055048];
+export const MIGRATIONS: (new () => object)[] = [Foundation1796204055048, Metering1796204365981];

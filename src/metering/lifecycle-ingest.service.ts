@@ -39,11 +39,11 @@ export class LifecycleIngestService {
     }
     const ids = [...perRuntime.keys()].sort();
     await em.query(
-      `INSERT INTO runtimes (runtime_id, account_id, events_count, last_event_at)
+      `INSERT INTO runtimes (runtime_id, account_id, events_count, last_seen_at)
        SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::timestamptz[])
        ON CONFLICT (runtime_id) DO UPDATE SET
          events_count = runtimes.events_count + EXCLUDED.events_count,
-         last_event_at = GREATEST(runtimes.last_event_at, EXCLUDED.last_event_at),
+         last_seen_at = GREATEST(runtimes.last_seen_at, EXCLUDED.last_seen_at),
          updated_at = now()`,
       [
         ids,

@@ -1,8 +1,19 @@
-import { Column, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 
-/** One runtime as the lifecycle stream has shown it so far. */
+export const RUNTIME_STATUSES = ['reserved', 'running', 'paused', 'terminating', 'settled', 'voided'] as const;
+export type RuntimeStatus = (typeof RUNTIME_STATUSES)[number];
+
+/**
+ * One runtime: its reservation (the hold taken up front, priced with a rate-card version) and its
+ * metered session as the lifecycle events have shown it so far.
+ */
 @Entity({ name: 'runtimes' })
-@Index('runtimes_account_idx', ['accountId'])
+@Index('runtimes_account_idx', ['accountId', 'createdAt'])
+@Index('runtimes_reservation_key', ['reservationId'], { unique: true })
+@Index('runtimes_active_idx', ['status'], { where: `"status" IN ('reserved', 'running', 'paused', 'terminating')` })
+@Check('runtimes_status_check', `"status" IN ('reserved', 'running', 'paused', 'terminating', 'settled', 'voided')`)
+@Check('runtimes_minutes_check', `"reserved_minutes" >= 0`)
+@Check('runtimes_amounts_check', `"charged" >= 0 AND "released" >= 0 AND "reserved_amount" >= 0 AND "charged" <= "reserved_amount"`)
 export class Runtime {
   @PrimaryColumn({ name: 'runtime_id', type: 'text' })
   runtimeId: string;
@@ -10,11 +21,86 @@ export class Runtime {
   @Column({ name: 'account_id', type: 'text' })
   accountId: string;
 
+  @Column({ name: 'reservation_id', type: 'text', nullable: true })
+  reservationId: string | null;
+
+  @Column({ name: 'user_id', type: 'text', nullable: true })
+  userId: string | null;
+
+  @Column({ name: 'agent_id', type: 'text', nullable: true })
+  agentId: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  variant: string | null;
+
+  @Column({ type: 'jsonb', nullable: true })
+  environment: Record<string, unknown> | null;
+
+  @Column({ name: 'size_class', type: 'text', nullable: true })
+  sizeClass: string | null;
+
+  @Column({ name: 'rate_per_hour', type: 'bigint', default: 0 })
+  ratePerHour: string;
+
+  @Column({ name: 'rate_card_version', type: 'text', nullable: true })
+  rateCardVersion: string | null;
+
+  @Column({ name: 'reserved_minutes', type: 'integer', default: 0 })
+  reservedMinutes: number;
+
+  @Column({ name: 'reserved_amount', type: 'bigint', default: 0 })
+  reservedAmount: string;
+
+  @Column({ name: 'hold_id', type: 'text', nullable: true })
+  holdId: string | null;
+
+  @Column({ name: 'request_fingerprint', type: 'text', nullable: true })
+  requestFingerprint: string | null;
+
+  @Column({ type: 'text', default: 'reserved' })
+  status: RuntimeStatus;
+
+  @Column({ name: 'start_deadline', type: 'timestamptz', nullable: true })
+  startDeadline: Date | null;
+
+  @Column({ name: 'started_at', type: 'timestamptz', nullable: true })
+  startedAt: Date | null;
+
+  /** Running time of the closed intervals. */
+  @Column({ name: 'closed_ms', type: 'bigint', default: 0 })
+  closedMs: string;
+
+  /** Start of the open running interval, while running. */
+  @Column({ name: 'open_since', type: 'timestamptz', nullable: true })
+  openSince: Date | null;
+
+  @Column({ name: 'last_seen_at', type: 'timestamptz', nullable: true })
+  lastSeenAt: Date | null;
+
+  @Column({ name: 'terminated_at', type: 'timestamptz', nullable: true })
+  terminatedAt: Date | null;
+
+  @Column({ name: 'termination_reason', type: 'text', nullable: true })
+  terminationReason: string | null;
+
+  @Column({ type: 'bigint', default: 0 })
+  charged: string;
+
+  @Column({ type: 'bigint', default: 0 })
+  released: string;
+
+  /** How the charge was decided: events, or a forced settlement that the events did not close. */
+  @Column({ name: 'settlement', type: 'text', nullable: true })
+  settlement: string | null;
+
+  @Column({ name: 'settled_at', type: 'timestamptz', nullable: true })
+  settledAt: Date | null;
+
   @Column({ name: 'events_count', type: 'integer', default: 0 })
   eventsCount: number;
 
-  @Column({ name: 'last_event_at', type: 'timestamptz', nullable: true })
-  lastEventAt: Date | null;
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
 
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
   updatedAt: Date;
