@@ -2,3 +2,4 @@ import { Foundation1796204055048 } from './1796204055048-Foundation';
 import { Metering1796204469314 } from './1796204469314-Metering';
 
 /** Every migration, in order. `npm run migration:generate -- <Name>` writes a file here; add it to this list. */
+export const MIGRATIONS: (new () => object)[] = [Foundation1796204055048, Metering1796204469314];
