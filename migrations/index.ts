@@ -1,5 +1,5 @@
 import { Foundation1796204055048 } from './1796204055048-Foundation';
-import { Metering1796204469314 } from './1796204469314-Metering';
+import { Metering1796204484544 } from './1796204484544-Metering';
 
 /** Every migration, in order. `npm run migration:generate -- <Name>` writes a file here; add it to this list. */
-export const MIGRATIONS: (new () => object)[] = [Foundation1796204055048, Metering1796204469314];
+export const MIGRATIONS: (new () => object)[] = [Foundation1796204055048, Metering1796204484544];
