@@ -1,6 +1,8 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
+import { ScheduleModule } from '@nestjs/schedule';
 import { AccountsModule } from './accounts/accounts.module';
+import { AuditModule } from './audit/audit.module';
 import { ConfigModule } from './common/config/config.module';
 import type { AppConfig } from './common/config/config';
 import { DatabaseModule } from './common/database/database.module';
@@ -8,6 +10,8 @@ import { BillingExceptionFilter } from './common/errors/billing-exception.filter
 import { HealthModule } from './health/health.module';
 import { ClockModule } from './infra/clock/clock.module';
 import { KafkaModule } from './infra/kafka/kafka.module';
+import { LedgerModule } from './ledger/ledger.module';
+import { JobsModule } from './jobs/jobs.module';
 import { MessagingModule } from './messaging/messaging.module';
 import { MeteringModule } from './metering/metering.module';
 
@@ -19,10 +23,14 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         ClockModule,
+        ScheduleModule.forRoot(),
+        JobsModule,
         DatabaseModule,
         KafkaModule,
         HealthModule,
         MessagingModule,
+        AuditModule,
+        LedgerModule,
         AccountsModule,
         MeteringModule,
       ],

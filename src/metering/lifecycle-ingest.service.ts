@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { inTransaction } from '../common/database/transaction';
 import type { LifecycleEvent } from './lifecycle-event';
+import { MeteringService } from './metering.service';
 
 export interface IngestResult {
   accepted: number;
@@ -15,43 +16,20 @@ export interface IngestResult {
  */
 @Injectable()
 export class LifecycleIngestService {
-  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly metering: MeteringService,
+  ) {}
 
   async ingest(events: LifecycleEvent[]): Promise<IngestResult> {
     const unique = [...new Map(events.map((e) => [e.id, e])).values()];
     if (unique.length === 0) return { accepted: 0, duplicates: events.length };
     const fresh = await inTransaction(this.ds, async (em) => {
       const inserted = await insertEvents(em, unique);
-      await this.apply(em, inserted);
+      await this.metering.apply(em, inserted);
       return inserted;
     });
     return { accepted: fresh.length, duplicates: events.length - fresh.length };
-  }
-
-  private async apply(em: EntityManager, events: LifecycleEvent[]): Promise<void> {
-    if (events.length === 0) return;
-    const perRuntime = new Map<string, { accountId: string; count: number; last: Date }>();
-    for (const e of events) {
-      const r = perRuntime.get(e.runtimeId) ?? { accountId: e.accountId, count: 0, last: e.occurredAt };
-      r.count += 1;
-      if (e.occurredAt > r.last) r.last = e.occurredAt;
-      perRuntime.set(e.runtimeId, r);
-    }
-    const ids = [...perRuntime.keys()].sort();
-    await em.query(
-      `INSERT INTO runtimes (runtime_id, account_id, events_count, last_seen_at)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::timestamptz[])
-       ON CONFLICT (runtime_id) DO UPDATE SET
-         events_count = runtimes.events_count + EXCLUDED.events_count,
-         last_seen_at = GREATEST(runtimes.last_seen_at, EXCLUDED.last_seen_at),
-         updated_at = now()`,
-      [
-        ids,
-        ids.map((id) => perRuntime.get(id)?.accountId),
-        ids.map((id) => perRuntime.get(id)?.count),
-        ids.map((id) => perRuntime.get(id)?.last.toISOString()),
-      ],
-    );
   }
 }
 

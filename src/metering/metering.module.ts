@@ -1,11 +1,29 @@
 import { Module } from '@nestjs/common';
+import { LedgerModule } from '../ledger/ledger.module';
+import { PricingModule } from '../pricing/pricing.module';
 import { EventsController } from './events.controller';
+import { LaunchGuard, OpenLaunchGuard } from './launch-guard';
 import { LifecycleConsumer } from './lifecycle-consumer';
 import { LifecycleIngestService } from './lifecycle-ingest.service';
+import { MeteringService } from './metering.service';
+import { ReservationDetails } from './reservation-details.service';
+import { ReservationsController } from './reservations.controller';
+import { ReservationsService } from './reservations.service';
+import { SweeperService } from './sweeper.service';
+import { UsageController } from './usage.controller';
 
 @Module({
-  controllers: [EventsController],
-  providers: [LifecycleIngestService, LifecycleConsumer],
-  exports: [LifecycleIngestService],
+  imports: [LedgerModule, PricingModule],
+  controllers: [EventsController, ReservationsController, UsageController],
+  providers: [
+    LifecycleIngestService,
+    LifecycleConsumer,
+    MeteringService,
+    ReservationsService,
+    ReservationDetails,
+    SweeperService,
+    { provide: LaunchGuard, useClass: OpenLaunchGuard },
+  ],
+  exports: [LifecycleIngestService, ReservationsService, LaunchGuard],
 })
 export class MeteringModule {}

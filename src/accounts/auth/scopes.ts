@@ -14,14 +14,25 @@ export interface Principal {
   scopes: string[];
 }
 
-export type Requirement = (typeof FIXED_SCOPES)[number] | { accountParam: string };
+/**
+ * A scope; `{accountParam}`: the key of the account named by that path parameter; `authenticated`:
+ * any valid key, the handler checks ownership itself (the account is not in the path).
+ */
+export type Requirement = (typeof FIXED_SCOPES)[number] | { accountParam: string } | 'authenticated';
 
 /** `admin` passes every check; otherwise one requirement must be met. */
 export function isAllowed(principal: Principal, requirements: Requirement[], params: Record<string, string>): boolean {
   if (principal.scopes.includes('admin')) return true;
   return requirements.some((req) =>
-    typeof req === 'string'
+    req === 'authenticated'
+      ? true
+      : typeof req === 'string'
       ? principal.scopes.includes(req)
       : params[req.accountParam] !== undefined && principal.scopes.includes(`account:${params[req.accountParam]}`),
   );
+}
+
+/** May this principal read or act on this account? */
+export function mayActOn(principal: Principal, accountId: string, scopes: string[] = ['control-plane']): boolean {
+  return principal.scopes.includes('admin') || principal.scopes.includes(`account:${accountId}`) || scopes.some((s) => principal.scopes.includes(s));
 }

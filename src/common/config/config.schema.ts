@@ -36,6 +36,14 @@ export const envSchema = z.object({
   RATE_CARD_FILE: z.string().min(1).default('config/rate-card.json'),
   OUTBOX_RELAY_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(200),
   CRON_ENABLED: flag.default(true),
+  /** How often the metering sweeper looks for expired reservations and silent runtimes. */
+  SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
+  /** A terminate command is re-issued after this long while the runtime keeps reporting. */
+  TERMINATE_GRACE_MS: z.coerce.number().int().min(0).default(120_000),
+  /** With no `runtime.terminated` this long after the first command, the hold is settled anyway. */
+  SETTLE_GRACE_MS: z.coerce.number().int().min(0).default(600_000),
+  /** A running runtime silent this long is presumed lost. */
+  HEARTBEAT_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(600_000),
   /** Test-only fault injection: SIGKILL the process after the Nth event batch is committed to
    * the database and before its Kafka offsets are committed. */
   BILLING_FAULT_KILL_AFTER_BATCH: z.coerce.number().int().min(1).optional(),

@@ -24,6 +24,7 @@ export interface AppConfig {
   files: { plans: string; rateCard: string };
   outboxRelayIntervalMs: number;
   cronEnabled: boolean;
+  metering: { sweepIntervalMs: number; terminateGraceMs: number; settleGraceMs: number; heartbeatTimeoutMs: number };
   faults: { killAfterBatch?: number };
 }
 
@@ -78,6 +79,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     files: { plans: e.PLANS_FILE, rateCard: e.RATE_CARD_FILE },
     outboxRelayIntervalMs: e.OUTBOX_RELAY_INTERVAL_MS,
     cronEnabled: e.CRON_ENABLED,
+    metering: {
+      sweepIntervalMs: e.SWEEP_INTERVAL_MS,
+      terminateGraceMs: e.TERMINATE_GRACE_MS,
+      settleGraceMs: e.SETTLE_GRACE_MS,
+      heartbeatTimeoutMs: e.HEARTBEAT_TIMEOUT_MS,
+    },
     faults: { killAfterBatch: e.BILLING_FAULT_KILL_AFTER_BATCH },
   };
 }

@@ -1,0 +1,14 @@
+import type { AppConfig, KafkaConfig } from '../common/config/config';
+
+/** The topics outbox messages go to; without Kafka, the contract's names (the rows wait in the outbox). */
+export function topicsOf(config: AppConfig): KafkaConfig['topics'] {
+  return (
+    config.kafka?.topics ?? {
+      lifecycle: 'runtime.lifecycle.v1',
+      lifecycleDlq: 'runtime.lifecycle.v1.dlq',
+      membership: 'accounts.membership.v1',
+      commands: 'billing.commands.v1',
+      notifications: 'billing.notifications.v1',
+    }
+  );
+}

@@ -1,0 +1,57 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from 'typeorm';
+import { enqueue } from '../messaging/outbox';
+
+export const TERMINATE_REASONS = [
+  'reservation_expired',
+  'spend_limit',
+  'account_suspended',
+  'admin',
+  'unreserved',
+  'unreachable',
+] as const;
+export type TerminateReason = (typeof TERMINATE_REASONS)[number];
+
+export interface TerminateTarget {
+  runtimeId: string;
+  accountId: string;
+  reason: TerminateReason;
+}
+
+/**
+ * Writes `runtime.terminate` commands: a row each (so GET /v1/reservations shows them) and an
+ * outbox message each for `billing.commands.v1`, in the caller's transaction.
+ */
+export async function issueTerminate(em: EntityManager, topic: string, targets: TerminateTarget[], now: Date): Promise<void> {
+  if (targets.length === 0) return;
+  const commands = targets.map((t) => ({ id: `cmd_${randomUUID()}`, ...t }));
+  await em.query(
+    `INSERT INTO runtime_commands (id, runtime_id, account_id, type, reason, issued_at)
+     SELECT id, runtime_id, account_id, 'runtime.terminate', reason, $5 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS c(id, runtime_id, account_id, reason)`,
+    [commands.map((c) => c.id), commands.map((c) => c.runtimeId), commands.map((c) => c.accountId), commands.map((c) => c.reason), now.toISOString()],
+  );
+  await enqueue(
+    em,
+    commands.map((c) => ({
+      topic,
+      key: c.accountId,
+      payload: {
+        id: c.id,
+        type: 'runtime.terminate',
+        accountId: c.accountId,
+        runtimeId: c.runtimeId,
+        reason: c.reason,
+        issuedAt: now.toISOString(),
+      },
+    })),
+  );
+}
+
+/** A runtime's `runtime.terminated` acknowledges every command still open for it. */
+export async function acknowledgeCommands(em: EntityManager, runtimeIds: string[], now: Date): Promise<void> {
+  if (runtimeIds.length === 0) return;
+  await em.query(`UPDATE runtime_commands SET acknowledged_at = $2 WHERE runtime_id = ANY($1) AND acknowledged_at IS NULL`, [
+    runtimeIds,
+    now.toISOString(),
+  ]);
+}

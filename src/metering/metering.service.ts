@@ -1,0 +1,220 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { rows } from '../common/database/transaction';
+import { BillingException } from '../common/errors/billing.exception';
+import { Clock } from '../infra/clock/clock';
+import { LedgerService } from '../ledger/ledger.service';
+import { topicsOf } from '../messaging/topics';
+import { chargeFor } from '../pricing/charges';
+import { validateEnvironmentRequest } from '../pricing/pricing';
+import { RateCard } from '../pricing/rate-card';
+import { acknowledgeCommands, issueTerminate } from './commands';
+import { buildSession, type MeteredEvent, type Session } from './core/sessions';
+import { DEFAULT_MINUTES } from './dto/reservation.dto';
+import type { RuntimeStatus } from './entities/runtime.entity';
+import type { LifecycleEvent, LifecycleType } from './lifecycle-event';
+import { ReservationsService } from './reservations.service';
+import type { RuntimeRow } from './runtime-row';
+
+interface Touched {
+  accountId: string;
+  count: number;
+  lastSeen: Date;
+  /** Any event other than a heartbeat: the session must be rebuilt. */
+  changesSession: boolean;
+  started?: LifecycleEvent;
+}
+
+/**
+ * Applies new lifecycle events, in the caller's transaction: a runtime's session is rebuilt from the
+ * set of its events (so any delivery order gives the same result), then settled, voided or corrected
+ * through the ledger. Heartbeat-only runtimes get one multi-row update.
+ */
+@Injectable()
+export class MeteringService {
+  private readonly logger = new Logger('Metering');
+
+  constructor(
+    private readonly ledger: LedgerService,
+    private readonly reservations: ReservationsService,
+    private readonly rateCard: RateCard,
+    private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async apply(em: EntityManager, events: LifecycleEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    const touched = new Map<string, Touched>();
+    for (const e of events) {
+      const t = touched.get(e.runtimeId) ?? { accountId: e.accountId, count: 0, lastSeen: e.occurredAt, changesSession: false };
+      t.count += 1;
+      if (e.occurredAt > t.lastSeen) t.lastSeen = e.occurredAt;
+      if (e.type !== 'runtime.heartbeat') t.changesSession = true;
+      if (e.type === 'runtime.started' && (!t.started || e.occurredAt < t.started.occurredAt)) t.started = e;
+      touched.set(e.runtimeId, t);
+    }
+    const ids = [...touched.keys()].sort();
+    // Lock order: runtime rows (sorted) first, then the ledger's wallet, grants and holds.
+    const locked = await rows<RuntimeRow>(em, `SELECT * FROM runtimes WHERE runtime_id = ANY($1) ORDER BY runtime_id FOR UPDATE`, [ids]);
+    const byId = new Map(locked.map((r) => [r.runtime_id, r]));
+
+    const heartbeatOnly = ids.filter((id) => byId.has(id) && !touched.get(id)?.changesSession);
+    await this.recordSignsOfLife(em, heartbeatOnly, touched);
+
+    const rebuild = ids.filter((id) => !heartbeatOnly.includes(id));
+    if (rebuild.length === 0) return;
+    const history = await this.history(em, rebuild);
+    const now = this.clock.now();
+    for (const id of rebuild) {
+      const t = touched.get(id)!;
+      const row = byId.get(id) ?? (await this.insertUnreserved(em, id, t.accountId));
+      await this.applySession(em, row, buildSession(history.get(id) ?? []), t, now);
+    }
+  }
+
+  private async recordSignsOfLife(em: EntityManager, ids: string[], touched: Map<string, Touched>): Promise<void> {
+    if (ids.length === 0) return;
+    await em.query(
+      `UPDATE runtimes r SET last_seen_at = GREATEST(r.last_seen_at, u.seen), events_count = r.events_count + u.n, updated_at = now()
+       FROM unnest($1::text[], $2::timestamptz[], $3::int[]) AS u(id, seen, n) WHERE r.runtime_id = u.id`,
+      [ids, ids.map((id) => touched.get(id)!.lastSeen.toISOString()), ids.map((id) => touched.get(id)!.count)],
+    );
+  }
+
+  private async history(em: EntityManager, ids: string[]): Promise<Map<string, (MeteredEvent & { data: Record<string, unknown> })[]>> {
+    const found = await rows<{ id: string; runtime_id: string; type: LifecycleType; occurred_at: Date; seq: string; data: Record<string, unknown> }>(
+      em,
+      `SELECT id, runtime_id, type, occurred_at, seq, data FROM runtime_events WHERE runtime_id = ANY($1) AND type <> 'runtime.heartbeat'`,
+      [ids],
+    );
+    const out = new Map<string, (MeteredEvent & { data: Record<string, unknown> })[]>();
+    for (const e of found) {
+      const list = out.get(e.runtime_id) ?? [];
+      list.push({ id: e.id, type: e.type, occurredAt: e.occurred_at, seq: Number(e.seq), data: e.data });
+      out.set(e.runtime_id, list);
+    }
+    return out;
+  }
+
+  private async insertUnreserved(em: EntityManager, runtimeId: string, accountId: string): Promise<RuntimeRow> {
+    const [row] = await rows<RuntimeRow>(
+      em,
+      `INSERT INTO runtimes (runtime_id, account_id, status) VALUES ($1, $2, 'reserved') RETURNING *`,
+      [runtimeId, accountId],
+    );
+    return row!;
+  }
+
+  private async applySession(em: EntityManager, row: RuntimeRow, session: Session, t: Touched, now: Date): Promise<void> {
+    let current = row;
+    const active = session.status === 'running' || session.status === 'paused';
+    if (active && !current.hold_id) current = await this.reserveOnTheFly(em, current, t, now);
+    else if (active && current.status === 'voided') await this.terminateUnreserved(em, current, now);
+    const open = session.intervals.find((i) => i.to === null);
+    const update = {
+      status: current.status,
+      charged: BigInt(current.charged),
+      released: BigInt(current.released),
+      settlement: current.settlement,
+      settledAt: current.settled_at,
+    };
+    const hold = current.hold_id;
+    const cap = BigInt(current.reserved_amount);
+    if (session.status === 'launch_failed') {
+      if (hold && current.status !== 'voided') {
+        if (current.status === 'settled') {
+          await this.ledger.adjustSettledHold(em, { holdId: hold, newCharge: 0n, idempotencyKey: `adjust:${current.runtime_id}:launch_failed`, reason: 'launch failed' });
+        } else {
+          await this.ledger.voidHold(em, hold, { reason: 'launch failed' });
+        }
+      }
+      Object.assign(update, { status: 'voided', charged: 0n, released: cap, settlement: 'launch_failed', settledAt: now });
+      await acknowledgeCommands(em, [current.runtime_id], now);
+    } else if (session.status === 'terminated') {
+      const charge = hold ? min(cap, chargeFor(BigInt(current.rate_per_hour), session.closedMs)) : 0n;
+      if (hold && current.status !== 'settled' && current.status !== 'voided') {
+        const result = await this.ledger.settleHold(em, { holdId: hold, amount: charge, reason: `runtime ${current.runtime_id} terminated` });
+        Object.assign(update, { charged: result.charged, released: result.released });
+      } else if (hold && current.status === 'settled' && charge !== update.charged) {
+        // A late event changed the history of a settled runtime: post the correction.
+        const result = await this.ledger.adjustSettledHold(em, {
+          holdId: hold,
+          newCharge: charge,
+          idempotencyKey: `adjust:${current.runtime_id}:${t.count}:${now.getTime()}:${charge}`,
+          reason: `late event for runtime ${current.runtime_id}`,
+        });
+        Object.assign(update, { charged: result.charged, released: cap - result.charged });
+      }
+      Object.assign(update, { status: current.status === 'voided' && !hold ? 'voided' : 'settled', settlement: 'events', settledAt: update.settledAt ?? now });
+      await acknowledgeCommands(em, [current.runtime_id], now);
+    } else if (current.status !== 'settled' && current.status !== 'voided') {
+      const [command] = await rows<{ n: number }>(em, `SELECT count(*)::int AS n FROM runtime_commands WHERE runtime_id = $1 AND acknowledged_at IS NULL`, [current.runtime_id]);
+      update.status = (command?.n ?? 0) > 0 ? 'terminating' : (session.status as RuntimeStatus);
+    }
+    await em.query(
+      `UPDATE runtimes SET status = $2, started_at = $3, closed_ms = $4, open_since = $5,
+         last_seen_at = GREATEST(last_seen_at, $6::timestamptz), terminated_at = $7, termination_reason = $8,
+         charged = $9, released = $10, settlement = $11, settled_at = $12, events_count = events_count + $13, updated_at = now()
+       WHERE runtime_id = $1`,
+      [
+        current.runtime_id,
+        update.status,
+        session.startedAt?.toISOString() ?? null,
+        session.closedMs,
+        open?.from.toISOString() ?? null,
+        maxDate(session.lastSeenAt, t.lastSeen).toISOString(),
+        session.terminatedAt?.toISOString() ?? null,
+        session.terminationReason,
+        update.charged.toString(),
+        update.released.toString(),
+        update.settlement,
+        update.settledAt ? new Date(update.settledAt).toISOString() : null,
+        t.count,
+      ],
+    );
+  }
+
+  /**
+   * A runtime that started without a reservation: reserved now for the default minutes with the
+   * environment its `runtime.started` carries, or, where that is refused, told to terminate.
+   */
+  private async reserveOnTheFly(em: EntityManager, row: RuntimeRow, t: Touched, now: Date): Promise<RuntimeRow> {
+    const data = t.started?.data ?? {};
+    await em.query('SAVEPOINT reserve_on_the_fly');
+    try {
+      const request = validateEnvironmentRequest(this.rateCard.current(), { variant: data.variant ?? row.variant, environment: data.environment ?? row.environment });
+      await this.reservations.createWithin(em, {
+        accountId: row.account_id,
+        runtimeId: row.runtime_id,
+        variant: request.variant,
+        environment: request.environment,
+        minutes: DEFAULT_MINUTES,
+      });
+      await em.query('RELEASE SAVEPOINT reserve_on_the_fly');
+      const [reserved] = await rows<RuntimeRow>(em, `SELECT * FROM runtimes WHERE runtime_id = $1`, [row.runtime_id]);
+      return reserved ?? row;
+    } catch (error) {
+      await em.query('ROLLBACK TO SAVEPOINT reserve_on_the_fly');
+      if (!(error instanceof BillingException)) throw error;
+      this.logger.warn(`runtime ${row.runtime_id} started without a reservation and cannot be reserved (${error.code}): terminating`);
+      await this.terminateUnreserved(em, row, now);
+      return row;
+    }
+  }
+
+  /** Tells a runtime that runs without a usable reservation to terminate, once. */
+  private async terminateUnreserved(em: EntityManager, row: RuntimeRow, now: Date): Promise<void> {
+    const [open] = await rows<{ n: number }>(em, `SELECT count(*)::int AS n FROM runtime_commands WHERE runtime_id = $1 AND acknowledged_at IS NULL`, [row.runtime_id]);
+    if ((open?.n ?? 0) > 0) return;
+    await issueTerminate(em, topicsOf(this.config).commands, [{ runtimeId: row.runtime_id, accountId: row.account_id, reason: 'unreserved' }], now);
+  }
+}
+
+function min(a: bigint, b: bigint): bigint {
+  return a < b ? a : b;
+}
+
+function maxDate(a: Date | null, b: Date): Date {
+  return a && a > b ? a : b;
+}

@@ -1,0 +1,252 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import { fingerprint } from '../common/canonical-json';
+import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { inTransaction, isUniqueViolation, rows } from '../common/database/transaction';
+import { BillingException } from '../common/errors/billing.exception';
+import { formatCredits } from '../common/money';
+import { Clock } from '../infra/clock/clock';
+import { LedgerService } from '../ledger/ledger.service';
+import type { Environment } from '../pricing/environment';
+import { holdFor, chargeFor } from '../pricing/charges';
+import { priceEnvironment } from '../pricing/pricing';
+import { RateCard } from '../pricing/rate-card';
+import { LaunchGuard } from './launch-guard';
+import type { ReservationRequest } from './dto/reservation.dto';
+import { runningMsOf, type RuntimeRow } from './runtime-row';
+
+/** A runtime's reservation is given this long to start before its hold is voided. */
+export const START_WINDOW_MS = 15 * 60_000;
+
+export interface ReservationView {
+  reservationId: string;
+  runtimeId: string;
+  status: string;
+  ratePerHour: string;
+  minutes: number;
+  reserved: string;
+  expiresAt: string;
+  balance: { total: string; held: string; available: string };
+  runsRemaining: number | null;
+}
+
+/**
+ * Reservations: the launch checks in the contract's order, then the runtime's time reservation
+ * deducted up front as a ledger hold, in one transaction. Idempotent on runtimeId.
+ */
+@Injectable()
+export class ReservationsService {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly ledger: LedgerService,
+    private readonly rateCard: RateCard,
+    private readonly guard: LaunchGuard,
+    private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** Returns the reservation and whether it was created now (201) or already existed (200). */
+  async reserve(request: ReservationRequest): Promise<{ created: boolean; view: ReservationView }> {
+    const requestFingerprint = fingerprint(request);
+    const existing = await this.existing(request.runtimeId, requestFingerprint);
+    if (existing) return { created: false, view: existing };
+    try {
+      const view = await inTransaction(this.ds, (em) => this.createWithin(em, request, requestFingerprint));
+      return { created: true, view };
+    } catch (error) {
+      // A concurrent request for the same runtime won the race: answer as a replay (or a conflict).
+      if (isUniqueViolation(error)) {
+        const winner = await this.existing(request.runtimeId, requestFingerprint);
+        if (winner) return { created: false, view: winner };
+      }
+      throw error;
+    }
+  }
+
+  private async existing(runtimeId: string, requestFingerprint: string): Promise<ReservationView | null> {
+    const [row] = await rows<RuntimeRow>(this.ds, `SELECT * FROM runtimes WHERE runtime_id = $1 AND reservation_id IS NOT NULL`, [runtimeId]);
+    if (!row) return null;
+    if (row.request_fingerprint !== requestFingerprint) {
+      throw new BillingException(
+        'DL_BILLING_IDEMPOTENCY_CONFLICT',
+        `Runtime ${runtimeId} already has a reservation made with a different request`,
+        [],
+        { reservationId: row.reservation_id },
+      );
+    }
+    return this.view(this.ds.manager, row);
+  }
+
+  /** Creates the reservation in the caller's transaction (also used to reserve a runtime on the fly). */
+  async createWithin(em: EntityManager, request: ReservationRequest, requestFingerprint = fingerprint(request)): Promise<ReservationView> {
+    const now = this.clock.now();
+    const account = await this.activeAccount(em, request.accountId);
+    const environment = request.environment as Environment;
+    const price = priceEnvironment(this.rateCard.current(), request.variant, environment);
+    const amount = holdFor(price.ratePerHourMicros, request.minutes);
+    await this.guard.check({
+      em,
+      accountId: request.accountId,
+      plan: account.plan,
+      runtimeId: request.runtimeId,
+      userId: request.userId ?? null,
+      agentId: request.agentId ?? null,
+      environment,
+      amount,
+      now,
+      kind: 'reservation',
+    });
+    const reservationId = `res_${request.runtimeId}`;
+    const holdId = `hold_${request.runtimeId}`;
+    await this.ledger.createHold(em, {
+      accountId: request.accountId,
+      holdId,
+      amount,
+      // Metering's sweeper voids a hold whose runtime never started; the hold itself does not expire.
+      expiresAt: null,
+      reference: request.runtimeId,
+      idempotencyKey: `reservation:${request.runtimeId}`,
+    });
+    // A runtime whose events arrived before its reservation already has a row: attach the reservation.
+    const [row] = await rows<RuntimeRow>(
+      em,
+      `INSERT INTO runtimes (runtime_id, account_id, reservation_id, user_id, agent_id, variant, environment, size_class,
+         rate_per_hour, rate_card_version, reserved_minutes, reserved_amount, hold_id, request_fingerprint, status,
+         start_deadline, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 'reserved', $15, $16)
+       ON CONFLICT (runtime_id) DO UPDATE SET
+         reservation_id = EXCLUDED.reservation_id, user_id = EXCLUDED.user_id, agent_id = EXCLUDED.agent_id,
+         variant = EXCLUDED.variant, environment = EXCLUDED.environment, size_class = EXCLUDED.size_class,
+         rate_per_hour = EXCLUDED.rate_per_hour, rate_card_version = EXCLUDED.rate_card_version,
+         reserved_minutes = EXCLUDED.reserved_minutes, reserved_amount = EXCLUDED.reserved_amount,
+         hold_id = EXCLUDED.hold_id, request_fingerprint = EXCLUDED.request_fingerprint, start_deadline = EXCLUDED.start_deadline
+       WHERE runtimes.reservation_id IS NULL
+       RETURNING *`,
+      [
+        request.runtimeId,
+        request.accountId,
+        reservationId,
+        request.userId ?? null,
+        request.agentId ?? null,
+        request.variant,
+        JSON.stringify(environment),
+        environment.sizeClass,
+        price.ratePerHourMicros.toString(),
+        price.rateCardVersion,
+        request.minutes,
+        amount.toString(),
+        holdId,
+        requestFingerprint,
+        new Date(now.getTime() + START_WINDOW_MS).toISOString(),
+        now.toISOString(),
+      ],
+    );
+    if (!row) throw new BillingException('DL_BILLING_IDEMPOTENCY_CONFLICT', `Runtime ${request.runtimeId} is already reserved`);
+    return this.view(em, row);
+  }
+
+  async activeAccount(em: EntityManager, accountId: string): Promise<{ plan: string }> {
+    const [account] = await rows<{ plan: string; status: string }>(em, `SELECT plan, status FROM accounts WHERE id = $1`, [accountId]);
+    if (!account) throw BillingException.notFound(`Account ${accountId}`);
+    if (account.status !== 'active') {
+      throw new BillingException('DL_BILLING_ACCOUNT_SUSPENDED', `Account ${accountId} is suspended: no new launches`);
+    }
+    return account;
+  }
+
+  /** Adds minutes to a reservation: the hold grows by their price at the reservation's own rate. */
+  async extend(runtimeId: string, minutes: number, idempotencyKey: string): Promise<ReservationView> {
+    return inTransaction(this.ds, async (em) => {
+      const now = this.clock.now();
+      const [row] = await rows<RuntimeRow>(em, `SELECT * FROM runtimes WHERE runtime_id = $1 AND reservation_id IS NOT NULL`, [runtimeId]);
+      if (!row?.hold_id) throw BillingException.notFound(`Reservation of runtime ${runtimeId}`);
+      const key = `extend:${runtimeId}:${idempotencyKey}`;
+      const increase = holdFor(BigInt(row.rate_per_hour), minutes);
+      const [prior] = await rows<{ fingerprint: string }>(em, `SELECT fingerprint FROM reservation_extensions WHERE idempotency_key = $1`, [key]);
+      const requestFingerprint = fingerprint({ runtimeId, minutes });
+      if (prior) {
+        if (prior.fingerprint !== requestFingerprint) {
+          throw new BillingException('DL_BILLING_IDEMPOTENCY_CONFLICT', 'This Idempotency-Key was used for a different extension');
+        }
+        return this.view(em, row);
+      }
+      if (row.status === 'settled' || row.status === 'voided') {
+        throw new BillingException('DL_BILLING_REQUEST_INVALID', `The reservation of ${runtimeId} is ${row.status}`, [
+          { field: 'runtimeId', message: `reservation is ${row.status}` },
+        ]);
+      }
+      const account = await this.activeAccount(em, row.account_id);
+      await this.guard.check({
+        em,
+        accountId: row.account_id,
+        plan: account.plan,
+        runtimeId,
+        userId: row.user_id,
+        agentId: row.agent_id,
+        environment: row.environment as unknown as Environment,
+        amount: increase,
+        now,
+        kind: 'extension',
+      });
+      await this.ledger.increaseHold(em, { holdId: row.hold_id, amount: increase, idempotencyKey: key });
+      await em.query(`INSERT INTO reservation_extensions (idempotency_key, runtime_id, minutes, amount, fingerprint) VALUES ($1, $2, $3, $4, $5)`, [
+        key,
+        runtimeId,
+        minutes,
+        increase.toString(),
+        requestFingerprint,
+      ]);
+      const [updated] = await rows<RuntimeRow>(
+        em,
+        `UPDATE runtimes SET reserved_minutes = reserved_minutes + $2, reserved_amount = reserved_amount + $3, updated_at = now()
+         WHERE runtime_id = $1 RETURNING *`,
+        [runtimeId, minutes, increase.toString()],
+      );
+      return this.view(em, updated ?? row);
+    });
+  }
+
+  async view(em: Pick<EntityManager, 'query'>, row: RuntimeRow): Promise<ReservationView> {
+    const wallet = (await this.ledger.wallet(em as EntityManager, row.account_id)) ?? { total: 0n, held: 0n, available: 0n };
+    return {
+      reservationId: row.reservation_id ?? '',
+      runtimeId: row.runtime_id,
+      status: row.status,
+      ratePerHour: formatCredits(BigInt(row.rate_per_hour)),
+      minutes: row.reserved_minutes,
+      reserved: formatCredits(BigInt(row.reserved_amount)),
+      expiresAt: expiresAt(row, this.clock.now()).toISOString(),
+      balance: {
+        total: formatCredits(wallet.total),
+        held: formatCredits(wallet.held),
+        available: formatCredits(wallet.available),
+      },
+      runsRemaining: null,
+    };
+  }
+
+  /** Charge so far: settled charge, or the running time up to now priced at the reservation's rate. */
+  chargeSoFar(row: RuntimeRow, now: Date): bigint {
+    if (row.status === 'settled' || row.status === 'voided') return BigInt(row.charged);
+    const charge = chargeFor(BigInt(row.rate_per_hour), runningMsOf(row, now));
+    const cap = BigInt(row.reserved_amount);
+    return charge < cap ? charge : cap;
+  }
+
+  get commandsTopic(): string {
+    return this.config.kafka?.topics.commands ?? 'billing.commands.v1';
+  }
+}
+
+/**
+ * When the reservation runs out: before the start, the start deadline; while running, the moment
+ * running time reaches the reserved minutes if it keeps running; once over, when it ended.
+ */
+export function expiresAt(row: RuntimeRow, now: Date): Date {
+  const reservedMs = row.reserved_minutes * 60_000;
+  if (row.status === 'reserved') return new Date(Math.max(row.start_deadline?.getTime() ?? 0, row.created_at.getTime() + reservedMs));
+  if (row.terminated_at) return row.terminated_at;
+  const remaining = Math.max(0, reservedMs - runningMsOf(row, now));
+  return new Date(now.getTime() + remaining);
+}

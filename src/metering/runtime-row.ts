@@ -1,0 +1,40 @@
+import type { RuntimeStatus } from './entities/runtime.entity';
+
+/** A `runtimes` row as raw SQL returns it (bigints as strings). */
+export interface RuntimeRow {
+  runtime_id: string;
+  account_id: string;
+  reservation_id: string | null;
+  user_id: string | null;
+  agent_id: string | null;
+  variant: string | null;
+  environment: Record<string, unknown> | null;
+  size_class: string | null;
+  rate_per_hour: string;
+  rate_card_version: string | null;
+  reserved_minutes: number;
+  reserved_amount: string;
+  hold_id: string | null;
+  request_fingerprint: string | null;
+  status: RuntimeStatus;
+  start_deadline: Date | null;
+  started_at: Date | null;
+  closed_ms: string;
+  open_since: Date | null;
+  last_seen_at: Date | null;
+  terminated_at: Date | null;
+  termination_reason: string | null;
+  charged: string;
+  released: string;
+  settlement: string | null;
+  settled_at: Date | null;
+  events_count: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** Running milliseconds of a runtime up to `now`. */
+export function runningMsOf(row: Pick<RuntimeRow, 'closed_ms' | 'open_since'>, now: Date): number {
+  const open = row.open_since ? Math.max(0, now.getTime() - row.open_since.getTime()) : 0;
+  return Number(row.closed_ms) + open;
+}

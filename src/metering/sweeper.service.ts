@@ -1,0 +1,174 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { inTransaction, rows } from '../common/database/transaction';
+import { Clock } from '../infra/clock/clock';
+import { JobsService } from '../jobs/jobs.service';
+import { LedgerService } from '../ledger/ledger.service';
+import { topicsOf } from '../messaging/topics';
+import { chargeFor } from '../pricing/charges';
+import { issueTerminate, type TerminateReason } from './commands';
+import type { RuntimeRow } from './runtime-row';
+
+const BATCH = 500;
+
+export interface SweepResult {
+  voidedNeverStarted: number;
+  reservationExpired: number;
+  unreachable: number;
+  reissued: number;
+  forcedSettlements: number;
+}
+
+/**
+ * The `expiry-sweep` job: voids reservations never started within 15 minutes, tells runtimes whose
+ * running time reached their reservation (or that went silent) to terminate, re-issues commands to
+ * runtimes that keep reporting past the grace period, and settles the hold when no
+ * `runtime.terminated` arrives in time.
+ */
+@Injectable()
+export class SweeperService implements OnApplicationBootstrap {
+  private readonly logger = new Logger('Sweeper');
+
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly ledger: LedgerService,
+    private readonly jobs: JobsService,
+    private readonly clock: Clock,
+    private readonly schedules: SchedulerRegistry,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.jobs.register('expiry-sweep', () => this.sweep());
+    this.jobs.register('grant-expiry', async () => {
+      const r = await this.ledger.expireGrants(this.clock.now());
+      return { grants: r.grants, wallets: r.wallets, amount: r.amount.toString() };
+    });
+    if (!this.config.cronEnabled) return;
+    this.schedules.addInterval('expiry-sweep', setInterval(() => void this.jobs.tick('expiry-sweep'), this.config.metering.sweepIntervalMs));
+    this.schedules.addInterval('grant-expiry', setInterval(() => void this.jobs.tick('grant-expiry'), 60_000));
+  }
+
+  async sweep(): Promise<SweepResult> {
+    const now = this.clock.now();
+    const result = {
+      voidedNeverStarted: await this.voidNeverStarted(now),
+      reservationExpired: await this.terminate(now, 'reservation_expired'),
+      unreachable: await this.terminate(now, 'unreachable'),
+      reissued: await this.reissue(now),
+      forcedSettlements: await this.forceSettle(now),
+    };
+    if (Object.values(result).some((n) => n > 0)) this.logger.log({ msg: 'sweep', ...result });
+    return result;
+  }
+
+  private async voidNeverStarted(now: Date): Promise<number> {
+    return inTransaction(this.ds, async (em) => {
+      const due = await rows<RuntimeRow>(
+        em,
+        `SELECT * FROM runtimes WHERE status = 'reserved' AND hold_id IS NOT NULL AND start_deadline < $1 AND started_at IS NULL
+         ORDER BY runtime_id LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`,
+        [now.toISOString()],
+      );
+      for (const row of due) {
+        await this.ledger.voidHold(em, row.hold_id!, { actor: 'system:expiry-sweep', reason: 'the runtime never started within 15 minutes' });
+      }
+      await this.markResolved(em, due.map((r) => r.runtime_id), 'voided', 'never_started', now, due.map(() => 0n));
+      return due.length;
+    });
+  }
+
+  private async terminate(now: Date, reason: Extract<TerminateReason, 'reservation_expired' | 'unreachable'>): Promise<number> {
+    const condition =
+      reason === 'reservation_expired'
+        ? `r.closed_ms + extract(epoch FROM ($1::timestamptz - r.open_since)) * 1000 >= r.reserved_minutes::bigint * 60000 AND r.hold_id IS NOT NULL`
+        : `r.last_seen_at < $1::timestamptz - make_interval(secs => $2::double precision / 1000)`;
+    return inTransaction(this.ds, async (em) => {
+      const due = await rows<{ runtime_id: string; account_id: string }>(
+        em,
+        `SELECT r.runtime_id, r.account_id FROM runtimes r
+         WHERE r.status = 'running' AND ${condition}
+           AND NOT EXISTS (SELECT 1 FROM runtime_commands c WHERE c.runtime_id = r.runtime_id AND c.acknowledged_at IS NULL)
+         ORDER BY r.runtime_id LIMIT ${BATCH} FOR UPDATE OF r SKIP LOCKED`,
+        [now.toISOString(), this.config.metering.heartbeatTimeoutMs],
+      );
+      await issueTerminate(em, topicsOf(this.config).commands, due.map((r) => ({ runtimeId: r.runtime_id, accountId: r.account_id, reason })), now);
+      await em.query(`UPDATE runtimes SET status = 'terminating', updated_at = now() WHERE runtime_id = ANY($1)`, [due.map((r) => r.runtime_id)]);
+      return due.length;
+    });
+  }
+
+  /** Runtimes that keep reporting after their last command's grace period are told again. */
+  private async reissue(now: Date): Promise<number> {
+    return inTransaction(this.ds, async (em) => {
+      const due = await rows<{ runtime_id: string; account_id: string; reason: TerminateReason }>(
+        em,
+        `SELECT r.runtime_id, r.account_id, c.reason FROM runtimes r
+         JOIN LATERAL (SELECT reason, issued_at FROM runtime_commands WHERE runtime_id = r.runtime_id AND acknowledged_at IS NULL
+                       ORDER BY issued_at DESC LIMIT 1) c ON true
+         WHERE r.status IN ('terminating', 'settled') AND c.issued_at < $1::timestamptz - make_interval(secs => $2::double precision / 1000)
+           AND r.last_seen_at > c.issued_at
+         ORDER BY r.runtime_id LIMIT ${BATCH} FOR UPDATE OF r SKIP LOCKED`,
+        [now.toISOString(), this.config.metering.terminateGraceMs],
+      );
+      await issueTerminate(em, topicsOf(this.config).commands, due.map((r) => ({ runtimeId: r.runtime_id, accountId: r.account_id, reason: r.reason })), now);
+      return due.length;
+    });
+  }
+
+  /**
+   * No `runtime.terminated` within the grace period after the first command: settle anyway. A
+   * runtime past its reservation is charged the hold; a silent one up to its last sign of life plus
+   * the heartbeat timeout; others up to now; never more than the hold. A later terminated event
+   * corrects the charge from the events.
+   */
+  private async forceSettle(now: Date): Promise<number> {
+    return inTransaction(this.ds, async (em) => {
+      const due = await rows<RuntimeRow & { reason: TerminateReason }>(
+        em,
+        `SELECT r.*, c.reason FROM runtimes r
+         JOIN LATERAL (SELECT reason, issued_at FROM runtime_commands WHERE runtime_id = r.runtime_id AND acknowledged_at IS NULL
+                       ORDER BY issued_at ASC LIMIT 1) c ON true
+         WHERE r.status = 'terminating' AND r.hold_id IS NOT NULL
+           AND c.issued_at < $1::timestamptz - make_interval(secs => $2::double precision / 1000)
+         ORDER BY r.runtime_id LIMIT ${BATCH} FOR UPDATE OF r SKIP LOCKED`,
+        [now.toISOString(), this.config.metering.settleGraceMs],
+      );
+      const charges: bigint[] = [];
+      for (const row of due) {
+        const cap = BigInt(row.reserved_amount);
+        let end = now.getTime();
+        if (row.reason === 'unreachable' && row.last_seen_at) end = Math.min(end, row.last_seen_at.getTime() + this.config.metering.heartbeatTimeoutMs);
+        const running = Number(row.closed_ms) + (row.open_since ? Math.max(0, end - row.open_since.getTime()) : 0);
+        const charge = row.reason === 'reservation_expired' ? cap : min(cap, chargeFor(BigInt(row.rate_per_hour), running));
+        const settled = await this.ledger.settleHold(em, {
+          holdId: row.hold_id!,
+          amount: charge,
+          actor: 'system:expiry-sweep',
+          reason: `no runtime.terminated after the ${row.reason} command: settled without it`,
+        });
+        charges.push(settled.charged);
+      }
+      await this.markResolved(em, due.map((r) => r.runtime_id), 'settled', due.map((r) => `forced_${r.reason}`), now, charges);
+      return due.length;
+    });
+  }
+
+  private async markResolved(em: EntityManager, ids: string[], status: string, settlement: string | string[], now: Date, charged: bigint[]): Promise<void> {
+    if (ids.length === 0) return;
+    const settlements = Array.isArray(settlement) ? settlement : ids.map(() => settlement);
+    await em.query(
+      `UPDATE runtimes r SET status = $2, settlement = u.settlement, settled_at = $3, charged = u.charged,
+         released = r.reserved_amount - u.charged, updated_at = now()
+       FROM unnest($1::text[], $4::text[], $5::bigint[]) AS u(id, settlement, charged) WHERE r.runtime_id = u.id`,
+      [ids, status, now.toISOString(), settlements, charged.map(String)],
+    );
+  }
+}
+
+function min(a: bigint, b: bigint): bigint {
+  return a < b ? a : b;
+}

@@ -1,0 +1,85 @@
+import { Controller, Get, Param, Query } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { z } from 'zod';
+import { Access } from '../accounts/auth/auth.decorators';
+import { rows } from '../common/database/transaction';
+import { BillingException } from '../common/errors/billing.exception';
+import { Doc } from '../common/http/openapi';
+import { parseOrThrow } from '../common/http/zod-validation.pipe';
+import { formatCredits } from '../common/money';
+import { Clock } from '../infra/clock/clock';
+import { calendarMonth } from '../plans/periods';
+
+const GROUPS = {
+  runtime: `runtime_id`,
+  environment: `COALESCE(environment->>'name', size_class, 'unknown')`,
+  day: `to_char(started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')`,
+  user: `COALESCE(user_id, 'unknown')`,
+} as const;
+
+const usageQuery = z.strictObject({
+  from: z.iso.datetime({ offset: true }).optional(),
+  to: z.iso.datetime({ offset: true }).optional(),
+  groupBy: z.enum(['runtime', 'environment', 'day', 'user']).default('runtime'),
+});
+
+interface UsageRow {
+  key: string;
+  runtimes: number;
+  ms: string;
+  credits: string;
+}
+
+/** Billable usage of an account's runtimes started in [from, to): settled charges, and charges so far. */
+@Controller('v1/accounts/:id/usage')
+@Access('control-plane', 'reports', { accountParam: 'id' })
+export class UsageController {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly clock: Clock,
+  ) {}
+
+  @Get()
+  @Doc('Billable usage by runtime, environment, day or user')
+  async usage(@Param('id') accountId: string, @Query() query: unknown) {
+    const q = parseOrThrow(usageQuery, query);
+    const now = this.clock.now();
+    const month = calendarMonth(now);
+    const from = q.from ? new Date(q.from) : month.start;
+    const to = q.to ? new Date(q.to) : month.end;
+    if (from >= to) throw BillingException.invalid([{ field: 'to', message: 'must be after from' }]);
+    const exists = await rows(this.ds, `SELECT 1 FROM accounts WHERE id = $1`, [accountId]);
+    if (exists.length === 0) throw BillingException.notFound(`Account ${accountId}`);
+    // Running time so far for active runtimes; settled ones keep their settled charge.
+    const items = await rows<UsageRow>(
+      this.ds,
+      `WITH u AS (
+         SELECT *, closed_ms + CASE WHEN open_since IS NOT NULL AND status NOT IN ('settled', 'voided')
+                                    THEN floor(extract(epoch FROM ($4::timestamptz - open_since)) * 1000)::bigint ELSE 0 END AS ms
+         FROM runtimes WHERE account_id = $1 AND started_at >= $2 AND started_at < $3)
+       SELECT ${GROUPS[q.groupBy]} AS key, count(*)::int AS runtimes, sum(ms)::text AS ms,
+              sum(CASE WHEN status IN ('settled', 'voided') THEN charged
+                       ELSE LEAST(reserved_amount, ceil(rate_per_hour::numeric * ms / 3600000)::bigint) END)::text AS credits
+       FROM u GROUP BY 1 ORDER BY 1`,
+      [accountId, from.toISOString(), to.toISOString(), now.toISOString()],
+    );
+    const total = items.reduce(
+      (acc, i) => ({ runtimes: acc.runtimes + i.runtimes, ms: acc.ms + BigInt(i.ms), credits: acc.credits + BigInt(i.credits) }),
+      { runtimes: 0, ms: 0n, credits: 0n },
+    );
+    const show = (r: { runtimes: number; ms: bigint; credits: bigint }) => ({
+      runtimes: r.runtimes,
+      seconds: Number(r.ms / 1000n),
+      credits: formatCredits(r.credits),
+    });
+    return {
+      accountId,
+      from: from.toISOString(),
+      to: to.toISOString(),
+      groupBy: q.groupBy,
+      items: items.map((i) => ({ [q.groupBy]: i.key, ...show({ runtimes: i.runtimes, ms: BigInt(i.ms), credits: BigInt(i.credits) }) })),
+      total: show(total),
+    };
+  }
+}
