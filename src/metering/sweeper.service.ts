@@ -93,7 +93,7 @@ export class SweeperService implements OnApplicationBootstrap {
          WHERE r.status = 'running' AND ${condition}
            AND NOT EXISTS (SELECT 1 FROM runtime_commands c WHERE c.runtime_id = r.runtime_id AND c.acknowledged_at IS NULL)
          ORDER BY r.runtime_id LIMIT ${BATCH} FOR UPDATE OF r SKIP LOCKED`,
-        [now.toISOString(), this.config.metering.heartbeatTimeoutMs],
+        reason === 'reservation_expired' ? [now.toISOString()] : [now.toISOString(), this.config.metering.heartbeatTimeoutMs],
       );
       await issueTerminate(em, topicsOf(this.config).commands, due.map((r) => ({ runtimeId: r.runtime_id, accountId: r.account_id, reason })), now);
       await em.query(`UPDATE runtimes SET status = 'terminating', updated_at = now() WHERE runtime_id = ANY($1)`, [due.map((r) => r.runtime_id)]);
