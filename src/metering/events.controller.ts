@@ -3,7 +3,7 @@ import { Access } from '../accounts/auth/auth.decorators';
 import { BillingException, type Finding } from '../common/errors/billing.exception';
 import { Clock } from '../infra/clock/clock';
 import { Metrics } from '../health/metrics';
-import { validateLifecycleEvent, type LifecycleEvent } from './lifecycle-event';
+import { lifecycleValidator, type LifecycleEvent, type LifecycleValidator } from './lifecycle-event';
 import { LifecycleIngestService, type IngestResult } from './lifecycle-ingest.service';
 
 const MAX_EVENTS = 10_000;
@@ -12,11 +12,15 @@ const MAX_EVENTS = 10_000;
 @Controller('v1/events')
 @Access('control-plane')
 export class EventsController {
+  private readonly validate: LifecycleValidator;
+
   constructor(
     private readonly ingest: LifecycleIngestService,
     private readonly clock: Clock,
     private readonly metrics: Metrics,
-  ) {}
+  ) {
+    this.validate = lifecycleValidator(() => this.clock.now());
+  }
 
   @Post()
   @HttpCode(200)
@@ -25,7 +29,7 @@ export class EventsController {
     const findings: Finding[] = [];
     const events: LifecycleEvent[] = [];
     items.forEach((item, i) => {
-      const parsed = validateLifecycleEvent(item, () => this.clock.now(), prefix(i));
+      const parsed = this.validate(item, prefix(i));
       if (parsed.ok) events.push(parsed.event);
       else findings.push(...parsed.findings);
     });

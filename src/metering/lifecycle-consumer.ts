@@ -3,7 +3,7 @@ import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { Clock } from '../infra/clock/clock';
 import { MessageBus, type InboundMessage } from '../infra/kafka/message-bus';
 import { Metrics } from '../health/metrics';
-import { parseLifecycleMessage, type LifecycleEvent } from './lifecycle-event';
+import { lifecycleValidator, parseLifecycleMessage, type LifecycleEvent, type LifecycleValidator } from './lifecycle-event';
 import { LifecycleIngestService } from './lifecycle-ingest.service';
 
 /**
@@ -13,6 +13,7 @@ import { LifecycleIngestService } from './lifecycle-ingest.service';
 @Injectable()
 export class LifecycleConsumer implements OnModuleInit {
   private readonly logger = new Logger('LifecycleConsumer');
+  private readonly validate: LifecycleValidator;
 
   constructor(
     private readonly bus: MessageBus,
@@ -20,7 +21,9 @@ export class LifecycleConsumer implements OnModuleInit {
     private readonly clock: Clock,
     private readonly metrics: Metrics,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.validate = lifecycleValidator(() => this.clock.now());
+  }
 
   onModuleInit(): void {
     const kafka = this.config.kafka;
@@ -29,11 +32,10 @@ export class LifecycleConsumer implements OnModuleInit {
   }
 
   async handle(batch: InboundMessage[], dlqTopic: string): Promise<void> {
-    const now = () => this.clock.now();
     const good: LifecycleEvent[] = [];
     const poison = [];
     for (const message of batch) {
-      const parsed = parseLifecycleMessage(message.value, now);
+      const parsed = parseLifecycleMessage(message.value, this.validate);
       if (parsed.ok) good.push(parsed.event);
       else poison.push({ message, reason: parsed.reason, findings: parsed.findings });
     }

@@ -48,19 +48,27 @@ export interface LifecycleEvent {
 
 export type ParseResult = { ok: true; event: LifecycleEvent } | { ok: false; reason: string; findings: Finding[] };
 
-/** Validates one event (already parsed from JSON); every finding is named by its field. */
-export function validateLifecycleEvent(value: unknown, now: () => Date, prefix = ''): ParseResult {
-  const parsed = lifecycleEventSchema(now).safeParse(value);
-  if (!parsed.success) {
-    const findings = findingsOf(parsed.error, prefix);
-    return { ok: false, reason: `invalid event: ${findings.map((f) => `${f.field}: ${f.message}`).join('; ')}`, findings };
-  }
-  const e = parsed.data;
-  return { ok: true, event: { ...e, occurredAt: new Date(e.occurredAt) } };
+export type LifecycleValidator = (value: unknown, prefix?: string) => ParseResult;
+
+/**
+ * A validator for events (already parsed from JSON), with its schema built once; every finding is
+ * named by its field. `now` bounds how far in the future an event may be stamped.
+ */
+export function lifecycleValidator(now: () => Date): LifecycleValidator {
+  const schema = lifecycleEventSchema(now);
+  return (value, prefix = '') => {
+    const parsed = schema.safeParse(value);
+    if (!parsed.success) {
+      const findings = findingsOf(parsed.error, prefix);
+      return { ok: false, reason: `invalid event: ${findings.map((f) => `${f.field}: ${f.message}`).join('; ')}`, findings };
+    }
+    const e = parsed.data;
+    return { ok: true, event: { ...e, occurredAt: new Date(e.occurredAt) } };
+  };
 }
 
 /** Parses a Kafka message value: JSON first, then the schema. */
-export function parseLifecycleMessage(value: Buffer | null, now: () => Date): ParseResult {
+export function parseLifecycleMessage(value: Buffer | null, validate: LifecycleValidator): ParseResult {
   if (value === null || value.length === 0) {
     return { ok: false, reason: 'empty message', findings: [{ field: 'value', message: 'is empty' }] };
   }
@@ -71,5 +79,5 @@ export function parseLifecycleMessage(value: Buffer | null, now: () => Date): Pa
     const message = `is not JSON (${(error as Error).message})`;
     return { ok: false, reason: `not JSON: ${(error as Error).message}`, findings: [{ field: 'value', message }] };
   }
-  return validateLifecycleEvent(json, now);
+  return validate(json);
 }
