@@ -122,6 +122,8 @@ export class KafkajsBus extends MessageBus implements OnApplicationBootstrap, On
     await consumer.connect();
     await consumer.subscribe({ topic: sub.topic, fromBeginning: true });
     await consumer.run({
+      // Messages are keyed by account, so partitions in flight at once never share an account.
+      partitionsConsumedConcurrently: 4,
       eachBatchAutoResolve: false,
       autoCommit: true,
       eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale, commitOffsetsIfNecessary }) => {
