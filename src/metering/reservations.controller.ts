@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Headers, Param, Post, Res } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { Access, CurrentPrincipal } from '../accounts/auth/auth.decorators';
 import { mayActOn, type Principal } from '../accounts/auth/scopes';
@@ -30,6 +30,7 @@ export class ReservationsController {
   }
 
   @Post(':runtimeId/extend')
+  @HttpCode(200)
   @Access('control-plane')
   @Doc('Add minutes to a reservation (Idempotency-Key header required)', extendSchema)
   async extend(

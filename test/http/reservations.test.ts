@@ -1,0 +1,145 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fundedAccount, lifecycle, SMALL } from '../support/accounts';
+import { startApp, uid, type Harness } from '../support/app';
+
+describe('reservations over HTTP', () => {
+  let h: Harness;
+  let admin: string;
+  let cp: string;
+
+  beforeAll(async () => {
+    h = await startApp();
+    admin = await h.key('admin');
+    cp = await h.key('control-plane');
+  });
+  afterAll(() => h.close());
+
+  const reserve = (body: unknown, key = cp) => h.request('POST', '/v1/reservations', { key, body });
+
+  it('lists every finding of a malformed request with its field', async () => {
+    const res = await reserve({ accountId: '', runtimeId: 'rt 1', variant: 'datalayer', environment: { sizeClass: 'huge' }, minutes: 0, extra: true });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('DL_BILLING_REQUEST_INVALID');
+    const fields = res.body.error.findings.map((f: { field: string }) => f.field);
+    expect(fields).toEqual(expect.arrayContaining(['accountId', 'runtimeId', 'environment.name', 'environment.sizeClass', 'minutes']));
+  });
+
+  it('refuses GPUs on e2b as unsupported, an unknown account as not found, and an overdraw as insufficient credits', async () => {
+    const accountId = await fundedAccount(h, admin, { credits: '0.500000' });
+    const gpu = await reserve({ accountId, runtimeId: uid('rt'), variant: 'e2b', environment: { name: 'x', sizeClass: 'gpu-small', accelerator: { type: 'H100', count: 1 } } });
+    expect(gpu.status).toBe(422);
+    expect(gpu.body.error.code).toBe('DL_BILLING_CAPABILITY_UNSUPPORTED');
+    const missing = await reserve({ accountId: uid('nobody'), runtimeId: uid('rt'), ...SMALL });
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe('DL_BILLING_NOT_FOUND');
+    const tooMuch = await reserve({ accountId, runtimeId: uid('rt'), ...SMALL, minutes: 31 });
+    expect(tooMuch.status).toBe(402);
+    expect(tooMuch.body.error.code).toBe('DL_BILLING_INSUFFICIENT_CREDITS');
+    const wallet = await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin });
+    expect(wallet.body).toMatchObject({ total: '0.500000', held: '0.000000', available: '0.500000' });
+  });
+
+  it('defaults to 10 minutes and is idempotent on runtimeId: the same body again is 200, another body 409', async () => {
+    const accountId = await fundedAccount(h, admin, { credits: '1.000000' });
+    const runtimeId = uid('rt');
+    const first = await reserve({ accountId, runtimeId, ...SMALL });
+    expect(first.status).toBe(201);
+    expect(first.body).toMatchObject({ minutes: 10, reserved: '0.166667', balance: { available: '0.833333', held: '0.166667' } });
+    const again = await reserve({ accountId, runtimeId, ...SMALL });
+    expect(again.status).toBe(200);
+    expect(again.body.reservationId).toBe(first.body.reservationId);
+    expect(again.body.balance.held).toBe('0.166667');
+    const other = await reserve({ accountId, runtimeId, ...SMALL, minutes: 20 });
+    expect(other.status).toBe(409);
+    expect(other.body.error.code).toBe('DL_BILLING_IDEMPOTENCY_CONFLICT');
+  });
+
+  it('extends a reservation once per Idempotency-Key', async () => {
+    const accountId = await fundedAccount(h, admin, { credits: '2.000000' });
+    const runtimeId = uid('rt');
+    await reserve({ accountId, runtimeId, ...SMALL, minutes: 30 });
+    const extend = (minutes: number, key?: string) =>
+      h.request('POST', `/v1/reservations/${runtimeId}/extend`, { key: cp, body: { minutes }, headers: key ? { 'idempotency-key': key } : {} });
+    expect((await extend(30)).status).toBe(400);
+    const once = await extend(30, 'ext-1');
+    expect(once.status).toBe(200);
+    expect(once.body).toMatchObject({ minutes: 60, reserved: '1.000000', balance: { held: '1.000000', available: '1.000000' } });
+    const replay = await extend(30, 'ext-1');
+    expect(replay.body).toMatchObject({ minutes: 60, reserved: '1.000000' });
+    const conflict = await extend(45, 'ext-1');
+    expect(conflict.status).toBe(409);
+    const tooMuch = await extend(61, 'ext-2');
+    expect(tooMuch.status).toBe(402);
+    expect((await h.request('POST', `/v1/reservations/${uid('rt')}/extend`, { key: cp, body: { minutes: 5 }, headers: { 'idempotency-key': 'k' } })).status).toBe(404);
+  });
+
+  it("hides another account's reservation from an account key", async () => {
+    const mine = await fundedAccount(h, admin, { credits: '1.000000' });
+    const theirs = await fundedAccount(h, admin, { credits: '1.000000' });
+    const runtimeId = uid('rt');
+    await reserve({ accountId: theirs, runtimeId, ...SMALL });
+    const myKey = await h.key(`account:${mine}`);
+    expect((await h.request('GET', `/v1/reservations/${runtimeId}`, { key: myKey })).status).toBe(403);
+    expect((await h.request('GET', `/v1/accounts/${theirs}/usage`, { key: myKey })).status).toBe(403);
+    expect((await reserve({ accountId: mine, runtimeId: uid('rt'), ...SMALL }, myKey)).status).toBe(403);
+    const theirKey = await h.key(`account:${theirs}`);
+    expect((await h.request('GET', `/v1/reservations/${runtimeId}`, { key: theirKey })).status).toBe(200);
+  });
+
+  it('reserves a runtime that started without a reservation on the fly, and tells one that cannot be reserved to terminate', async () => {
+    const rich = await fundedAccount(h, admin, { credits: '1.000000' });
+    const poor = await fundedAccount(h, admin, { credits: '0.010000' });
+    const onTheFly = uid('rt');
+    const refused = uid('rt');
+    const now = new Date();
+    const events = [
+      lifecycle(rich, onTheFly, 'runtime.started', now, 1, { ...SMALL }),
+      lifecycle(poor, refused, 'runtime.started', now, 1, { ...SMALL }),
+    ];
+    expect((await h.request('POST', '/v1/events', { key: cp, body: events })).body).toEqual({ accepted: 2, duplicates: 0 });
+    const reserved = await h.request('GET', `/v1/reservations/${onTheFly}`, { key: cp });
+    expect(reserved.body).toMatchObject({ status: 'running', minutes: 10, reserved: '0.166667', commands: [] });
+    const told = await h.request('GET', `/v1/reservations/${refused}`, { key: cp });
+    expect(told.body.commands).toEqual([expect.objectContaining({ type: 'runtime.terminate', reason: 'unreserved', acknowledgedAt: null })]);
+    const outbox = await h.ds.query(`SELECT payload FROM outbox WHERE payload->>'runtimeId' = $1`, [refused]);
+    expect(outbox).toHaveLength(1);
+    expect(outbox[0].payload).toMatchObject({ type: 'runtime.terminate', reason: 'unreserved', accountId: poor });
+  });
+
+  it('reports usage by runtime, environment, day and user, agreeing with the settled charges', async () => {
+    const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
+    const start = new Date(Date.now() - 2 * 3600_000);
+    const at = (m: number) => new Date(start.getTime() + m * 60_000);
+    const runs = [
+      { runtimeId: uid('rt'), userId: 'alice', minutes: 6, environment: { name: 'python', sizeClass: 'small' } },
+      { runtimeId: uid('rt'), userId: 'bob', minutes: 12, environment: { name: 'torch', sizeClass: 'medium' } },
+      { runtimeId: uid('rt'), userId: 'alice', minutes: 3, environment: { name: 'torch', sizeClass: 'medium' } },
+    ];
+    for (const r of runs) {
+      expect((await reserve({ accountId, runtimeId: r.runtimeId, userId: r.userId, variant: 'datalayer', environment: r.environment, minutes: 60 })).status).toBe(201);
+      await h.request('POST', '/v1/events', {
+        key: cp,
+        body: [lifecycle(accountId, r.runtimeId, 'runtime.started', at(0), 1), lifecycle(accountId, r.runtimeId, 'runtime.terminated', at(r.minutes), 2, { reason: 'user' })],
+      });
+    }
+    const q = `from=${at(-1).toISOString()}&to=${at(60).toISOString()}`;
+    const byEnv = await h.request('GET', `/v1/accounts/${accountId}/usage?groupBy=environment&${q}`, { key: admin });
+    expect(byEnv.body.items).toEqual([
+      { environment: 'python', runtimes: 1, seconds: 360, credits: '0.100000' },
+      { environment: 'torch', runtimes: 2, seconds: 900, credits: '0.500000' },
+    ]);
+    expect(byEnv.body.total).toEqual({ runtimes: 3, seconds: 1260, credits: '0.600000' });
+    const byUser = await h.request('GET', `/v1/accounts/${accountId}/usage?groupBy=user&${q}`, { key: admin });
+    expect(byUser.body.items.map((i: any) => [i.user, i.credits])).toEqual([
+      ['alice', '0.200000'],
+      ['bob', '0.400000'],
+    ]);
+    const byDay = await h.request('GET', `/v1/accounts/${accountId}/usage?groupBy=day&${q}`, { key: admin });
+    expect(byDay.body.items).toEqual([{ day: at(0).toISOString().slice(0, 10), runtimes: 3, seconds: 1260, credits: '0.600000' }]);
+    const wallet = await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin });
+    expect(wallet.body.total).toBe('9.400000');
+    const bad = await h.request('GET', `/v1/accounts/${accountId}/usage?groupBy=planet`, { key: admin });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.findings[0].field).toBe('groupBy');
+  });
+});
