@@ -1,5 +1,6 @@
 import { Foundation1796204055048 } from './1796204055048-Foundation';
 import { Metering1796204484544 } from './1796204484544-Metering';
+import { Plans1796205733689 } from './1796205733689-Plans';
 
 /** Every migration, in order. `npm run migration:generate -- <Name>` writes a file here; add it to this list. */
-export const MIGRATIONS: (new () => object)[] = [Foundation1796204055048, Metering1796204484544];
+export const MIGRATIONS: (new () => object)[] = [Foundation1796204055048, Metering1796204484544, Plans1796205733689];

@@ -1,8 +1,10 @@
 import { Module } from '@nestjs/common';
 import { LedgerModule } from '../ledger/ledger.module';
+import { PlanLaunchGuard } from '../plans/plan-launch-guard';
+import { QuotasModule } from '../plans/quotas.module';
 import { PricingModule } from '../pricing/pricing.module';
 import { EventsController } from './events.controller';
-import { LaunchGuard, OpenLaunchGuard } from './launch-guard';
+import { LaunchGuard } from './launch-guard';
 import { LifecycleConsumer } from './lifecycle-consumer';
 import { LifecycleIngestService } from './lifecycle-ingest.service';
 import { MeteringService } from './metering.service';
@@ -13,7 +15,7 @@ import { SweeperService } from './sweeper.service';
 import { UsageController } from './usage.controller';
 
 @Module({
-  imports: [LedgerModule, PricingModule],
+  imports: [LedgerModule, PricingModule, QuotasModule],
   controllers: [EventsController, ReservationsController, UsageController],
   providers: [
     LifecycleIngestService,
@@ -22,7 +24,8 @@ import { UsageController } from './usage.controller';
     ReservationsService,
     ReservationDetails,
     SweeperService,
-    { provide: LaunchGuard, useClass: OpenLaunchGuard },
+    // Plans: plan allows it → runs → agents → concurrency → (spend limit hook).
+    { provide: LaunchGuard, useExisting: PlanLaunchGuard },
   ],
   exports: [LifecycleIngestService, ReservationsService, LaunchGuard],
 })

@@ -8,6 +8,7 @@ import { BillingException } from '../common/errors/billing.exception';
 import { formatCredits } from '../common/money';
 import { Clock } from '../infra/clock/clock';
 import { LedgerService } from '../ledger/ledger.service';
+import { QuotasService } from '../plans/quotas.service';
 import type { Environment } from '../pricing/environment';
 import { holdFor, chargeFor } from '../pricing/charges';
 import { priceEnvironment } from '../pricing/pricing';
@@ -44,6 +45,7 @@ export class ReservationsService {
     private readonly guard: LaunchGuard,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly quotas: QuotasService,
   ) {}
 
   /** Returns the reservation and whether it was created now (201) or already existed (200). */
@@ -222,7 +224,7 @@ export class ReservationsService {
         held: formatCredits(wallet.held),
         available: formatCredits(wallet.available),
       },
-      runsRemaining: null,
+      runsRemaining: await this.quotas.runsRemaining(em, row.account_id),
     };
   }
 
