@@ -1,0 +1,37 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { z } from 'zod';
+import { Access } from '../accounts/auth/auth.decorators';
+import { ACCOUNT_ID_PATTERN } from '../accounts/auth/scopes';
+import { Doc } from '../common/http/openapi';
+import { ZodPipe } from '../common/http/zod-validation.pipe';
+import { AuditService, type AuditRow } from './audit.service';
+
+const auditQuerySchema = z
+  .strictObject({
+    accountId: z.string().regex(ACCOUNT_ID_PATTERN, 'must be an account id').optional(),
+    from: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' }).optional(),
+    to: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' }).optional(),
+    cursor: z.string().regex(/^\d{1,18}$/, 'must be a cursor returned by this endpoint').optional(),
+    limit: z.coerce.number().int().min(1).max(500).default(100),
+  })
+  .refine((q) => !q.from || !q.to || Date.parse(q.from) <= Date.parse(q.to), { message: 'must not be before from', path: ['to'] });
+
+@Controller('v1/audit')
+@Access('admin', 'reports')
+export class AuditController {
+  constructor(private readonly audit: AuditService) {}
+
+  @Get()
+  @Doc('The audit log, newest first: who, what, when, account, before/after, correlation id, hash chain')
+  list(
+    @Query(new ZodPipe(auditQuerySchema, 'query')) q: z.output<typeof auditQuerySchema>,
+  ): Promise<{ items: AuditRow[]; nextCursor: string | null }> {
+    return this.audit.list({
+      accountId: q.accountId,
+      from: q.from ? new Date(q.from) : undefined,
+      to: q.to ? new Date(q.to) : undefined,
+      cursor: q.cursor,
+      limit: q.limit,
+    });
+  }
+}

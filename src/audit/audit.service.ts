@@ -1,0 +1,308 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import { canonicalJson } from '../common/canonical-json';
+import { preparedRows } from '../common/database/prepared';
+import type { Call, PreparedStatement } from '../common/database/pipelined-transaction';
+import { rows } from '../common/database/transaction';
+import { Clock } from '../infra/clock/clock';
+import { auditHash, GENESIS_HASH, GLOBAL_CHAIN, normalizeJson, type AuditRecord } from './audit-hash';
+
+export interface AuditEntry {
+  /** Who: `key:<api key id>`, `system:<job>`, `cli`, `stripe`, … */
+  actor: string;
+  /** What, as `<subject>.<verb>`: `credits.granted`, `hold.settled`, `account.updated`, … */
+  action: string;
+  accountId?: string | null;
+  before?: unknown;
+  after?: unknown;
+  correlationId?: string | null;
+  /** When (defaults to the clock's now). */
+  at?: Date;
+}
+
+export interface AuditRef {
+  id: string;
+  chain: string;
+  seq: number;
+  hash: string;
+}
+
+export interface AuditRow {
+  id: string;
+  chain: string;
+  seq: number;
+  at: string;
+  actor: string;
+  action: string;
+  accountId: string | null;
+  before: unknown;
+  after: unknown;
+  correlationId: string | null;
+  prevHash: string;
+  hash: string;
+}
+
+export interface AuditQuery {
+  accountId?: string;
+  from?: Date;
+  to?: Date;
+  /** The id of the last row of the previous page (rows come newest first). */
+  cursor?: string;
+  limit: number;
+}
+
+export type VerifyProblem = {
+  chain: string;
+  seq: number;
+  id: string | null;
+  reason: 'hash mismatch' | 'broken link' | 'missing row' | 'chain head mismatch' | 'chain head missing';
+  detail: string;
+  /** The offending row as stored (for an edited or re-linked row). */
+  row?: AuditRow;
+};
+
+export type VerifyResult =
+  | { ok: true; rows: number; chains: number }
+  | { ok: false; rows: number; chains: number; problem: VerifyProblem };
+
+interface DbRow {
+  id: string;
+  chain: string;
+  seq: string;
+  at: Date;
+  actor: string;
+  action: string;
+  account_id: string | null;
+  before: unknown;
+  after: unknown;
+  correlation_id: string | null;
+  prev_hash: string;
+  hash: string;
+}
+
+/** Appends rows and advances their chains' heads (locked by the upsert: take it last). */
+const RECORD_STATEMENT: PreparedStatement = {
+  name: 'audit_record_v1',
+  text: `WITH input AS (
+    SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(ord int, chain text, record text, at timestamptz, actor text,
+      action text, account_id text, before jsonb, after jsonb, correlation_id text)
+  ), head AS (
+    INSERT INTO audit_chains AS c (chain, seq, prev_hash, hash, updated_at)
+    SELECT i.chain, 1, $2, audit_hash($2, 1, i.record), i.at FROM input i ORDER BY i.chain
+    ON CONFLICT (chain) DO UPDATE SET
+      seq = c.seq + 1,
+      prev_hash = c.hash,
+      hash = audit_hash(c.hash, c.seq + 1, (SELECT i.record FROM input i WHERE i.chain = c.chain)),
+      updated_at = EXCLUDED.updated_at
+    RETURNING c.chain, c.seq, c.prev_hash, c.hash
+  ), ins AS (
+    INSERT INTO audit_log (chain, seq, at, actor, action, account_id, before, after, correlation_id, prev_hash, hash)
+    SELECT i.chain, h.seq, i.at, i.actor, i.action, i.account_id, i.before, i.after, i.correlation_id, h.prev_hash, h.hash
+    FROM input i JOIN head h ON h.chain = i.chain
+    RETURNING id, chain, seq, hash
+  )
+  SELECT i.ord, ins.id::text AS id, ins.chain, ins.seq::text AS seq, ins.hash FROM ins JOIN input i ON i.chain = ins.chain`,
+};
+
+/**
+ * The append-only, hash-chained audit log. `record` writes in the caller's transaction and takes
+ * the chain head's row lock: call it LAST in a transaction (after every ledger lock), so the head
+ * is held only until commit and no lock cycle can form. Each account has its own chain (the wallet
+ * lock already orders its writers), so writers of different accounts never wait on each other.
+ */
+@Injectable()
+export class AuditService {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly clock: Clock,
+  ) {}
+
+  async record(em: EntityManager, entry: AuditEntry): Promise<AuditRef> {
+    const [ref] = await this.recordMany(em, [entry]);
+    return ref!;
+  }
+
+  /** Several rows in one statement per round; rows of the same chain are written in the given order. */
+  async recordMany(em: EntityManager, entries: readonly AuditEntry[]): Promise<AuditRef[]> {
+    const refs: AuditRef[] = new Array<AuditRef>(entries.length);
+    // One row per chain per statement (a chain head advances once per statement).
+    const rounds: { ord: number; entry: AuditEntry }[][] = [];
+    const seen = new Map<string, number>();
+    entries.forEach((entry, ord) => {
+      const chain = entry.accountId ?? GLOBAL_CHAIN;
+      const round = seen.get(chain) ?? 0;
+      seen.set(chain, round + 1);
+      (rounds[round] ??= []).push({ ord, entry });
+    });
+    for (const round of rounds) {
+      const call = this.recordCall(round.map((r) => r.entry));
+      const written = await preparedRows<{ ord: number; id: string; chain: string; seq: string; hash: string }>(
+        em,
+        call.statement.name,
+        call.statement.text,
+        call.values,
+      );
+      for (const w of written) refs[round[w.ord]!.ord] = { id: w.id, chain: w.chain, seq: Number(w.seq), hash: w.hash };
+    }
+    return refs;
+  }
+
+  /**
+   * The statement that appends `entries` (each of a different chain) and advances their chain
+   * heads, for callers that batch it with other statements (the ledger's two-round-trip path).
+   */
+  recordCall(entries: readonly AuditEntry[]): Call {
+    const input = entries.map((e, ord) => {
+      const { record, text } = this.prepare(e);
+      return {
+        ord,
+        chain: record.chain,
+        record: text,
+        at: record.at,
+        actor: record.actor,
+        action: record.action,
+        account_id: record.accountId,
+        before: record.before,
+        after: record.after,
+        correlation_id: record.correlationId,
+      };
+    });
+    if (new Set(input.map((i) => i.chain)).size !== input.length) throw new Error('one audit row per chain per statement');
+    return { statement: RECORD_STATEMENT, values: [JSON.stringify(input), GENESIS_HASH] };
+  }
+
+  private prepare(e: AuditEntry): { record: AuditRecord; text: string } {
+    const accountId = e.accountId ?? null;
+    const record: AuditRecord = {
+      chain: accountId ?? GLOBAL_CHAIN,
+      at: (e.at ?? this.clock.now()).toISOString(),
+      actor: e.actor,
+      action: e.action,
+      accountId,
+      before: normalizeJson(e.before),
+      after: normalizeJson(e.after),
+      correlationId: e.correlationId ?? null,
+    };
+    return { record, text: canonicalJson(record) };
+  }
+
+  /** Rows newest first, filtered by account and a half-open time range [from, to). */
+  async list(q: AuditQuery): Promise<{ items: AuditRow[]; nextCursor: string | null }> {
+    const found = await rows<DbRow>(
+      this.ds,
+      `SELECT id::text AS id, chain, seq::text AS seq, at, actor, action, account_id, before, after, correlation_id, prev_hash, hash
+       FROM audit_log
+       WHERE ($1::text IS NULL OR account_id = $1)
+         AND ($2::timestamptz IS NULL OR at >= $2)
+         AND ($3::timestamptz IS NULL OR at < $3)
+         AND ($4::bigint IS NULL OR id < $4)
+       ORDER BY audit_log.id DESC
+       LIMIT $5`,
+      [q.accountId ?? null, q.from ?? null, q.to ?? null, q.cursor ?? null, q.limit + 1],
+    );
+    const page = found.slice(0, q.limit).map(toAuditRow);
+    return { items: page, nextCursor: found.length > q.limit ? (page[page.length - 1]?.id ?? null) : null };
+  }
+
+  /**
+   * Walks every chain in order and recomputes every hash: returns the first row that was edited
+   * (hash mismatch), re-linked (broken link) or is missing (a gap in seq, or fewer rows than the
+   * chain head says).
+   */
+  async verify(batchSize = 5000): Promise<VerifyResult> {
+    const heads = new Map(
+      (await this.ds.query<{ chain: string; seq: string; hash: string }[]>(`SELECT chain, seq::text AS seq, hash FROM audit_chains`)).map(
+        (h) => [h.chain, { seq: Number(h.seq), hash: h.hash }],
+      ),
+    );
+    let checked = 0;
+    let chains = 0;
+    let current = null as { chain: string; seq: number; hash: string } | null;
+    const fail = (problem: VerifyProblem): VerifyResult => ({ ok: false, rows: checked, chains, problem });
+    const endOfChain = (c: { chain: string; seq: number; hash: string }): VerifyProblem | null => {
+      const head = heads.get(c.chain);
+      heads.delete(c.chain);
+      if (!head) return { chain: c.chain, seq: c.seq, id: null, reason: 'chain head missing', detail: 'no audit_chains row for this chain' };
+      if (head.seq > c.seq) {
+        return { chain: c.chain, seq: c.seq + 1, id: null, reason: 'missing row', detail: `the chain head is at seq ${head.seq}, the last row is seq ${c.seq}` };
+      }
+      if (head.seq !== c.seq || head.hash !== c.hash) {
+        return { chain: c.chain, seq: c.seq, id: null, reason: 'chain head mismatch', detail: `head seq ${head.seq} hash ${head.hash}` };
+      }
+      return null;
+    };
+    let after: [string, number] = ['', 0];
+    for (;;) {
+      const batch = await rows<DbRow>(
+        this.ds,
+        `SELECT id::text AS id, chain, seq::text AS seq, at, actor, action, account_id, before, after, correlation_id, prev_hash, hash
+         FROM audit_log WHERE (chain, seq) > ($1, $2) ORDER BY audit_log.chain, audit_log.seq LIMIT $3`,
+        [after[0], after[1], batchSize],
+      );
+      for (const db of batch) {
+        const row = toAuditRow(db);
+        if (current && current.chain !== row.chain) {
+          const problem = endOfChain(current);
+          if (problem) return fail(problem);
+          current = null;
+        }
+        if (!current) chains++;
+        const expectedSeq: number = current ? current.seq + 1 : 1;
+        const expectedPrev: string = current ? current.hash : GENESIS_HASH;
+        if (row.seq !== expectedSeq) {
+          return fail({ chain: row.chain, seq: expectedSeq, id: null, reason: 'missing row', detail: `seq ${expectedSeq} is missing before row ${row.id} (seq ${row.seq})` });
+        }
+        if (row.prevHash !== expectedPrev) {
+          return fail({ chain: row.chain, seq: row.seq, id: row.id, reason: 'broken link', detail: `prev_hash ${row.prevHash} does not match the previous row's hash ${expectedPrev}`, row });
+        }
+        const recomputed = auditHash(row.prevHash, row.seq, recordOf(row));
+        if (recomputed !== row.hash) {
+          return fail({ chain: row.chain, seq: row.seq, id: row.id, reason: 'hash mismatch', detail: `stored ${row.hash}, recomputed ${recomputed}: the row was changed`, row });
+        }
+        checked++;
+        current = { chain: row.chain, seq: row.seq, hash: row.hash };
+        after = [row.chain, row.seq];
+      }
+      if (batch.length < batchSize) break;
+    }
+    if (current) {
+      const problem = endOfChain(current);
+      if (problem) return fail(problem);
+    }
+    for (const [chain, head] of heads) {
+      return fail({ chain, seq: 1, id: null, reason: 'missing row', detail: `the chain head is at seq ${head.seq} but the chain has no rows` });
+    }
+    return { ok: true, rows: checked, chains };
+  }
+}
+
+function toAuditRow(r: DbRow): AuditRow {
+  return {
+    id: r.id,
+    chain: r.chain,
+    seq: Number(r.seq),
+    at: r.at.toISOString(),
+    actor: r.actor,
+    action: r.action,
+    accountId: r.account_id,
+    before: r.before ?? null,
+    after: r.after ?? null,
+    correlationId: r.correlation_id,
+    prevHash: r.prev_hash,
+    hash: r.hash,
+  };
+}
+
+function recordOf(row: AuditRow): AuditRecord {
+  return {
+    chain: row.chain,
+    at: row.at,
+    actor: row.actor,
+    action: row.action,
+    accountId: row.accountId,
+    before: row.before,
+    after: row.after,
+    correlationId: row.correlationId,
+  };
+}

@@ -1,0 +1,140 @@
+import pg from 'pg';
+import type { DataSource } from 'typeorm';
+import { isRetryable } from './transaction';
+
+/** A statement kept prepared on every connection that ran it. */
+export interface PreparedStatement {
+  /** Unique per SQL text. */
+  name: string;
+  text: string;
+}
+
+/** SQL-level PREPAREs share their namespace with protocol-level named statements (preparedRows). */
+const sqlName = (name: string): string => `sql_${name}`;
+
+export interface Call {
+  statement: PreparedStatement;
+  values: unknown[];
+}
+
+type Row = Record<string, unknown>;
+
+const prepared = new WeakMap<pg.PoolClient, Set<string>>();
+
+/** A value as an SQL literal; EXECUTE coerces it to the prepared parameter's type. */
+function literal(value: unknown): string {
+  if (value === null || value === undefined) return 'NULL';
+  if (value instanceof Date) return pg.escapeLiteral(value.toISOString());
+  if (typeof value === 'string') return pg.escapeLiteral(value);
+  if (typeof value === 'number' || typeof value === 'bigint') return pg.escapeLiteral(String(value));
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  throw new TypeError(`cannot pass a ${typeof value} as a literal`);
+}
+
+/**
+ * A transaction in two round trips: `BEGIN` travels with the first statement and `COMMIT` with
+ * the last ones (the simple query protocol runs several statements per message; the statements
+ * are SQL-level prepared once per connection and run with EXECUTE, so their plans are reused).
+ * For hot paths whose transaction is "lock and read, decide in code, write": it halves the round
+ * trips of an interactive transaction. Any database error discards the connection.
+ */
+export class PipelinedSession {
+  private done = false;
+
+  private constructor(
+    private readonly client: pg.PoolClient,
+    readonly rows: Row[],
+  ) {}
+
+  static async begin(pool: pg.Pool, first: Call): Promise<PipelinedSession> {
+    const client = await pool.connect();
+    try {
+      const results = await send(client, ['BEGIN'], [first], []);
+      return new PipelinedSession(client, results[0] ?? []);
+    } catch (error) {
+      client.release(true);
+      throw error;
+    }
+  }
+
+  /** One more statement inside the transaction (one round trip). */
+  async query(call: Call): Promise<Row[]> {
+    return this.guard(async () => (await send(this.client, [], [call], []))[0] ?? []);
+  }
+
+  /** The last statements and COMMIT, in one round trip; returns each statement's rows. */
+  async commit(calls: Call[]): Promise<Row[][]> {
+    const results = await this.guard(() => send(this.client, [], calls, ['COMMIT']));
+    this.finish(false);
+    return results;
+  }
+
+  async rollback(): Promise<void> {
+    if (this.done) return;
+    await this.guard(() => send(this.client, [], [], ['ROLLBACK']));
+    this.finish(false);
+  }
+
+  /** Releases the connection; a session ended by an error discards it (its state is unknown). */
+  abandon(): void {
+    this.finish(true);
+  }
+
+  private async guard<T>(work: () => Promise<T>): Promise<T> {
+    if (this.done) throw new Error('the transaction is over');
+    try {
+      return await work();
+    } catch (error) {
+      this.finish(true);
+      throw error;
+    }
+  }
+
+  private finish(discard: boolean): void {
+    if (this.done) return;
+    this.done = true;
+    this.client.release(discard ? true : undefined);
+  }
+}
+
+/** Sends `before; [PREPARE …;] EXECUTE …; after` as one message and returns the EXECUTEs' rows. */
+async function send(client: pg.PoolClient, before: string[], calls: Call[], after: string[]): Promise<Row[][]> {
+  const known = prepared.get(client) ?? new Set<string>();
+  const parts = [...before];
+  const fresh: string[] = [];
+  for (const call of calls) {
+    const name = sqlName(call.statement.name);
+    const text = call.statement.text;
+    if (!known.has(name) && !fresh.includes(name)) {
+      parts.push(`PREPARE ${name} AS ${text}`);
+      fresh.push(name);
+    }
+  }
+  const firstExecute = parts.length;
+  for (const call of calls) {
+    parts.push(`EXECUTE ${sqlName(call.statement.name)}${call.values.length ? `(${call.values.map(literal).join(', ')})` : ''}`);
+  }
+  parts.push(...after);
+  const raw = (await client.query(parts.join(';\n'))) as unknown as pg.QueryResult<Row> | pg.QueryResult<Row>[];
+  for (const name of fresh) known.add(name);
+  prepared.set(client, known);
+  const results = Array.isArray(raw) ? raw : [raw];
+  return calls.map((_, i) => results[firstExecute + i]?.rows ?? []);
+}
+
+/** The pg pool behind a TypeORM data source (same connections, same limits). */
+export function poolOf(ds: DataSource): pg.Pool {
+  return (ds.driver as unknown as { master: pg.Pool }).master;
+}
+
+/** Runs `work` again on deadlock or serialization failure, as inTransaction does. */
+export async function retrying<T>(work: () => Promise<T>, attempts = 8): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!isRetryable(error) || attempt >= attempts) throw error;
+      await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 5 * attempt)));
+    }
+  }
+}

@@ -1,0 +1,20 @@
+import type { EntityManager, QueryRunner } from 'typeorm';
+import { rows } from './transaction';
+
+interface PgClient {
+  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+}
+
+/**
+ * Runs a hot statement as a named prepared statement on the transaction's connection, so
+ * PostgreSQL parses it once per connection and can reuse its plan (planning the ledger's
+ * multi-CTE statements costs more than running them). Outside a transaction it is a plain query.
+ * `name` must be unique per SQL text.
+ */
+export async function preparedRows<T>(em: EntityManager, name: string, text: string, values: unknown[]): Promise<T[]> {
+  const runner = em.queryRunner as (QueryRunner & { databaseConnection?: PgClient }) | undefined;
+  const client = runner && !runner.isReleased && runner.isTransactionActive ? runner.databaseConnection : undefined;
+  if (!client) return rows<T>(em, text, values);
+  const result = await client.query({ name, text, values });
+  return result.rows as T[];
+}
