@@ -24,6 +24,14 @@ export class Account {
   @Column({ type: 'text', default: 'active' })
   status: AccountStatus;
 
+  /** Per-account plan terms laid over the plan's defaults (src/plans: planOverridesSchema); Enterprise is all overrides. */
+  @Column({ name: 'plan_overrides', type: 'jsonb', nullable: true })
+  planOverrides: Record<string, unknown> | null;
+
+  /** The subscription's billing cycle anchor (Team; or Enterprise overridden to billing_cycle). */
+  @Column({ name: 'billing_cycle_anchor', type: 'timestamptz', nullable: true })
+  billingCycleAnchor: Date | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 

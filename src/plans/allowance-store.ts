@@ -1,0 +1,270 @@
+import type { EntityManager } from 'typeorm';
+import { GENESIS_HASH } from '../audit/audit-hash';
+import { rows } from '../common/database/transaction';
+import type { Period } from './periods';
+
+/** A plan's allowance terms as the SQL reads them (overrides in `accounts.plan_overrides` win). */
+export interface AllowanceDefault {
+  plan: string;
+  /** Plan name, for the grant's reason. */
+  name: string;
+  /** Micro-credits per period. */
+  amount: bigint;
+  period: string;
+}
+
+export interface GrantAllowancesInput {
+  /** Accounts to grant (those already granted for this period, or with nothing included, are skipped). */
+  accountIds: string[];
+  /** The period every one of these accounts is in (the caller chose them by period). */
+  period: Period;
+  now: Date;
+  /** Plans whose allowance is granted this way (Team's comes with its paid invoice). */
+  defaults: AllowanceDefault[];
+  actor: string;
+  notificationsTopic: string;
+}
+
+export interface GrantAllowancesResult {
+  granted: number;
+  grantedMicros: bigint;
+  expiredGrants: number;
+  expiredMicros: bigint;
+  /** Accounts whose wallet is in debt: a new grant repays debt first, which only LedgerService.grant does. */
+  inDebt: string[];
+}
+
+/** Idempotency key of a period's allowance grant (unique per account in ledger_transactions). */
+export function allowanceKey(period: Period): string {
+  return `allowance:${period.start.toISOString()}`;
+}
+
+export function allowanceReason(planName: string, period: Period): string {
+  return `${planName} plan allowance for ${period.start.toISOString()} to ${period.end.toISOString()}`;
+}
+
+/** Credits text ("50.000000") of a non-negative bigint column, in SQL. */
+const credits = (col: string): string => `((${col}) / 1000000)::text || '.' || lpad(((${col}) % 1000000)::text, 6, '0')`;
+const iso = (col: string): string => `to_char((${col}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const json = (col: string): string => `to_json((${col})::text)::text`;
+
+/**
+ * Canonical JSON (RFC 8785, as src/common/canonical-json.ts writes it) of an audit record, built in
+ * SQL, so that `audit verify` recomputes the same hash. `before` and `after` must already be
+ * canonical JSON text with string values only.
+ */
+const auditRecord = (account: string, action: string, actorParam: string, before: string, after: string, atIsoParam: string): string =>
+  `'{"accountId":' || ${json(account)} || ',"action":"${action}","actor":' || to_json(${actorParam}::text)::text || ',"after":' || ${after} ||
+   ',"at":"' || ${atIsoParam} || '","before":' || ${before} || ',"chain":' || ${json(account)} || ',"correlationId":null}'`;
+
+/** Appends one audit row per input row (one per account chain) and advances the chain heads: AuditService's statement, fed by SQL. */
+const auditInsert = (inputSelect: string): string => `
+  WITH input AS (${inputSelect}),
+  head AS (
+    INSERT INTO audit_chains AS c (chain, seq, prev_hash, hash, updated_at)
+    SELECT i.chain, 1, '${GENESIS_HASH}', audit_hash('${GENESIS_HASH}', 1, i.record), i.at FROM input i ORDER BY i.chain
+    ON CONFLICT (chain) DO UPDATE SET
+      seq = c.seq + 1,
+      prev_hash = c.hash,
+      hash = audit_hash(c.hash, c.seq + 1, (SELECT i.record FROM input i WHERE i.chain = c.chain)),
+      updated_at = EXCLUDED.updated_at
+    RETURNING c.chain, c.seq, c.prev_hash, c.hash
+  )
+  INSERT INTO audit_log (chain, seq, at, actor, action, account_id, before, after, correlation_id, prev_hash, hash)
+  SELECT i.chain, h.seq, i.at, i.actor, i.action, i.chain, i.before::jsonb, i.after::jsonb, NULL, h.prev_hash, h.hash
+  FROM input i JOIN head h ON h.chain = i.chain`;
+
+/**
+ * The set-based allowance grant of the monthly reset, also used for one account at reservation time
+ * (the lazy grant): for every given account not yet granted this period, in the caller's transaction
+ * and a fixed number of statements whatever the number of accounts:
+ *
+ * 1. locks the wallets in account-id order (the ledger's lock order: wallet first);
+ * 2. expires the unheld remainder of every grant of theirs that is due, exactly as
+ *    LedgerService.expireGrants does (same idempotency key `expire:<grant>`, same entries
+ *    grant → expired; the held parts expire when their hold releases them);
+ * 3. grants the period's allowance (`plan_allowance`, expiring at the period end, idempotency key
+ *    `allowance:<period start>`, fingerprint as LedgerService.grant computes it), recorded in
+ *    plan_allowances (primary key account + period: a second run grants nothing);
+ * 4. updates the wallets' stored balances by the entries' sums, so the ledger reconciles;
+ * 5. audits (`credits.expired`, `credits.granted`, hash-chained per account as AuditService does);
+ * 6. notifies `credits.expired` and `credits.granted` once per cause through the outbox.
+ *
+ * Wallets in debt are left out (returned in `inDebt`): a grant must repay debt first.
+ */
+export async function grantAllowances(em: EntityManager, input: GrantAllowancesInput): Promise<GrantAllowancesResult> {
+  const { accountIds, period, now } = input;
+  const empty: GrantAllowancesResult = { granted: 0, grantedMicros: 0n, expiredGrants: 0, expiredMicros: 0n, inDebt: [] };
+  if (accountIds.length === 0 || input.defaults.length === 0) return empty;
+  const startIso = period.start.toISOString();
+  const endIso = period.end.toISOString();
+  const nowIso = now.toISOString();
+  const defaults = JSON.stringify(input.defaults.map((d) => ({ plan: d.plan, name: d.name, amount: d.amount.toString() })));
+
+  await em.query(`INSERT INTO wallets (account_id) SELECT id FROM accounts WHERE id = ANY($1) ON CONFLICT (account_id) DO NOTHING`, [accountIds]);
+  await em.query(`SELECT 1 FROM wallets WHERE account_id = ANY($1) ORDER BY account_id FOR UPDATE`, [accountIds]);
+
+  // Under the locks: who still needs this period's allowance, and their balances before it.
+  await em.query(`DROP TABLE IF EXISTS plan_allowance_batch, plan_allowance_expiring`);
+  await em.query(
+    `CREATE TEMP TABLE plan_allowance_batch (account_id text PRIMARY KEY, amount bigint NOT NULL, plan_name text NOT NULL,
+       debt bigint NOT NULL, grant_id text NOT NULL, held bigint NOT NULL, available_before bigint NOT NULL,
+       expired bigint NOT NULL DEFAULT 0, transaction_id bigint) ON COMMIT DROP`,
+  );
+  await em.query(
+    `CREATE TEMP TABLE plan_allowance_expiring (grant_id text PRIMARY KEY, account_id text NOT NULL, source text NOT NULL,
+       remaining bigint NOT NULL, expires_at timestamptz NOT NULL) ON COMMIT DROP`,
+  );
+  await em.query(
+    `INSERT INTO plan_allowance_batch (account_id, amount, plan_name, debt, grant_id, held, available_before)
+     WITH d AS (SELECT * FROM jsonb_to_recordset($2::jsonb) AS d(plan text, name text, amount bigint))
+     SELECT a.id, x.amount, d.name, w.debt, 'alw_' || md5(a.id || '|' || $3::text), w.holds_balance,
+       coalesce((SELECT sum(g.remaining) FROM grants g WHERE g.account_id = a.id AND g.remaining > 0
+                   AND (g.expires_at IS NULL OR g.expires_at > $4)), 0)::bigint
+     FROM accounts a
+     JOIN wallets w ON w.account_id = a.id
+     JOIN d ON d.plan = a.plan
+     CROSS JOIN LATERAL (SELECT CASE WHEN a.plan_overrides ? 'includedCredits'
+                                     THEN replace(a.plan_overrides->>'includedCredits', '.', '')::bigint
+                                     ELSE d.amount END AS amount) x
+     WHERE a.id = ANY($1) AND x.amount > 0
+       AND NOT EXISTS (SELECT 1 FROM plan_allowances p WHERE p.account_id = a.id AND p.period_start = $5)`,
+    [accountIds, defaults, startIso, now, period.start],
+  );
+  const inDebt = (await rows<{ account_id: string }>(em, `DELETE FROM plan_allowance_batch WHERE debt < 0 RETURNING account_id`)).map((r) => r.account_id);
+  await em.query(`ANALYZE plan_allowance_batch`);
+
+  await em.query(
+    `INSERT INTO plan_allowance_expiring (grant_id, account_id, source, remaining, expires_at)
+     SELECT g.id, g.account_id, g.source, g.remaining, g.expires_at
+     FROM plan_allowance_batch b JOIN grants g ON g.account_id = b.account_id
+     WHERE g.status = 'active' AND g.expires_at <= $1`,
+    [now],
+  );
+  // Expiry transactions: the unheld remainder of each due grant goes to `expired`.
+  await em.query(
+    `WITH tx AS (
+       INSERT INTO ledger_transactions (account_id, kind, idempotency_key, fingerprint, amount, grant_id, total_after, held_after,
+         available_after, explanation, created_at)
+       SELECT e.account_id, 'expiry', 'expire:' || e.grant_id,
+         encode(sha256(convert_to('{"grantId":' || to_json(e.grant_id)::text || ',"op":"expire"}', 'UTF8')), 'hex'),
+         -e.remaining, e.grant_id, b.available_before + b.held, b.held, b.available_before,
+         jsonb_build_object('grantId', e.grant_id, 'source', e.source, 'expiresAt', ${iso('e.expires_at')}, 'expired', e.remaining::text),
+         $1
+       FROM plan_allowance_expiring e JOIN plan_allowance_batch b ON b.account_id = e.account_id
+       WHERE e.remaining > 0
+       ORDER BY e.account_id, e.expires_at, e.grant_id
+       RETURNING id, grant_id, amount
+     )
+     INSERT INTO ledger_entries (transaction_id, line, ledger_account, amount)
+     SELECT id, 1, 'grant:' || grant_id, amount FROM tx
+     UNION ALL SELECT id, 2, 'expired', -amount FROM tx`,
+    [now],
+  );
+  await em.query(
+    `UPDATE grants g SET status = 'expired', remaining = 0, version = g.version + 1
+     FROM plan_allowance_expiring e WHERE g.id = e.grant_id`,
+  );
+  await em.query(
+    `UPDATE plan_allowance_batch b SET expired = s.total
+     FROM (SELECT account_id, sum(remaining)::bigint AS total FROM plan_allowance_expiring GROUP BY account_id) s
+     WHERE b.account_id = s.account_id`,
+  );
+
+  // The allowance grants: grant row, plan_allowances row (the per-period key), transaction and entries.
+  const reason = `b.plan_name || ' plan allowance for ${startIso} to ${endIso}'`;
+  await em.query(
+    `WITH g AS (
+       INSERT INTO grants (id, account_id, source, amount, remaining, priority, expires_at, reason, reference, created_at)
+       SELECT b.grant_id, b.account_id, 'plan_allowance', b.amount, b.amount, 0, $2, ${reason}, NULL, $1 FROM plan_allowance_batch b
+     ), pa AS (
+       INSERT INTO plan_allowances (account_id, period_start, period_end, grant_id, amount, created_at)
+       SELECT b.account_id, $3, $2, b.grant_id, b.amount, $1 FROM plan_allowance_batch b
+     ), tx AS (
+       INSERT INTO ledger_transactions (account_id, kind, idempotency_key, fingerprint, amount, grant_id, total_after, held_after,
+         available_after, explanation, created_at)
+       SELECT b.account_id, 'grant', $4, encode(sha256(convert_to(
+           '{"accountId":' || to_json(b.account_id)::text || ',"amount":' || b.amount::text || ',"expiresAt":"' || $5 ||
+           '","grantId":' || to_json(b.grant_id)::text || ',"op":"grant","priority":0,"reason":' || to_json(${reason})::text ||
+           ',"reference":null,"source":"plan_allowance"}', 'UTF8')), 'hex'),
+         b.amount, b.grant_id, b.available_before + b.amount + b.held, b.held, b.available_before + b.amount,
+         jsonb_build_object('source', 'plan_allowance', 'reason', ${reason}, 'actor', $6::text, 'expiresAt', $5::text, 'priority', 0, 'repaid', '0'),
+         $1
+       FROM plan_allowance_batch b ORDER BY b.account_id
+       RETURNING id, account_id, grant_id, amount
+     ), ent AS (
+       INSERT INTO ledger_entries (transaction_id, line, ledger_account, amount)
+       SELECT id, 1, 'issued', -amount FROM tx
+       UNION ALL SELECT id, 2, 'grant:' || grant_id, amount FROM tx
+     )
+     UPDATE plan_allowance_batch b SET transaction_id = tx.id FROM tx WHERE b.account_id = tx.account_id`,
+    [now, period.end, period.start, allowanceKey(period), endIso, input.actor],
+  );
+  await em.query(
+    `UPDATE wallets w SET grants_balance = w.grants_balance + b.amount - b.expired, expired = w.expired + b.expired,
+       issued = w.issued - b.amount, version = w.version + 1, updated_at = $1
+     FROM plan_allowance_batch b WHERE w.account_id = b.account_id`,
+    [now],
+  );
+
+  // Audit: what expired, then what was granted (one row per account chain per statement).
+  const expiredAfter = `'{"available":"' || ${credits('b.available_before')} || '","expired":"' || ${credits('b.expired')} || '","grants":[' ||
+    (SELECT string_agg('{"expired":"' || ${credits('e.remaining')} || '","id":' || ${json('e.grant_id')} || ',"source":' || ${json('e.source')} || '}',
+       ',' ORDER BY e.expires_at, e.grant_id) FROM plan_allowance_expiring e WHERE e.account_id = b.account_id AND e.remaining > 0) || ']}'`;
+  await em.query(
+    auditInsert(`SELECT b.account_id AS chain, $1::timestamptz AS at, $2::text AS actor, 'credits.expired' AS action,
+       'null' AS before, x.after, ${auditRecord('b.account_id', 'credits.expired', '$2', `'null'`, 'x.after', '$3')} AS record
+     FROM plan_allowance_batch b CROSS JOIN LATERAL (SELECT ${expiredAfter} AS after) x WHERE b.expired > 0`),
+    [now, input.actor, nowIso],
+  );
+  const balance = (available: string): string =>
+    `'"available":"' || ${credits(available)} || '"'`;
+  const grantedBefore = `'{' || ${balance('b.available_before')} || ',"held":"' || ${credits('b.held')} || '","total":"' || ${credits('b.available_before + b.held')} || '"}'`;
+  const grantedAfter = `'{' || ${balance('b.available_before + b.amount')} || ',"grant":{"amount":"' || ${credits('b.amount')} || '","expiresAt":"' || $4 ||
+    '","id":' || ${json('b.grant_id')} || ',"source":"plan_allowance"},"held":"' || ${credits('b.held')} || '","period":{"from":"' || $5 || '","to":"' || $4 ||
+    '"},"reason":' || to_json(${reason})::text || ',"total":"' || ${credits('b.available_before + b.amount + b.held')} || '","transactionId":"' || b.transaction_id::text || '"}'`;
+  await em.query(
+    auditInsert(`SELECT b.account_id AS chain, $1::timestamptz AS at, $2::text AS actor, 'credits.granted' AS action, x.before, x.after,
+       ${auditRecord('b.account_id', 'credits.granted', '$2', 'x.before', 'x.after', '$3')} AS record
+     FROM plan_allowance_batch b CROSS JOIN LATERAL (SELECT ${grantedBefore} AS before, ${grantedAfter} AS after) x`),
+    [now, input.actor, nowIso, endIso, startIso],
+  );
+
+  // Notifications, once per cause: each expired grant, each period's grant.
+  await em.query(
+    `WITH n AS (
+       SELECT 'credits.expired:' || e.grant_id AS cause, e.account_id, 'credits.expired' AS type, 0 AS ord,
+         jsonb_build_object('grantId', e.grant_id, 'source', e.source, 'credits', ${credits('e.remaining')}, 'expiredAt', ${iso('e.expires_at')}) AS data
+       FROM plan_allowance_expiring e WHERE e.remaining > 0
+       UNION ALL
+       SELECT 'credits.granted:' || b.account_id || ':' || $2, b.account_id, 'credits.granted', 1,
+         jsonb_build_object('grantId', b.grant_id, 'source', 'plan_allowance', 'credits', ${credits('b.amount')}, 'expiresAt', $3::text,
+           'period', jsonb_build_object('from', $2::text, 'to', $3::text))
+       FROM plan_allowance_batch b
+     ), fresh AS (
+       INSERT INTO notifications_sent (cause, account_id, type, created_at)
+       SELECT cause, account_id, type, $1 FROM n ON CONFLICT (cause) DO NOTHING RETURNING cause
+     )
+     INSERT INTO outbox (topic, key, payload)
+     SELECT $4, n.account_id, jsonb_build_object('id', 'ntf_' || md5(n.cause), 'type', n.type, 'accountId', n.account_id,
+       'occurredAt', $5::text, 'data', n.data)
+     FROM n JOIN fresh ON fresh.cause = n.cause ORDER BY n.account_id, n.ord`,
+    [now, startIso, endIso, input.notificationsTopic, nowIso],
+  );
+
+  const [sums] = await rows<{ granted: number; granted_micros: string; expired_grants: number; expired_micros: string }>(
+    em,
+    `SELECT (SELECT count(*)::int FROM plan_allowance_batch) AS granted,
+       (SELECT coalesce(sum(amount), 0)::text FROM plan_allowance_batch) AS granted_micros,
+       (SELECT count(*)::int FROM plan_allowance_expiring WHERE remaining > 0) AS expired_grants,
+       (SELECT coalesce(sum(remaining), 0)::text FROM plan_allowance_expiring) AS expired_micros`,
+  );
+  await em.query(`DROP TABLE plan_allowance_batch, plan_allowance_expiring`);
+  return {
+    granted: sums?.granted ?? 0,
+    grantedMicros: BigInt(sums?.granted_micros ?? '0'),
+    expiredGrants: sums?.expired_grants ?? 0,
+    expiredMicros: BigInt(sums?.expired_micros ?? '0'),
+    inDebt,
+  };
+}

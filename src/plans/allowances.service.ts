@@ -1,0 +1,190 @@
+import { createHash } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { inTransaction, rows } from '../common/database/transaction';
+import { formatCredits } from '../common/money';
+import { Clock } from '../infra/clock/clock';
+import { LedgerService } from '../ledger/ledger.service';
+import { topicsOf } from '../messaging/topics';
+import { allowanceKey, allowanceReason, grantAllowances, type AllowanceDefault, type GrantAllowancesResult } from './allowance-store';
+import { notifyOnce } from './notifications';
+import { grantsAllowanceHere, type PlanAccount } from './plan-accounts';
+import { PLAN_IDS, PlanCatalog, type Plan } from './plan-catalog';
+import { calendarMonth, type Period } from './periods';
+
+export interface MonthlyResetResult {
+  period: { from: string; to: string };
+  accounts: number;
+  granted: string;
+  expiredGrants: number;
+  expired: string;
+  batches: number;
+  ms: number;
+}
+
+const RESET_ACTOR = 'system:monthly-reset';
+const LAZY_ACTOR = 'system:allowance';
+
+/**
+ * Each period's included credits: granted by the monthly reset for every account on a calendar
+ * month (set-based, see allowance-store.ts), and lazily by the first reservation of a period whose
+ * allowance was not granted yet (same key, so whichever comes first grants and the other does
+ * nothing).
+ */
+@Injectable()
+export class AllowancesService {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly catalog: PlanCatalog,
+    private readonly ledger: LedgerService,
+    private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** Plans granted from here, with their defaults (an account's overrides are read in SQL). */
+  defaults(): AllowanceDefault[] {
+    return PLAN_IDS.filter((id) => id !== 'team').map((id) => {
+      const p = this.catalog.plan(id);
+      return { plan: id, name: p.name, amount: p.includedCreditsMicros, period: p.period };
+    });
+  }
+
+  /**
+   * Grants the account's allowance for `period` if it has not been granted (the caller holds the
+   * wallet lock, or this takes it). Returns the micro-credits granted now (0 when already granted).
+   */
+  async ensure(em: EntityManager, account: PlanAccount, plan: Plan, period: Period, now: Date): Promise<bigint> {
+    if (!grantsAllowanceHere(plan)) return 0n;
+    const done = await rows(em, `SELECT 1 FROM plan_allowances WHERE account_id = $1 AND period_start = $2`, [account.id, period.start]);
+    if (done.length > 0) return 0n;
+    const result = await this.grantBatch(em, [account.id], period, now, LAZY_ACTOR);
+    return result.grantedMicros;
+  }
+
+  /**
+   * The monthly reset: every account on a calendar-month allowance that has not had this month's
+   * gets it (what is left of the previous one expires), in batches of wallets locked in account-id
+   * order, one transaction per batch, `workers` batches at a time. Idempotent per account and
+   * month: run twice, or late (after downtime), it grants only what is missing.
+   */
+  async monthlyReset(now: Date = this.clock.now(), opts: { batchSize?: number; workers?: number } = {}): Promise<MonthlyResetResult> {
+    const started = Date.now();
+    const period = calendarMonth(now);
+    const batchSize = opts.batchSize ?? 5000;
+    const defaults = this.defaults();
+    const total = { accounts: 0, granted: 0n, expiredGrants: 0, expired: 0n, batches: 0 };
+    let after = '';
+    let cursor: Promise<unknown> = Promise.resolve();
+    // Batches are taken in account-id order through one cursor; each is its own transaction.
+    const nextBatch = (): Promise<string[]> => {
+      const taken = cursor.then(async () => {
+        const ids = await this.candidates(period, after, batchSize, defaults);
+        if (ids.length > 0) after = ids[ids.length - 1]!;
+        return ids;
+      });
+      cursor = taken.catch(() => undefined);
+      return taken;
+    };
+    const worker = async (): Promise<void> => {
+      for (;;) {
+        const ids = await nextBatch();
+        if (ids.length === 0) return;
+        const r = await inTransaction(this.ds, (em) => this.grantBatch(em, ids, period, now, RESET_ACTOR));
+        total.accounts += r.granted;
+        total.granted += r.grantedMicros;
+        total.expiredGrants += r.expiredGrants;
+        total.expired += r.expiredMicros;
+        total.batches += 1;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, opts.workers ?? 2) }, worker));
+    return {
+      period: { from: period.start.toISOString(), to: period.end.toISOString() },
+      accounts: total.accounts,
+      granted: formatCredits(total.granted),
+      expiredGrants: total.expiredGrants,
+      expired: formatCredits(total.expired),
+      batches: total.batches,
+      ms: Date.now() - started,
+    };
+  }
+
+  /** Accounts after `after` (id order) whose allowance period is the calendar month and that lack this one's. */
+  private async candidates(period: Period, after: string, limit: number, defaults: AllowanceDefault[]): Promise<string[]> {
+    const found = await rows<{ id: string }>(
+      this.ds,
+      `WITH d AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS d(plan text, amount bigint, period text))
+       SELECT a.id FROM accounts a JOIN d ON d.plan = a.plan
+       WHERE a.id > $2
+         AND coalesce(a.plan_overrides->>'period', d.period) = 'calendar_month'
+         AND CASE WHEN a.plan_overrides ? 'includedCredits' THEN replace(a.plan_overrides->>'includedCredits', '.', '')::bigint
+                  ELSE d.amount END > 0
+         AND NOT EXISTS (SELECT 1 FROM plan_allowances p WHERE p.account_id = a.id AND p.period_start = $3)
+       ORDER BY a.id LIMIT $4`,
+      [JSON.stringify(defaults.map((d) => ({ plan: d.plan, amount: d.amount.toString(), period: d.period }))), after, period.start, limit],
+    );
+    return found.map((r) => r.id);
+  }
+
+  private async grantBatch(em: EntityManager, ids: string[], period: Period, now: Date, actor: string): Promise<GrantAllowancesResult> {
+    const topic = topicsOf(this.config).notifications;
+    const result = await grantAllowances(em, { accountIds: ids, period, now, defaults: this.defaults(), actor, notificationsTopic: topic });
+    // A wallet in debt: LedgerService.grant repays the debt first (same key and grant id as the bulk path).
+    for (const accountId of result.inDebt) {
+      const [row] = await rows<{ plan: string; amount: string | null }>(
+        em,
+        `SELECT a.plan, CASE WHEN a.plan_overrides ? 'includedCredits' THEN replace(a.plan_overrides->>'includedCredits', '.', '')
+                             ELSE NULL END AS amount FROM accounts a WHERE a.id = $1`,
+        [accountId],
+      );
+      if (!row) continue;
+      const plan = this.catalog.plan(row.plan as Plan['id']);
+      const amount = row.amount !== null ? BigInt(row.amount) : plan.includedCreditsMicros;
+      const grantId = allowanceGrantId(accountId, period);
+      await this.ledger.grant(em, {
+        accountId,
+        source: 'plan_allowance',
+        amount,
+        expiresAt: period.end,
+        priority: 0,
+        grantId,
+        idempotencyKey: allowanceKey(period),
+        reason: allowanceReason(plan.name, period),
+        actor,
+      });
+      await em.query(
+        `INSERT INTO plan_allowances (account_id, period_start, period_end, grant_id, amount, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+        [accountId, period.start, period.end, grantId, amount.toString(), now],
+      );
+      await notifyOnce(
+        em,
+        topic,
+        [
+          {
+            type: 'credits.granted',
+            accountId,
+            cause: `credits.granted:${accountId}:${period.start.toISOString()}`,
+            data: {
+              grantId,
+              source: 'plan_allowance',
+              credits: formatCredits(amount),
+              expiresAt: period.end.toISOString(),
+              period: { from: period.start.toISOString(), to: period.end.toISOString() },
+            },
+          },
+        ],
+        now,
+      );
+      result.granted += 1;
+      result.grantedMicros += amount;
+    }
+    return result;
+  }
+}
+
+/** The grant id of an account's allowance for a period (the SQL path computes the same). */
+export function allowanceGrantId(accountId: string, period: Period): string {
+  return `alw_${createHash('md5').update(`${accountId}|${period.start.toISOString()}`).digest('hex')}`;
+}

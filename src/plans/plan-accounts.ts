@@ -1,0 +1,41 @@
+import type { EntityManager } from 'typeorm';
+import { rows } from '../common/database/transaction';
+import { isPlanId, type Plan, type PlanCatalog, type PlanId, type PlanOverrides } from './plan-catalog';
+import { periodFor, type Period } from './periods';
+
+/** An account as its plan sees it: plan, overrides and the subscription's cycle anchor. */
+export interface PlanAccount {
+  id: string;
+  plan: PlanId;
+  status: string;
+  overrides: PlanOverrides | null;
+  billingCycleAnchor: Date | null;
+}
+
+interface Row {
+  id: string;
+  plan: string;
+  status: string;
+  plan_overrides: PlanOverrides | null;
+  billing_cycle_anchor: Date | null;
+}
+
+export async function loadPlanAccount(em: Pick<EntityManager, 'query'>, accountId: string): Promise<PlanAccount | null> {
+  const [row] = await rows<Row>(em, `SELECT id, plan, status, plan_overrides, billing_cycle_anchor FROM accounts WHERE id = $1`, [accountId]);
+  if (!row || !isPlanId(row.plan)) return null;
+  return { id: row.id, plan: row.plan, status: row.status, overrides: row.plan_overrides, billingCycleAnchor: row.billing_cycle_anchor };
+}
+
+/** The account's effective plan and the quota/allowance period containing `at`. */
+export function termsOf(catalog: PlanCatalog, account: PlanAccount, at: Date): { plan: Plan; period: Period } {
+  const plan = catalog.effective(account.plan, account.overrides);
+  return { plan, period: periodFor(plan.period, at, account.billingCycleAnchor) };
+}
+
+/**
+ * Whether this service grants the plan's allowance itself each period (lazily and in the monthly
+ * reset). Team's included credits come with its paid invoice (Stripe), never from here.
+ */
+export function grantsAllowanceHere(plan: Plan): boolean {
+  return plan.id !== 'team' && plan.includedCreditsMicros > 0n;
+}

@@ -1,0 +1,108 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { AuditService } from '../audit/audit.service';
+import { inTransaction } from '../common/database/transaction';
+import { BillingException } from '../common/errors/billing.exception';
+import { findingsOf } from '../common/http/zod-validation.pipe';
+import { formatCredits } from '../common/money';
+import { Clock } from '../infra/clock/clock';
+import { LedgerService } from '../ledger/ledger.service';
+import type { SetPlanDto } from './dto/plan.dto';
+import { loadPlanAccount, termsOf, type PlanAccount } from './plan-accounts';
+import { PlanCatalog, planOverridesSchema, type Plan, type PlanOverrides } from './plan-catalog';
+
+export interface PlanView {
+  accountId: string;
+  plan: string;
+  overrides: PlanOverrides | null;
+  billingCycleAnchor: string | null;
+  effective: Record<string, unknown>;
+  period: { from: string; to: string };
+}
+
+export function planJson(plan: Plan): Record<string, unknown> {
+  return {
+    id: plan.id,
+    name: plan.name,
+    includedCredits: formatCredits(plan.includedCreditsMicros),
+    period: plan.period,
+    runsPerPeriod: plan.runsPerPeriod,
+    agentsPerPeriod: plan.agentsPerPeriod,
+    concurrentRuntimes: plan.concurrentRuntimes,
+    sizeClasses: [...plan.sizeClasses],
+    gpus: plan.gpus,
+    topUps: plan.topUps,
+  };
+}
+
+/** Sets an account's plan, overrides and cycle anchor (admin), audited as `plan.changed`. */
+@Injectable()
+export class PlanAdminService {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly catalog: PlanCatalog,
+    private readonly ledger: LedgerService,
+    private readonly audit: AuditService,
+    private readonly clock: Clock,
+  ) {}
+
+  async view(accountId: string): Promise<PlanView> {
+    const account = await loadPlanAccount(this.ds, accountId);
+    if (!account) throw BillingException.notFound(`Account ${accountId}`);
+    return this.viewOf(account);
+  }
+
+  setPlan(accountId: string, input: SetPlanDto, actor: string, correlationId: string | null): Promise<PlanView> {
+    let overrides: PlanOverrides | null = null;
+    if (input.overrides) {
+      const parsed = planOverridesSchema.safeParse(input.overrides);
+      if (!parsed.success) throw BillingException.invalid(findingsOf(parsed.error, 'overrides'), 'The plan overrides are invalid');
+      overrides = input.overrides as PlanOverrides;
+    }
+    return inTransaction(this.ds, async (em) => {
+      // Wallet first (the lock reservations take before reading the plan), audit last.
+      await this.ledger.lockWallet(em, accountId);
+      const before = await loadPlanAccount(em, accountId);
+      if (!before) throw BillingException.notFound(`Account ${accountId}`);
+      const anchor = input.billingCycleAnchor === undefined ? before.billingCycleAnchor : input.billingCycleAnchor === null ? null : new Date(input.billingCycleAnchor);
+      await em.query(
+        `UPDATE accounts SET plan = $2, plan_overrides = $3::jsonb, billing_cycle_anchor = $4, updated_at = now() WHERE id = $1`,
+        [accountId, input.plan, overrides === null ? null : JSON.stringify(overrides), anchor],
+      );
+      const after: PlanAccount = { ...before, plan: input.plan, overrides, billingCycleAnchor: anchor };
+      const changed =
+        before.plan !== after.plan ||
+        JSON.stringify(before.overrides) !== JSON.stringify(after.overrides) ||
+        before.billingCycleAnchor?.getTime() !== after.billingCycleAnchor?.getTime();
+      if (changed) {
+        await this.audit.record(em, {
+          actor,
+          action: 'plan.changed',
+          accountId,
+          before: termsJson(before),
+          after: termsJson(after),
+          correlationId,
+          at: this.clock.now(),
+        });
+      }
+      return this.viewOf(after);
+    });
+  }
+
+  private viewOf(account: PlanAccount): PlanView {
+    const { plan, period } = termsOf(this.catalog, account, this.clock.now());
+    return {
+      accountId: account.id,
+      plan: account.plan,
+      overrides: account.overrides,
+      billingCycleAnchor: account.billingCycleAnchor?.toISOString() ?? null,
+      effective: planJson(plan),
+      period: { from: period.start.toISOString(), to: period.end.toISOString() },
+    };
+  }
+}
+
+function termsJson(a: PlanAccount): Record<string, unknown> {
+  return { plan: a.plan, overrides: a.overrides, billingCycleAnchor: a.billingCycleAnchor?.toISOString() ?? null };
+}

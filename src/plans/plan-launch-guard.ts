@@ -1,0 +1,132 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { BillingException } from '../common/errors/billing.exception';
+import { formatCredits, MICROS_PER_CREDIT } from '../common/money';
+import { LedgerService } from '../ledger/ledger.service';
+import { topicsOf } from '../messaging/topics';
+import { LaunchGuard, type LaunchRequest } from '../metering/launch-guard';
+import { AllowancesService } from './allowances.service';
+import { notifyOnce, type Notification } from './notifications';
+import { loadPlanAccount, termsOf } from './plan-accounts';
+import { PlanCatalog, planFindings, planForbidsException, type Plan } from './plan-catalog';
+import type { Period } from './periods';
+import { usageOf } from './quotas.service';
+
+export type QuotaName = 'runs' | 'agents' | 'concurrency';
+
+export function quotaExceeded(quota: QuotaName, message: string, limit: number, used: number, resetsAt: Date | null): BillingException {
+  return new BillingException('DL_BILLING_QUOTA_EXCEEDED', message, [], {
+    quota,
+    limit,
+    used,
+    ...(resetsAt ? { resetsAt: resetsAt.toISOString() } : {}),
+  });
+}
+
+/**
+ * `wallet.low_balance` fires when a reservation leaves the available balance below this: a tenth
+ * of the period's included credits, and never less than 1 credit (plans without an allowance).
+ */
+export function lowBalanceThreshold(plan: Plan): bigint {
+  const tenth = plan.includedCreditsMicros / 10n;
+  return tenth > MICROS_PER_CREDIT ? tenth : MICROS_PER_CREDIT;
+}
+
+/**
+ * The plan's checks of a launch, in the contract's order, after "account exists and is active" and
+ * before the credit hold: plan allows it → runs quota → agents quota → concurrency → spend limit.
+ *
+ * Exact under concurrency: the account's wallet row is locked first (the ledger's lock order:
+ * wallet → runtime rows → grants/holds → audit), so launches of one account are counted one at a
+ * time and two cannot both take the last slot. The period's allowance is granted here when it has
+ * not been yet (the lazy twin of the monthly reset), so the hold that follows can use it.
+ */
+@Injectable()
+export class PlanLaunchGuard extends LaunchGuard {
+  constructor(
+    private readonly catalog: PlanCatalog,
+    private readonly ledger: LedgerService,
+    private readonly allowances: AllowancesService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    super();
+  }
+
+  async check(request: LaunchRequest): Promise<void> {
+    const { em, accountId, now } = request;
+    const balance = await this.ledger.lockWallet(em, accountId);
+    const account = await loadPlanAccount(em, accountId);
+    if (!account) throw BillingException.notFound(`Account ${accountId}`);
+    const { plan, period } = termsOf(this.catalog, account, now);
+    const granted = await this.allowances.ensure(em, account, plan, period, now);
+
+    const findings = planFindings(plan, request.environment);
+    if (findings.length > 0) throw planForbidsException(findings);
+
+    const notices: Notification[] = [];
+    if (request.kind === 'reservation') {
+      const usage = await usageOf(em, accountId, period, { exceptRuntime: request.runtimeId, agentId: request.agentId });
+      if (plan.runsPerPeriod !== null && usage.runs >= plan.runsPerPeriod) {
+        throw quotaExceeded('runs', `The ${plan.name} plan includes ${plan.runsPerPeriod} runs per period; all are used`, plan.runsPerPeriod, usage.runs, period.end);
+      }
+      const newAgent = request.agentId !== null && !usage.agentSeen;
+      if (plan.agentsPerPeriod !== null && newAgent && usage.agents >= plan.agentsPerPeriod) {
+        throw quotaExceeded(
+          'agents',
+          `The ${plan.name} plan allows ${plan.agentsPerPeriod} distinct agents per period; agent ${request.agentId} would be one more`,
+          plan.agentsPerPeriod,
+          usage.agents,
+          period.end,
+        );
+      }
+      if (plan.concurrentRuntimes !== null && usage.active >= plan.concurrentRuntimes) {
+        throw quotaExceeded(
+          'concurrency',
+          `The ${plan.name} plan allows ${plan.concurrentRuntimes} runtimes at once; ${usage.active} are active`,
+          plan.concurrentRuntimes,
+          usage.active,
+          null,
+        );
+      }
+      if (plan.runsPerPeriod !== null && usage.runs + 1 === plan.runsPerPeriod) notices.push(exhausted('runs', accountId, period, plan.runsPerPeriod));
+      if (plan.agentsPerPeriod !== null && newAgent && usage.agents + 1 === plan.agentsPerPeriod) {
+        notices.push(exhausted('agents', accountId, period, plan.agentsPerPeriod));
+      }
+    }
+    await this.checkSpendLimit(request);
+
+    // Sent with the reservation (same transaction): a refused hold sends nothing.
+    const availableAfter = balance.available + granted - request.amount;
+    const threshold = lowBalanceThreshold(plan);
+    if (availableAfter >= 0n && availableAfter < threshold) {
+      notices.push({
+        type: 'wallet.low_balance',
+        accountId,
+        cause: `wallet.low_balance:${accountId}:${period.start.toISOString()}`,
+        data: { available: formatCredits(availableAfter), threshold: formatCredits(threshold), period: periodJson(period) },
+      });
+    }
+    await notifyOnce(em, topicsOf(this.config).notifications, notices, now);
+  }
+
+  /**
+   * The spend-limit check's place in the contract's order (after concurrency, before credits).
+   * Nothing to check until the spend-limits module exists: it replaces this method (or the provider).
+   */
+  protected checkSpendLimit(_request: LaunchRequest): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+function periodJson(period: Period): { from: string; to: string } {
+  return { from: period.start.toISOString(), to: period.end.toISOString() };
+}
+
+function exhausted(quota: 'runs' | 'agents', accountId: string, period: Period, limit: number): Notification {
+  return {
+    type: 'quota.exhausted',
+    accountId,
+    cause: `quota.exhausted:${accountId}:${quota}:${period.start.toISOString()}`,
+    data: { quota, limit, resetsAt: period.end.toISOString(), period: periodJson(period) },
+  };
+}

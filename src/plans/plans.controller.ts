@@ -1,0 +1,31 @@
+import { Body, Controller, Get, Param, Put, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { Access, CurrentPrincipal } from '../accounts/auth/auth.decorators';
+import type { Principal } from '../accounts/auth/scopes';
+import { Doc } from '../common/http/openapi';
+import { ZodPipe } from '../common/http/zod-validation.pipe';
+import { setPlanSchema, type SetPlanDto } from './dto/plan.dto';
+import { PlanAdminService, type PlanView } from './plan-admin.service';
+
+@Controller('v1/admin/accounts/:id/plan')
+@Access('admin')
+export class PlansController {
+  constructor(private readonly plans: PlanAdminService) {}
+
+  @Get()
+  @Doc("An account's plan, overrides, effective terms and current period (admin)")
+  get(@Param('id') accountId: string): Promise<PlanView> {
+    return this.plans.view(accountId);
+  }
+
+  @Put()
+  @Doc('Set an account plan and its overrides (Enterprise terms), audited (admin)', setPlanSchema)
+  put(
+    @Param('id') accountId: string,
+    @Body(new ZodPipe(setPlanSchema)) body: SetPlanDto,
+    @CurrentPrincipal() principal: Principal,
+    @Req() request: FastifyRequest,
+  ): Promise<PlanView> {
+    return this.plans.setPlan(accountId, body, `key:${principal.keyId}`, request.id);
+  }
+}

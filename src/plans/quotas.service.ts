@@ -1,0 +1,109 @@
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import { rows } from '../common/database/transaction';
+import { formatCredits } from '../common/money';
+import { Clock } from '../infra/clock/clock';
+import { WalletExtensions, type RunsView } from '../ledger/wallet-extensions';
+import { loadPlanAccount, termsOf } from './plan-accounts';
+import { PlanCatalog } from './plan-catalog';
+import type { Period } from './periods';
+
+/** The statuses a runtime holds a concurrency slot in. */
+export const ACTIVE_STATUSES = ['reserved', 'running', 'paused', 'terminating'] as const;
+
+/** An account's use of its period quotas, from the runtimes table. */
+export interface Usage {
+  /** Reservations made in the period, except those voided by a launch failure. */
+  runs: number;
+  /** Distinct agent ids among those runs. */
+  agents: number;
+  /** Whether the asking agent is one of them (it may launch again). */
+  agentSeen: boolean;
+  /** Reserved runtimes that are reserved, running, paused or terminating. */
+  active: number;
+}
+
+/** The `runs` of the wallet view, with the period and its allowance. */
+export interface RunsWalletView extends RunsView {
+  period: { from: string; to: string };
+  plan: string;
+  allowance: { included: string; granted: boolean; grantId: string | null; remaining: string | null; expiresAt: string | null };
+}
+
+/**
+ * Counts an account's runs, agents and active runtimes. A run is a reservation (`reservation_id`)
+ * created in the period whose runtime was not voided by a launch failure (that gives the run back).
+ */
+export async function usageOf(em: Pick<EntityManager, 'query'>, accountId: string, period: Period, opts: { exceptRuntime?: string; agentId?: string | null } = {}): Promise<Usage> {
+  const [row] = await rows<{ runs: number; agents: number; agent_seen: boolean | null; active: number }>(
+    em,
+    `WITH r AS (
+       SELECT runtime_id, agent_id, status,
+         (created_at >= $2 AND created_at < $3 AND NOT (status = 'voided' AND settlement IS NOT DISTINCT FROM 'launch_failed')) AS is_run
+       FROM runtimes
+       WHERE account_id = $1 AND reservation_id IS NOT NULL AND runtime_id <> $4
+         AND ((created_at >= $2 AND created_at < $3) OR status IN ('reserved', 'running', 'paused', 'terminating'))
+     )
+     SELECT count(*) FILTER (WHERE is_run)::int AS runs,
+       count(DISTINCT agent_id) FILTER (WHERE is_run)::int AS agents,
+       coalesce(bool_or(agent_id = $5) FILTER (WHERE is_run), false) AS agent_seen,
+       count(*) FILTER (WHERE status IN ('reserved', 'running', 'paused', 'terminating'))::int AS active
+     FROM r`,
+    [accountId, period.start, period.end, opts.exceptRuntime ?? '', opts.agentId ?? null],
+  );
+  return { runs: row?.runs ?? 0, agents: row?.agents ?? 0, agentSeen: row?.agent_seen ?? false, active: row?.active ?? 0 };
+}
+
+/** Read side of the quotas: runs remaining, and the `runs` part of the wallet view. */
+@Injectable()
+export class QuotasService implements OnModuleInit {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly catalog: PlanCatalog,
+    private readonly extensions: WalletExtensions,
+    private readonly clock: Clock,
+  ) {}
+
+  onModuleInit(): void {
+    this.extensions.register({ runs: (accountId, now) => this.runsView(accountId, now) });
+  }
+
+  /** Runs left in the account's current period (after what is already reserved); null when unlimited. */
+  async runsRemaining(em: Pick<EntityManager, 'query'>, accountId: string, now: Date = this.clock.now()): Promise<number | null> {
+    const account = await loadPlanAccount(em, accountId);
+    if (!account) return null;
+    const { plan, period } = termsOf(this.catalog, account, now);
+    if (plan.runsPerPeriod === null) return null;
+    const usage = await usageOf(em, accountId, period);
+    return Math.max(0, plan.runsPerPeriod - usage.runs);
+  }
+
+  async runsView(accountId: string, now: Date): Promise<RunsWalletView | null> {
+    const account = await loadPlanAccount(this.ds, accountId);
+    if (!account) return null;
+    const { plan, period } = termsOf(this.catalog, account, now);
+    const usage = await usageOf(this.ds, accountId, period);
+    const [allowance] = await rows<{ grant_id: string; remaining: string; expires_at: Date }>(
+      this.ds,
+      `SELECT p.grant_id, g.remaining::text AS remaining, g.expires_at
+       FROM plan_allowances p JOIN grants g ON g.id = p.grant_id WHERE p.account_id = $1 AND p.period_start = $2`,
+      [accountId, period.start],
+    );
+    return {
+      used: usage.runs,
+      included: plan.runsPerPeriod,
+      resetsAt: period.end.toISOString(),
+      period: { from: period.start.toISOString(), to: period.end.toISOString() },
+      plan: plan.id,
+      allowance: {
+        included: formatCredits(plan.includedCreditsMicros),
+        // Free/Enterprise: granted at the monthly reset or the period's first launch. Team: with its paid invoice.
+        granted: allowance !== undefined,
+        grantId: allowance?.grant_id ?? null,
+        remaining: allowance ? formatCredits(BigInt(allowance.remaining)) : null,
+        expiresAt: allowance?.expires_at.toISOString() ?? null,
+      },
+    };
+  }
+}
