@@ -1,5 +1,13 @@
 import { Account } from '../../accounts/entities/account.entity';
+import { AuditChain } from '../../audit/entities/audit-chain.entity';
+import { AuditLog } from '../../audit/entities/audit-log.entity';
 import { ApiKey } from '../../accounts/entities/api-key.entity';
+import { Grant } from '../../ledger/entities/grant.entity';
+import { HoldAllocation } from '../../ledger/entities/hold-allocation.entity';
+import { Hold } from '../../ledger/entities/hold.entity';
+import { LedgerEntry } from '../../ledger/entities/ledger-entry.entity';
+import { LedgerTransaction } from '../../ledger/entities/ledger-transaction.entity';
+import { Wallet } from '../../ledger/entities/wallet.entity';
 import { InboxMessage } from '../../messaging/entities/inbox-message.entity';
 import { OutboxMessage } from '../../messaging/entities/outbox-message.entity';
 import { RuntimeEvent } from '../../metering/entities/runtime-event.entity';
@@ -11,4 +19,5 @@ import { PlanAllowance } from '../../plans/entities/plan-allowance.entity';
 
 /** Every entity of the service: the one list the data source and the migration check use. */
 export const ENTITIES = [Account, ApiKey, OutboxMessage, InboxMessage, RuntimeEvent, Runtime, RuntimeCommand, ReservationExtension,
+  Wallet, Grant, Hold, HoldAllocation, LedgerTransaction, LedgerEntry, AuditLog, AuditChain,
   PlanAllowance, NotificationSent];

@@ -1,0 +1,71 @@
+import { Check, Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+
+export const TRANSACTION_KINDS = [
+  'reservation',
+  'settlement',
+  'release',
+  'void',
+  'grant',
+  'top-up',
+  'expiry',
+  'adjustment',
+] as const;
+export type TransactionKind = (typeof TRANSACTION_KINDS)[number];
+
+/**
+ * One ledger transaction of one wallet: a group of balanced entries, written once (append-only),
+ * keyed by an idempotency key unique per account. It records the wallet's balances after it and
+ * the structured facts that explain it.
+ */
+@Entity({ name: 'ledger_transactions' })
+@Index('ledger_transactions_idempotency_key', ['accountId', 'idempotencyKey'], { unique: true })
+@Index('ledger_transactions_account_idx', ['accountId', 'id'])
+@Check(
+  'ledger_transactions_kind_check',
+  `"kind" IN ('reservation', 'settlement', 'release', 'void', 'grant', 'top-up', 'expiry', 'adjustment')`,
+)
+export class LedgerTransaction {
+  @PrimaryGeneratedColumn({ type: 'bigint' })
+  id: string;
+
+  @Column({ name: 'account_id', type: 'text' })
+  accountId: string;
+
+  @Column({ type: 'text' })
+  kind: TransactionKind;
+
+  @Column({ name: 'idempotency_key', type: 'text' })
+  idempotencyKey: string;
+
+  /** SHA-256 of the canonical JSON of the request. */
+  @Column({ type: 'text' })
+  fingerprint: string;
+
+  /** Signed change the customer sees: −held for a reservation, −charge, +release, +grant, −expiry. */
+  @Column({ type: 'bigint' })
+  amount: string;
+
+  @Column({ name: 'hold_id', type: 'text', nullable: true })
+  holdId: string | null;
+
+  @Column({ name: 'grant_id', type: 'text', nullable: true })
+  grantId: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  reference: string | null;
+
+  @Column({ name: 'total_after', type: 'bigint' })
+  totalAfter: string;
+
+  @Column({ name: 'held_after', type: 'bigint' })
+  heldAfter: string;
+
+  @Column({ name: 'available_after', type: 'bigint' })
+  availableAfter: string;
+
+  @Column({ type: 'jsonb' })
+  explanation: Record<string, unknown>;
+
+  @Column({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+}

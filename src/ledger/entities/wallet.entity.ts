@@ -1,0 +1,53 @@
+import { Check, Column, Entity, ForeignKey, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { Account } from '../../accounts/entities/account.entity';
+
+/**
+ * One wallet per account: the lock every ledger write of the account takes first, and the stored
+ * balances of the wallet-level ledger accounts (all in micro-credits). Each column equals the sum
+ * of the entries of its ledger account(s); together they sum to zero (double entry).
+ */
+@Entity({ name: 'wallets' })
+@Check('wallets_grants_balance_check', `"grants_balance" >= 0`)
+@Check('wallets_holds_balance_check', `"holds_balance" >= 0`)
+@Check('wallets_issued_check', `"issued" <= 0`)
+@Check('wallets_expired_check', `"expired" >= 0`)
+@Check('wallets_debt_check', `"debt" <= 0`)
+@Check(
+  'wallets_balanced_check',
+  `"grants_balance" + "holds_balance" + "issued" + "consumed" + "expired" + "debt" = 0`,
+)
+export class Wallet {
+  @PrimaryColumn({ name: 'account_id', type: 'text' })
+  @ForeignKey(() => Account, { name: 'wallets_account_fk', onDelete: 'RESTRICT' })
+  accountId: string;
+
+  /** Σ grant:* — unheld credits of every grant (including grants past expiry not yet swept). */
+  @Column({ name: 'grants_balance', type: 'bigint', default: 0 })
+  grantsBalance: string;
+
+  /** Σ hold:* — credits held by open holds. */
+  @Column({ name: 'holds_balance', type: 'bigint', default: 0 })
+  holdsBalance: string;
+
+  /** Minus everything ever granted. */
+  @Column({ type: 'bigint', default: 0 })
+  issued: string;
+
+  /** Everything charged (settlements and adjustments). */
+  @Column({ type: 'bigint', default: 0 })
+  consumed: string;
+
+  @Column({ type: 'bigint', default: 0 })
+  expired: string;
+
+  /** Minus what the wallet owes (charges it could not pay). */
+  @Column({ type: 'bigint', default: 0 })
+  debt: string;
+
+  /** Bumped by every write of the account's ledger (grants, holds, entries), under this row's lock. */
+  @Column({ type: 'bigint', default: 0 })
+  version: string;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+}
