@@ -1,12 +1,16 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
+import { LedgerModule } from '../ledger/ledger.module';
+import { AccountsController } from './accounts.controller';
+import { AccountsService } from './accounts.service';
 import { ApiKeysController } from './api-keys.controller';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { ApiKeysService } from './auth/api-keys.service';
 
 @Module({
-  controllers: [ApiKeysController],
-  providers: [ApiKeysService, { provide: APP_GUARD, useClass: ApiKeyGuard }],
-  exports: [ApiKeysService],
+  imports: [LedgerModule],
+  controllers: [ApiKeysController, AccountsController],
+  providers: [ApiKeysService, AccountsService, { provide: APP_GUARD, useClass: ApiKeyGuard }],
+  exports: [ApiKeysService, AccountsService],
 })
 export class AccountsModule {}

@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, HttpCode, Param, Post } from '@nestjs/common';
 import { ZodPipe } from '../common/http/zod-validation.pipe';
-import { Access } from './auth/auth.decorators';
+import { Access, CurrentPrincipal } from './auth/auth.decorators';
+import type { Principal } from './auth/scopes';
 import { ApiKeysService, type CreatedKey } from './auth/api-keys.service';
 import { createApiKeySchema, type CreateApiKeyDto } from './dto/api-key.dto';
 
@@ -11,12 +12,12 @@ export class ApiKeysController {
 
   @Post()
   @HttpCode(201)
-  create(@Body(new ZodPipe(createApiKeySchema)) body: CreateApiKeyDto): Promise<CreatedKey> {
-    return this.keys.create(body.scopes, body.name ?? null);
+  create(@Body(new ZodPipe(createApiKeySchema)) body: CreateApiKeyDto, @CurrentPrincipal() principal: Principal): Promise<CreatedKey> {
+    return this.keys.create(body.scopes, body.name ?? null, `key:${principal.keyId}`);
   }
 
   @Delete(':keyId')
-  revoke(@Param('keyId') keyId: string): Promise<{ id: string; revokedAt: string }> {
-    return this.keys.revoke(keyId);
+  revoke(@Param('keyId') keyId: string, @CurrentPrincipal() principal: Principal): Promise<{ id: string; revokedAt: string }> {
+    return this.keys.revoke(keyId, `key:${principal.keyId}`);
   }
 }

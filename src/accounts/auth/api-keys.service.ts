@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { AuditService } from '../../audit/audit.service';
 import { sha256Hex } from '../../common/canonical-json';
 import { APP_CONFIG, type AppConfig } from '../../common/config/config';
-import { rows } from '../../common/database/transaction';
+import { inTransaction, rows } from '../../common/database/transaction';
 import { BillingException } from '../../common/errors/billing.exception';
 import type { Principal } from './scopes';
 
@@ -26,6 +27,7 @@ export class ApiKeysService implements OnApplicationBootstrap {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly audit: AuditService,
   ) {}
 
   /** Registers BILLING_ADMIN_API_KEY with the admin scope, so an operator can bootstrap. */
@@ -40,24 +42,32 @@ export class ApiKeysService implements OnApplicationBootstrap {
     this.logger.log('bootstrap admin API key registered from BILLING_ADMIN_API_KEY');
   }
 
-  async create(scopes: string[], name: string | null): Promise<CreatedKey> {
+  /** Creates a key (audited as `api_key.created`, without the secret). */
+  async create(scopes: string[], name: string | null, actor = 'system'): Promise<CreatedKey> {
     const id = `key_${randomBytes(8).toString('hex')}`;
     const key = `dlb_${randomBytes(32).toString('base64url')}`;
-    await this.ds.query(`INSERT INTO api_keys (id, name, key_hash, scopes) VALUES ($1, $2, $3, $4)`, [
-      id,
-      name,
-      sha256Hex(key),
-      scopes,
-    ]);
+    await inTransaction(this.ds, async (em) => {
+      await em.query(`INSERT INTO api_keys (id, name, key_hash, scopes) VALUES ($1, $2, $3, $4)`, [id, name, sha256Hex(key), scopes]);
+      await this.audit.record(em, { actor, action: 'api_key.created', after: { id, name, scopes } });
+    });
     return { id, key, scopes, name };
   }
 
-  async revoke(id: string): Promise<{ id: string; revokedAt: string }> {
-    const [row] = await rows<{ revoked_at: Date }>(
-      this.ds,
-      `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 RETURNING revoked_at`,
-      [id],
-    );
+  /** Revokes a key (audited as `api_key.revoked` the first time). */
+  async revoke(id: string, actor = 'system'): Promise<{ id: string; revokedAt: string }> {
+    const row = await inTransaction(this.ds, async (em) => {
+      const [found] = await rows<{ revoked_at: Date; was_revoked: boolean }>(
+        em,
+        `UPDATE api_keys k SET revoked_at = COALESCE(k.revoked_at, now())
+         FROM (SELECT id, revoked_at IS NOT NULL AS was_revoked FROM api_keys WHERE id = $1 FOR UPDATE) old
+         WHERE k.id = old.id RETURNING k.revoked_at, old.was_revoked`,
+        [id],
+      );
+      if (found && !found.was_revoked) {
+        await this.audit.record(em, { actor, action: 'api_key.revoked', before: { id, revoked: false }, after: { id, revoked: true } });
+      }
+      return found;
+    });
     if (!row) throw BillingException.notFound(`API key ${id}`);
     this.cache.clear();
     return { id, revokedAt: row.revoked_at.toISOString() };

@@ -1,0 +1,29 @@
+import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Doc } from '../common/http/openapi';
+import { ZodPipe } from '../common/http/zod-validation.pipe';
+import { AccountsService, type AccountView } from './accounts.service';
+import { Access, CurrentPrincipal } from './auth/auth.decorators';
+import type { Principal } from './auth/scopes';
+import { upsertAccountSchema, type UpsertAccountDto } from './dto/account.dto';
+
+@Controller('v1/accounts')
+export class AccountsController {
+  constructor(private readonly accounts: AccountsService) {}
+
+  /** Creates (201) or updates (200) an account; a new account gets an empty wallet. */
+  @Post()
+  @HttpCode(201)
+  @Access('admin', 'control-plane')
+  @Doc('Create or update an account {id, kind, plan, name?}', upsertAccountSchema)
+  async upsert(
+    @Body(new ZodPipe(upsertAccountSchema)) body: UpsertAccountDto,
+    @CurrentPrincipal() principal: Principal,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<AccountView> {
+    const { created, account } = await this.accounts.upsertTx(body, `key:${principal.keyId}`, request.id);
+    void reply.status(created ? 201 : 200);
+    return account;
+  }
+}

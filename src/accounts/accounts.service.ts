@@ -1,0 +1,88 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import { AuditService } from '../audit/audit.service';
+import { inTransaction, rows } from '../common/database/transaction';
+import { LedgerService } from '../ledger/ledger.service';
+import type { UpsertAccountDto } from './dto/account.dto';
+import type { AccountKind, AccountStatus, PlanId } from './entities/account.entity';
+
+export interface AccountView {
+  id: string;
+  kind: AccountKind;
+  plan: PlanId;
+  name: string | null;
+  status: AccountStatus;
+  createdAt: string;
+  updatedAt: string;
+}
+
+interface AccountRow {
+  id: string;
+  kind: AccountKind;
+  plan: PlanId;
+  name: string | null;
+  status: AccountStatus;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** Accounts as the control plane declares them; every account has a wallet from its creation on. */
+@Injectable()
+export class AccountsService {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly ledger: LedgerService,
+    private readonly audit: AuditService,
+  ) {}
+
+  upsertTx(input: UpsertAccountDto, actor: string, correlationId: string | null): Promise<{ created: boolean; account: AccountView }> {
+    return inTransaction(this.ds, (em) => this.upsert(em, input, actor, correlationId));
+  }
+
+  /** Creates the account (and its wallet) or updates kind, plan and name; audited when something changed. */
+  async upsert(
+    em: EntityManager,
+    input: UpsertAccountDto,
+    actor: string,
+    correlationId: string | null,
+  ): Promise<{ created: boolean; account: AccountView }> {
+    const [before] = await rows<AccountRow>(em, `SELECT * FROM accounts WHERE id = $1 FOR NO KEY UPDATE`, [input.id]);
+    const name = input.name === undefined ? (before?.name ?? null) : input.name;
+    const [row] = await rows<AccountRow>(
+      em,
+      `INSERT INTO accounts (id, kind, plan, name) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (id) DO UPDATE SET kind = EXCLUDED.kind, plan = EXCLUDED.plan, name = EXCLUDED.name,
+         updated_at = CASE WHEN (accounts.kind, accounts.plan, accounts.name) IS DISTINCT FROM (EXCLUDED.kind, EXCLUDED.plan, EXCLUDED.name)
+                           THEN now() ELSE accounts.updated_at END
+       RETURNING *`,
+      [input.id, input.kind, input.plan, name],
+    );
+    const account = view(row!);
+    await this.ledger.ensureWallet(em, input.id);
+    const changed = !before || before.kind !== account.kind || before.plan !== account.plan || before.name !== account.name;
+    if (changed) {
+      await this.audit.record(em, {
+        actor,
+        action: before ? 'account.updated' : 'account.created',
+        accountId: input.id,
+        before: before ? { kind: before.kind, plan: before.plan, name: before.name } : null,
+        after: { kind: account.kind, plan: account.plan, name: account.name },
+        correlationId,
+      });
+    }
+    return { created: !before, account };
+  }
+}
+
+function view(r: AccountRow): AccountView {
+  return {
+    id: r.id,
+    kind: r.kind,
+    plan: r.plan,
+    name: r.name,
+    status: r.status,
+    createdAt: r.created_at.toISOString(),
+    updatedAt: r.updated_at.toISOString(),
+  };
+}

@@ -1,0 +1,10 @@
+import { z } from 'zod';
+import { ACCOUNT_ID_PATTERN } from '../auth/scopes';
+
+export const upsertAccountSchema = z.strictObject({
+  id: z.string().regex(ACCOUNT_ID_PATTERN, 'must be 1-128 characters of letters, digits and _.:-'),
+  kind: z.enum(['user', 'organization']),
+  plan: z.enum(['free', 'team', 'enterprise']),
+  name: z.string().trim().min(1).max(200).nullable().optional(),
+});
+export type UpsertAccountDto = z.output<typeof upsertAccountSchema>;

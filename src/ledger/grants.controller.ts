@@ -1,0 +1,50 @@
+import { Body, Controller, Headers, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { Access, CurrentPrincipal } from '../accounts/auth/auth.decorators';
+import type { Principal } from '../accounts/auth/scopes';
+import { BillingException } from '../common/errors/billing.exception';
+import { Doc } from '../common/http/openapi';
+import { parseOrThrow, ZodPipe } from '../common/http/zod-validation.pipe';
+import { parseCredits } from '../common/money';
+import { createGrantSchema, idempotencyKeySchema, type CreateGrantDto } from './dto/grant.dto';
+import { balanceBody, grantBody } from './http';
+import { LedgerService } from './ledger.service';
+
+@Controller('v1/admin/accounts/:id/grants')
+@Access('admin')
+export class GrantsController {
+  constructor(private readonly ledger: LedgerService) {}
+
+  /**
+   * Grants credits. With an `Idempotency-Key` header the same request again returns the same grant
+   * (200) and a different request under that key is refused (409); without one, every call grants.
+   */
+  @Post()
+  @HttpCode(201)
+  @Doc('Grant credits to an account (admin); Idempotency-Key header honoured', createGrantSchema)
+  async create(
+    @Param('id') accountId: string,
+    @Body(new ZodPipe(createGrantSchema)) body: CreateGrantDto,
+    @Headers('idempotency-key') key: string | undefined,
+    @CurrentPrincipal() principal: Principal,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<Record<string, unknown>> {
+    const idempotencyKey = parseOrThrow(idempotencyKeySchema, key, 'Idempotency-Key');
+    if (!(await this.ledger.accountExists(accountId))) throw BillingException.notFound(`Account ${accountId}`);
+    const result = await this.ledger.grantTx({
+      accountId,
+      source: body.source,
+      amount: parseCredits(body.credits)!,
+      expiresAt: body.expiresAt ? new Date(body.expiresAt) : null,
+      priority: body.priority,
+      idempotencyKey: idempotencyKey ? `http:${idempotencyKey}` : `auto:${randomUUID()}`,
+      reason: body.reason,
+      actor: `key:${principal.keyId}`,
+      correlationId: request.id,
+    });
+    void reply.status(result.replayed ? 200 : 201);
+    return { grant: grantBody(result.grant), balance: balanceBody(result.balance), transactionId: result.transactionId };
+  }
+}

@@ -1,0 +1,36 @@
+import { formatCredits } from '../common/money';
+import { explain } from './explain';
+import type { Balance, GrantView, StatementEntry } from './ledger.types';
+
+/** JSON shapes of the ledger's HTTP API: amounts as 6-decimal credit strings, dates as ISO 8601. */
+export function balanceBody(b: Balance): { total: string; held: string; available: string; debt: string } {
+  return { total: formatCredits(b.total), held: formatCredits(b.held), available: formatCredits(b.available), debt: formatCredits(b.debt) };
+}
+
+export function grantBody(g: GrantView): Record<string, unknown> {
+  return {
+    id: g.id,
+    source: g.source,
+    amount: formatCredits(g.amount),
+    remaining: formatCredits(g.remaining),
+    priority: g.priority,
+    expiresAt: g.expiresAt?.toISOString() ?? null,
+    createdAt: g.createdAt.toISOString(),
+  };
+}
+
+export function statementBody(e: StatementEntry): Record<string, unknown> {
+  return {
+    id: e.id,
+    at: e.at.toISOString(),
+    kind: e.kind,
+    amount: formatCredits(e.amount),
+    balanceAfter: formatCredits(e.totalAfter),
+    heldAfter: formatCredits(e.heldAfter),
+    availableAfter: formatCredits(e.availableAfter),
+    explanation: explain(e),
+    reference: e.reference,
+    holdId: e.holdId,
+    grantId: e.grantId,
+  };
+}

@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { GrantsController } from './grants.controller';
+import { LedgerService } from './ledger.service';
+import { WalletController } from './wallet.controller';
+import { WalletExtensions } from './wallet-extensions';
+
+@Module({
+  controllers: [WalletController, GrantsController],
+  providers: [LedgerService, WalletExtensions],
+  exports: [LedgerService, WalletExtensions],
+})
+export class LedgerModule {}

@@ -1,0 +1,518 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import { AuditService, type AuditEntry } from '../audit/audit.service';
+import { fingerprint } from '../common/canonical-json';
+import { PipelinedSession, poolOf, retrying } from '../common/database/pipelined-transaction';
+import { inTransaction, rows } from '../common/database/transaction';
+import { BillingException } from '../common/errors/billing.exception';
+import { formatCredits } from '../common/money';
+import { Clock } from '../infra/clock/clock';
+import { inBurnOrder, isExpired } from './core/burn-order';
+import {
+  adjustOperation,
+  balanceNow,
+  balanceOf,
+  completeWrite,
+  createHoldOperation,
+  grantOperation,
+  increaseHoldOperation,
+  resolveOperation,
+  type Operation,
+} from './ledger.decisions';
+import { LedgerStore, toGrant, toHold, type LockedWallet } from './ledger.store';
+import type {
+  AdjustHoldInput,
+  AdjustResult,
+  Balance,
+  CreateHoldInput,
+  Discrepancy,
+  ExpireGrantsResult,
+  GrantInput,
+  GrantResult,
+  HoldResult,
+  HoldView,
+  IncreaseHoldInput,
+  ResolveOptions,
+  ResolveResult,
+  SettleHoldInput,
+  StatementEntry,
+  WalletView,
+} from './ledger.types';
+
+/**
+ * The credit ledger: wallets, grants, two-phase holds and their double-entry transactions.
+ *
+ * Every write method takes the caller's EntityManager, so a caller can put a hold, its own rows
+ * and its outbox messages in one transaction; the `…Tx` wrappers run the operation in a
+ * transaction of their own in two round trips (BEGIN travels with the lock, COMMIT with the
+ * writes), retried on deadlock or serialization failure.
+ *
+ * Each operation is: lock and read the wallet (one statement), decide in code (ledger.decisions.ts
+ * on core/), write one transaction (one statement: transaction, entries, grants, holds,
+ * allocations and wallet together), then its audit row (one statement).
+ *
+ * Lock order (the same in every transaction, so none can deadlock on another): the wallet row first
+ * (SELECT … FOR UPDATE), then the grants, holds and allocations of that wallet (only the wallet's
+ * lock holder writes them), then the audit chain head (always last). A caller that locks rows of its
+ * own in the same transaction takes them always on the same side of the wallet (metering: its
+ * runtime rows, sorted, before the wallet) or calls `lockWallet` first. Jobs that lock several
+ * wallets lock them in account-id order. Idempotency keys are unique per account.
+ */
+@Injectable()
+export class LedgerService {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly audit: AuditService,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Runs `work` in a transaction of its own, retried on deadlock or serialization failure. */
+  transact<T>(work: (em: EntityManager) => Promise<T>): Promise<T> {
+    return inTransaction(this.ds, work);
+  }
+
+  // ---------------------------------------------------------------- writes in the caller's transaction
+
+  /** Grants credits (a new grant pays the wallet's debt first). Creates the wallet if the account has none. */
+  grant(em: EntityManager, input: GrantInput): Promise<GrantResult> {
+    return this.runIn(em, grantOperation(input));
+  }
+
+  /**
+   * Reserves `amount` up front: credits move from the wallet's grants (burn order) to the hold, so
+   * the available balance drops at once. Refused with DL_BILLING_INSUFFICIENT_CREDITS (details
+   * `available`, `required`) when the available balance, every open hold already deducted, is short.
+   */
+  createHold(em: EntityManager, input: CreateHoldInput): Promise<HoldResult> {
+    return this.runIn(em, createHoldOperation(input));
+  }
+
+  /** Holds `amount` more on an open hold (a reservation's extension); refused like createHold when it would overdraw. */
+  increaseHold(em: EntityManager, input: IncreaseHoldInput): Promise<HoldResult> {
+    return this.runIn(em, increaseHoldOperation(input));
+  }
+
+  /**
+   * Settles an open hold: charges `amount` (capped at the hold) from its allocations in burn order
+   * and releases the rest to its grants (expired at once for grants that expired meanwhile).
+   * A hold resolves once: calling again (settle, void or expire) returns the first outcome.
+   */
+  settleHold(em: EntityManager, input: SettleHoldInput): Promise<ResolveResult> {
+    return this.runIn(em, resolveOperation(input.holdId, 'settle', input.amount, input));
+  }
+
+  /** Releases the whole hold (e.g. the launch failed). */
+  voidHold(em: EntityManager, holdId: string, opts: ResolveOptions = {}): Promise<ResolveResult> {
+    return this.runIn(em, resolveOperation(holdId, 'void', 0n, opts));
+  }
+
+  /** Releases the whole hold because it expired unsettled. */
+  expireHold(em: EntityManager, holdId: string, opts: ResolveOptions = {}): Promise<ResolveResult> {
+    return this.runIn(em, resolveOperation(holdId, 'expire', 0n, opts));
+  }
+
+  /**
+   * Corrects a settled charge (a late event changed it) with a new transaction: charging more takes
+   * from the wallet's grants in burn order, and what they cannot cover is recorded as debt (repaid
+   * first by the next credits that come in); refunding cancels the hold's debt first, then gives
+   * credits back to the grants they came from (expired at once if the grant has expired).
+   * newCharge is capped at the hold's amount; no change writes nothing.
+   */
+  adjustSettledHold(em: EntityManager, input: AdjustHoldInput): Promise<AdjustResult> {
+    return this.runIn(em, adjustOperation(input));
+  }
+
+  /** Creates the account's (empty) wallet if it has none; DL_BILLING_NOT_FOUND for an unknown account. */
+  async ensureWallet(em: EntityManager, accountId: string): Promise<void> {
+    const [row] = await rows<{ account: boolean }>(
+      em,
+      `WITH created AS (
+         INSERT INTO wallets (account_id) SELECT id FROM accounts WHERE id = $1 ON CONFLICT (account_id) DO NOTHING RETURNING 1
+       )
+       SELECT EXISTS (SELECT 1 FROM accounts WHERE id = $1) AS account`,
+      [accountId],
+    );
+    if (!row?.account) throw BillingException.notFound(`Account ${accountId}`);
+  }
+
+  /** Takes the wallet's row lock (first in the lock order) and returns its balance. */
+  async lockWallet(em: EntityManager, accountId: string): Promise<Balance> {
+    const state = await this.lockIn(em, { lock: { accountId }, createsWallet: true, decide: () => ({ write: null, result: null }) });
+    return balanceNow(state, this.clock.now());
+  }
+
+  // ---------------------------------------------------------------- the same, each in its own transaction
+
+  grantTx(input: GrantInput): Promise<GrantResult> {
+    return this.runPipelined(grantOperation(input));
+  }
+  createHoldTx(input: CreateHoldInput): Promise<HoldResult> {
+    return this.runPipelined(createHoldOperation(input));
+  }
+  increaseHoldTx(input: IncreaseHoldInput): Promise<HoldResult> {
+    return this.runPipelined(increaseHoldOperation(input));
+  }
+  settleHoldTx(input: SettleHoldInput): Promise<ResolveResult> {
+    return this.runPipelined(resolveOperation(input.holdId, 'settle', input.amount, input));
+  }
+  voidHoldTx(holdId: string, opts: ResolveOptions = {}): Promise<ResolveResult> {
+    return this.runPipelined(resolveOperation(holdId, 'void', 0n, opts));
+  }
+  expireHoldTx(holdId: string, opts: ResolveOptions = {}): Promise<ResolveResult> {
+    return this.runPipelined(resolveOperation(holdId, 'expire', 0n, opts));
+  }
+  adjustSettledHoldTx(input: AdjustHoldInput): Promise<AdjustResult> {
+    return this.runPipelined(adjustOperation(input));
+  }
+
+  /**
+   * Expires every grant whose `expiresAt` has passed: its unheld remainder goes to the wallet's
+   * `expired` account (held parts expire when their hold releases them). Set-based, in batches of
+   * wallets locked in account-id order, one transaction per batch.
+   */
+  async expireGrants(now: Date = this.clock.now(), batchSize = 500): Promise<ExpireGrantsResult> {
+    const total: ExpireGrantsResult = { grants: 0, wallets: 0, amount: 0n };
+    for (;;) {
+      const batch = await this.transact((em) => this.expireGrantBatch(em, now, batchSize));
+      if (!batch) return total;
+      total.grants += batch.grants;
+      total.wallets += batch.wallets;
+      total.amount += batch.amount;
+    }
+  }
+
+  private async expireGrantBatch(em: EntityManager, now: Date, batchSize: number): Promise<ExpireGrantsResult | null> {
+    const accounts = (
+      await rows<{ account_id: string }>(
+        em,
+        `SELECT DISTINCT account_id FROM grants WHERE status = 'active' AND expires_at <= $1 ORDER BY account_id LIMIT $2`,
+        [now, batchSize],
+      )
+    ).map((r) => r.account_id);
+    if (accounts.length === 0) return null;
+    await em.query(`SELECT 1 FROM wallets WHERE account_id = ANY($1) ORDER BY account_id FOR UPDATE`, [accounts]);
+    const due = await rows<{
+      id: string;
+      account_id: string;
+      source: string;
+      remaining: string;
+      expires_at: Date;
+      holds_balance: string;
+      debt: string;
+      spendable: string;
+    }>(
+      em,
+      `SELECT g.id, g.account_id, g.source, g.remaining::text AS remaining, g.expires_at,
+         w.holds_balance::text AS holds_balance, w.debt::text AS debt,
+         (SELECT coalesce(sum(x.remaining), 0)::text FROM grants x WHERE x.account_id = g.account_id AND x.remaining > 0
+            AND (x.expires_at IS NULL OR x.expires_at > $2)) AS spendable
+       FROM grants g JOIN wallets w ON w.account_id = g.account_id
+       WHERE g.account_id = ANY($1) AND g.status = 'active' AND g.expires_at <= $2
+       ORDER BY g.account_id, g.expires_at, g.id`,
+      [accounts, now],
+    );
+    const input = due
+      .filter((g) => BigInt(g.remaining) > 0n)
+      .map((g) => {
+        const available = BigInt(g.spendable);
+        const held = BigInt(g.holds_balance);
+        return {
+          account_id: g.account_id,
+          grant_id: g.id,
+          amount: g.remaining,
+          key: `expire:${g.id}`,
+          fingerprint: fingerprint({ op: 'expire', grantId: g.id }),
+          total_after: (available + held + BigInt(g.debt)).toString(),
+          held_after: held.toString(),
+          available_after: available.toString(),
+          explanation: { grantId: g.id, source: g.source, expiresAt: g.expires_at.toISOString(), expired: g.remaining },
+        };
+      });
+    await em.query(
+      `WITH input AS (
+         SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(account_id text, grant_id text, amount bigint, key text, fingerprint text,
+           total_after bigint, held_after bigint, available_after bigint, explanation jsonb)
+       ), tx AS (
+         INSERT INTO ledger_transactions (account_id, kind, idempotency_key, fingerprint, amount, grant_id, total_after, held_after,
+           available_after, explanation, created_at)
+         SELECT account_id, 'expiry', key, fingerprint, -amount, grant_id, total_after, held_after, available_after, explanation, $3
+         FROM input
+         RETURNING id, grant_id, amount
+       ), ent AS (
+         INSERT INTO ledger_entries (transaction_id, line, ledger_account, amount)
+         SELECT id, 1, 'grant:' || grant_id, amount FROM tx
+         UNION ALL SELECT id, 2, 'expired', -amount FROM tx
+       ), expired_grants AS (
+         UPDATE grants SET status = 'expired', remaining = 0, version = version + 1 WHERE id = ANY($2::text[])
+       )
+       UPDATE wallets w SET grants_balance = w.grants_balance - coalesce(s.total, 0), expired = w.expired + coalesce(s.total, 0),
+         version = w.version + 1, updated_at = $3
+       FROM unnest($4::text[]) AS a(account_id)
+       LEFT JOIN (SELECT account_id, sum(amount) AS total FROM input GROUP BY account_id) s ON s.account_id = a.account_id
+       WHERE w.account_id = a.account_id`,
+      [JSON.stringify(input), due.map((g) => g.id), now, accounts],
+    );
+    const perWallet = new Map<string, { grants: { id: string; source: string; expired: string }[]; total: bigint; available: string }>();
+    for (const g of input) {
+      const w = perWallet.get(g.account_id) ?? { grants: [], total: 0n, available: g.available_after };
+      w.grants.push({ id: g.grant_id, source: g.explanation.source, expired: formatCredits(BigInt(g.amount)) });
+      w.total += BigInt(g.amount);
+      perWallet.set(g.account_id, w);
+    }
+    const audits: AuditEntry[] = [...perWallet].map(([accountId, w]) => ({
+      actor: 'system:grant-expiry',
+      action: 'credits.expired',
+      accountId,
+      after: { expired: formatCredits(w.total), available: formatCredits(BigInt(w.available)), grants: w.grants },
+      at: now,
+    }));
+    await this.audit.recordMany(em, audits);
+    const amount = input.reduce((s, g) => s + BigInt(g.amount), 0n);
+    return { grants: due.length, wallets: perWallet.size, amount };
+  }
+
+  // ---------------------------------------------------------------- holds
+
+  /** Expires every open hold whose `expiresAt` has passed (one short transaction per hold). */
+  async expireHolds(now: Date = this.clock.now(), limit = 1000): Promise<ResolveResult[]> {
+    const due = await rows<{ id: string }>(
+      this.ds,
+      `SELECT id FROM holds WHERE status = 'reserved' AND expires_at <= $1 ORDER BY expires_at, id LIMIT $2`,
+      [now, limit],
+    );
+    const results: ResolveResult[] = [];
+    for (const { id } of due) results.push(await this.expireHoldTx(id, { actor: 'system:hold-expiry', reason: 'the hold expired' }));
+    return results;
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  /**
+   * The wallet now: balances and the unexpired grants with credits left, in burn order. An account
+   * without a wallet yet has an empty one; an unknown account is DL_BILLING_NOT_FOUND.
+   */
+  async wallet(em: EntityManager | undefined, accountId: string): Promise<WalletView> {
+    const [row] = await rows<{ holds_balance: string; debt: string; grants: Parameters<typeof toGrant>[0][] }>(
+      em ?? this.ds,
+      `SELECT w.holds_balance::text AS holds_balance, w.debt::text AS debt,
+         (SELECT coalesce(json_agg(json_build_object('id', g.id, 'source', g.source, 'amount', g.amount::text,
+            'remaining', g.remaining::text, 'priority', g.priority, 'expiresAt', g.expires_at, 'createdAt', g.created_at,
+            'status', g.status)), '[]'::json)
+          FROM grants g WHERE g.account_id = w.account_id AND g.remaining > 0) AS grants
+       FROM wallets w WHERE w.account_id = $1`,
+      [accountId],
+    );
+    const now = this.clock.now();
+    if (!row) {
+      if (!(await rows(em ?? this.ds, `SELECT 1 FROM accounts WHERE id = $1`, [accountId])).length) {
+        throw BillingException.notFound(`Account ${accountId}`);
+      }
+      return { accountId, total: 0n, held: 0n, available: 0n, debt: 0n, grants: [] };
+    }
+    const grants = row.grants.map(toGrant);
+    const balance = balanceOf(grants, BigInt(row.holds_balance), BigInt(row.debt), now);
+    const live = inBurnOrder(grants.filter((g) => !isExpired(g, now)));
+    return {
+      accountId,
+      ...balance,
+      grants: live.map((g) => ({
+        id: g.id,
+        source: g.source,
+        amount: g.amount,
+        remaining: g.remaining,
+        priority: g.priority,
+        expiresAt: g.expiresAt,
+        createdAt: g.createdAt,
+      })),
+    };
+  }
+
+  async hold(em: EntityManager | undefined, holdId: string): Promise<HoldView | null> {
+    const [row] = await rows<{ hold: Parameters<typeof toHold>[0] }>(
+      em ?? this.ds,
+      `SELECT json_build_object('id', h.id, 'accountId', h.account_id, 'status', h.status, 'amount', h.amount::text,
+         'settledAmount', h.settled_amount::text, 'releasedAmount', h.released_amount::text, 'chargedAmount', h.charged_amount::text,
+         'debtAmount', h.debt_amount::text, 'reference', h.reference, 'expiresAt', h.expires_at, 'createdAt', h.created_at,
+         'resolvedAt', h.resolved_at) AS hold FROM holds h WHERE h.id = $1`,
+      [holdId],
+    );
+    return row ? toHold(row.hold) : null;
+  }
+
+  /** The account's transactions, newest first; `cursor` is the id of the last one of the previous page. */
+  async statement(accountId: string, opts: { cursor?: string; limit: number }): Promise<{ items: StatementEntry[]; nextCursor: string | null }> {
+    const found = await rows<{
+      id: string;
+      created_at: Date;
+      kind: string;
+      amount: string;
+      total_after: string;
+      held_after: string;
+      available_after: string;
+      hold_id: string | null;
+      grant_id: string | null;
+      reference: string | null;
+      explanation: Record<string, unknown>;
+    }>(
+      this.ds,
+      `SELECT id::text AS id, created_at, kind, amount::text AS amount, total_after::text AS total_after,
+         held_after::text AS held_after, available_after::text AS available_after, hold_id, grant_id, reference, explanation
+       FROM ledger_transactions
+       WHERE account_id = $1 AND ($2::bigint IS NULL OR id < $2)
+       ORDER BY ledger_transactions.id DESC LIMIT $3`,
+      [accountId, opts.cursor ?? null, opts.limit + 1],
+    );
+    const items = found.slice(0, opts.limit).map((r) => ({
+      id: r.id,
+      at: r.created_at,
+      kind: r.kind,
+      amount: BigInt(r.amount),
+      totalAfter: BigInt(r.total_after),
+      heldAfter: BigInt(r.held_after),
+      availableAfter: BigInt(r.available_after),
+      holdId: r.hold_id,
+      grantId: r.grant_id,
+      reference: r.reference,
+      explanation: r.explanation,
+    }));
+    return { items, nextCursor: found.length > opts.limit ? (items[items.length - 1]?.id ?? null) : null };
+  }
+
+  /** Σ settled charges (and corrections) posted in [from, to). */
+  async consumedBetween(accountId: string, from: Date, to: Date): Promise<bigint> {
+    const [row] = await rows<{ spent: string }>(
+      this.ds,
+      `SELECT coalesce(sum(e.amount), 0)::text AS spent
+       FROM ledger_transactions t JOIN ledger_entries e ON e.transaction_id = t.id AND e.ledger_account = 'consumption'
+       WHERE t.account_id = $1 AND t.created_at >= $2 AND t.created_at < $3 AND t.kind IN ('settlement', 'adjustment')`,
+      [accountId, from, to],
+    );
+    return BigInt(row?.spent ?? '0');
+  }
+
+  async accountExists(accountId: string): Promise<boolean> {
+    const found = await rows<{ id: string }>(this.ds, `SELECT id FROM accounts WHERE id = $1`, [accountId]);
+    return found.length > 0;
+  }
+
+  /**
+   * Checks the ledger's invariants and returns every discrepancy (none when healthy): each
+   * transaction's entries sum to zero, every stored balance (wallet columns, grants' remaining,
+   * open holds' amounts) equals the sum of its entries, holds' charges equal their allocations
+   * plus debt, and the wallet's debt equals its holds' debt.
+   */
+  async reconcile(accountId?: string): Promise<Discrepancy[]> {
+    const acc = accountId ?? null;
+    const found = await rows<Discrepancy>(
+      this.ds,
+      `WITH tx AS (SELECT id, account_id FROM ledger_transactions WHERE $1::text IS NULL OR account_id = $1),
+       per_account AS (
+         SELECT tx.account_id, e.ledger_account, sum(e.amount) AS total
+         FROM tx JOIN ledger_entries e ON e.transaction_id = tx.id GROUP BY tx.account_id, e.ledger_account
+       ), wallet_sums AS (
+         SELECT account_id,
+           coalesce(sum(total) FILTER (WHERE ledger_account LIKE 'grant:%'), 0) AS grants_balance,
+           coalesce(sum(total) FILTER (WHERE ledger_account LIKE 'hold:%'), 0) AS holds_balance,
+           coalesce(sum(total) FILTER (WHERE ledger_account = 'issued'), 0) AS issued,
+           coalesce(sum(total) FILTER (WHERE ledger_account = 'consumption'), 0) AS consumed,
+           coalesce(sum(total) FILTER (WHERE ledger_account = 'expired'), 0) AS expired,
+           coalesce(sum(total) FILTER (WHERE ledger_account = 'debt'), 0) AS debt
+         FROM per_account GROUP BY account_id
+       )
+       SELECT tx.account_id AS "accountId", 'transaction ' || tx.id || ' entries sum' AS what, '0' AS stored,
+              sum(e.amount)::text AS "fromEntries"
+         FROM tx JOIN ledger_entries e ON e.transaction_id = tx.id GROUP BY tx.account_id, tx.id HAVING sum(e.amount) <> 0
+       UNION ALL
+       SELECT w.account_id, 'wallet ' || c.col, c.stored::text, c.computed::text
+         FROM wallets w LEFT JOIN wallet_sums s ON s.account_id = w.account_id,
+         LATERAL (VALUES ('grants_balance', w.grants_balance, coalesce(s.grants_balance, 0)),
+                         ('holds_balance', w.holds_balance, coalesce(s.holds_balance, 0)),
+                         ('issued', w.issued, coalesce(s.issued, 0)),
+                         ('consumed', w.consumed, coalesce(s.consumed, 0)),
+                         ('expired', w.expired, coalesce(s.expired, 0)),
+                         ('debt', w.debt, coalesce(s.debt, 0))) AS c(col, stored, computed)
+         WHERE ($1::text IS NULL OR w.account_id = $1) AND c.stored <> c.computed
+       UNION ALL
+       SELECT g.account_id, 'grant ' || g.id || ' remaining', g.remaining::text, coalesce(p.total, 0)::text
+         FROM grants g LEFT JOIN per_account p ON p.account_id = g.account_id AND p.ledger_account = 'grant:' || g.id
+         WHERE ($1::text IS NULL OR g.account_id = $1) AND g.remaining <> coalesce(p.total, 0)
+       UNION ALL
+       SELECT h.account_id, 'hold ' || h.id || ' held', (CASE WHEN h.status = 'reserved' THEN h.amount ELSE 0 END)::text,
+              coalesce(p.total, 0)::text
+         FROM holds h LEFT JOIN per_account p ON p.account_id = h.account_id AND p.ledger_account = 'hold:' || h.id
+         WHERE ($1::text IS NULL OR h.account_id = $1) AND (CASE WHEN h.status = 'reserved' THEN h.amount ELSE 0 END) <> coalesce(p.total, 0)
+       UNION ALL
+       SELECT h.account_id, 'hold ' || h.id || ' charge vs allocations + debt', h.charged_amount::text, (coalesce(a.charged, 0) + h.debt_amount)::text
+         FROM holds h LEFT JOIN (SELECT hold_id, sum(charged) AS charged FROM hold_allocations GROUP BY hold_id) a ON a.hold_id = h.id
+         WHERE ($1::text IS NULL OR h.account_id = $1) AND h.charged_amount <> coalesce(a.charged, 0) + h.debt_amount
+       UNION ALL
+       SELECT w.account_id, 'wallet debt vs holds debt', w.debt::text, (-coalesce(d.debt, 0))::text
+         FROM wallets w LEFT JOIN (SELECT account_id, sum(debt_amount) AS debt FROM holds GROUP BY account_id) d ON d.account_id = w.account_id
+         WHERE ($1::text IS NULL OR w.account_id = $1) AND w.debt <> -coalesce(d.debt, 0)`,
+      [acc],
+    );
+    return found;
+  }
+
+  // ---------------------------------------------------------------- execution
+
+  /** Lock, decide, write and audit with the caller's EntityManager (three statements). */
+  private async runIn<R>(em: EntityManager, op: Operation<R>): Promise<R> {
+    const state = await this.lockIn(em, op);
+    const decision = op.decide(state, this.clock.now());
+    if (decision.write === null) return decision.result;
+    const transactionId = await LedgerStore.write(em, completeWrite(state, decision.write));
+    if (decision.audit) await this.audit.record(em, decision.audit);
+    return decision.result(transactionId);
+  }
+
+  private async lockIn(em: EntityManager, op: Operation<unknown>): Promise<LockedWallet> {
+    const state = await LedgerStore.lock(em, op.lock);
+    if (state) return state;
+    if (!op.lock.accountId || !op.createsWallet) {
+      throw op.lock.holdId ? BillingException.notFound(`Hold ${op.lock.holdId}`) : BillingException.notFound(`Account ${op.lock.accountId}`);
+    }
+    // An existing account without a wallet yet gets an empty one.
+    await this.ensureWallet(em, op.lock.accountId);
+    const created = await LedgerStore.lock(em, op.lock);
+    if (!created) throw new Error(`the wallet of ${op.lock.accountId} vanished`);
+    return created;
+  }
+
+  /**
+   * The same in a transaction of its own, in two round trips: BEGIN + lock, then write + audit +
+   * COMMIT. Retried on deadlock or serialization failure; a wallet that does not exist yet takes the
+   * ordinary path (which creates it).
+   */
+  private runPipelined<R>(op: Operation<R>): Promise<R> {
+    return retrying(async () => {
+      const session = await PipelinedSession.begin(poolOf(this.ds), LedgerStore.lockCall(op.lock));
+      try {
+        let state = LedgerStore.parseLock(session.rows);
+        for (let attempt = 0; state === 'stale'; attempt++) {
+          if (attempt >= 2) throw new Error('wallet state kept changing under its lock');
+          state = LedgerStore.parseLock(await session.query(LedgerStore.lockCall(op.lock)));
+        }
+        if (state === null) {
+          await session.rollback();
+          return this.transact((em) => this.runIn(em, op));
+        }
+        const decision = op.decide(state, this.clock.now());
+        if (decision.write === null) {
+          await session.rollback();
+          return decision.result;
+        }
+        const write = completeWrite(state, decision.write);
+        const calls = [LedgerStore.writeCall(write), ...(decision.audit ? [this.audit.recordCall([decision.audit])] : [])];
+        const [written] = await session.commit(calls);
+        return decision.result(LedgerStore.parseWrite(written ?? [], write.accountId));
+      } catch (error) {
+        if (error instanceof BillingException) await session.rollback();
+        else session.abandon();
+        throw error;
+      }
+    });
+  }
+
+}
