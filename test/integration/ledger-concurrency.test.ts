@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BillingException } from '../../src/common/errors/billing.exception';
+import { uid } from '../support/app';
+import { c, startLedger, type LedgerHarness } from '../support/ledger';
+
+describe('ledger under concurrency', () => {
+  let h: LedgerHarness;
+
+  beforeAll(async () => {
+    h = await startLedger();
+  });
+  afterAll(() => h.close());
+
+  it('200 concurrent holds on a wallet that can afford exactly k of them: exactly k succeed, nothing overdraws', async () => {
+    const acc = await h.account();
+    const k = 37;
+    // Three grants (different burn order), together enough for 37 holds of 1.5 and 1.4 left over.
+    await h.ledger.grantTx({ accountId: acc, source: 'plan_allowance', amount: c(20), expiresAt: new Date(h.clock.now().getTime() + 86_400_000), idempotencyKey: 'g1', reason: 'x', actor: 'test' });
+    await h.ledger.grantTx({ accountId: acc, source: 'promotion', amount: c(15), expiresAt: null, idempotencyKey: 'g2', reason: 'x', actor: 'test' });
+    await h.ledger.grantTx({ accountId: acc, source: 'top_up', amount: c(20.9), expiresAt: null, idempotencyKey: 'g3', reason: 'x', actor: 'test' });
+
+    const attempts = Array.from({ length: 200 }, (_, i) => {
+      const holdId = uid(`cc${i}`);
+      const input = { accountId: acc, holdId, amount: c(1.5), reference: `rt_${i}`, idempotencyKey: holdId };
+      // Half through the caller-transaction API, half through the own-transaction path.
+      return (i % 2 ? h.ledger.transact((em) => h.ledger.createHold(em, input)) : h.ledger.createHoldTx(input)).then(
+        (r) => ({ ok: true as const, holdId: r.hold.id }),
+        (e: unknown) => ({ ok: false as const, code: e instanceof BillingException ? e.code : String(e) }),
+      );
+    });
+    const results = await Promise.all(attempts);
+    const succeeded = results.filter((r) => r.ok);
+    expect(succeeded).toHaveLength(k);
+    expect(new Set(results.filter((r) => !r.ok).map((r) => (r as { code: string }).code))).toEqual(new Set(['DL_BILLING_INSUFFICIENT_CREDITS']));
+
+    const wallet = await h.ledger.wallet(undefined, acc);
+    expect(wallet).toMatchObject({ total: c(55.9), held: c(55.5), available: c(0.4), debt: 0n });
+    const [grants] = await h.ds.query(`SELECT min(remaining)::text AS low, sum(remaining)::text AS total FROM grants WHERE account_id = $1`, [acc]);
+    expect(BigInt(grants.low) >= 0n).toBe(true);
+    expect(BigInt(grants.total)).toBe(c(0.4));
+    expect(await h.ledger.reconcile(acc)).toEqual([]);
+
+    // Settle them all at once: each charges 1, releases 0.5.
+    const settled = await Promise.all(
+      succeeded.map((r, i) => (i % 2 ? h.ledger.settleHoldTx({ holdId: r.holdId!, amount: c(1) }) : h.ledger.transact((em) => h.ledger.settleHold(em, { holdId: r.holdId!, amount: c(1) })))),
+    );
+    expect(settled.every((s) => s.firstTime && s.charged === c(1) && s.released === c(0.5))).toBe(true);
+    expect(await h.ledger.wallet(undefined, acc)).toMatchObject({ total: c(55.9 - 37), held: 0n, available: c(55.9 - 37) });
+    expect(await h.ledger.reconcile(acc)).toEqual([]);
+  });
+
+  it('settles, voids and re-settles the same hold concurrently: it resolves exactly once', async () => {
+    const acc = await h.account();
+    await h.ledger.grantTx({ accountId: acc, source: 'admin', amount: c(10), expiresAt: null, idempotencyKey: 'g', reason: 'x', actor: 'test' });
+    await h.ledger.createHoldTx({ accountId: acc, holdId: `race_${acc}`, amount: c(4), reference: null, idempotencyKey: 'h' });
+    const outcomes = await Promise.all([
+      h.ledger.settleHoldTx({ holdId: `race_${acc}`, amount: c(3) }),
+      h.ledger.voidHoldTx(`race_${acc}`),
+      h.ledger.settleHoldTx({ holdId: `race_${acc}`, amount: c(1) }),
+      h.ledger.transact((em) => h.ledger.expireHold(em, `race_${acc}`)),
+      h.ledger.transact((em) => h.ledger.settleHold(em, { holdId: `race_${acc}`, amount: c(2) })),
+    ]);
+    expect(outcomes.filter((o) => o.firstTime)).toHaveLength(1);
+    const first = outcomes.find((o) => o.firstTime)!;
+    for (const o of outcomes) expect({ status: o.status, charged: o.charged, released: o.released }).toEqual({ status: first.status, charged: first.charged, released: first.released });
+    expect((await h.ledger.wallet(undefined, acc)).total).toBe(c(10) - first.charged);
+    const [resolutions] = await h.ds.query(`SELECT count(*)::int AS n FROM ledger_transactions WHERE hold_id = $1 AND kind <> 'reservation'`, [`race_${acc}`]);
+    expect(resolutions.n).toBe(1);
+  });
+
+  it('grants and expiry running alongside holds keep every balance equal to its entries', async () => {
+    const accounts = await Promise.all(Array.from({ length: 5 }, () => h.account()));
+    const t0 = h.clock.now();
+    await Promise.all(accounts.map((acc, i) => h.ledger.grantTx({ accountId: acc, source: 'plan_allowance', amount: c(10), expiresAt: new Date(t0.getTime() + 1000), idempotencyKey: `a${i}`, reason: 'x', actor: 'test' })));
+    await Promise.all(accounts.map((acc, i) => h.ledger.grantTx({ accountId: acc, source: 'top_up', amount: c(5), expiresAt: null, idempotencyKey: `b${i}`, reason: 'x', actor: 'test' })));
+    const holds = accounts.flatMap((acc) => Array.from({ length: 4 }, () => ({ acc, holdId: uid('x') })));
+    await Promise.all(holds.map(({ acc, holdId }) => h.ledger.createHoldTx({ accountId: acc, holdId, amount: c(2), reference: null, idempotencyKey: holdId })));
+    h.clock.advance(2000);
+    try {
+      await Promise.all([
+        h.ledger.expireGrants(h.clock.now(), 2),
+        ...holds.map(({ holdId }, i) => h.ledger.settleHoldTx({ holdId, amount: c(i % 3) })),
+        ...accounts.map((acc, i) => h.ledger.grantTx({ accountId: acc, source: 'admin', amount: c(1), expiresAt: null, idempotencyKey: `c${i}`, reason: 'x', actor: 'test' })),
+      ]);
+      await h.ledger.expireGrants(h.clock.now());
+      for (const acc of accounts) {
+        expect(await h.ledger.reconcile(acc)).toEqual([]);
+        const w = await h.ledger.wallet(undefined, acc);
+        expect(w.held).toBe(0n);
+        expect(w.available >= 0n).toBe(true);
+      }
+    } finally {
+      h.clock.set(t0);
+    }
+  });
+});
