@@ -3,6 +3,7 @@ import { LedgerModule } from '../ledger/ledger.module';
 import { PlanLaunchGuard } from '../plans/plan-launch-guard';
 import { QuotasModule } from '../plans/quotas.module';
 import { PricingModule } from '../pricing/pricing.module';
+import { SpendLimitsModule } from '../spend-limits/spend-limits.module';
 import { EventsController } from './events.controller';
 import { LaunchGuard } from './launch-guard';
 import { LifecycleConsumer } from './lifecycle-consumer';
@@ -15,7 +16,7 @@ import { SweeperService } from './sweeper.service';
 import { UsageController } from './usage.controller';
 
 @Module({
-  imports: [LedgerModule, PricingModule, QuotasModule],
+  imports: [LedgerModule, PricingModule, SpendLimitsModule, QuotasModule],
   controllers: [EventsController, ReservationsController, UsageController],
   providers: [
     LifecycleIngestService,

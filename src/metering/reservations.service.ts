@@ -13,6 +13,7 @@ import type { Environment } from '../pricing/environment';
 import { holdFor, chargeFor } from '../pricing/charges';
 import { priceEnvironment } from '../pricing/pricing';
 import { RateCard } from '../pricing/rate-card';
+import { SpendLimitsService } from '../spend-limits/spend-limits.service';
 import { LaunchGuard } from './launch-guard';
 import type { ReservationRequest } from './dto/reservation.dto';
 import { runningMsOf, type RuntimeRow } from './runtime-row';
@@ -43,6 +44,7 @@ export class ReservationsService {
     private readonly ledger: LedgerService,
     private readonly rateCard: RateCard,
     private readonly guard: LaunchGuard,
+    private readonly spendLimits: SpendLimitsService,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly quotas: QuotasService,
@@ -99,6 +101,8 @@ export class ReservationsService {
       now,
       kind: 'reservation',
     });
+    // The spend limit is the last check before the credits; it takes the wallet lock first.
+    await this.spendLimits.check(em, { accountId: request.accountId, userId: request.userId ?? null, amount, now });
     const reservationId = `res_${request.runtimeId}`;
     const holdId = `hold_${request.runtimeId}`;
     await this.ledger.createHold(em, {
@@ -145,6 +149,7 @@ export class ReservationsService {
       ],
     );
     if (!row) throw new BillingException('DL_BILLING_IDEMPOTENCY_CONFLICT', `Runtime ${request.runtimeId} is already reserved`);
+    await this.spendLimits.notifyThresholds(em, request.accountId, request.userId ?? null, now);
     return this.view(em, row);
   }
 
@@ -191,6 +196,7 @@ export class ReservationsService {
         now,
         kind: 'extension',
       });
+      await this.spendLimits.check(em, { accountId: row.account_id, userId: row.user_id, amount: increase, now });
       await this.ledger.increaseHold(em, { holdId: row.hold_id, amount: increase, idempotencyKey: key });
       await em.query(`INSERT INTO reservation_extensions (idempotency_key, runtime_id, minutes, amount, fingerprint) VALUES ($1, $2, $3, $4, $5)`, [
         key,
@@ -205,6 +211,7 @@ export class ReservationsService {
          WHERE runtime_id = $1 RETURNING *`,
         [runtimeId, minutes, increase.toString()],
       );
+      await this.spendLimits.notifyThresholds(em, row.account_id, row.user_id, now);
       return this.view(em, updated ?? row);
     });
   }

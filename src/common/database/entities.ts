@@ -16,8 +16,10 @@ import { RuntimeCommand } from '../../metering/entities/runtime-command.entity';
 import { Runtime } from '../../metering/entities/runtime.entity';
 import { NotificationSent } from '../../plans/entities/notification-sent.entity';
 import { PlanAllowance } from '../../plans/entities/plan-allowance.entity';
+import { SpendLimitAlert } from '../../spend-limits/entities/spend-limit-alert.entity';
+import { SpendLimit } from '../../spend-limits/entities/spend-limit.entity';
 
 /** Every entity of the service: the one list the data source and the migration check use. */
 export const ENTITIES = [Account, ApiKey, OutboxMessage, InboxMessage, RuntimeEvent, Runtime, RuntimeCommand, ReservationExtension,
   Wallet, Grant, Hold, HoldAllocation, LedgerTransaction, LedgerEntry, AuditLog, AuditChain,
-  PlanAllowance, NotificationSent];
+  PlanAllowance, NotificationSent, SpendLimit, SpendLimitAlert];

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { ACCOUNT_ID_PATTERN } from '../../accounts/auth/scopes';
+import { parseCredits } from '../../common/money';
+
+export const spendLimitSchema = z.strictObject({
+  credits: z
+    .string()
+    .refine((v) => {
+      const micros = parseCredits(v);
+      return micros !== undefined && micros >= 0n;
+    }, 'must be a non-negative decimal string of credits with at most 6 decimals, e.g. "100.000000"')
+    .nullable(),
+  period: z.literal('month').default('month'),
+  thresholds: z
+    .array(z.number().int('must be an integer').min(1, 'must be at least 1').max(100, 'must be at most 100'))
+    .max(10, 'at most 10 thresholds')
+    .refine((t) => new Set(t).size === t.length, 'must not repeat')
+    .default([50, 80, 100]),
+  scope: z.strictObject({ userId: z.string().regex(ACCOUNT_ID_PATTERN, 'must be a user id') }).optional(),
+});
+export type SpendLimitRequest = z.output<typeof spendLimitSchema>;
+
+export const suspensionSchema = z.strictObject({
+  suspended: z.boolean(),
+  reason: z.string().min(1).max(500).optional(),
+});
+export type SuspensionRequest = z.output<typeof suspensionSchema>;

@@ -1,0 +1,24 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+
+/** A threshold notified for a limit in a period: its key makes each notification once per cause. */
+@Entity({ name: 'spend_limit_alerts' })
+export class SpendLimitAlert {
+  @PrimaryColumn({ name: 'limit_id', type: 'text' })
+  limitId: string;
+
+  @PrimaryColumn({ name: 'period_start', type: 'timestamptz' })
+  periodStart: Date;
+
+  /** `threshold_crossed` (at `threshold` percent) or `reached` (threshold 100). */
+  @PrimaryColumn({ type: 'text' })
+  kind: string;
+
+  @PrimaryColumn({ type: 'integer' })
+  threshold: number;
+
+  @Column({ name: 'spent_micros', type: 'bigint' })
+  spentMicros: string;
+
+  @CreateDateColumn({ name: 'notified_at', type: 'timestamptz' })
+  notifiedAt: Date;
+}

@@ -1,0 +1,268 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import { AuditService } from '../audit/audit.service';
+import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { inTransaction, rows } from '../common/database/transaction';
+import { BillingException } from '../common/errors/billing.exception';
+import { formatCredits, parseCredits } from '../common/money';
+import { Clock } from '../infra/clock/clock';
+import { LedgerService } from '../ledger/ledger.service';
+import { WalletExtensions, type SpendView } from '../ledger/wallet-extensions';
+import { enqueue } from '../messaging/outbox';
+import { topicsOf } from '../messaging/topics';
+import { issueTerminate, type TerminateReason } from '../metering/commands';
+import { calendarMonth, type Period } from '../plans/periods';
+import type { SpendLimitRequest } from './dto/spend-limit.dto';
+
+interface LimitRow {
+  id: string;
+  account_id: string;
+  scope_user_id: string;
+  period: string;
+  limit_micros: string | null;
+  thresholds: number[];
+}
+
+export interface Spend {
+  charged: bigint;
+  held: bigint;
+}
+
+export interface SpendLimitView {
+  accountId: string;
+  scope: { userId: string } | null;
+  period: string;
+  credits: string | null;
+  thresholds: number[];
+  spent: string;
+  held: string;
+  remaining: string | null;
+  terminated: string[];
+}
+
+/** Runtimes whose status means they may still run (and so be told to terminate). */
+const ACTIVE = `('reserved', 'running', 'paused', 'terminating')`;
+
+/**
+ * Spend limits per account, or per member, per calendar month. Spend = settled charges + open holds
+ * of the runtimes reserved in the period. Checks take the wallet lock first, so that the check and
+ * the hold of a reservation are one decision: no two concurrent reservations can pass a limit together.
+ */
+@Injectable()
+export class SpendLimitsService implements OnModuleInit {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly ledger: LedgerService,
+    private readonly audit: AuditService,
+    private readonly wallets: WalletExtensions,
+    private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    this.wallets.register({ spend: (accountId, now, base) => this.walletSpend(accountId, now, base) });
+  }
+
+  /** In a reservation's transaction, before its hold: refuses what would pass a limit. */
+  async check(em: EntityManager, request: { accountId: string; userId: string | null; amount: bigint; now: Date }): Promise<void> {
+    await this.ledger.lockWallet(em, request.accountId);
+    const limits = await this.limitsInScope(em, request.accountId, request.userId);
+    const period = calendarMonth(request.now);
+    for (const limit of limits) {
+      if (limit.limit_micros === null) continue;
+      const cap = BigInt(limit.limit_micros);
+      const spend = await this.spendOf(em, request.accountId, limit.scope_user_id || null, period);
+      const used = spend.charged + spend.held;
+      if (used + request.amount > cap) {
+        const remaining = cap > used ? cap - used : 0n;
+        throw new BillingException(
+          'DL_BILLING_SPEND_LIMIT_REACHED',
+          `This would pass the ${limit.scope_user_id ? `spend limit of member ${limit.scope_user_id}` : 'account spend limit'} of ${formatCredits(cap)} credits this month`,
+          [],
+          {
+            remaining: formatCredits(remaining),
+            limit: formatCredits(cap),
+            spent: formatCredits(spend.charged),
+            held: formatCredits(spend.held),
+            required: formatCredits(request.amount),
+            scope: limit.scope_user_id ? { userId: limit.scope_user_id } : null,
+            resetsAt: period.end.toISOString(),
+          },
+        );
+      }
+    }
+  }
+
+  /**
+   * After a change of spend (a hold, an extension, a settlement): notifies each threshold crossed
+   * once per limit and period, and `spend_limit.reached` once at 100%.
+   */
+  async notifyThresholds(em: EntityManager, accountId: string, userId: string | null, now: Date): Promise<void> {
+    const limits = await this.limitsInScope(em, accountId, userId);
+    const period = calendarMonth(now);
+    for (const limit of limits) {
+      if (limit.limit_micros === null) continue;
+      const cap = BigInt(limit.limit_micros);
+      const spend = await this.spendOf(em, accountId, limit.scope_user_id || null, period);
+      const used = spend.charged + spend.held;
+      const due = limit.thresholds.filter((t) => used * 100n >= cap * BigInt(t)).map((t) => ({ kind: 'threshold_crossed', threshold: t }));
+      if (used >= cap) due.push({ kind: 'reached', threshold: 100 });
+      if (due.length === 0) continue;
+      const fresh = await rows<{ kind: string; threshold: number }>(
+        em,
+        `INSERT INTO spend_limit_alerts (limit_id, period_start, kind, threshold, spent_micros)
+         SELECT $1, $2, k, t, $5 FROM unnest($3::text[], $4::int[]) AS a(k, t)
+         ON CONFLICT DO NOTHING RETURNING kind, threshold`,
+        [limit.id, period.start.toISOString(), due.map((d) => d.kind), due.map((d) => d.threshold), used.toString()],
+      );
+      await enqueue(
+        em,
+        fresh
+          .sort((a, b) => a.threshold - b.threshold || a.kind.localeCompare(b.kind))
+          .map((a) => ({
+            topic: topicsOf(this.config).notifications,
+            key: accountId,
+            payload: {
+              id: `ntf_${randomUUID()}`,
+              type: a.kind === 'reached' ? 'spend_limit.reached' : 'spend_limit.threshold_crossed',
+              accountId,
+              scope: limit.scope_user_id ? { userId: limit.scope_user_id } : null,
+              period: { start: period.start.toISOString(), end: period.end.toISOString() },
+              ...(a.kind === 'reached' ? {} : { threshold: a.threshold }),
+              limit: formatCredits(cap),
+              spent: formatCredits(used),
+              occurredAt: now.toISOString(),
+            },
+          })),
+      );
+    }
+  }
+
+  /** PUT /v1/accounts/{id}/spend-limit: sets the limit; lowering it below the spend terminates the scope's runtimes. */
+  async set(accountId: string, request: SpendLimitRequest, actor: string): Promise<SpendLimitView> {
+    return inTransaction(this.ds, async (em) => {
+      const now = this.clock.now();
+      await this.ensureAccount(em, accountId);
+      await this.ledger.lockWallet(em, accountId);
+      const scopeUserId = request.scope?.userId ?? '';
+      const [before] = await rows<LimitRow>(em, `SELECT * FROM spend_limits WHERE account_id = $1 AND scope_user_id = $2`, [accountId, scopeUserId]);
+      const limitMicros = request.credits === null ? null : parseCredits(request.credits)!;
+      const [after] = await rows<LimitRow>(
+        em,
+        `INSERT INTO spend_limits (id, account_id, scope_user_id, period, limit_micros, thresholds)
+         VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (account_id, scope_user_id) DO UPDATE SET
+           period = EXCLUDED.period, limit_micros = EXCLUDED.limit_micros, thresholds = EXCLUDED.thresholds, updated_at = now()
+         RETURNING *`,
+        [`sl_${randomUUID()}`, accountId, scopeUserId, request.period, limitMicros?.toString() ?? null, [...request.thresholds].sort((a, b) => a - b)],
+      );
+      const period = calendarMonth(now);
+      const spend = await this.spendOf(em, accountId, scopeUserId || null, period);
+      let terminated: string[] = [];
+      if (limitMicros !== null && spend.charged + spend.held > limitMicros) {
+        terminated = await this.terminateActive(em, accountId, scopeUserId || null, 'spend_limit', now);
+      }
+      await this.audit.record(em, {
+        actor,
+        action: 'spend_limit.set',
+        accountId,
+        before: before ? show(before) : null,
+        after: { ...show(after!), terminated },
+        at: now,
+      });
+      await this.notifyThresholds(em, accountId, scopeUserId || null, now);
+      return this.view(after!, spend, terminated);
+    });
+  }
+
+  async get(accountId: string, userId: string | null): Promise<SpendLimitView> {
+    const now = this.clock.now();
+    await this.ensureAccount(this.ds.manager, accountId);
+    const [limit] = await rows<LimitRow>(this.ds, `SELECT * FROM spend_limits WHERE account_id = $1 AND scope_user_id = $2`, [accountId, userId ?? '']);
+    const spend = await this.spendOf(this.ds.manager, accountId, userId, calendarMonth(now));
+    return this.view(limit ?? { id: '', account_id: accountId, scope_user_id: userId ?? '', period: 'month', limit_micros: null, thresholds: [] }, spend, []);
+  }
+
+  /** Tells every runtime of the scope that may still run to terminate, once per reason; returns their ids. */
+  async terminateActive(em: EntityManager, accountId: string, userId: string | null, reason: TerminateReason, now: Date): Promise<string[]> {
+    const targets = await rows<{ runtime_id: string }>(
+      em,
+      `SELECT r.runtime_id FROM runtimes r
+       WHERE r.account_id = $1 AND ($2::text IS NULL OR r.user_id = $2) AND r.status IN ${ACTIVE}
+         AND NOT EXISTS (SELECT 1 FROM runtime_commands c WHERE c.runtime_id = r.runtime_id AND c.acknowledged_at IS NULL AND c.reason = $3)
+       ORDER BY r.runtime_id FOR UPDATE OF r`,
+      [accountId, userId, reason],
+    );
+    const ids = targets.map((t) => t.runtime_id);
+    await issueTerminate(em, topicsOf(this.config).commands, ids.map((runtimeId) => ({ runtimeId, accountId, reason })), now);
+    await em.query(`UPDATE runtimes SET status = 'terminating', updated_at = now() WHERE runtime_id = ANY($1)`, [ids]);
+    return ids;
+  }
+
+  async spendOf(em: Pick<EntityManager, 'query'>, accountId: string, userId: string | null, period: Period): Promise<Spend> {
+    const [row] = await rows<{ charged: string; held: string }>(
+      em,
+      `SELECT COALESCE(sum(charged) FILTER (WHERE status IN ('settled', 'voided')), 0)::text AS charged,
+              COALESCE(sum(reserved_amount) FILTER (WHERE status NOT IN ('settled', 'voided')), 0)::text AS held
+       FROM runtimes
+       WHERE account_id = $1 AND ($2::text IS NULL OR user_id = $2) AND hold_id IS NOT NULL AND created_at >= $3 AND created_at < $4`,
+      [accountId, userId, period.start.toISOString(), period.end.toISOString()],
+    );
+    return { charged: BigInt(row?.charged ?? '0'), held: BigInt(row?.held ?? '0') };
+  }
+
+  private async walletSpend(accountId: string, now: Date, base: SpendView): Promise<SpendView> {
+    const period = calendarMonth(now);
+    const [limit] = await rows<LimitRow>(this.ds, `SELECT * FROM spend_limits WHERE account_id = $1 AND scope_user_id = ''`, [accountId]);
+    const spend = await this.spendOf(this.ds.manager, accountId, null, period);
+    return {
+      ...base,
+      period: 'month',
+      from: period.start.toISOString(),
+      to: period.end.toISOString(),
+      spent: formatCredits(spend.charged),
+      held: formatCredits(spend.held),
+      limit: limit?.limit_micros ? formatCredits(BigInt(limit.limit_micros)) : null,
+    };
+  }
+
+  private async limitsInScope(em: Pick<EntityManager, 'query'>, accountId: string, userId: string | null): Promise<LimitRow[]> {
+    return rows<LimitRow>(
+      em,
+      `SELECT * FROM spend_limits WHERE account_id = $1 AND (scope_user_id = '' OR scope_user_id = $2) ORDER BY scope_user_id`,
+      [accountId, userId ?? ''],
+    );
+  }
+
+  private async ensureAccount(em: Pick<EntityManager, 'query'>, accountId: string): Promise<void> {
+    const found = await rows(em, `SELECT 1 FROM accounts WHERE id = $1`, [accountId]);
+    if (found.length === 0) throw BillingException.notFound(`Account ${accountId}`);
+  }
+
+  private view(limit: LimitRow, spend: Spend, terminated: string[]): SpendLimitView {
+    const used = spend.charged + spend.held;
+    const cap = limit.limit_micros === null ? null : BigInt(limit.limit_micros);
+    return {
+      accountId: limit.account_id,
+      scope: limit.scope_user_id ? { userId: limit.scope_user_id } : null,
+      period: limit.period,
+      credits: cap === null ? null : formatCredits(cap),
+      thresholds: limit.thresholds,
+      spent: formatCredits(spend.charged),
+      held: formatCredits(spend.held),
+      remaining: cap === null ? null : formatCredits(cap > used ? cap - used : 0n),
+      terminated,
+    };
+  }
+}
+
+function show(limit: LimitRow): Record<string, unknown> {
+  return {
+    scope: limit.scope_user_id || null,
+    period: limit.period,
+    credits: limit.limit_micros === null ? null : formatCredits(BigInt(limit.limit_micros)),
+    thresholds: limit.thresholds,
+  };
+}

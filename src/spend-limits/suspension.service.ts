@@ -1,0 +1,42 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { AuditService } from '../audit/audit.service';
+import { inTransaction, rows } from '../common/database/transaction';
+import { BillingException } from '../common/errors/billing.exception';
+import { Clock } from '../infra/clock/clock';
+import { SpendLimitsService } from './spend-limits.service';
+
+/**
+ * Account suspension (set by an admin now, by Stripe's payment failures later): a suspended account
+ * gets no new launches (DL_BILLING_ACCOUNT_SUSPENDED) and its runtimes are told to terminate.
+ */
+@Injectable()
+export class SuspensionService {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly spendLimits: SpendLimitsService,
+    private readonly audit: AuditService,
+    private readonly clock: Clock,
+  ) {}
+
+  async set(accountId: string, suspended: boolean, reason: string | null, actor: string): Promise<{ accountId: string; status: string; terminated: string[] }> {
+    return inTransaction(this.ds, async (em) => {
+      const now = this.clock.now();
+      const [before] = await rows<{ status: string }>(em, `SELECT status FROM accounts WHERE id = $1 FOR UPDATE`, [accountId]);
+      if (!before) throw BillingException.notFound(`Account ${accountId}`);
+      const status = suspended ? 'suspended' : 'active';
+      await em.query(`UPDATE accounts SET status = $2, updated_at = now() WHERE id = $1`, [accountId, status]);
+      const terminated = suspended ? await this.spendLimits.terminateActive(em, accountId, null, 'account_suspended', now) : [];
+      await this.audit.record(em, {
+        actor,
+        action: suspended ? 'account.suspended' : 'account.reactivated',
+        accountId,
+        before: { status: before.status },
+        after: { status, reason, terminated },
+        at: now,
+      });
+      return { accountId, status, terminated };
+    });
+  }
+}
