@@ -7,7 +7,8 @@ export const creditsSchema = z
   .regex(/^\d{1,12}(\.\d{1,6})?$/, 'must be an amount of credits with up to 6 decimals, e.g. "10.000000"');
 
 export const createGrantSchema = z.strictObject({
-  credits: creditsSchema.refine((v) => (parseCredits(v) ?? 0n) > 0n, 'must be more than 0'),
+  // (A malformed amount is reported once, by the pattern.)
+  credits: creditsSchema.refine((v) => (parseCredits(v) ?? 1n) > 0n, 'must be more than 0'),
   expiresAt: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' }).nullable().optional(),
   reason: z.string().trim().min(1, 'is required').max(500),
   source: z.enum(GRANT_SOURCES).default('admin'),
