@@ -18,8 +18,15 @@ import { NotificationSent } from '../../plans/entities/notification-sent.entity'
 import { PlanAllowance } from '../../plans/entities/plan-allowance.entity';
 import { SpendLimitAlert } from '../../spend-limits/entities/spend-limit-alert.entity';
 import { SpendLimit } from '../../spend-limits/entities/spend-limit.entity';
+import { AccountMemberEvent } from '../../members/entities/account-member-event.entity';
+import { AccountMember } from '../../members/entities/account-member.entity';
+import { SeatDiscrepancy } from '../../stripe/entities/seat-discrepancy.entity';
+import { StripeInvoice } from '../../stripe/entities/stripe-invoice.entity';
+import { StripeSubscription } from '../../stripe/entities/stripe-subscription.entity';
+import { StripeTopUp } from '../../stripe/entities/stripe-top-up.entity';
 
 /** Every entity of the service: the one list the data source and the migration check use. */
 export const ENTITIES = [Account, ApiKey, OutboxMessage, InboxMessage, RuntimeEvent, Runtime, RuntimeCommand, ReservationExtension,
   Wallet, Grant, Hold, HoldAllocation, LedgerTransaction, LedgerEntry, AuditLog, AuditChain,
-  PlanAllowance, NotificationSent, SpendLimit, SpendLimitAlert];
+  PlanAllowance, NotificationSent, SpendLimit, SpendLimitAlert,
+  AccountMember, AccountMemberEvent, StripeSubscription, StripeTopUp, StripeInvoice, SeatDiscrepancy];

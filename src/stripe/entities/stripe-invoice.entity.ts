@@ -1,0 +1,40 @@
+import { Check, Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+
+/** A subscription invoice seen through webhooks, with the seats it billed and the seats active then. */
+@Entity({ name: 'stripe_invoices' })
+@Index('stripe_invoices_account_idx', ['accountId'])
+@Check('stripe_invoices_status_check', `"status" IN ('paid', 'payment_failed')`)
+@Check('stripe_invoices_period_check', `"period_end" > "period_start"`)
+export class StripeInvoice {
+  @PrimaryColumn({ name: 'invoice_id', type: 'text' })
+  invoiceId: string;
+
+  @Column({ name: 'account_id', type: 'text' })
+  accountId: string;
+
+  @Column({ name: 'subscription_id', type: 'text' })
+  subscriptionId: string;
+
+  @Column({ type: 'text' })
+  status: 'paid' | 'payment_failed';
+
+  @Column({ name: 'period_start', type: 'timestamptz' })
+  periodStart: Date;
+
+  @Column({ name: 'period_end', type: 'timestamptz' })
+  periodEnd: Date;
+
+  /** The seat line's quantity (null when the invoice has no seat line). */
+  @Column({ name: 'seat_quantity', type: 'integer', nullable: true })
+  seatQuantity: number | null;
+
+  /** Active members when the invoice was created. */
+  @Column({ name: 'active_seats', type: 'integer' })
+  activeSeats: number;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+}

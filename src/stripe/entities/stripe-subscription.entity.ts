@@ -1,0 +1,58 @@
+import { Check, Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+
+export const SUBSCRIPTION_STATUSES = ['incomplete', 'incomplete_expired', 'trialing', 'active', 'past_due', 'canceled', 'unpaid', 'paused'] as const;
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+
+/** An account's Team subscription in Stripe, as last known from Stripe (answers and webhooks). */
+@Entity({ name: 'stripe_subscriptions' })
+@Index('stripe_subscriptions_subscription_key', ['subscriptionId'], { unique: true })
+@Index('stripe_subscriptions_customer_idx', ['customerId'])
+@Check('stripe_subscriptions_status_check', `"status" IN ('incomplete', 'incomplete_expired', 'trialing', 'active', 'past_due', 'canceled', 'unpaid', 'paused')`)
+@Check('stripe_subscriptions_quantity_check', `"seat_quantity" >= 0`)
+@Check('stripe_subscriptions_period_check', `"current_period_end" IS NULL OR "current_period_end" > "current_period_start"`)
+export class StripeSubscription {
+  @PrimaryColumn({ name: 'account_id', type: 'text' })
+  accountId: string;
+
+  @Column({ name: 'customer_id', type: 'text' })
+  customerId: string;
+
+  @Column({ name: 'subscription_id', type: 'text' })
+  subscriptionId: string;
+
+  @Column({ name: 'base_item_id', type: 'text', nullable: true })
+  baseItemId: string | null;
+
+  @Column({ name: 'seat_item_id', type: 'text', nullable: true })
+  seatItemId: string | null;
+
+  @Column({ type: 'text' })
+  status: SubscriptionStatus;
+
+  /** The seat item's quantity in Stripe, as last read or set. */
+  @Column({ name: 'seat_quantity', type: 'integer', default: 0 })
+  seatQuantity: number;
+
+  @Column({ name: 'current_period_start', type: 'timestamptz', nullable: true })
+  currentPeriodStart: Date | null;
+
+  @Column({ name: 'current_period_end', type: 'timestamptz', nullable: true })
+  currentPeriodEnd: Date | null;
+
+  /** Stripe `created` (seconds) of the newest event whose subscription state was applied: older ones are not. */
+  @Column({ name: 'state_event_created', type: 'bigint', default: 0 })
+  stateEventCreated: string;
+
+  @Column({ name: 'past_due_since', type: 'timestamptz', nullable: true })
+  pastDueSince: Date | null;
+
+  /** Set when this service suspended the account for non-payment (so a paid invoice lifts it). */
+  @Column({ name: 'suspended_for_payment', type: 'boolean', default: false })
+  suspendedForPayment: boolean;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+}
