@@ -55,15 +55,15 @@ export class MeteringService {
       touched.set(e.runtimeId, t);
     }
     const ids = [...touched.keys()].sort();
-    // Lock order: runtime rows (sorted) first, then the ledger's wallet, grants and holds.
-    const locked = await rows<RuntimeRow>(em, `SELECT * FROM runtimes WHERE runtime_id = ANY($1) ORDER BY runtime_id FOR UPDATE`, [ids]);
+    // Heartbeat-only runtimes (the bulk of the stream): one multi-row update of their last sign of life.
+    const quiet = ids.filter((id) => !touched.get(id)!.changesSession);
+    const updated = new Set(await this.recordSignsOfLife(em, quiet, touched));
+    // The others are rebuilt. Lock order: runtime rows (sorted) first, then the ledger's wallet, grants and holds.
+    const rebuild = ids.filter((id) => !updated.has(id));
+    if (rebuild.length === 0) return;
+    const locked = await rows<RuntimeRow>(em, `SELECT * FROM runtimes WHERE runtime_id = ANY($1) ORDER BY runtime_id FOR UPDATE`, [rebuild]);
     const byId = new Map(locked.map((r) => [r.runtime_id, r]));
 
-    const heartbeatOnly = ids.filter((id) => byId.has(id) && !touched.get(id)?.changesSession);
-    await this.recordSignsOfLife(em, heartbeatOnly, touched);
-
-    const rebuild = ids.filter((id) => !heartbeatOnly.includes(id));
-    if (rebuild.length === 0) return;
     const history = await this.history(em, rebuild);
     const now = this.clock.now();
     for (const id of rebuild) {
@@ -73,13 +73,17 @@ export class MeteringService {
     }
   }
 
-  private async recordSignsOfLife(em: EntityManager, ids: string[], touched: Map<string, Touched>): Promise<void> {
-    if (ids.length === 0) return;
-    await em.query(
+  /** Returns the runtimes it updated; a heartbeat of an unknown runtime is left to the rebuild. */
+  private async recordSignsOfLife(em: EntityManager, ids: string[], touched: Map<string, Touched>): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const updated = await rows<{ runtime_id: string }>(
+      em,
       `UPDATE runtimes r SET last_seen_at = GREATEST(r.last_seen_at, u.seen), events_count = r.events_count + u.n, updated_at = now()
-       FROM unnest($1::text[], $2::timestamptz[], $3::int[]) AS u(id, seen, n) WHERE r.runtime_id = u.id`,
+       FROM unnest($1::text[], $2::timestamptz[], $3::int[]) AS u(id, seen, n) WHERE r.runtime_id = u.id
+       RETURNING r.runtime_id`,
       [ids, ids.map((id) => touched.get(id)!.lastSeen.toISOString()), ids.map((id) => touched.get(id)!.count)],
     );
+    return updated.map((u) => u.runtime_id);
   }
 
   private async history(em: EntityManager, ids: string[]): Promise<Map<string, (MeteredEvent & { data: Record<string, unknown> })[]>> {
