@@ -14,6 +14,7 @@ import { LedgerModule } from './ledger/ledger.module';
 import { JobsModule } from './jobs/jobs.module';
 import { MessagingModule } from './messaging/messaging.module';
 import { MeteringModule } from './metering/metering.module';
+import { ReportsModule } from './reports/reports.module';
 
 @Module({})
 export class AppModule {
@@ -33,6 +34,7 @@ export class AppModule {
         LedgerModule,
         AccountsModule,
         MeteringModule,
+        ReportsModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: BillingExceptionFilter }],
     };

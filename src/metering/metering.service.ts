@@ -9,6 +9,7 @@ import { topicsOf } from '../messaging/topics';
 import { chargeFor } from '../pricing/charges';
 import { validateEnvironmentRequest } from '../pricing/pricing';
 import { RateCard } from '../pricing/rate-card';
+import { addToUsageRollups, rollupDelta } from '../reports/usage-rollups';
 import { acknowledgeCommands, issueTerminate } from './commands';
 import { buildSession, type MeteredEvent, type Session } from './core/sessions';
 import { DEFAULT_MINUTES } from './dto/reservation.dto';
@@ -156,6 +157,10 @@ export class MeteringService {
       const [command] = await rows<{ n: number }>(em, `SELECT count(*)::int AS n FROM runtime_commands WHERE runtime_id = $1 AND acknowledged_at IS NULL`, [current.runtime_id]);
       update.status = (command?.n ?? 0) > 0 ? 'terminating' : (session.status as RuntimeStatus);
     }
+    // The usage rollups move by this charge's difference, in this transaction (reports read them).
+    await addToUsageRollups(em, [
+      rollupDelta(row, { ...current, status: update.status, closed_ms: session.closedMs, charged: update.charged, settled_at: update.settledAt }),
+    ]);
     await em.query(
       `UPDATE runtimes SET status = $2, started_at = $3, closed_ms = $4, open_since = $5,
          last_seen_at = GREATEST(last_seen_at, $6::timestamptz), terminated_at = $7, termination_reason = $8,

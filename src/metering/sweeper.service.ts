@@ -9,6 +9,7 @@ import { JobsService } from '../jobs/jobs.service';
 import { LedgerService } from '../ledger/ledger.service';
 import { topicsOf } from '../messaging/topics';
 import { chargeFor } from '../pricing/charges';
+import { addToUsageRollups, rollupDelta } from '../reports/usage-rollups';
 import { issueTerminate, type TerminateReason } from './commands';
 import type { RuntimeRow } from './runtime-row';
 
@@ -153,6 +154,8 @@ export class SweeperService implements OnApplicationBootstrap {
         charges.push(settled.charged);
       }
       await this.markResolved(em, due.map((r) => r.runtime_id), 'settled', due.map((r) => `forced_${r.reason}`), now, charges);
+      // The usage rollups move by these charges, in this transaction (reports read them).
+      await addToUsageRollups(em, due.map((r, i) => rollupDelta(r, { ...r, status: 'settled', charged: charges[i]!, settled_at: now })));
       return due.length;
     });
   }

@@ -1,0 +1,67 @@
+import { Controller, Get, Headers, Query, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { Access } from '../accounts/auth/auth.decorators';
+import { Doc } from '../common/http/openapi';
+import { Clock } from '../infra/clock/clock';
+import { parseReportQuery } from './report-query';
+import { ReportsService, toCsv, type Report } from './reports.service';
+
+/** `GET /v1/reports/…`: admin or reports scope; JSON, or CSV with `?format=csv` or `Accept: text/csv`. */
+@Controller('v1/reports')
+@Access('reports')
+export class ReportsController {
+  constructor(
+    private readonly reports: ReportsService,
+    private readonly clock: Clock,
+  ) {}
+
+  @Get('usage')
+  @Doc('Settled usage by account, environment, day or user (from, to: whole UTC hours; groupBy)')
+  async usage(@Query() query: unknown, @Headers('accept') accept: string | undefined, @Res({ passthrough: true }) reply: FastifyReply) {
+    const q = parseReportQuery('usage', query, this.clock.now());
+    return send(reply, q.format, accept, await this.reports.usage(q.period, q.groupBy));
+  }
+
+  @Get('credits')
+  @Doc('Credits flow: granted, top-ups, clawed back, consumed, refunded, expired (groupBy total, day or account)')
+  async credits(@Query() query: unknown, @Headers('accept') accept: string | undefined, @Res({ passthrough: true }) reply: FastifyReply) {
+    const q = parseReportQuery('credits', query, this.clock.now());
+    return send(reply, q.format, accept, await this.reports.credits(q.period, q.groupBy));
+  }
+
+  @Get('seats')
+  @Doc('Team accounts: active seats, Stripe quantity, expected and invoiced recurring revenue')
+  async seats(@Query() query: unknown, @Headers('accept') accept: string | undefined, @Res({ passthrough: true }) reply: FastifyReply) {
+    const q = parseReportQuery('seats', query, this.clock.now());
+    return send(reply, q.format, accept, await this.reports.seats(q.period));
+  }
+
+  @Get('spend-limits')
+  @Doc('Spend-limit notifications and runtime terminations')
+  async spendLimits(@Query() query: unknown, @Headers('accept') accept: string | undefined, @Res({ passthrough: true }) reply: FastifyReply) {
+    const q = parseReportQuery('spend-limits', query, this.clock.now());
+    return send(reply, q.format, accept, await this.reports.spendLimits(q.period));
+  }
+
+  @Get('reconciliation')
+  @Doc('Seat discrepancies between Stripe and the members table')
+  async reconciliation(@Query() query: unknown, @Headers('accept') accept: string | undefined, @Res({ passthrough: true }) reply: FastifyReply) {
+    const q = parseReportQuery('reconciliation', query, this.clock.now());
+    return send(reply, q.format, accept, await this.reports.reconciliation(q.period, this.clock.now()));
+  }
+
+  @Get('top-consumers')
+  @Doc('The accounts that consumed the most credits (limit, default 10)')
+  async topConsumers(@Query() query: unknown, @Headers('accept') accept: string | undefined, @Res({ passthrough: true }) reply: FastifyReply) {
+    const q = parseReportQuery('top-consumers', query, this.clock.now());
+    return send(reply, q.format, accept, await this.reports.topConsumers(q.period, q.limit));
+  }
+}
+
+function send(reply: FastifyReply, format: 'json' | 'csv' | undefined, accept: string | undefined, report: Report): Report | string {
+  const csv = format === 'csv' || (format === undefined && /\btext\/csv\b/i.test(accept ?? ''));
+  if (!csv) return report;
+  const name = `${report.report}_${report.from.slice(0, 10)}_${report.to.slice(0, 10)}.csv`;
+  void reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${name}"`);
+  return toCsv(report);
+}

@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { PlansModule } from '../plans/plans.module';
+import { ReportsController } from './reports.controller';
+import { ReportsService } from './reports.service';
+
+/** Admin reports over the rollups, the ledger and the seat tables (`/v1/reports/…`). */
+@Module({
+  imports: [PlansModule],
+  controllers: [ReportsController],
+  providers: [ReportsService],
+  exports: [ReportsService],
+})
+export class ReportsModule {}

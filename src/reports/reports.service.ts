@@ -1,0 +1,363 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { rows } from '../common/database/transaction';
+import { formatCredits } from '../common/money';
+import { PlanCatalog } from '../plans/plan-catalog';
+
+export const REPORT_NAMES = ['usage', 'credits', 'seats', 'spend-limits', 'reconciliation', 'top-consumers'] as const;
+export type ReportName = (typeof REPORT_NAMES)[number];
+
+export const USAGE_GROUPS = ['account', 'environment', 'day', 'user'] as const;
+export type UsageGroup = (typeof USAGE_GROUPS)[number];
+export const CREDIT_GROUPS = ['total', 'day', 'account'] as const;
+export type CreditGroup = (typeof CREDIT_GROUPS)[number];
+
+export type Cell = string | number | boolean | null;
+
+/** A report: its columns in order (also the CSV header), one item per row, and totals where they mean something. */
+export interface Report {
+  report: ReportName;
+  from: string;
+  to: string;
+  groupBy?: string;
+  columns: string[];
+  items: Record<string, Cell>[];
+  totals?: Record<string, Cell>;
+  notes?: string[];
+}
+
+export interface Period {
+  from: Date;
+  to: Date;
+}
+
+const USAGE_KEYS: Record<UsageGroup, { select: string; columns: string[] }> = {
+  account: { select: `account_id AS account`, columns: ['account'] },
+  environment: { select: `environment`, columns: ['environment'] },
+  day: { select: `to_char(hour AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day`, columns: ['day'] },
+  user: { select: `account_id AS account, user_id AS "user"`, columns: ['account', 'user'] },
+};
+
+const CREDIT_KEYS: Record<CreditGroup, { select: string; columns: string[] }> = {
+  total: { select: ``, columns: [] },
+  day: { select: `to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,`, columns: ['day'] },
+  account: { select: `t.account_id AS account,`, columns: ['account'] },
+};
+
+const CREDIT_COLUMNS = ['granted', 'topUps', 'clawedBack', 'consumed', 'refunded', 'expired', 'net'] as const;
+
+interface CreditRow {
+  granted: string;
+  top_ups: string;
+  clawed_back: string;
+  consumed: string;
+  refunded: string;
+  expired: string;
+}
+
+/**
+ * Admin reports over a half-open UTC period. Usage and top consumers read the usage rollups (kept in
+ * the charges' own transactions); credits read the ledger entries; seats, reconciliation and spend
+ * limits read their modules' tables.
+ */
+@Injectable()
+export class ReportsService {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly plans: PlanCatalog,
+  ) {}
+
+  /** Settled usage (runtimes, running seconds, credits) by account, environment, day or user, from the hourly rollups. */
+  async usage(period: Period, groupBy: UsageGroup): Promise<Report> {
+    const key = USAGE_KEYS[groupBy];
+    const found = await rows<Record<string, string>>(
+      this.ds,
+      `SELECT ${key.select}, sum(runtimes)::text AS runtimes, sum(running_ms)::text AS ms, sum(credits)::text AS credits
+       FROM usage_rollups WHERE hour >= $1 AND hour < $2
+       GROUP BY ${key.columns.map((_, i) => i + 1).join(', ')} ORDER BY ${key.columns.map((_, i) => i + 1).join(', ')}`,
+      [period.from.toISOString(), period.to.toISOString()],
+    );
+    let runtimes = 0n;
+    let ms = 0n;
+    let credits = 0n;
+    const items = found.map((r) => {
+      runtimes += BigInt(r.runtimes!);
+      ms += BigInt(r.ms!);
+      credits += BigInt(r.credits!);
+      const keys = Object.fromEntries(key.columns.map((c) => [c, r[c] ?? '']));
+      return { ...keys, runtimes: Number(r.runtimes), seconds: Number(BigInt(r.ms!) / 1000n), credits: formatCredits(BigInt(r.credits!)) };
+    });
+    return {
+      report: 'usage',
+      ...iso(period),
+      groupBy,
+      columns: [...key.columns, 'runtimes', 'seconds', 'credits'],
+      items,
+      totals: { runtimes: Number(runtimes), seconds: Number(ms / 1000n), credits: formatCredits(credits) },
+      notes: ['Usage counts runtimes in the UTC hour their charge was first settled; later corrections stay in that hour.'],
+    };
+  }
+
+  /** The accounts that consumed the most credits in the period (settled charges, from the rollups). */
+  async topConsumers(period: Period, limit: number): Promise<Report> {
+    const found = await rows<{ account: string; name: string | null; plan: string | null; runtimes: string; ms: string; credits: string }>(
+      this.ds,
+      `SELECT u.account_id AS account, a.name, a.plan, u.runtimes::text, u.ms::text, u.credits::text
+       FROM (SELECT account_id, sum(runtimes) AS runtimes, sum(running_ms) AS ms, sum(credits) AS credits
+             FROM usage_rollups WHERE hour >= $1 AND hour < $2 GROUP BY account_id
+             ORDER BY sum(credits) DESC, account_id LIMIT $3) u
+       LEFT JOIN accounts a ON a.id = u.account_id
+       ORDER BY u.credits DESC, u.account_id`,
+      [period.from.toISOString(), period.to.toISOString(), limit],
+    );
+    return {
+      report: 'top-consumers',
+      ...iso(period),
+      columns: ['rank', 'account', 'name', 'plan', 'runtimes', 'seconds', 'credits'],
+      items: found.map((r, i) => ({
+        rank: i + 1,
+        account: r.account,
+        name: r.name,
+        plan: r.plan,
+        runtimes: Number(r.runtimes),
+        seconds: Number(BigInt(r.ms) / 1000n),
+        credits: formatCredits(BigInt(r.credits)),
+      })),
+    };
+  }
+
+  /**
+   * Credits in and out, from the ledger entries of transactions posted in the period: granted
+   * (allowances, admin, promotions) and top-ups are what `issued` gave, clawed back what went back to
+   * `issued`; consumed and refunded are the charges and the downward corrections on `consumption`;
+   * expired is `expired`. So granted + topUps − clawedBack = −Σ issued, consumed − refunded =
+   * Σ consumption, expired = Σ expired, over the same entries.
+   */
+  async credits(period: Period, groupBy: CreditGroup): Promise<Report> {
+    const key = CREDIT_KEYS[groupBy];
+    const group = key.columns.length > 0 ? `GROUP BY 1 ORDER BY 1` : '';
+    const found = await rows<CreditRow & Record<string, string>>(
+      this.ds,
+      `SELECT ${key.select}
+         coalesce(sum(-e.amount) FILTER (WHERE e.ledger_account = 'issued' AND e.amount < 0 AND NOT top_up), 0)::text AS granted,
+         coalesce(sum(-e.amount) FILTER (WHERE e.ledger_account = 'issued' AND e.amount < 0 AND top_up), 0)::text AS top_ups,
+         coalesce(sum(e.amount) FILTER (WHERE e.ledger_account = 'issued' AND e.amount > 0), 0)::text AS clawed_back,
+         coalesce(sum(e.amount) FILTER (WHERE e.ledger_account = 'consumption' AND e.amount > 0), 0)::text AS consumed,
+         coalesce(sum(-e.amount) FILTER (WHERE e.ledger_account = 'consumption' AND e.amount < 0), 0)::text AS refunded,
+         coalesce(sum(e.amount) FILTER (WHERE e.ledger_account = 'expired'), 0)::text AS expired
+       FROM (SELECT t.id, t.account_id, t.created_at, (t.kind = 'top-up' OR g.source = 'top_up') AS top_up
+             FROM ledger_transactions t LEFT JOIN grants g ON g.id = t.grant_id
+             WHERE t.created_at >= $1 AND t.created_at < $2) t
+       JOIN ledger_entries e ON e.transaction_id = t.id AND e.ledger_account IN ('issued', 'consumption', 'expired')
+       ${group}`,
+      [period.from.toISOString(), period.to.toISOString()],
+    );
+    const sum: Record<keyof CreditRow, bigint> = { granted: 0n, top_ups: 0n, clawed_back: 0n, consumed: 0n, refunded: 0n, expired: 0n };
+    const items = found.map((r) => {
+      for (const k of Object.keys(sum) as (keyof CreditRow)[]) sum[k] += BigInt(r[k]);
+      return { ...Object.fromEntries(key.columns.map((c) => [c, r[c] ?? ''])), ...showCredits(r) };
+    });
+    const totals = showCredits(Object.fromEntries(Object.entries(sum).map(([k, v]) => [k, v.toString()])) as unknown as CreditRow);
+    return {
+      report: 'credits',
+      ...iso(period),
+      groupBy,
+      columns: [...key.columns, ...CREDIT_COLUMNS],
+      items: groupBy === 'total' ? [totals] : items,
+      totals,
+      notes: ['net = granted + topUps − clawedBack − consumed + refunded − expired: the change of what the wallets hold (debt counts as negative).'],
+    };
+  }
+
+  /**
+   * Team accounts: active seats, the Stripe seat quantity, the recurring revenue they imply, and what
+   * the subscription's invoices of the period billed. Invoices keep their seat quantity, not their
+   * amount: invoiced cents are computed from the plan's prices.
+   */
+  async seats(period: Period): Promise<Report> {
+    const { basePrice, seatPrice } = this.plans.teamStripe;
+    const found = await rows<{
+      account: string;
+      name: string | null;
+      status: string;
+      seats: number;
+      subscription_id: string | null;
+      subscription_status: string | null;
+      stripe_quantity: number | null;
+      invoices_paid: number;
+      invoices_failed: number;
+      invoiced_seats: number;
+    }>(
+      this.ds,
+      `SELECT a.id AS account, a.name, a.status, coalesce(m.seats, 0)::int AS seats,
+              s.subscription_id, s.status AS subscription_status, s.seat_quantity AS stripe_quantity,
+              coalesce(i.paid, 0)::int AS invoices_paid, coalesce(i.failed, 0)::int AS invoices_failed, coalesce(i.seats, 0)::int AS invoiced_seats
+       FROM accounts a
+       LEFT JOIN (SELECT account_id, count(*) AS seats FROM account_members WHERE active GROUP BY account_id) m ON m.account_id = a.id
+       LEFT JOIN stripe_subscriptions s ON s.account_id = a.id
+       LEFT JOIN (SELECT account_id, count(*) FILTER (WHERE status = 'paid') AS paid, count(*) FILTER (WHERE status = 'payment_failed') AS failed,
+                         sum(coalesce(seat_quantity, 0)) FILTER (WHERE status = 'paid') AS seats
+                  FROM stripe_invoices WHERE period_start >= $1 AND period_start < $2 GROUP BY account_id) i ON i.account_id = a.id
+       WHERE a.plan = 'team'
+       ORDER BY a.id`,
+      [period.from.toISOString(), period.to.toISOString()],
+    );
+    const billing = (status: string | null) => status !== null && ['active', 'trialing', 'past_due'].includes(status);
+    const items = found.map((r) => ({
+      account: r.account,
+      name: r.name,
+      status: r.status,
+      seats: r.seats,
+      subscription: r.subscription_id,
+      subscriptionStatus: r.subscription_status,
+      stripeQuantity: r.stripe_quantity,
+      drift: r.stripe_quantity === null ? null : r.stripe_quantity - r.seats,
+      expectedMrrCents: basePrice.unitAmountCents + seatPrice.unitAmountCents * r.seats,
+      stripeMrrCents: billing(r.subscription_status) ? basePrice.unitAmountCents + seatPrice.unitAmountCents * (r.stripe_quantity ?? 0) : 0,
+      invoicesPaid: r.invoices_paid,
+      invoicesFailed: r.invoices_failed,
+      invoicedCents: basePrice.unitAmountCents * r.invoices_paid + seatPrice.unitAmountCents * r.invoiced_seats,
+    }));
+    const total = (k: 'seats' | 'expectedMrrCents' | 'stripeMrrCents' | 'invoicedCents') => items.reduce((s, i) => s + i[k], 0);
+    return {
+      report: 'seats',
+      ...iso(period),
+      columns: ['account', 'name', 'status', 'seats', 'subscription', 'subscriptionStatus', 'stripeQuantity', 'drift', 'expectedMrrCents', 'stripeMrrCents', 'invoicesPaid', 'invoicesFailed', 'invoicedCents'],
+      items,
+      totals: {
+        teams: items.length,
+        seats: total('seats'),
+        stripeQuantity: items.reduce((s, i) => s + (i.stripeQuantity ?? 0), 0),
+        expectedMrrCents: total('expectedMrrCents'),
+        stripeMrrCents: total('stripeMrrCents'),
+        invoicedCents: total('invoicedCents'),
+      },
+      notes: [
+        'expectedMrrCents = base + seat price × active seats now; stripeMrrCents = the same at the Stripe quantity (0 unless the subscription bills).',
+        'invoicedCents is computed from the prices and the seat quantity of the paid invoices whose period starts in [from, to): invoice amounts are not stored.',
+      ],
+    };
+  }
+
+  /** Spend-limit notifications (thresholds, reached) and terminate commands, one row per event. */
+  async spendLimits(period: Period): Promise<Report> {
+    const found = await rows<{
+      type: string;
+      account: string;
+      user: string | null;
+      event: string;
+      threshold: number | null;
+      spent: string | null;
+      limit_micros: string | null;
+      runtime: string | null;
+      at: Date;
+    }>(
+      this.ds,
+      `SELECT 'alert' AS type, l.account_id AS account, NULLIF(l.scope_user_id, '') AS "user", a.kind AS event, a.threshold,
+              a.spent_micros::text AS spent, l.limit_micros::text, NULL AS runtime, a.notified_at AS at
+       FROM spend_limit_alerts a JOIN spend_limits l ON l.id = a.limit_id
+       WHERE a.notified_at >= $1 AND a.notified_at < $2
+       UNION ALL
+       SELECT 'termination', c.account_id, r.user_id, c.reason, NULL, NULL, NULL, c.runtime_id, c.issued_at
+       FROM (SELECT DISTINCT ON (runtime_id, reason) runtime_id, account_id, reason, issued_at FROM runtime_commands
+             WHERE type = 'runtime.terminate' AND issued_at >= $1 AND issued_at < $2 ORDER BY runtime_id, reason, issued_at) c
+       LEFT JOIN runtimes r ON r.runtime_id = c.runtime_id
+       ORDER BY at, account, type`,
+      [period.from.toISOString(), period.to.toISOString()],
+    );
+    const counts: Record<string, number> = {};
+    for (const r of found) counts[`${r.type}:${r.event}`] = (counts[`${r.type}:${r.event}`] ?? 0) + 1;
+    return {
+      report: 'spend-limits',
+      ...iso(period),
+      columns: ['at', 'type', 'account', 'user', 'event', 'threshold', 'spent', 'limit', 'runtime'],
+      items: found.map((r) => ({
+        at: new Date(r.at).toISOString(),
+        type: r.type,
+        account: r.account,
+        user: r.user,
+        event: r.event,
+        threshold: r.threshold,
+        spent: r.spent === null ? null : formatCredits(BigInt(r.spent)),
+        limit: r.limit_micros === null ? null : formatCredits(BigInt(r.limit_micros)),
+        runtime: r.runtime,
+      })),
+      totals: counts,
+      notes: ['A termination row is a runtime told to terminate for that reason (re-issued commands are counted once).'],
+    };
+  }
+
+  /** Seat discrepancies the reconciliation job found in the period, and the drift that exists now. */
+  async reconciliation(period: Period, now: Date): Promise<Report> {
+    const found = await rows<{
+      kind: string;
+      account: string;
+      subscription: string;
+      invoice: string | null;
+      stripe_quantity: number;
+      active_seats: number;
+      detected_at: Date;
+      corrected_at: Date | null;
+    }>(
+      this.ds,
+      `SELECT kind, account_id AS account, subscription_id AS subscription, invoice_id AS invoice, stripe_quantity, active_seats, detected_at, corrected_at
+       FROM stripe_seat_discrepancies WHERE detected_at >= $1 AND detected_at < $2
+       UNION ALL
+       SELECT 'open_drift', s.account_id, s.subscription_id, NULL, s.seat_quantity, coalesce(m.seats, 0)::int, $3::timestamptz, NULL
+       FROM stripe_subscriptions s
+       LEFT JOIN (SELECT account_id, count(*) AS seats FROM account_members WHERE active GROUP BY account_id) m ON m.account_id = s.account_id
+       WHERE s.status IN ('active', 'trialing', 'past_due') AND s.seat_quantity <> coalesce(m.seats, 0)
+       ORDER BY detected_at, account`,
+      [period.from.toISOString(), period.to.toISOString(), now.toISOString()],
+    );
+    return {
+      report: 'reconciliation',
+      ...iso(period),
+      columns: ['detectedAt', 'kind', 'account', 'subscription', 'invoice', 'stripeQuantity', 'activeSeats', 'difference', 'correctedAt'],
+      items: found.map((r) => ({
+        detectedAt: new Date(r.detected_at).toISOString(),
+        kind: r.kind,
+        account: r.account,
+        subscription: r.subscription,
+        invoice: r.invoice,
+        stripeQuantity: r.stripe_quantity,
+        activeSeats: r.active_seats,
+        difference: r.stripe_quantity - r.active_seats,
+        correctedAt: r.corrected_at ? new Date(r.corrected_at).toISOString() : null,
+      })),
+      totals: { discrepancies: found.filter((r) => r.kind !== 'open_drift').length, openDrift: found.filter((r) => r.kind === 'open_drift').length },
+      notes: ['open_drift rows compare every billing Team subscription with its active members now, whatever the period.'],
+    };
+  }
+}
+
+function iso(p: Period): { from: string; to: string } {
+  return { from: p.from.toISOString(), to: p.to.toISOString() };
+}
+
+function showCredits(r: CreditRow): Record<(typeof CREDIT_COLUMNS)[number], string> {
+  const b = (k: keyof CreditRow) => BigInt(r[k]);
+  return {
+    granted: formatCredits(b('granted')),
+    topUps: formatCredits(b('top_ups')),
+    clawedBack: formatCredits(b('clawed_back')),
+    consumed: formatCredits(b('consumed')),
+    refunded: formatCredits(b('refunded')),
+    expired: formatCredits(b('expired')),
+    net: formatCredits(b('granted') + b('top_ups') - b('clawed_back') - b('consumed') + b('refunded') - b('expired')),
+  };
+}
+
+/** RFC 4180 CSV: the columns as header, one line per item; fields quoted when they need it. */
+export function toCsv(report: Pick<Report, 'columns' | 'items'>): string {
+  const field = (v: Cell | undefined): string => {
+    if (v === null || v === undefined) return '';
+    const s = String(v);
+    // A leading =, +, - or @ would be a formula in a spreadsheet: quote it with a leading apostrophe only for text that is not a number.
+    const safe = /^[=+\-@]/.test(s) && !/^-?\d+(\.\d+)?$/.test(s) ? `'${s}` : s;
+    return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+  };
+  const lines = [report.columns.join(','), ...report.items.map((i) => report.columns.map((c) => field(i[c])).join(','))];
+  return `${lines.join('\r\n')}\r\n`;
+}

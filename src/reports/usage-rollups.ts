@@ -1,0 +1,92 @@
+import type { EntityManager } from 'typeorm';
+
+/** What a runtime row contributes to the usage rollups. */
+export interface RollupState {
+  account_id: string;
+  user_id: string | null;
+  environment: Record<string, unknown> | null;
+  size_class?: string | null;
+  status: string;
+  closed_ms: string | number | bigint;
+  charged: string | bigint;
+  settled_at: Date | string | null;
+}
+
+export interface RollupDelta {
+  accountId: string;
+  hour: Date;
+  environment: string;
+  userId: string;
+  runtimes: bigint;
+  runningMs: bigint;
+  credits: bigint;
+}
+
+const HOUR_MS = 3_600_000;
+
+/** A settled runtime counts once with its running time and its charge; any other state only with its charge (0 when voided). */
+function contribution(s: RollupState): { runtimes: bigint; runningMs: bigint; credits: bigint } {
+  const settled = s.status === 'settled';
+  return { runtimes: settled ? 1n : 0n, runningMs: settled ? BigInt(s.closed_ms) : 0n, credits: BigInt(s.charged) };
+}
+
+export function environmentName(s: Pick<RollupState, 'environment' | 'size_class'>): string {
+  const name = s.environment?.name;
+  return typeof name === 'string' ? name : '';
+}
+
+/**
+ * The change a runtime's row makes to the rollups, from its state before to its state after a
+ * settlement or correction; null when nothing changes. The bucket is the hour of the runtime's
+ * first settlement, which never moves afterwards, so corrections land where the charge did.
+ */
+export function rollupDelta(before: RollupState, after: RollupState): RollupDelta | null {
+  const a = contribution(before);
+  const b = contribution(after);
+  const delta = { runtimes: b.runtimes - a.runtimes, runningMs: b.runningMs - a.runningMs, credits: b.credits - a.credits };
+  if (delta.runtimes === 0n && delta.runningMs === 0n && delta.credits === 0n) return null;
+  const at = before.settled_at ?? after.settled_at;
+  if (!at) return null;
+  const ms = new Date(at).getTime();
+  return {
+    accountId: after.account_id,
+    hour: new Date(ms - (((ms % HOUR_MS) + HOUR_MS) % HOUR_MS)),
+    environment: environmentName(after),
+    userId: after.user_id ?? '',
+    ...delta,
+  };
+}
+
+/** Adds deltas to the rollups in the caller's transaction (one statement; rows sorted so concurrent writers lock in one order). */
+export async function addToUsageRollups(em: EntityManager, deltas: (RollupDelta | null)[]): Promise<void> {
+  const merged = new Map<string, RollupDelta>();
+  for (const d of deltas) {
+    if (!d) continue;
+    const key = JSON.stringify([d.accountId, d.hour.getTime(), d.environment, d.userId]);
+    const m = merged.get(key);
+    if (m) {
+      m.runtimes += d.runtimes;
+      m.runningMs += d.runningMs;
+      m.credits += d.credits;
+    } else merged.set(key, { ...d });
+  }
+  const list = [...merged.values()].sort((x, y) =>
+    x.accountId < y.accountId ? -1 : x.accountId > y.accountId ? 1 : x.hour.getTime() - y.hour.getTime() || x.environment.localeCompare(y.environment) || x.userId.localeCompare(y.userId),
+  );
+  if (list.length === 0) return;
+  await em.query(
+    `INSERT INTO usage_rollups AS r (account_id, hour, environment, user_id, runtimes, running_ms, credits)
+     SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[])
+     ON CONFLICT (account_id, hour, environment, user_id) DO UPDATE
+       SET runtimes = r.runtimes + EXCLUDED.runtimes, running_ms = r.running_ms + EXCLUDED.running_ms, credits = r.credits + EXCLUDED.credits`,
+    [
+      list.map((d) => d.accountId),
+      list.map((d) => d.hour.toISOString()),
+      list.map((d) => d.environment),
+      list.map((d) => d.userId),
+      list.map((d) => d.runtimes.toString()),
+      list.map((d) => d.runningMs.toString()),
+      list.map((d) => d.credits.toString()),
+    ],
+  );
+}

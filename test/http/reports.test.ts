@@ -1,0 +1,205 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/infra/clock/clock';
+import { fundedAccount, lifecycle, SMALL } from '../support/accounts';
+import { startApp, uid, type Harness } from '../support/app';
+
+const MIN = 60_000;
+// A month of its own, so that the period holds only this file's data.
+const T0 = new Date('2031-03-04T10:00:00.000Z');
+const PERIOD = 'from=2031-03-01T00:00:00Z&to=2031-04-01T00:00:00Z';
+
+describe('admin reports', () => {
+  let h: Harness;
+  let admin: string;
+  let cp: string;
+  let reportsKey: string;
+  const clock = new ManualClock(T0);
+  let a: string;
+  let b: string;
+
+  const reserve = (accountId: string, runtimeId: string, env = SMALL.environment, userId = 'u1', minutes = 60) =>
+    h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId, userId, variant: SMALL.variant, environment: env, minutes } });
+  const events = async (list: unknown[]) => {
+    const res = await h.request('POST', '/v1/events', { key: cp, body: list });
+    expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
+  };
+  const report = async (path: string, key = reportsKey) => {
+    const res = await h.request('GET', `/v1/reports/${path}`, { key });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body;
+  };
+
+  beforeAll(async () => {
+    h = await startApp({ clock });
+    admin = await h.key('admin');
+    cp = await h.key('control-plane');
+    reportsKey = await h.key('reports');
+    a = await fundedAccount(h, admin, { credits: '100.000000' });
+    b = await fundedAccount(h, admin, { credits: '50.000000' });
+
+    // a: 30 minutes of small (0.5 credits), then 45 minutes of medium for another user (1.5 credits).
+    await reserve(a, 'rt_a1');
+    await reserve(a, 'rt_a2', { name: 'ml-medium', sizeClass: 'medium' }, 'u2');
+    await events([lifecycle(a, 'rt_a1', 'runtime.started', T0, 1), lifecycle(a, 'rt_a2', 'runtime.started', T0, 1)]);
+    await events([
+      lifecycle(a, 'rt_a1', 'runtime.terminated', new Date(T0.getTime() + 30 * MIN), 9, { reason: 'user' }),
+      lifecycle(a, 'rt_a2', 'runtime.terminated', new Date(T0.getTime() + 45 * MIN), 9, { reason: 'user' }),
+    ]);
+    // A late pause/resume of rt_a1 after its settlement: corrected down to 20 minutes (a refund of 10 minutes).
+    clock.advance(2 * 60 * MIN);
+    await events([
+      lifecycle(a, 'rt_a1', 'runtime.paused', new Date(T0.getTime() + 10 * MIN), 2),
+      lifecycle(a, 'rt_a1', 'runtime.resumed', new Date(T0.getTime() + 20 * MIN), 3),
+    ]);
+
+    // b: a runtime that never sends runtime.terminated: told to terminate, then settled by the sweeper at its
+    // hold (10 minutes), then corrected by a late runtime.terminated at 6 minutes.
+    const start = clock.now();
+    await reserve(b, 'rt_b1', SMALL.environment, 'u9', 10);
+    await events([lifecycle(b, 'rt_b1', 'runtime.started', start, 1)]);
+    clock.advance(11 * MIN);
+    await events([lifecycle(b, 'rt_b1', 'runtime.heartbeat', clock.now(), 2)]);
+    await h.request('POST', '/v1/admin/jobs/expiry-sweep/run', { key: admin });
+    clock.advance(h.config.metering.settleGraceMs + MIN);
+    const swept = await h.request('POST', '/v1/admin/jobs/expiry-sweep/run', { key: admin });
+    expect(swept.body.result.forcedSettlements).toBe(1);
+    const [forced] = await h.ds.query(`SELECT charged::text, settlement FROM runtimes WHERE runtime_id = 'rt_b1'`);
+    expect(forced).toEqual({ charged: '166667', settlement: 'forced_reservation_expired' });
+    await events([lifecycle(b, 'rt_b1', 'runtime.terminated', new Date(start.getTime() + 6 * MIN), 3, { reason: 'user' })]);
+
+    // b: a running runtime stopped by a spend limit lowered below what is spent.
+    await reserve(b, 'rt_b2', SMALL.environment, 'u9', 10);
+    await events([lifecycle(b, 'rt_b2', 'runtime.started', clock.now(), 1)]);
+    const limit = await h.request('PUT', `/v1/accounts/${b}/spend-limit`, { key: admin, body: { credits: '0.100000', period: 'month', thresholds: [50, 100] } });
+    expect(limit.status, JSON.stringify(limit.body)).toBe(200);
+  });
+  afterAll(() => h.close());
+
+  it('keeps the usage rollups equal to the settled charges, after corrections and forced settlements', async () => {
+    const [runtimes] = await h.ds.query(
+      `SELECT count(*) FILTER (WHERE status = 'settled')::int AS n, coalesce(sum(closed_ms) FILTER (WHERE status = 'settled'), 0)::text AS ms,
+              sum(charged)::text AS credits FROM runtimes WHERE account_id = ANY($1)`,
+      [[a, b]],
+    );
+    const [rollups] = await h.ds.query(
+      `SELECT sum(runtimes)::int AS n, sum(running_ms)::text AS ms, sum(credits)::text AS credits FROM usage_rollups WHERE account_id = ANY($1)`,
+      [[a, b]],
+    );
+    expect(rollups).toEqual(runtimes);
+    // 20 minutes small + 45 minutes medium + 6 minutes small.
+    expect(runtimes).toMatchObject({ n: 3, credits: String(333334 + 1_500_000 + 100_000) });
+    const perRuntime = await h.ds.query(`SELECT runtime_id, charged::text FROM runtimes WHERE account_id = ANY($1) ORDER BY runtime_id`, [[a, b]]);
+    expect(perRuntime).toEqual([
+      { runtime_id: 'rt_a1', charged: '333334' },
+      { runtime_id: 'rt_a2', charged: '1500000' },
+      { runtime_id: 'rt_b1', charged: '100000' },
+      { runtime_id: 'rt_b2', charged: '0' },
+    ]);
+  });
+
+  it('reports usage by account, environment, day and user, over whole UTC hours', async () => {
+    const byAccount = await report(`usage?${PERIOD}`);
+    expect(byAccount.totals).toEqual({ runtimes: 3, seconds: 20 * 60 + 45 * 60 + 6 * 60, credits: '1.933334' });
+    expect(byAccount.items).toEqual(
+      expect.arrayContaining([
+        { account: a, runtimes: 2, seconds: 65 * 60, credits: '1.833334' },
+        { account: b, runtimes: 1, seconds: 6 * 60, credits: '0.100000' },
+      ]),
+    );
+    const byEnv = await report(`usage?${PERIOD}&groupBy=environment`);
+    expect(byEnv.items).toEqual([
+      { environment: 'ml-medium', runtimes: 1, seconds: 2700, credits: '1.500000' },
+      { environment: 'python-simple', runtimes: 2, seconds: 1560, credits: '0.433334' },
+    ]);
+    const byDay = await report(`usage?${PERIOD}&groupBy=day`);
+    expect(byDay.items).toEqual([{ day: '2031-03-04', runtimes: 3, seconds: 4260, credits: '1.933334' }]);
+    const byUser = await report(`usage?${PERIOD}&groupBy=user`);
+    expect(byUser.items.find((i: { user: string }) => i.user === 'u2')).toEqual({ account: a, user: 'u2', runtimes: 1, seconds: 2700, credits: '1.500000' });
+    // Another month: nothing.
+    const empty = await report('usage?from=2031-05-01T00:00:00Z&to=2031-06-01T00:00:00Z');
+    expect(empty).toMatchObject({ items: [], totals: { runtimes: 0, credits: '0.000000' } });
+  });
+
+  it('answers in CSV with ?format=csv or Accept: text/csv', async () => {
+    const viaQuery = await h.request('GET', `/v1/reports/usage?${PERIOD}&groupBy=environment&format=csv`, { key: reportsKey });
+    expect(viaQuery.status).toBe(200);
+    expect(viaQuery.headers['content-type']).toMatch(/^text\/csv/);
+    expect(viaQuery.headers['content-disposition']).toContain('usage_2031-03-01_2031-04-01.csv');
+    expect(viaQuery.body).toBe('environment,runtimes,seconds,credits\r\nml-medium,1,2700,1.500000\r\npython-simple,2,1560,0.433334\r\n');
+    const viaAccept = await h.request('GET', `/v1/reports/credits?${PERIOD}&groupBy=total`, { key: reportsKey, headers: { accept: 'text/csv' } });
+    expect(viaAccept.headers['content-type']).toMatch(/^text\/csv/);
+    expect(String(viaAccept.body).split('\r\n')[0]).toBe('granted,topUps,clawedBack,consumed,refunded,expired,net');
+  });
+
+  it('adds up the credits flow with the ledger entries and the wallet columns', async () => {
+    const credits = await report(`credits?${PERIOD}&groupBy=account`);
+    const [ledger] = await h.ds.query(
+      `SELECT coalesce(-sum(e.amount) FILTER (WHERE e.ledger_account = 'issued'), 0)::text AS issued,
+              coalesce(sum(e.amount) FILTER (WHERE e.ledger_account = 'consumption'), 0)::text AS consumption,
+              coalesce(sum(e.amount) FILTER (WHERE e.ledger_account = 'expired'), 0)::text AS expired
+       FROM ledger_transactions t JOIN ledger_entries e ON e.transaction_id = t.id
+       WHERE t.created_at >= '2031-03-01' AND t.created_at < '2031-04-01'`,
+    );
+    const micros = (s: string) => BigInt(s.replace('.', ''));
+    const t = credits.totals;
+    expect(micros(t.granted) + micros(t.topUps) - micros(t.clawedBack)).toBe(BigInt(ledger.issued));
+    expect(micros(t.consumed) - micros(t.refunded)).toBe(BigInt(ledger.consumption));
+    expect(micros(t.expired)).toBe(BigInt(ledger.expired));
+    // Everything these wallets ever did happened in the period: the report equals their stored columns.
+    for (const id of [a, b]) {
+      const [w] = await h.ds.query(`SELECT issued::text, consumed::text, expired::text FROM wallets WHERE account_id = $1`, [id]);
+      const row = credits.items.find((i: { account: string }) => i.account === id);
+      expect(micros(row.granted) + micros(row.topUps) - micros(row.clawedBack)).toBe(-BigInt(w.issued));
+      expect(micros(row.consumed) - micros(row.refunded)).toBe(BigInt(w.consumed));
+      expect(micros(row.expired)).toBe(BigInt(w.expired));
+    }
+    const rowA = credits.items.find((i: { account: string }) => i.account === a);
+    // 0.5 settled then 0.166666 refunded by the correction.
+    expect(rowA).toMatchObject({ granted: '100.000000', consumed: '2.000000', refunded: '0.166666' });
+    const rowB = credits.items.find((i: { account: string }) => i.account === b);
+    expect(rowB).toMatchObject({ granted: '50.000000', consumed: '0.166667', refunded: '0.066667' });
+    const total = await report(`credits?${PERIOD}&groupBy=total`);
+    expect(total.items).toEqual([total.totals]);
+    const byDay = await report(`credits?${PERIOD}`);
+    expect(byDay.items.map((i: { day: string }) => i.day)).toEqual(['2031-03-04']);
+  });
+
+  it('lists spend-limit terminations and top consumers', async () => {
+    const events = await report(`spend-limits?${PERIOD}`);
+    expect(events.items).toEqual(expect.arrayContaining([expect.objectContaining({ type: 'termination', account: b, user: 'u9', event: 'spend_limit', runtime: 'rt_b2' })]));
+    expect(events.items).toEqual(expect.arrayContaining([expect.objectContaining({ type: 'termination', account: b, event: 'reservation_expired', runtime: 'rt_b1' })]));
+    expect(events.totals['termination:spend_limit']).toBe(1);
+    const top = await report(`top-consumers?${PERIOD}&limit=1`);
+    expect(top.items).toEqual([expect.objectContaining({ rank: 1, account: a, credits: '1.833334', plan: 'enterprise' })]);
+  });
+
+  it('reports Team seats against the Stripe quantity, and the drift as a reconciliation discrepancy', async () => {
+    const team = await fundedAccount(h, admin, { plan: 'team', kind: 'organization' });
+    await h.ds.query(
+      `INSERT INTO account_members (account_id, user_id, active, changed_at, change_id)
+       SELECT $1, 'user' || i, i <= 3, now(), 'c' || i FROM generate_series(1, 4) i`,
+      [team],
+    );
+    await h.ds.query(
+      `INSERT INTO stripe_subscriptions (account_id, customer_id, subscription_id, status, seat_quantity) VALUES ($1, 'cus_1', $2, 'active', 2)`,
+      [team, uid('sub')],
+    );
+    const seats = await report(`seats?${PERIOD}`);
+    const row = seats.items.find((i: { account: string }) => i.account === team);
+    expect(row).toMatchObject({ seats: 3, stripeQuantity: 2, drift: -1, subscriptionStatus: 'active', expectedMrrCents: 4900 + 3 * 1500, stripeMrrCents: 4900 + 2 * 1500 });
+    expect(seats.totals).toMatchObject({ seats: 3, stripeQuantity: 2 });
+    const rec = await report(`reconciliation?${PERIOD}`);
+    expect(rec.items).toEqual([expect.objectContaining({ kind: 'open_drift', account: team, stripeQuantity: 2, activeSeats: 3, difference: -1 })]);
+  });
+
+  it('needs the reports or admin scope, and whole hours for usage', async () => {
+    expect((await h.request('GET', `/v1/reports/usage?${PERIOD}`, { key: cp })).status).toBe(403);
+    expect((await h.request('GET', `/v1/reports/usage?${PERIOD}`)).status).toBe(401);
+    expect((await h.request('GET', `/v1/reports/usage?${PERIOD}`, { key: admin })).status).toBe(200);
+    const bad = await h.request('GET', '/v1/reports/usage?from=2031-03-01T00:30:00Z&to=2031-03-01T00:00:00Z&groupBy=nope', { key: reportsKey });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.findings.map((f: { field: string }) => f.field)).toEqual(['groupBy']);
+    const cut = await h.request('GET', '/v1/reports/usage?from=2031-03-01T00:30:00Z&to=2031-03-01T00:00:00Z', { key: reportsKey });
+    expect(cut.body.error.findings.map((f: { field: string }) => f.field).sort()).toEqual(['from', 'to']);
+  });
+});
