@@ -57,22 +57,36 @@ const auditRecord = (account: string, action: string, actorParam: string, before
   `'{"accountId":' || ${json(account)} || ',"action":"${action}","actor":' || to_json(${actorParam}::text)::text || ',"after":' || ${after} ||
    ',"at":"' || ${atIsoParam} || '","before":' || ${before} || ',"chain":' || ${json(account)} || ',"correlationId":null}'`;
 
-/** Appends one audit row per input row (one per account chain) and advances the chain heads: AuditService's statement, fed by SQL. */
+/**
+ * Appends one audit row per input row (one per account chain) and advances the chain heads, as
+ * AuditService does, fed by SQL. The heads are updated with a join rather than AuditService's
+ * ON CONFLICT with a per-row subquery (quadratic over thousands of rows); a chain without a head
+ * yet gets one inserted. Every input row must have moved its chain (asserted: a concurrent first
+ * write of a chain makes the batch retry).
+ */
 const auditInsert = (inputSelect: string): string => `
-  WITH input AS (${inputSelect}),
-  head AS (
-    INSERT INTO audit_chains AS c (chain, seq, prev_hash, hash, updated_at)
-    SELECT i.chain, 1, '${GENESIS_HASH}', audit_hash('${GENESIS_HASH}', 1, i.record), i.at FROM input i ORDER BY i.chain
-    ON CONFLICT (chain) DO UPDATE SET
-      seq = c.seq + 1,
-      prev_hash = c.hash,
-      hash = audit_hash(c.hash, c.seq + 1, (SELECT i.record FROM input i WHERE i.chain = c.chain)),
-      updated_at = EXCLUDED.updated_at
+  WITH input AS MATERIALIZED (${inputSelect}),
+  updated AS (
+    UPDATE audit_chains c SET seq = c.seq + 1, prev_hash = c.hash, hash = audit_hash(c.hash, c.seq + 1, i.record), updated_at = i.at
+    FROM input i WHERE c.chain = i.chain
     RETURNING c.chain, c.seq, c.prev_hash, c.hash
+  ),
+  inserted AS (
+    INSERT INTO audit_chains (chain, seq, prev_hash, hash, updated_at)
+    SELECT i.chain, 1, '${GENESIS_HASH}', audit_hash('${GENESIS_HASH}', 1, i.record), i.at FROM input i
+    WHERE i.chain NOT IN (SELECT chain FROM updated)
+    ORDER BY i.chain
+    ON CONFLICT (chain) DO NOTHING
+    RETURNING chain, seq, prev_hash, hash
+  ),
+  head AS (SELECT * FROM updated UNION ALL SELECT * FROM inserted),
+  logged AS (
+    INSERT INTO audit_log (chain, seq, at, actor, action, account_id, before, after, correlation_id, prev_hash, hash)
+    SELECT i.chain, h.seq, i.at, i.actor, i.action, i.chain, nullif(i.before, 'null')::jsonb, i.after::jsonb, NULL, h.prev_hash, h.hash
+    FROM input i JOIN head h ON h.chain = i.chain
+    RETURNING 1
   )
-  INSERT INTO audit_log (chain, seq, at, actor, action, account_id, before, after, correlation_id, prev_hash, hash)
-  SELECT i.chain, h.seq, i.at, i.actor, i.action, i.chain, i.before::jsonb, i.after::jsonb, NULL, h.prev_hash, h.hash
-  FROM input i JOIN head h ON h.chain = i.chain`;
+  SELECT ledger_assert((SELECT count(*) FROM logged) = (SELECT count(*) FROM input), 'audit chain head written concurrently: retry') AS ok`;
 
 /**
  * The set-based allowance grant of the monthly reset, also used for one account at reservation time
@@ -87,13 +101,29 @@ const auditInsert = (inputSelect: string): string => `
  *    `allowance:<period start>`, fingerprint as LedgerService.grant computes it), recorded in
  *    plan_allowances (primary key account + period: a second run grants nothing);
  * 4. updates the wallets' stored balances by the entries' sums, so the ledger reconciles;
- * 5. audits (`credits.expired`, `credits.granted`, hash-chained per account as AuditService does);
- * 6. notifies `credits.expired` and `credits.granted` once per cause through the outbox.
+ * 5. audits one `credits.granted` row per account (with what expired; hash-chained per account as
+ *    AuditService does);
+ * 6. notifies `credits.expired` and `credits.granted` through the outbox (once per cause: only the
+ *    transaction that writes the expiry or the grant writes its notification).
  *
  * Wallets in debt are left out (returned in `inDebt`): a grant must repay debt first.
  */
 export async function grantAllowances(em: EntityManager, input: GrantAllowancesInput): Promise<GrantAllowancesResult> {
   const { accountIds, period, now } = input;
+  em = traced(em);
+  if (process.env.PLAN_RESET_TRACE) {
+    await em.query(`LOAD 'auto_explain'`);
+    await em.query(`SET LOCAL auto_explain.log_min_duration = 150`);
+    await em.query(`SET LOCAL auto_explain.log_analyze = on`);
+    await em.query(`SET LOCAL auto_explain.log_nested_statements = on`);
+    await em.query(`SET LOCAL auto_explain.log_level = notice`);
+    await em.query(`SET LOCAL client_min_messages = notice`);
+    const client = (em.queryRunner as unknown as { databaseConnection?: { on(e: string, f: (m: { message: string }) => void): void; __traced?: boolean } }).databaseConnection;
+    if (client && !client.__traced) {
+      client.__traced = true;
+      client.on('notice', (m) => console.error(`PLAN ${m.message}`));
+    }
+  }
   const empty: GrantAllowancesResult = { granted: 0, grantedMicros: 0n, expiredGrants: 0, expiredMicros: 0n, inDebt: [] };
   if (accountIds.length === 0 || input.defaults.length === 0) return empty;
   const startIso = period.start.toISOString();
@@ -101,7 +131,11 @@ export async function grantAllowances(em: EntityManager, input: GrantAllowancesI
   const nowIso = now.toISOString();
   const defaults = JSON.stringify(input.defaults.map((d) => ({ plan: d.plan, name: d.name, amount: d.amount.toString() })));
 
-  await em.query(`INSERT INTO wallets (account_id) SELECT id FROM accounts WHERE id = ANY($1) ON CONFLICT (account_id) DO NOTHING`, [accountIds]);
+  await em.query(
+    `INSERT INTO wallets (account_id) SELECT a.id FROM unnest($1::text[]) AS ids(id) JOIN accounts a ON a.id = ids.id
+     ON CONFLICT (account_id) DO NOTHING`,
+    [accountIds],
+  );
   await em.query(`SELECT 1 FROM wallets WHERE account_id = ANY($1) ORDER BY account_id FOR UPDATE`, [accountIds]);
 
   // Under the locks: who still needs this period's allowance, and their balances before it.
@@ -115,19 +149,21 @@ export async function grantAllowances(em: EntityManager, input: GrantAllowancesI
     `CREATE TEMP TABLE plan_allowance_expiring (grant_id text PRIMARY KEY, account_id text NOT NULL, source text NOT NULL,
        remaining bigint NOT NULL, expires_at timestamptz NOT NULL) ON COMMIT DROP`,
   );
+  await em.query(`CREATE INDEX ON plan_allowance_expiring (account_id)`);
   await em.query(
     `INSERT INTO plan_allowance_batch (account_id, amount, plan_name, debt, grant_id, held, available_before)
      WITH d AS (SELECT * FROM jsonb_to_recordset($2::jsonb) AS d(plan text, name text, amount bigint))
      SELECT a.id, x.amount, d.name, w.debt, 'alw_' || md5(a.id || '|' || $3::text), w.holds_balance,
        coalesce((SELECT sum(g.remaining) FROM grants g WHERE g.account_id = a.id AND g.remaining > 0
                    AND (g.expires_at IS NULL OR g.expires_at > $4)), 0)::bigint
-     FROM accounts a
+     FROM unnest($1::text[]) AS ids(id)
+     JOIN accounts a ON a.id = ids.id
      JOIN wallets w ON w.account_id = a.id
      JOIN d ON d.plan = a.plan
      CROSS JOIN LATERAL (SELECT CASE WHEN a.plan_overrides ? 'includedCredits'
                                      THEN replace(a.plan_overrides->>'includedCredits', '.', '')::bigint
                                      ELSE d.amount END AS amount) x
-     WHERE a.id = ANY($1) AND x.amount > 0
+     WHERE x.amount > 0
        AND NOT EXISTS (SELECT 1 FROM plan_allowances p WHERE p.account_id = a.id AND p.period_start = $5)`,
     [accountIds, defaults, startIso, now, period.start],
   );
@@ -141,6 +177,7 @@ export async function grantAllowances(em: EntityManager, input: GrantAllowancesI
      WHERE g.status = 'active' AND g.expires_at <= $1`,
     [now],
   );
+  await em.query(`ANALYZE plan_allowance_expiring`);
   // Expiry transactions: the unheld remainder of each due grant goes to `expired`.
   await em.query(
     `WITH tx AS (
@@ -170,6 +207,8 @@ export async function grantAllowances(em: EntityManager, input: GrantAllowancesI
      FROM (SELECT account_id, sum(remaining)::bigint AS total FROM plan_allowance_expiring GROUP BY account_id) s
      WHERE b.account_id = s.account_id`,
   );
+  // Fresh statistics: the statements below filter and join on what was just written here.
+  await em.query(`ANALYZE plan_allowance_batch`);
 
   // The allowance grants: grant row, plan_allowances row (the per-period key), transaction and entries.
   const reason = `b.plan_name || ' plan allowance for ${startIso} to ${endIso}'`;
@@ -207,20 +246,14 @@ export async function grantAllowances(em: EntityManager, input: GrantAllowancesI
     [now],
   );
 
-  // Audit: what expired, then what was granted (one row per account chain per statement).
-  const expiredAfter = `'{"available":"' || ${credits('b.available_before')} || '","expired":"' || ${credits('b.expired')} || '","grants":[' ||
-    (SELECT string_agg('{"expired":"' || ${credits('e.remaining')} || '","id":' || ${json('e.grant_id')} || ',"source":' || ${json('e.source')} || '}',
-       ',' ORDER BY e.expires_at, e.grant_id) FROM plan_allowance_expiring e WHERE e.account_id = b.account_id AND e.remaining > 0) || ']}'`;
-  await em.query(
-    auditInsert(`SELECT b.account_id AS chain, $1::timestamptz AS at, $2::text AS actor, 'credits.expired' AS action,
-       'null' AS before, x.after, ${auditRecord('b.account_id', 'credits.expired', '$2', `'null'`, 'x.after', '$3')} AS record
-     FROM plan_allowance_batch b CROSS JOIN LATERAL (SELECT ${expiredAfter} AS after) x WHERE b.expired > 0`),
-    [now, input.actor, nowIso],
-  );
+  // Audit: one `credits.granted` row per account, which also says what of the previous allowance expired.
+  const expiredJson = `'{"credits":"' || ${credits('b.expired')} || '","grants":[' ||
+    coalesce((SELECT string_agg('{"expired":"' || ${credits('e.remaining')} || '","id":' || ${json('e.grant_id')} || ',"source":' || ${json('e.source')} || '}',
+       ',' ORDER BY e.expires_at, e.grant_id) FROM plan_allowance_expiring e WHERE e.account_id = b.account_id AND e.remaining > 0), '') || ']}'`;
   const balance = (available: string): string =>
     `'"available":"' || ${credits(available)} || '"'`;
   const grantedBefore = `'{' || ${balance('b.available_before')} || ',"held":"' || ${credits('b.held')} || '","total":"' || ${credits('b.available_before + b.held')} || '"}'`;
-  const grantedAfter = `'{' || ${balance('b.available_before + b.amount')} || ',"grant":{"amount":"' || ${credits('b.amount')} || '","expiresAt":"' || $4 ||
+  const grantedAfter = `'{' || ${balance('b.available_before + b.amount')} || ',"expired":' || ${expiredJson} || ',"grant":{"amount":"' || ${credits('b.amount')} || '","expiresAt":"' || $4 ||
     '","id":' || ${json('b.grant_id')} || ',"source":"plan_allowance"},"held":"' || ${credits('b.held')} || '","period":{"from":"' || $5 || '","to":"' || $4 ||
     '"},"reason":' || to_json(${reason})::text || ',"total":"' || ${credits('b.available_before + b.amount + b.held')} || '","transactionId":"' || b.transaction_id::text || '"}'`;
   await em.query(
@@ -230,26 +263,24 @@ export async function grantAllowances(em: EntityManager, input: GrantAllowancesI
     [now, input.actor, nowIso, endIso, startIso],
   );
 
-  // Notifications, once per cause: each expired grant, each period's grant.
+  // Notifications: each expired grant, each period's grant. Once per cause by construction: they are
+  // written only by the transaction that writes the expiry or the grant, whose idempotency keys are unique.
   await em.query(
-    `WITH n AS (
+    `INSERT INTO outbox (topic, key, payload)
+     SELECT $3, n.account_id, jsonb_build_object('id', 'ntf_' || md5(n.cause), 'type', n.type, 'accountId', n.account_id,
+       'occurredAt', $4::text, 'data', n.data)
+     FROM (
        SELECT 'credits.expired:' || e.grant_id AS cause, e.account_id, 'credits.expired' AS type, 0 AS ord,
          jsonb_build_object('grantId', e.grant_id, 'source', e.source, 'credits', ${credits('e.remaining')}, 'expiredAt', ${iso('e.expires_at')}) AS data
        FROM plan_allowance_expiring e WHERE e.remaining > 0
        UNION ALL
-       SELECT 'credits.granted:' || b.account_id || ':' || $2, b.account_id, 'credits.granted', 1,
-         jsonb_build_object('grantId', b.grant_id, 'source', 'plan_allowance', 'credits', ${credits('b.amount')}, 'expiresAt', $3::text,
-           'period', jsonb_build_object('from', $2::text, 'to', $3::text))
+       SELECT 'credits.granted:' || b.account_id || ':' || $1, b.account_id, 'credits.granted', 1,
+         jsonb_build_object('grantId', b.grant_id, 'source', 'plan_allowance', 'credits', ${credits('b.amount')}, 'expiresAt', $2::text,
+           'period', jsonb_build_object('from', $1::text, 'to', $2::text))
        FROM plan_allowance_batch b
-     ), fresh AS (
-       INSERT INTO notifications_sent (cause, account_id, type, created_at)
-       SELECT cause, account_id, type, $1 FROM n ON CONFLICT (cause) DO NOTHING RETURNING cause
-     )
-     INSERT INTO outbox (topic, key, payload)
-     SELECT $4, n.account_id, jsonb_build_object('id', 'ntf_' || md5(n.cause), 'type', n.type, 'accountId', n.account_id,
-       'occurredAt', $5::text, 'data', n.data)
-     FROM n JOIN fresh ON fresh.cause = n.cause ORDER BY n.account_id, n.ord`,
-    [now, startIso, endIso, input.notificationsTopic, nowIso],
+     ) n
+     ORDER BY n.account_id, n.ord`,
+    [startIso, endIso, input.notificationsTopic, nowIso],
   );
 
   const [sums] = await rows<{ granted: number; granted_micros: string; expired_grants: number; expired_micros: string }>(
@@ -267,4 +298,22 @@ export async function grantAllowances(em: EntityManager, input: GrantAllowancesI
     expiredMicros: BigInt(sums?.expired_micros ?? '0'),
     inDebt,
   };
+}
+
+/** PLAN_RESET_TRACE=1 logs each statement's duration (for the benchmark's profile). */
+function traced(em: EntityManager): EntityManager {
+  if (!process.env.PLAN_RESET_TRACE) return em;
+  return new Proxy(em, {
+    get(target, prop, receiver) {
+      if (prop !== 'query') return Reflect.get(target, prop, receiver) as unknown;
+      return async (sql: string, params?: unknown[]) => {
+        const t0 = Date.now();
+        try {
+          return (await target.query(sql, params)) as unknown;
+        } finally {
+          console.error(`${Date.now() - t0} ms  ${sql.replace(/\s+/g, ' ').slice(0, 90)}`);
+        }
+      };
+    },
+  });
 }

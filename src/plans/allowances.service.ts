@@ -91,7 +91,12 @@ export class AllowancesService {
       for (;;) {
         const ids = await nextBatch();
         if (ids.length === 0) return;
-        const r = await inTransaction(this.ds, (em) => this.grantBatch(em, ids, period, now, RESET_ACTOR));
+        const r = await inTransaction(this.ds, async (em) => {
+          // Statements over thousands of rows: sorts in memory, and no JIT (compiling costs more than it saves here).
+          await em.query(`SET LOCAL work_mem = '64MB'`);
+          await em.query(`SET LOCAL jit = off`);
+          return this.grantBatch(em, ids, period, now, RESET_ACTOR);
+        });
         total.accounts += r.granted;
         total.granted += r.grantedMicros;
         total.expiredGrants += r.expiredGrants;

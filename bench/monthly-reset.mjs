@@ -1,0 +1,96 @@
+// Monthly reset benchmark: the set-based Free allowance reset of BENCH_ACCOUNTS (100,000) accounts.
+// Runs on the build (npx nest build; or `npm run bench`):
+//   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node bench/monthly-reset.mjs
+// Options (environment): BENCH_ACCOUNTS (100000), BENCH_BATCH (5000), BENCH_WORKERS (2), BENCH_POOL (4).
+// A scratch database is created on DATABASE_URL's server and dropped after (BENCH_KEEP keeps it).
+// Three runs: the first month (grants only), the month boundary (expire the 50 left + grant 50 new:
+// the figure that matters), and the same month again (idempotent: grants nothing).
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import pg from 'pg';
+
+const require = createRequire(import.meta.url);
+require('reflect-metadata');
+const { openDataSource } = require('../dist/src/common/database/database.module.js');
+const { dataSourceOptions } = require('../dist/src/common/database/data-source.js');
+const { LedgerService } = require('../dist/src/ledger/ledger.service.js');
+const { AuditService } = require('../dist/src/audit/audit.service.js');
+const { ManualClock } = require('../dist/src/infra/clock/clock.js');
+const { loadConfig } = require('../dist/src/common/config/config.js');
+const { PlanCatalog } = require('../dist/src/plans/plan-catalog.js');
+const { AllowancesService } = require('../dist/src/plans/allowances.service.js');
+
+const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 100_000);
+const BATCH = Number(process.env.BENCH_BATCH ?? 5000);
+const WORKERS = Number(process.env.BENCH_WORKERS ?? 2);
+const POOL = Number(process.env.BENCH_POOL ?? 4);
+
+const server = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const dbName = `billing_bench_reset_${process.pid}`;
+const admin = new pg.Client({ connectionString: server });
+await admin.connect();
+await admin.query(`CREATE DATABASE ${dbName}`);
+const url = new URL(server);
+url.pathname = `/${dbName}`;
+
+let ds;
+try {
+  ds = await openDataSource(dataSourceOptions(url.toString(), POOL));
+  const clock = new ManualClock(new Date('2026-12-01T00:00:00.000Z'));
+  const config = loadConfig({ DATABASE_URL: url.toString(), CRON_ENABLED: 'false', LOG_LEVEL: 'error' });
+  const catalog = PlanCatalog.fromFile(config.files.plans);
+  const ledger = new LedgerService(ds, new AuditService(ds, clock), clock);
+  const allowances = new AllowancesService(ds, catalog, ledger, clock, config);
+
+  const seedStart = Date.now();
+  await ds.query(
+    `INSERT INTO accounts (id, kind, plan) SELECT 'bench_' || lpad(i::text, 6, '0'), 'user', 'free' FROM generate_series(1, $1) AS i`,
+    [ACCOUNTS],
+  );
+  await ds.query(`INSERT INTO wallets (account_id) SELECT id FROM accounts`);
+  await ds.query('ANALYZE');
+  const seedMs = Date.now() - seedStart;
+
+  const runs = {};
+  const run = async (name, at) => {
+    clock.set(at);
+    const started = process.hrtime.bigint();
+    const result = await allowances.monthlyReset(clock.now(), { batchSize: BATCH, workers: WORKERS });
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    runs[name] = { seconds: Math.round(seconds * 100) / 100, accountsPerSecond: Math.round(result.accounts / seconds), ...result };
+    console.error(`${name}: ${result.accounts} accounts granted, ${result.expiredGrants} grants expired in ${seconds.toFixed(2)} s`);
+    await ds.query('ANALYZE');
+  };
+  await run('firstMonth', '2026-12-01T00:00:00.000Z');
+  await run('monthBoundary', '2027-01-01T00:00:00.000Z');
+  await run('sameMonthAgain', '2027-01-01T00:05:00.000Z');
+
+  const check = await ds.query(
+    `SELECT (SELECT count(*)::int FROM plan_allowances) AS allowances,
+       (SELECT count(*)::int FROM grants WHERE status = 'active') AS active_grants,
+       (SELECT count(*)::int FROM outbox) AS notifications,
+       (SELECT count(*)::int FROM audit_log) AS audit_rows,
+       (SELECT count(*)::int FROM wallets WHERE grants_balance <> 50000000) AS wrong_wallets`,
+  );
+  const sample = `bench_${String(Math.ceil(ACCOUNTS / 2)).padStart(6, '0')}`;
+  const problems = await ledger.reconcile(sample);
+  const report = {
+    machine: `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}`,
+    node: process.version,
+    postgres: (await ds.query('SHOW server_version'))[0].server_version,
+    settings: { accounts: ACCOUNTS, batch: BATCH, workers: WORKERS, pool: POOL, seedMs },
+    runs,
+    check: check[0],
+    sampleReconciles: problems.length === 0,
+  };
+  console.log(JSON.stringify(report, null, 2));
+  if (problems.length > 0 || check[0].wrong_wallets !== 0) {
+    console.error('the ledger does not reconcile after the reset:', problems.slice(0, 5));
+    process.exitCode = 1;
+  }
+} finally {
+  await ds?.destroy();
+  if (process.env.BENCH_KEEP) console.error(`kept database ${dbName}`);
+  else await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+  await admin.end();
+}
