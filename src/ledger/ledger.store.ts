@@ -248,6 +248,11 @@ SELECT (SELECT id::text FROM tx) AS id,
 const str = (v: bigint): string => v.toString();
 
 export const LOCK_STATEMENT: PreparedStatement = { name: 'ledger_lock_v1', text: LOCK_SQL };
+/** Only the wallet's row lock: run before LOCK_STATEMENT in the same message, whose snapshot is then current. */
+export const LOCK_ONLY_STATEMENT: PreparedStatement = {
+  name: 'ledger_lock_only_v1',
+  text: `SELECT 1 FROM wallets WHERE account_id = coalesce($1::text, (SELECT x.account_id FROM holds x WHERE x.id = $2)) FOR UPDATE`,
+};
 export const WRITE_STATEMENT: PreparedStatement = { name: 'ledger_write_v1', text: WRITE_SQL };
 
 export interface LockKey {
@@ -258,6 +263,10 @@ export interface LockKey {
 
 /** The SQL of the ledger: one statement to lock and read a wallet, one to write a transaction. */
 export const LedgerStore = {
+  lockOnlyCall(by: LockKey): Call {
+    return { statement: LOCK_ONLY_STATEMENT, values: [by.accountId ?? null, by.holdId ?? null] };
+  },
+
   lockCall(by: LockKey): Call {
     return { statement: LOCK_STATEMENT, values: [by.accountId ?? null, by.idempotencyKey ?? null, by.holdId ?? null] };
   },

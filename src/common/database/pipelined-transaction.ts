@@ -43,23 +43,25 @@ export class PipelinedSession {
 
   private constructor(
     private readonly client: pg.PoolClient,
+    /** The rows of the last of the first statements. */
     readonly rows: Row[],
   ) {}
 
-  static async begin(pool: pg.Pool, first: Call): Promise<PipelinedSession> {
+  /** BEGIN and the first statements, in one round trip (each statement sees what the ones before it did). */
+  static async begin(pool: pg.Pool, first: Call[]): Promise<PipelinedSession> {
     const client = await pool.connect();
     try {
-      const results = await send(client, ['BEGIN'], [first], []);
-      return new PipelinedSession(client, results[0] ?? []);
+      const results = await send(client, ['BEGIN'], first, []);
+      return new PipelinedSession(client, results[results.length - 1] ?? []);
     } catch (error) {
       client.release(true);
       throw error;
     }
   }
 
-  /** One more statement inside the transaction (one round trip). */
-  async query(call: Call): Promise<Row[]> {
-    return this.guard(async () => (await send(this.client, [], [call], []))[0] ?? []);
+  /** More statements inside the transaction, in one round trip; returns each statement's rows. */
+  async query(calls: Call[]): Promise<Row[][]> {
+    return this.guard(() => send(this.client, [], calls, []));
   }
 
   /** The last statements and COMMIT, in one round trip; returns each statement's rows. */
