@@ -1,13 +1,20 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import type { INestApplicationContext } from '@nestjs/common';
+import type { DynamicModule, INestApplicationContext } from '@nestjs/common';
+import { createWriteStream } from 'node:fs';
+import { finished } from 'node:stream/promises';
 import { z } from 'zod';
 import { ApiKeysService } from './accounts/auth/api-keys.service';
 import { scopeSchema } from './accounts/auth/scopes';
 import { AuditService } from './audit/audit.service';
 import { CliModule } from './cli.module';
-import { ConfigError } from './common/config/config';
+import { AppModule } from './app.module';
+import { ConfigError, loadConfig } from './common/config/config';
+import { JobsService } from './jobs/jobs.service';
 import { LedgerService } from './ledger/ledger.service';
+import { ReportsCliModule } from './reports/reports-cli.module';
+import { parseReportQuery } from './reports/report-query';
+import { REPORT_NAMES, ReportsService, toCsv, type Report, type ReportName } from './reports/reports.service';
 
 /**
  * Operator commands, run on the build: `node dist/src/cli.js <command>` (or `npm run cli -- <command>`).
@@ -17,7 +24,11 @@ const USAGE = `usage: cli <command>
   audit verify                              walk every audit hash chain; exit 1 and print the first broken or missing row
   ledger reconcile [--account <id>]         check stored balances against the entries; exit 1 on any discrepancy
   keys create --scopes <a,b,...> [--name n] create an API key (the key is printed once)
-  keys revoke <id>                          revoke an API key`;
+  keys revoke <id>                          revoke an API key
+  reports <name> [--from t] [--to t] [--group-by g] [--limit n] [--out file.csv]
+                                            write a report (${REPORT_NAMES.join(', ')}) as CSV
+                                            (--out -: stdout; a .json file name writes JSON); period: this month by default
+  reconcile                                 run the seat-reconciliation job now (Stripe quantity vs active members)`;
 
 const ACTOR = 'cli';
 
@@ -80,6 +91,100 @@ const COMMANDS: Record<string, Command> = {
   },
 };
 
+const progress = (message: string): void => {
+  process.stderr.write(`[${new Date().toISOString()}] ${message}\n`);
+};
+
+async function readReport(reports: ReportsService, name: ReportName, query: Record<string, string>, now: Date): Promise<Report> {
+  switch (name) {
+    case 'usage': {
+      const q = parseReportQuery('usage', query, now);
+      progress(`usage by ${q.groupBy} over [${q.period.from.toISOString()}, ${q.period.to.toISOString()}): reading the rollups`);
+      return reports.usage(q.period, q.groupBy);
+    }
+    case 'credits': {
+      const q = parseReportQuery('credits', query, now);
+      progress(`credits by ${q.groupBy} over [${q.period.from.toISOString()}, ${q.period.to.toISOString()}): reading the ledger entries`);
+      return reports.credits(q.period, q.groupBy);
+    }
+    case 'seats': {
+      const q = parseReportQuery('seats', query, now);
+      progress('seats: reading Team accounts, members, subscriptions and invoices');
+      return reports.seats(q.period);
+    }
+    case 'spend-limits': {
+      const q = parseReportQuery('spend-limits', query, now);
+      progress('spend-limits: reading alerts and terminate commands');
+      return reports.spendLimits(q.period);
+    }
+    case 'reconciliation': {
+      const q = parseReportQuery('reconciliation', query, now);
+      progress('reconciliation: reading seat discrepancies and the drift now');
+      return reports.reconciliation(q.period, now);
+    }
+    case 'top-consumers': {
+      const q = parseReportQuery('top-consumers', query, now);
+      progress(`top ${q.limit} consumers: reading the rollups`);
+      return reports.topConsumers(q.period, q.limit);
+    }
+  }
+}
+
+async function writeReport(app: INestApplicationContext, name: ReportName, args: Args): Promise<number> {
+  const query: Record<string, string> = {};
+  for (const [flag, param] of [['from', 'from'], ['to', 'to'], ['group-by', 'groupBy'], ['limit', 'limit']] as const) {
+    const value = args.flags.get(flag);
+    if (value !== undefined) query[param] = value;
+  }
+  const reports = app.get(ReportsService);
+  const now = new Date();
+  const started = Date.now();
+  let report: Report;
+  try {
+    report = await readReport(reports, name, query, now);
+  } catch (error) {
+    const findings = (error as { code?: string; findings?: { field: string; message: string }[] }).findings;
+    if ((error as { code?: string }).code !== 'DL_BILLING_REQUEST_INVALID') throw error;
+    throw new UsageError((findings ?? []).map((f) => `--${f.field === 'groupBy' ? 'group-by' : f.field}: ${f.message}`).join('\n'));
+  }
+  progress(`${report.items.length} rows in ${Date.now() - started} ms`);
+  const out = args.flags.get('out') ?? '-';
+  const body = out.endsWith('.json') ? `${JSON.stringify(report, null, 2)}\n` : toCsv(report);
+  if (out === '-') {
+    process.stdout.write(body);
+  } else {
+    const file = createWriteStream(out);
+    file.end(body);
+    await finished(file);
+    progress(`written ${out}`);
+  }
+  return 0;
+}
+
+for (const name of REPORT_NAMES) COMMANDS[`reports ${name}`] = (app, args) => writeReport(app, name, args);
+
+COMMANDS.reconcile = async (app) => {
+  progress('seat reconciliation: comparing every Team subscription with its active members');
+  let result: Awaited<ReturnType<JobsService['run']>>;
+  try {
+    result = await app.get(JobsService).run('seat-reconciliation');
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'DL_BILLING_NOT_FOUND') throw error;
+    process.stderr.write('the seat-reconciliation job is not registered in this build (the Stripe module provides it)\n');
+    return 2;
+  }
+  print(result);
+  progress(result.ran ? 'done' : 'another instance is running it: nothing done');
+  return 0;
+};
+
+/** The context a command needs: reports add their module; reconcile the whole service, without its schedules. */
+function moduleFor(name: string): DynamicModule {
+  if (name.startsWith('reports ')) return ReportsCliModule.forRoot();
+  if (name === 'reconcile') return AppModule.forRoot({ ...loadConfig(), cronEnabled: false });
+  return CliModule.forRoot();
+}
+
 export async function main(argv: string[]): Promise<number> {
   let args: Args;
   try {
@@ -88,7 +193,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
     return 2;
   }
-  const name = args.positional.slice(0, 2).join(' ');
+  const name = args.positional[0] === 'reconcile' ? 'reconcile' : args.positional.slice(0, 2).join(' ');
   const command = COMMANDS[name];
   if (!command) {
     process.stderr.write(`${name ? `unknown command: ${name}\n` : ''}${USAGE}\n`);
@@ -96,7 +201,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   let app: INestApplicationContext | undefined;
   try {
-    app = await NestFactory.createApplicationContext(CliModule.forRoot(), { logger: ['error', 'warn'] });
+    app = await NestFactory.createApplicationContext(moduleFor(name), { logger: ['error', 'warn'] });
     return await command(app, args);
   } catch (error) {
     if (error instanceof UsageError) {
