@@ -162,3 +162,25 @@ describe('periodFor and nextReset', () => {
     expect(nextReset('calendar_month', d('2027-01-01T00:00:00Z')).toISOString()).toBe('2027-02-01T00:00:00.000Z');
   });
 });
+
+describe('edges the plans issue names', () => {
+  it('anchors on Feb 29 of a leap year: Feb 28 in the next years, back to the 29th in March', () => {
+    const anchor = d('2028-02-29T00:00:00Z');
+    expect(iso(billingCycle(anchor, d('2029-02-28T00:00:00Z')))).toEqual(['2029-02-28T00:00:00.000Z', '2029-03-29T00:00:00.000Z']);
+    expect(iso(billingCycle(anchor, d('2029-02-27T23:59:59.999Z')))).toEqual(['2029-01-29T00:00:00.000Z', '2029-02-28T00:00:00.000Z']);
+    expect(iso(billingCycle(anchor, d('2032-02-29T00:00:00Z')))[0]).toBe('2032-02-29T00:00:00.000Z');
+  });
+
+  it('resets a billing cycle anchored on the 31st at the exact boundary instant, never a millisecond early', () => {
+    const anchor = d('2026-10-31T12:00:00Z');
+    expect(nextReset('billing_cycle', d('2026-11-30T11:59:59.999Z'), anchor).toISOString()).toBe('2026-11-30T12:00:00.000Z');
+    expect(nextReset('billing_cycle', d('2026-11-30T12:00:00.000Z'), anchor).toISOString()).toBe('2026-12-31T12:00:00.000Z');
+    expect(nextReset('billing_cycle', d('2027-01-31T12:00:00.000Z'), anchor).toISOString()).toBe('2027-02-28T12:00:00.000Z');
+  });
+
+  it('ends February on the 29th in leap years for calendar months (the Free reset instant)', () => {
+    expect(nextReset('calendar_month', d('2028-02-29T23:59:59.999Z')).toISOString()).toBe('2028-03-01T00:00:00.000Z');
+    expect(nextReset('calendar_month', d('2027-02-28T23:59:59.999Z')).toISOString()).toBe('2027-03-01T00:00:00.000Z');
+    expect(iso(calendarMonth(d('2100-02-28T12:00:00Z')))).toEqual(['2100-02-01T00:00:00.000Z', '2100-03-01T00:00:00.000Z']);
+  });
+});
