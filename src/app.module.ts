@@ -15,6 +15,8 @@ import { JobsModule } from './jobs/jobs.module';
 import { MessagingModule } from './messaging/messaging.module';
 import { MeteringModule } from './metering/metering.module';
 import { ReportsModule } from './reports/reports.module';
+import { MembersModule } from './members/members.module';
+import { StripeModule } from './stripe/stripe.module';
 
 @Module({})
 export class AppModule {
@@ -35,6 +37,8 @@ export class AppModule {
         AccountsModule,
         MeteringModule,
         ReportsModule,
+        MembersModule,
+        StripeModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: BillingExceptionFilter }],
     };

@@ -23,6 +23,8 @@ export const envSchema = z.object({
   KAFKA_BROKERS: brokers.optional(),
   KAFKA_CLIENT_ID: z.string().min(1).default('dl-billing'),
   KAFKA_GROUP_ID: z.string().min(1).default('dl-billing'),
+  /** How long the group waits for a silent consumer before giving its partitions to another. */
+  KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6_000).max(300_000).default(30_000),
   KAFKA_TOPIC_LIFECYCLE: z.string().min(1).default('runtime.lifecycle.v1'),
   KAFKA_TOPIC_LIFECYCLE_DLQ: z.string().min(1).default('runtime.lifecycle.v1.dlq'),
   KAFKA_TOPIC_MEMBERSHIP: z.string().min(1).default('accounts.membership.v1'),
@@ -32,6 +34,18 @@ export const envSchema = z.object({
   STRIPE_SECRET_KEY: z.string().min(1).optional(),
   STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),
   STRIPE_API_URL: z.url().optional(),
+  /** Per-request timeout of Stripe calls, and how many times a failed call is retried (same idempotency key). */
+  STRIPE_TIMEOUT_MS: z.coerce.number().int().min(50).max(300_000).default(30_000),
+  STRIPE_MAX_NETWORK_RETRIES: z.coerce.number().int().min(0).max(10).default(3),
+  /** Proration of seat quantity changes (Stripe's proration_behavior). */
+  STRIPE_PRORATION_BEHAVIOR: z.enum(['create_prorations', 'always_invoice', 'none']).default('create_prorations'),
+  /** How long a Team account may stay past due before it is suspended. */
+  STRIPE_PAST_DUE_GRACE_MS: z.coerce.number().int().min(0).default(7 * 24 * 3_600_000),
+  /** Where Checkout sends the user back. */
+  STRIPE_CHECKOUT_SUCCESS_URL: z.url().default('https://datalayer.app/billing/top-up/success'),
+  STRIPE_CHECKOUT_CANCEL_URL: z.url().default('https://datalayer.app/billing/top-up/cancel'),
+  /** How often seat reconciliation and Stripe recovery (missed events, overdue suspensions) run. */
+  STRIPE_JOBS_INTERVAL_MS: z.coerce.number().int().min(1_000).default(3_600_000),
   PLANS_FILE: z.string().min(1).default('config/plans.json'),
   RATE_CARD_FILE: z.string().min(1).default('config/rate-card.json'),
   OUTBOX_RELAY_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(200),

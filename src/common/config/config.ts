@@ -4,6 +4,7 @@ export interface KafkaConfig {
   brokers: string[];
   clientId: string;
   groupId: string;
+  sessionTimeoutMs: number;
   topics: {
     lifecycle: string;
     lifecycleDlq: string;
@@ -20,7 +21,18 @@ export interface AppConfig {
   database: { url?: string; poolSize: number; embeddedDir: string; embeddedPort: number };
   kafka?: KafkaConfig;
   adminApiKey?: string;
-  stripe: { secretKey?: string; webhookSecret?: string; apiUrl?: string };
+  stripe: {
+    secretKey?: string;
+    webhookSecret?: string;
+    apiUrl?: string;
+    timeoutMs: number;
+    maxNetworkRetries: number;
+    prorationBehavior: Env['STRIPE_PRORATION_BEHAVIOR'];
+    pastDueGraceMs: number;
+    checkoutSuccessUrl: string;
+    checkoutCancelUrl: string;
+    jobsIntervalMs: number;
+  };
   files: { plans: string; rateCard: string };
   outboxRelayIntervalMs: number;
   cronEnabled: boolean;
@@ -61,6 +73,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
           brokers: e.KAFKA_BROKERS,
           clientId: e.KAFKA_CLIENT_ID,
           groupId: e.KAFKA_GROUP_ID,
+          sessionTimeoutMs: e.KAFKA_SESSION_TIMEOUT_MS,
           topics: {
             lifecycle: e.KAFKA_TOPIC_LIFECYCLE,
             lifecycleDlq: e.KAFKA_TOPIC_LIFECYCLE_DLQ,
@@ -75,6 +88,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       secretKey: e.STRIPE_SECRET_KEY,
       webhookSecret: e.STRIPE_WEBHOOK_SECRET,
       apiUrl: e.STRIPE_API_URL,
+      timeoutMs: e.STRIPE_TIMEOUT_MS,
+      maxNetworkRetries: e.STRIPE_MAX_NETWORK_RETRIES,
+      prorationBehavior: e.STRIPE_PRORATION_BEHAVIOR,
+      pastDueGraceMs: e.STRIPE_PAST_DUE_GRACE_MS,
+      checkoutSuccessUrl: e.STRIPE_CHECKOUT_SUCCESS_URL,
+      checkoutCancelUrl: e.STRIPE_CHECKOUT_CANCEL_URL,
+      jobsIntervalMs: e.STRIPE_JOBS_INTERVAL_MS,
     },
     files: { plans: e.PLANS_FILE, rateCard: e.RATE_CARD_FILE },
     outboxRelayIntervalMs: e.OUTBOX_RELAY_INTERVAL_MS,

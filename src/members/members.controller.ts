@@ -1,0 +1,48 @@
+import { Controller, Delete, Get, HttpCode, Param, Put, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { Access, CurrentPrincipal } from '../accounts/auth/auth.decorators';
+import { ACCOUNT_ID_PATTERN, type Principal } from '../accounts/auth/scopes';
+import { BillingException } from '../common/errors/billing.exception';
+import { Doc } from '../common/http/openapi';
+import { MembersService, type MemberView } from './members.service';
+
+const USER_ID = /^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,255}$/;
+
+function checkIds(accountId: string, userId?: string): void {
+  const findings = [];
+  if (!ACCOUNT_ID_PATTERN.test(accountId)) findings.push({ field: 'id', message: 'must be 1-128 characters of letters, digits and _.:-' });
+  if (userId !== undefined && !USER_ID.test(userId)) findings.push({ field: 'userId', message: 'must be 1-256 characters of letters, digits and _.:@-' });
+  if (findings.length > 0) throw BillingException.invalid(findings);
+}
+
+/** Seat changes (also accepted from `accounts.membership.v1`). */
+@Controller('v1/accounts/:id/members')
+export class MembersController {
+  constructor(private readonly members: MembersService) {}
+
+  @Get()
+  @Access('admin', 'control-plane', 'reports', { accountParam: 'id' })
+  @Doc('List an account\'s members and its seat count (active members)')
+  list(@Param('id') accountId: string): Promise<Record<string, unknown>> {
+    checkIds(accountId);
+    return this.members.list(accountId);
+  }
+
+  @Put(':userId')
+  @HttpCode(200)
+  @Access('admin', 'control-plane')
+  @Doc('Add a member (a seat)')
+  add(@Param('id') accountId: string, @Param('userId') userId: string, @CurrentPrincipal() p: Principal, @Req() req: FastifyRequest): Promise<MemberView> {
+    checkIds(accountId, userId);
+    return this.members.set(accountId, userId, true, `key:${p.keyId}`, req.id);
+  }
+
+  @Delete(':userId')
+  @HttpCode(200)
+  @Access('admin', 'control-plane')
+  @Doc('Remove a member (a seat)')
+  remove(@Param('id') accountId: string, @Param('userId') userId: string, @CurrentPrincipal() p: Principal, @Req() req: FastifyRequest): Promise<MemberView> {
+    checkIds(accountId, userId);
+    return this.members.set(accountId, userId, false, `key:${p.keyId}`, req.id);
+  }
+}

@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { MembersController } from './members.controller';
+import { MembersService } from './members.service';
+import { MembershipConsumer } from './membership-consumer';
+
+/** Account members (seats), from HTTP and `accounts.membership.v1`. */
+@Module({
+  controllers: [MembersController],
+  providers: [MembersService, MembershipConsumer],
+  exports: [MembersService],
+})
+export class MembersModule {}

@@ -1,0 +1,188 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import { AuditService, type AuditEntry } from '../audit/audit.service';
+import { inTransaction, rows } from '../common/database/transaction';
+import { BillingException } from '../common/errors/billing.exception';
+import { Clock } from '../infra/clock/clock';
+
+export type MemberChangeType = 'member.added' | 'member.removed';
+
+/** A membership change, as `accounts.membership.v1` carries it (and as the HTTP endpoints make one). */
+export interface MemberChange {
+  id: string;
+  type: MemberChangeType;
+  occurredAt: Date;
+  accountId: string;
+  userId: string;
+}
+
+export interface MemberView {
+  accountId: string;
+  userId: string;
+  active: boolean;
+  changedAt: string;
+  seats: number;
+}
+
+/** Called after a transaction that changed members commits, with the accounts whose seats may have changed. */
+export type SeatsChangedListener = (accountIds: string[]) => void;
+
+/**
+ * Account members (seats = active members). A change is applied when it is newer than the one that
+ * set the member's current state (by occurredAt, then id), so any delivery order ends the same;
+ * every change is kept in `account_member_events`, which says who held a seat when.
+ */
+@Injectable()
+export class MembersService {
+  private readonly logger = new Logger('Members');
+  private readonly listeners: SeatsChangedListener[] = [];
+
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly audit: AuditService,
+    private readonly clock: Clock,
+  ) {}
+
+  onSeatsChanged(listener: SeatsChangedListener): void {
+    this.listeners.push(listener);
+  }
+
+  /** Tells listeners (Stripe seat sync) after commit; never throws. */
+  seatsChanged(accountIds: string[]): void {
+    if (accountIds.length === 0) return;
+    for (const l of this.listeners) {
+      try {
+        l([...new Set(accountIds)]);
+      } catch (error) {
+        this.logger.error(`seat listener failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+  }
+
+  /** PUT / DELETE /v1/accounts/{id}/members/{userId}: a change happening now. */
+  async set(accountId: string, userId: string, active: boolean, actor: string, correlationId: string | null): Promise<MemberView> {
+    const change: MemberChange = {
+      id: `http_${randomUUID()}`,
+      type: active ? 'member.added' : 'member.removed',
+      occurredAt: this.clock.now(),
+      accountId,
+      userId,
+    };
+    const view = await inTransaction(this.ds, async (em) => {
+      const [account] = await rows(em, `SELECT 1 FROM accounts WHERE id = $1`, [accountId]);
+      if (!account) throw BillingException.notFound(`Account ${accountId}`);
+      await this.apply(em, [change], 'http', actor, correlationId);
+      return this.member(em, accountId, userId);
+    });
+    this.seatsChanged([accountId]);
+    return view!;
+  }
+
+  /**
+   * Applies changes in the caller's transaction (audited; the audit rows are written last). Changes
+   * of unknown accounts are skipped. Returns the accounts whose members changed.
+   */
+  async apply(em: EntityManager, changes: MemberChange[], source: 'http' | 'kafka', actor: string, correlationId: string | null = null): Promise<string[]> {
+    if (changes.length === 0) return [];
+    const known = new Set(
+      (await rows<{ id: string }>(em, `SELECT id FROM accounts WHERE id = ANY($1)`, [[...new Set(changes.map((c) => c.accountId))]])).map((r) => r.id),
+    );
+    const audits: AuditEntry[] = [];
+    const changed = new Set<string>();
+    // Sorted, so concurrent batches lock member rows in the same order.
+    const sorted = [...changes].sort((a, b) => (a.accountId + '\u0000' + a.userId).localeCompare(b.accountId + '\u0000' + b.userId) || a.occurredAt.getTime() - b.occurredAt.getTime());
+    for (const c of sorted) {
+      if (!known.has(c.accountId)) {
+        this.logger.warn(`membership change ${c.id} names unknown account ${c.accountId}: skipped`);
+        continue;
+      }
+      const [fresh] = await rows(
+        em,
+        `INSERT INTO account_member_events (id, account_id, user_id, type, occurred_at, source) VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (id) DO NOTHING RETURNING id`,
+        [c.id, c.accountId, c.userId, c.type, c.occurredAt, source],
+      );
+      if (!fresh) continue;
+      const active = c.type === 'member.added';
+      const [before] = await rows<{ active: boolean }>(
+        em,
+        `SELECT active FROM account_members WHERE account_id = $1 AND user_id = $2 FOR UPDATE`,
+        [c.accountId, c.userId],
+      );
+      const [applied] = await rows<{ active: boolean }>(
+        em,
+        `INSERT INTO account_members (account_id, user_id, active, changed_at, change_id) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (account_id, user_id) DO UPDATE SET active = EXCLUDED.active, changed_at = EXCLUDED.changed_at,
+           change_id = EXCLUDED.change_id, updated_at = now()
+         WHERE (account_members.changed_at, account_members.change_id) < (EXCLUDED.changed_at, EXCLUDED.change_id)
+         RETURNING active`,
+        [c.accountId, c.userId, active, c.occurredAt, c.id],
+      );
+      if (!applied || before?.active === applied.active) continue;
+      changed.add(c.accountId);
+      audits.push({
+        actor,
+        action: active ? 'seat.added' : 'seat.removed',
+        accountId: c.accountId,
+        before: { userId: c.userId, active: before?.active ?? false },
+        after: { userId: c.userId, active, changeId: c.id, occurredAt: c.occurredAt.toISOString(), source },
+        correlationId,
+      });
+    }
+    if (audits.length > 0) await this.audit.recordMany(em, audits);
+    return [...changed];
+  }
+
+  async member(em: Pick<EntityManager, 'query'>, accountId: string, userId: string): Promise<MemberView | null> {
+    const [row] = await rows<{ active: boolean; changed_at: Date }>(
+      em,
+      `SELECT active, changed_at FROM account_members WHERE account_id = $1 AND user_id = $2`,
+      [accountId, userId],
+    );
+    if (!row) return null;
+    return { accountId, userId, active: row.active, changedAt: row.changed_at.toISOString(), seats: await this.activeSeats(em, accountId) };
+  }
+
+  async list(accountId: string): Promise<{ accountId: string; seats: number; members: { userId: string; active: boolean; changedAt: string }[] }> {
+    const found = await rows<{ user_id: string; active: boolean; changed_at: Date }>(
+      this.ds,
+      `SELECT user_id, active, changed_at FROM account_members WHERE account_id = $1 ORDER BY user_id`,
+      [accountId],
+    );
+    return {
+      accountId,
+      seats: found.filter((m) => m.active).length,
+      members: found.map((m) => ({ userId: m.user_id, active: m.active, changedAt: m.changed_at.toISOString() })),
+    };
+  }
+
+  async activeSeats(em: Pick<EntityManager, 'query'> | undefined, accountId: string): Promise<number> {
+    const [row] = await rows<{ n: number }>(em ?? this.ds, `SELECT count(*)::int AS n FROM account_members WHERE account_id = $1 AND active`, [accountId]);
+    return row?.n ?? 0;
+  }
+
+  /** Active members at an instant, from the change history (latest change per user at or before `at`). */
+  async seatsAt(em: Pick<EntityManager, 'query'> | undefined, accountId: string, at: Date): Promise<number> {
+    const [row] = await rows<{ n: number }>(
+      em ?? this.ds,
+      `SELECT count(*)::int AS n FROM (
+         SELECT DISTINCT ON (user_id) type FROM account_member_events
+         WHERE account_id = $1 AND occurred_at <= $2 ORDER BY user_id, occurred_at DESC, id DESC
+       ) latest WHERE type = 'member.added'`,
+      [accountId, at],
+    );
+    return row?.n ?? 0;
+  }
+
+  /** The newest change applied to the account's members (its id keys a seat sync to Stripe). */
+  async lastChangeId(em: Pick<EntityManager, 'query'>, accountId: string): Promise<string | null> {
+    const [row] = await rows<{ change_id: string }>(
+      em,
+      `SELECT change_id FROM account_members WHERE account_id = $1 ORDER BY changed_at DESC, change_id DESC LIMIT 1`,
+      [accountId],
+    );
+    return row?.change_id ?? null;
+  }
+}

@@ -1,0 +1,82 @@
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { z } from 'zod';
+import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { inTransaction, rows } from '../common/database/transaction';
+import { MessageBus, type InboundMessage } from '../infra/kafka/message-bus';
+import { MembersService, type MemberChange } from './members.service';
+
+const INBOX_SOURCE = 'accounts.membership.v1';
+
+const membershipEventSchema = z.object({
+  id: z.string().min(1).max(256),
+  type: z.enum(['member.added', 'member.removed']),
+  occurredAt: z.iso.datetime({ offset: true }),
+  accountId: z.string().min(1).max(128),
+  userId: z.string().min(1).max(256),
+});
+
+export function parseMembershipMessage(value: Buffer | null): MemberChange | string {
+  let json: unknown;
+  try {
+    json = JSON.parse(value?.toString('utf8') ?? '');
+  } catch {
+    return 'not JSON';
+  }
+  const parsed = membershipEventSchema.safeParse(json);
+  if (!parsed.success) return parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+  return { ...parsed.data, occurredAt: new Date(parsed.data.occurredAt) };
+}
+
+/**
+ * Consumes `accounts.membership.v1`: each batch in one transaction, every event id recorded in the
+ * inbox with its effect (a redelivery does nothing), changes applied by occurredAt per member (out
+ * of order safe). Seats are pushed to Stripe after the commit.
+ */
+@Injectable()
+export class MembershipConsumer implements OnModuleInit {
+  private readonly logger = new Logger('MembershipConsumer');
+
+  constructor(
+    private readonly bus: MessageBus,
+    private readonly members: MembersService,
+    @InjectDataSource() private readonly ds: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    const kafka = this.config.kafka;
+    if (!kafka) return;
+    this.bus.subscribe({ topic: kafka.topics.membership, handle: (batch) => this.handle(batch) });
+  }
+
+  async handle(batch: InboundMessage[]): Promise<void> {
+    const changes: MemberChange[] = [];
+    for (const message of batch) {
+      const parsed = parseMembershipMessage(message.value);
+      if (typeof parsed === 'string') {
+        this.logger.warn(`membership message ${message.topic}/${message.partition}/${message.offset} skipped: ${parsed}`);
+      } else {
+        changes.push(parsed);
+      }
+    }
+    if (changes.length === 0) return;
+    const changed = await inTransaction(this.ds, async (em) => {
+      const ids = [...new Set(changes.map((c) => c.id))];
+      const fresh = new Set(
+        (
+          await rows<{ message_id: string }>(
+            em,
+            `INSERT INTO inbox (source, message_id) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING RETURNING message_id`,
+            [INBOX_SOURCE, ids],
+          )
+        ).map((r) => r.message_id),
+      );
+      const seen = new Set<string>();
+      const todo = changes.filter((c) => fresh.has(c.id) && !seen.has(c.id) && seen.add(c.id));
+      return this.members.apply(em, todo, 'kafka', 'kafka:accounts.membership.v1');
+    });
+    this.members.seatsChanged(changed);
+  }
+}

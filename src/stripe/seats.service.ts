@@ -1,0 +1,185 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import { AuditService } from '../audit/audit.service';
+import { advisoryKey } from '../common/database/advisory-lock';
+import { inTransaction, rows } from '../common/database/transaction';
+import { Clock } from '../infra/clock/clock';
+import { MembersService } from '../members/members.service';
+import { PlanCatalog } from '../plans/plan-catalog';
+import { StripeGateway } from './stripe-gateway';
+import { SubscriptionsService, isLive, type SubscriptionRow } from './subscriptions.service';
+
+export interface Correction {
+  accountId: string;
+  subscriptionId: string;
+  stripeQuantity: number;
+  activeSeats: number;
+}
+
+export interface ReconciliationResult {
+  runId: string;
+  checked: number;
+  corrected: Correction[];
+  failed: { accountId: string; error: string }[];
+}
+
+/**
+ * Keeps each Team subscription's seat item at the ABSOLUTE number of active members.
+ *
+ * After membership changes commit, `requestSync` pushes the count (one sync per account at a time in
+ * this process, coalescing bursts; a per-account advisory lock across instances, so the last push
+ * reads the last state). Keys: `seats:<item>:<quantity>:<newest change id>` — a retry of the same push
+ * replays, while a later change back to an earlier count gets a new key. Reconciliation reads
+ * Stripe's quantity and corrects drift with a key of its own run.
+ */
+@Injectable()
+export class SeatsService implements OnModuleInit {
+  private readonly logger = new Logger('Seats');
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly queued = new Map<string, Promise<void>>();
+
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly gateway: StripeGateway,
+    private readonly members: MembersService,
+    private readonly subscriptions: SubscriptionsService,
+    private readonly catalog: PlanCatalog,
+    private readonly audit: AuditService,
+    private readonly clock: Clock,
+  ) {}
+
+  onModuleInit(): void {
+    this.members.onSeatsChanged((ids) => {
+      for (const id of ids) void this.requestSync(id);
+    });
+  }
+
+  /** A sync that starts after this call (joins one already queued); resolves when it is done, never rejects. */
+  requestSync(accountId: string): Promise<void> {
+    const queued = this.queued.get(accountId);
+    if (queued) return queued;
+    const previous = this.inFlight.get(accountId) ?? Promise.resolve();
+    const next: Promise<void> = previous.then(async () => {
+      this.queued.delete(accountId);
+      this.inFlight.set(accountId, next);
+      try {
+        await this.syncNow(accountId);
+      } catch (error) {
+        this.logger.warn(`seat sync of ${accountId} failed (reconciliation will correct it): ${error instanceof Error ? error.message : String(error)}`);
+      } finally {
+        if (this.inFlight.get(accountId) === next) this.inFlight.delete(accountId);
+      }
+    });
+    this.queued.set(accountId, next);
+    return next;
+  }
+
+  /** Waits for every sync started so far (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.inFlight.size > 0 || this.queued.size > 0) await Promise.all([...this.inFlight.values(), ...this.queued.values()]);
+  }
+
+  private async syncNow(accountId: string): Promise<void> {
+    if (!this.gateway.enabled) return;
+    await this.underSeatLock(accountId, async (em, sub) => {
+      const seats = await this.members.activeSeats(em, accountId);
+      if (seats === sub.seat_quantity || !sub.seat_item_id) return;
+      const changeId = (await this.members.lastChangeId(em, accountId)) ?? 'none';
+      const quantity = await this.gateway.setItemQuantity(sub.seat_item_id, seats, `seats:${sub.seat_item_id}:${seats}:${changeId}`);
+      await this.recordQuantity(em, sub, quantity, 'seats.synced', 'system:seat-sync', null);
+    });
+  }
+
+  /** Runs `work` in a transaction holding the account's seat lock, with its live subscription (skipped without one). */
+  private async underSeatLock(accountId: string, work: (em: EntityManager, sub: SubscriptionRow) => Promise<void>): Promise<void> {
+    await inTransaction(this.ds, async (em) => {
+      await em.query(`SELECT pg_advisory_xact_lock($1)`, [advisoryKey(`seats:${accountId}`)]);
+      const sub = await this.subscriptions.row(em, { accountId });
+      if (!sub || !isLive(sub.status)) return;
+      await work(em, sub);
+    });
+  }
+
+  private async recordQuantity(em: EntityManager, sub: SubscriptionRow, quantity: number, action: string, actor: string, runId: string | null): Promise<void> {
+    await em.query(`UPDATE stripe_subscriptions SET seat_quantity = $2, updated_at = now() WHERE account_id = $1`, [sub.account_id, quantity]);
+    await this.audit.record(em, {
+      actor,
+      action,
+      accountId: sub.account_id,
+      before: { subscriptionId: sub.subscription_id, quantity: sub.seat_quantity },
+      after: { subscriptionId: sub.subscription_id, quantity, ...(runId ? { runId } : {}) },
+      at: this.clock.now(),
+    });
+  }
+
+  /**
+   * Seat reconciliation: every live Team subscription's seat quantity, read from Stripe, against the
+   * members table; drift is corrected (absolute quantity), recorded as a discrepancy and audited.
+   */
+  async reconcile(): Promise<ReconciliationResult> {
+    const runId = randomUUID();
+    const subs = await rows<{ account_id: string }>(
+      this.ds,
+      `SELECT account_id FROM stripe_subscriptions WHERE status IN ('active', 'trialing', 'past_due', 'unpaid') ORDER BY account_id`,
+    );
+    const result: ReconciliationResult = { runId, checked: 0, corrected: [], failed: [] };
+    for (const { account_id: accountId } of subs) {
+      try {
+        await this.underSeatLock(accountId, async (em, sub) => {
+          result.checked += 1;
+          const remote = await this.gateway.retrieveSubscription(sub.subscription_id);
+          const item = remote.items.find((i) => i.priceId === this.catalog.teamStripe.seatPrice.priceId);
+          if (!item) throw new Error(`subscription ${sub.subscription_id} has no seat item`);
+          const seats = await this.members.activeSeats(em, accountId);
+          if (item.quantity === seats) {
+            if (sub.seat_quantity !== seats) await em.query(`UPDATE stripe_subscriptions SET seat_quantity = $2 WHERE account_id = $1`, [accountId, seats]);
+            return;
+          }
+          const quantity = await this.gateway.setItemQuantity(item.id, seats, `reconcile:${runId}:${item.id}:${seats}`);
+          const now = this.clock.now();
+          await em.query(
+            `INSERT INTO stripe_seat_discrepancies (kind, account_id, subscription_id, stripe_quantity, active_seats, detected_at, corrected_at)
+             VALUES ('quantity_drift', $1, $2, $3, $4, $5, $5)`,
+            [accountId, sub.subscription_id, item.quantity, seats, now],
+          );
+          await this.recordQuantity(em, { ...sub, seat_quantity: item.quantity }, quantity, 'seats.reconciled', 'system:seat-reconciliation', runId);
+          result.corrected.push({ accountId, subscriptionId: sub.subscription_id, stripeQuantity: item.quantity, activeSeats: seats });
+        });
+      } catch (error) {
+        result.failed.push({ accountId, error: error instanceof Error ? error.message : String(error) });
+      }
+    }
+    return result;
+  }
+
+  async discrepancies(accountId?: string): Promise<Record<string, unknown>[]> {
+    const found = await rows<{
+      id: string;
+      kind: string;
+      account_id: string;
+      subscription_id: string;
+      invoice_id: string | null;
+      stripe_quantity: number;
+      active_seats: number;
+      detected_at: Date;
+      corrected_at: Date | null;
+    }>(
+      this.ds,
+      `SELECT * FROM stripe_seat_discrepancies WHERE ($1::text IS NULL OR account_id = $1) ORDER BY detected_at DESC, id LIMIT 1000`,
+      [accountId ?? null],
+    );
+    return found.map((d) => ({
+      id: d.id,
+      kind: d.kind,
+      accountId: d.account_id,
+      subscriptionId: d.subscription_id,
+      invoiceId: d.invoice_id,
+      stripeQuantity: d.stripe_quantity,
+      activeSeats: d.active_seats,
+      detectedAt: d.detected_at.toISOString(),
+      correctedAt: d.corrected_at?.toISOString() ?? null,
+    }));
+  }
+}

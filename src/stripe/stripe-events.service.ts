@@ -1,0 +1,397 @@
+import { createHash } from 'node:crypto';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import { AuditService } from '../audit/audit.service';
+import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { inTransaction, rows } from '../common/database/transaction';
+import { formatCredits, parseCredits } from '../common/money';
+import { Clock } from '../infra/clock/clock';
+import { LedgerService } from '../ledger/ledger.service';
+import { MembersService } from '../members/members.service';
+import { enqueue } from '../messaging/outbox';
+import { topicsOf } from '../messaging/topics';
+import { allowanceKey, allowanceReason } from '../plans/allowance-store';
+import { allowanceGrantId } from '../plans/allowances.service';
+import { notificationId } from '../plans/notifications';
+import { PlanCatalog } from '../plans/plan-catalog';
+import type { Period } from '../plans/periods';
+import { SuspensionService } from '../spend-limits/suspension.service';
+import { clawBack } from './clawback';
+import { StripeGateway, type StripeEventLike } from './stripe-gateway';
+import { readCharge, readCheckoutSession, readInvoice, readSubscription, type InvoiceSnapshot, type SubscriptionSnapshot } from './stripe-objects';
+import { SubscriptionsService, isLive } from './subscriptions.service';
+
+export const STRIPE_INBOX = 'stripe';
+const ACTOR = 'stripe';
+
+export interface EventOutcome {
+  eventId: string;
+  type: string;
+  /** Already applied before (same event id): nothing done. */
+  duplicate: boolean;
+  /** A type this service does not handle, or an object it cannot tie to an account: acknowledged. */
+  ignored: boolean;
+}
+
+/** What an effect did: `accountId` when it touched the account's subscription (a lifted payment suspension is then applied). */
+type Effect = (em: EntityManager) => Promise<{ ignored?: boolean; accountId?: string; after?: () => Promise<void> } | void>;
+
+/**
+ * Applies Stripe events, each once: the event id goes into the inbox in the same transaction as its
+ * effect, so a redelivery (or the recovery job seeing it again) does nothing. Effects are written to
+ * be safe out of order: subscription state only moves to a newer event (`created`), periods only
+ * forward, top-ups are keyed by their Checkout Session and allowances by their cycle.
+ */
+@Injectable()
+export class StripeEventsService {
+  private readonly logger = new Logger('StripeEvents');
+
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly gateway: StripeGateway,
+    private readonly subscriptions: SubscriptionsService,
+    private readonly members: MembersService,
+    private readonly ledger: LedgerService,
+    private readonly catalog: PlanCatalog,
+    private readonly suspension: SuspensionService,
+    private readonly audit: AuditService,
+    private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async handle(event: StripeEventLike): Promise<EventOutcome> {
+    const outcome: EventOutcome = { eventId: event.id, type: event.type, duplicate: false, ignored: false };
+    const effect = await this.effectOf(event);
+    let after: (() => Promise<void>) | undefined;
+    await inTransaction(this.ds, async (em) => {
+      const [fresh] = await rows(em, `INSERT INTO inbox (source, message_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING message_id`, [
+        STRIPE_INBOX,
+        event.id,
+      ]);
+      if (!fresh) {
+        outcome.duplicate = true;
+        return;
+      }
+      const result = effect ? await effect(em) : { ignored: true };
+      outcome.ignored = result?.ignored ?? false;
+      after = result?.after;
+      const lift = result?.accountId ? await this.paymentSuspensionLifted(em, result.accountId) : null;
+      if (lift) after = lift;
+    });
+    if (after) await after();
+    return outcome;
+  }
+
+  /**
+   * An account suspended here for non-payment is reactivated once its subscription is in good
+   * standing again, whichever event said so (order-independent: it looks at the resulting state).
+   */
+  private async paymentSuspensionLifted(em: EntityManager, accountId: string): Promise<(() => Promise<void>) | null> {
+    const [lifted] = await rows(
+      em,
+      `UPDATE stripe_subscriptions SET suspended_for_payment = false, updated_at = now()
+       WHERE account_id = $1 AND suspended_for_payment AND status IN ('active', 'trialing') RETURNING account_id`,
+      [accountId],
+    );
+    if (!lifted) return null;
+    return async () => {
+      await this.suspension.set(accountId, false, 'subscription in good standing again', ACTOR);
+    };
+  }
+
+  /** Reads the event and fetches (before the transaction) what it needs from Stripe; null: not handled. */
+  private async effectOf(event: StripeEventLike): Promise<Effect | null> {
+    const object = event.data.object;
+    switch (event.type) {
+      case 'checkout.session.completed':
+      case 'checkout.session.async_payment_succeeded':
+        return this.checkoutCompleted(event, object);
+      case 'invoice.paid':
+        return this.invoicePaid(event, object);
+      case 'invoice.payment_failed':
+        return this.invoiceFailed(event, object);
+      case 'customer.subscription.created':
+      case 'customer.subscription.updated':
+      case 'customer.subscription.deleted': {
+        const s = readSubscription(object);
+        if (!s) return null;
+        const snapshot: SubscriptionSnapshot = event.type === 'customer.subscription.deleted' ? { ...s, status: 'canceled' } : s;
+        return (em) => this.subscriptionChanged(em, snapshot, event.created);
+      }
+      case 'charge.refunded':
+      case 'charge.dispute.created':
+        return this.chargeReversed(event, object);
+      default:
+        return null;
+    }
+  }
+
+  // ---------------------------------------------------------------- checkout
+
+  private async checkoutCompleted(event: StripeEventLike, object: unknown): Promise<Effect | null> {
+    const session = readCheckoutSession(object);
+    if (!session) return null;
+    const accountId = session.metadata.accountId ?? session.clientReferenceId;
+    if (!accountId) return null;
+    // A subscription started through Checkout: link it (read from Stripe: the event only names it).
+    const subscription = session.subscriptionId && this.gateway.enabled ? await this.gateway.retrieveSubscription(session.subscriptionId) : null;
+    return async (em) => {
+      if (!(await this.accountExists(em, accountId))) return { ignored: true };
+      if (subscription) await this.subscriptions.link(em, accountId, { ...subscription, customerId: subscription.customerId ?? session.customerId }, event.created, ACTOR);
+      if (session.paymentStatus !== 'paid' || session.metadata.credits === undefined) return { ignored: !subscription };
+      const credits = parseCredits(session.metadata.credits);
+      if (credits === undefined || credits <= 0n) {
+        this.logger.warn(`checkout session ${session.id}: metadata.credits ${session.metadata.credits} is not an amount of credits`);
+        return { ignored: true };
+      }
+      // One top-up per session whatever the number of events carrying it: the session id keys the row and the grant.
+      const grantId = `tup_${createHash('sha256').update(session.id).digest('hex').slice(0, 32)}`;
+      await em.query(
+        `INSERT INTO stripe_top_ups (session_id, account_id, pack, credits, amount_cents, payment_intent_id, grant_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (session_id) DO NOTHING`,
+        [session.id, accountId, session.metadata.pack ?? 'unknown', credits.toString(), session.amountTotal, session.paymentIntentId, grantId],
+      );
+      await this.ledger.grant(em, {
+        accountId,
+        source: 'top_up',
+        amount: credits,
+        expiresAt: null,
+        grantId,
+        idempotencyKey: `stripe-top-up:${session.id}`,
+        reason: `Top-up ${session.metadata.pack ?? ''} (Stripe Checkout ${session.id})`.replace('  ', ' '),
+        reference: session.id,
+        actor: ACTOR,
+      });
+      return {};
+    };
+  }
+
+  // ---------------------------------------------------------------- invoices
+
+  /** The account an invoice belongs to: by its subscription, else by the subscription's metadata (fetched: it may not be linked yet). */
+  private async invoiceContext(object: unknown): Promise<{ invoice: InvoiceSnapshot; unlinked: SubscriptionSnapshot | null } | null> {
+    const invoice = readInvoice(object);
+    if (!invoice?.subscriptionId || !invoice.periodStart || !invoice.periodEnd) return null;
+    const known = await this.subscriptions.row(undefined, { subscriptionId: invoice.subscriptionId });
+    const unlinked = !known && this.gateway.enabled ? await this.gateway.retrieveSubscription(invoice.subscriptionId).catch(() => null) : null;
+    return { invoice, unlinked };
+  }
+
+  private async accountOfInvoice(em: EntityManager, ctx: { invoice: InvoiceSnapshot; unlinked: SubscriptionSnapshot | null }, created: number): Promise<string | null> {
+    const row = await this.subscriptions.row(em, { subscriptionId: ctx.invoice.subscriptionId! }, true);
+    if (row) return row.account_id;
+    const accountId = ctx.unlinked?.metadata.accountId ?? ctx.invoice.metadata.accountId;
+    if (!ctx.unlinked || !accountId || !(await this.accountExists(em, accountId))) return null;
+    await this.subscriptions.link(em, accountId, ctx.unlinked, created - 1, ACTOR);
+    return (await this.subscriptions.row(em, { subscriptionId: ctx.invoice.subscriptionId! }, true))?.account_id ?? null;
+  }
+
+  private async invoicePaid(event: StripeEventLike, object: unknown): Promise<Effect | null> {
+    const ctx = await this.invoiceContext(object);
+    if (!ctx) return null;
+    return async (em) => {
+      const accountId = await this.accountOfInvoice(em, ctx, event.created);
+      if (!accountId) return { ignored: true };
+      const { invoice } = ctx;
+      const period: Period = { start: invoice.periodStart!, end: invoice.periodEnd! };
+      await em.query(
+        `UPDATE stripe_subscriptions SET
+           status = CASE WHEN state_event_created <= $2 AND status IN ('past_due', 'unpaid', 'incomplete') THEN 'active' ELSE status END,
+           past_due_since = CASE WHEN state_event_created <= $2 THEN NULL ELSE past_due_since END,
+           current_period_start = CASE WHEN current_period_start IS NULL OR current_period_start <= $3 THEN $3 ELSE current_period_start END,
+           current_period_end = CASE WHEN current_period_start IS NULL OR current_period_start <= $3 THEN $4 ELSE current_period_end END,
+           state_event_created = GREATEST(state_event_created, $2),
+           updated_at = now()
+         WHERE account_id = $1`,
+        [accountId, event.created, period.start, period.end],
+      );
+      // Runs count per cycle from the anchor: an account without one gets this cycle's start.
+      await em.query(`UPDATE accounts SET billing_cycle_anchor = $2, updated_at = now() WHERE id = $1 AND plan = 'team' AND billing_cycle_anchor IS NULL`, [
+        accountId,
+        period.start,
+      ]);
+      await this.recordInvoice(em, accountId, invoice, 'paid');
+      await this.grantCycleAllowance(em, accountId, period, invoice.id);
+      return { accountId };
+    };
+  }
+
+  /** The cycle's included credits (Team: 500), once per cycle, expiring at its end. */
+  private async grantCycleAllowance(em: EntityManager, accountId: string, period: Period, invoiceId: string): Promise<void> {
+    const now = this.clock.now();
+    if (period.end.getTime() <= now.getTime()) return; // a cycle already over grants nothing
+    const [account] = await rows<{ plan: 'free' | 'team' | 'enterprise'; plan_overrides: Record<string, unknown> | null }>(
+      em,
+      `SELECT plan, plan_overrides FROM accounts WHERE id = $1`,
+      [accountId],
+    );
+    const plan = this.catalog.effective(account?.plan === 'enterprise' ? 'enterprise' : 'team', account?.plan_overrides);
+    const amount = plan.includedCreditsMicros;
+    if (amount <= 0n) return;
+    const grantId = allowanceGrantId(accountId, period);
+    const [fresh] = await rows(
+      em,
+      `INSERT INTO plan_allowances (account_id, period_start, period_end, grant_id, amount) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT DO NOTHING RETURNING account_id`,
+      [accountId, period.start, period.end, grantId, amount.toString()],
+    );
+    if (!fresh) return;
+    await this.ledger.grant(em, {
+      accountId,
+      source: 'plan_allowance',
+      amount,
+      expiresAt: period.end,
+      grantId,
+      idempotencyKey: allowanceKey(period),
+      reason: allowanceReason(plan.name, period),
+      reference: invoiceId,
+      actor: ACTOR,
+    });
+  }
+
+  /** Keeps the invoice with its seat quantity and the seats active when it was created; a mismatch is flagged. */
+  private async recordInvoice(em: EntityManager, accountId: string, invoice: InvoiceSnapshot, status: 'paid' | 'payment_failed'): Promise<void> {
+    const seatLine = invoice.lines.find((l) => l.priceId === this.catalog.teamStripe.seatPrice.priceId);
+    const at = invoice.created ?? invoice.periodStart!;
+    const active = await this.members.seatsAt(em, accountId, at);
+    await em.query(
+      `INSERT INTO stripe_invoices AS i (invoice_id, account_id, subscription_id, status, period_start, period_end, seat_quantity, active_seats)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+       ON CONFLICT (invoice_id) DO UPDATE SET status = CASE WHEN i.status = 'paid' THEN 'paid' ELSE EXCLUDED.status END, updated_at = now()`,
+      [invoice.id, accountId, invoice.subscriptionId, status, invoice.periodStart, invoice.periodEnd, seatLine?.quantity ?? null, active],
+    );
+    if (status === 'paid' && seatLine?.quantity !== undefined && seatLine.quantity !== null && seatLine.quantity !== active) {
+      await em.query(
+        `INSERT INTO stripe_seat_discrepancies (kind, account_id, subscription_id, invoice_id, stripe_quantity, active_seats, detected_at)
+         VALUES ('invoice_seats', $1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
+        [accountId, invoice.subscriptionId, invoice.id, seatLine.quantity, active, this.clock.now()],
+      );
+    }
+  }
+
+  private async invoiceFailed(event: StripeEventLike, object: unknown): Promise<Effect | null> {
+    const ctx = await this.invoiceContext(object);
+    if (!ctx) return null;
+    return async (em) => {
+      const accountId = await this.accountOfInvoice(em, ctx, event.created);
+      if (!accountId) return { ignored: true };
+      const now = this.clock.now();
+      const [updated] = await rows<{ past_due_since: Date | null }>(
+        em,
+        `UPDATE stripe_subscriptions SET status = CASE WHEN state_event_created <= $2 THEN 'past_due' ELSE status END,
+           past_due_since = CASE WHEN state_event_created <= $2 THEN coalesce(past_due_since, $3) ELSE past_due_since END,
+           state_event_created = GREATEST(state_event_created, $2), updated_at = now()
+         WHERE account_id = $1 RETURNING past_due_since`,
+        [accountId, event.created, now],
+      );
+      await this.recordInvoice(em, accountId, ctx.invoice, 'payment_failed');
+      if (updated?.past_due_since) await this.notifyPastDue(em, accountId, ctx.invoice.id, updated.past_due_since, now);
+      return { accountId, after: () => this.suspendOverdue().then(() => undefined) };
+    };
+  }
+
+  /** `subscription.past_due` on billing.notifications.v1, once per invoice. */
+  private async notifyPastDue(em: EntityManager, accountId: string, invoiceId: string, since: Date, now: Date): Promise<void> {
+    const cause = `subscription.past_due:${invoiceId}`;
+    const [fresh] = await rows(
+      em,
+      `INSERT INTO notifications_sent (cause, account_id, type, created_at) VALUES ($1, $2, 'subscription.past_due', $3) ON CONFLICT (cause) DO NOTHING RETURNING cause`,
+      [cause, accountId, now],
+    );
+    if (!fresh) return;
+    const suspendsAt = new Date(since.getTime() + this.config.stripe.pastDueGraceMs);
+    await enqueue(em, [
+      {
+        topic: topicsOf(this.config).notifications,
+        key: accountId,
+        payload: {
+          id: notificationId(cause),
+          type: 'subscription.past_due',
+          accountId,
+          occurredAt: now.toISOString(),
+          data: { invoiceId, pastDueSince: since.toISOString(), suspendsAt: suspendsAt.toISOString() },
+        },
+      },
+    ]);
+  }
+
+  /** Suspends the accounts past due for longer than the grace period (SuspensionService terminates their runtimes). */
+  async suspendOverdue(): Promise<string[]> {
+    const now = this.clock.now();
+    const due = await rows<{ account_id: string }>(
+      this.ds,
+      `SELECT account_id FROM stripe_subscriptions
+       WHERE status IN ('past_due', 'unpaid') AND NOT suspended_for_payment AND past_due_since <= $1 ORDER BY account_id`,
+      [new Date(now.getTime() - this.config.stripe.pastDueGraceMs)],
+    );
+    const suspended: string[] = [];
+    for (const { account_id: accountId } of due) {
+      const [claimed] = await rows(
+        this.ds,
+        `UPDATE stripe_subscriptions SET suspended_for_payment = true, updated_at = now()
+         WHERE account_id = $1 AND NOT suspended_for_payment AND status IN ('past_due', 'unpaid') RETURNING account_id`,
+        [accountId],
+      );
+      if (!claimed) continue;
+      await this.suspension.set(accountId, true, 'subscription past due beyond the grace period', ACTOR);
+      suspended.push(accountId);
+    }
+    return suspended;
+  }
+
+  // ---------------------------------------------------------------- subscriptions
+
+  private async subscriptionChanged(em: EntityManager, s: SubscriptionSnapshot, created: number): Promise<{ ignored?: boolean; accountId?: string }> {
+    const byId = await this.subscriptions.row(em, { subscriptionId: s.id }, true);
+    let accountId = byId?.account_id ?? null;
+    if (!accountId) {
+      const named = s.metadata.accountId;
+      if (!named || !(await this.accountExists(em, named))) return { ignored: true };
+      const current = await this.subscriptions.row(em, { accountId: named }, true);
+      // Another live subscription is the account's: an event of an older one does not replace it.
+      if (current && current.subscription_id !== s.id && isLive(current.status) && !isLive(s.status)) return { ignored: true };
+      accountId = named;
+    }
+    await this.subscriptions.link(em, accountId, s, created, ACTOR);
+    return { accountId };
+  }
+
+  // ---------------------------------------------------------------- refunds and disputes
+
+  private async chargeReversed(event: StripeEventLike, object: unknown): Promise<Effect | null> {
+    const charge = readCharge(object, event.type === 'charge.refunded' ? 'refund' : 'dispute');
+    if (!charge?.paymentIntentId) return null;
+    return async (em) => {
+      const [topUp] = await rows<{ session_id: string; account_id: string; credits: string; clawed_back: string; grant_id: string }>(
+        em,
+        `SELECT session_id, account_id, credits::text, clawed_back::text, grant_id FROM stripe_top_ups WHERE payment_intent_id = $1 FOR UPDATE`,
+        [charge.paymentIntentId],
+      );
+      if (!topUp) return { ignored: true };
+      const credits = BigInt(topUp.credits);
+      // The share of the top-up reversed (all of it for a dispute or a full refund).
+      const reversed = charge.amount > 0 && charge.reversed < charge.amount ? (credits * BigInt(charge.reversed)) / BigInt(charge.amount) : credits;
+      const wanted = reversed - BigInt(topUp.clawed_back);
+      if (wanted <= 0n) return {};
+      const taken = await clawBack(em, this.audit, {
+        accountId: topUp.account_id,
+        grantId: topUp.grant_id,
+        max: wanted,
+        idempotencyKey: `stripe-claw-back:${event.id}`,
+        reason: `${event.type} ${charge.id}: ${formatCredits(wanted)} credits of top-up ${topUp.session_id} reversed`,
+        reference: charge.id,
+        actor: ACTOR,
+        now: this.clock.now(),
+      });
+      if (taken > 0n) {
+        await em.query(`UPDATE stripe_top_ups SET clawed_back = clawed_back + $2 WHERE session_id = $1`, [topUp.session_id, taken.toString()]);
+      }
+      return {};
+    };
+  }
+
+  private async accountExists(em: EntityManager, accountId: string): Promise<boolean> {
+    return (await rows(em, `SELECT 1 FROM accounts WHERE id = $1`, [accountId])).length > 0;
+  }
+}

@@ -1,0 +1,159 @@
+import { Inject, Injectable } from '@nestjs/common';
+import Stripe from 'stripe';
+import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { BillingException } from '../common/errors/billing.exception';
+import { readCheckoutSession, readSubscription, type CheckoutSessionSnapshot, type SubscriptionSnapshot } from './stripe-objects';
+
+export interface CreateSubscriptionInput {
+  customerId: string;
+  accountId: string;
+  basePriceId: string;
+  seatPriceId: string;
+  seats: number;
+}
+
+export interface CreateCheckoutInput {
+  accountId: string;
+  pack: string;
+  credits: string;
+  priceId: string;
+  customerId: string | null;
+}
+
+/** A Stripe event as this service reads it. */
+export interface StripeEventLike {
+  id: string;
+  type: string;
+  created: number;
+  data: { object: unknown };
+}
+
+/**
+ * The one door to Stripe: the official SDK, pointed at `STRIPE_API_URL` when set (a local fake in
+ * tests), with a timeout and network retries. Every write passes an idempotency key, so a call that
+ * timed out after Stripe acted is retried (by the SDK, or by us later) without acting twice.
+ */
+@Injectable()
+export class StripeGateway {
+  private readonly client: Stripe | null;
+  private readonly webhookSecret: string | null;
+  readonly prorationBehavior: AppConfig['stripe']['prorationBehavior'];
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+    const s = config.stripe;
+    this.prorationBehavior = s.prorationBehavior;
+    this.webhookSecret = s.webhookSecret ?? null;
+    if (!s.secretKey) {
+      this.client = null;
+      return;
+    }
+    const url = s.apiUrl ? new URL(s.apiUrl) : null;
+    this.client = new Stripe(s.secretKey, {
+      timeout: s.timeoutMs,
+      maxNetworkRetries: s.maxNetworkRetries,
+      telemetry: false,
+      ...(url
+        ? {
+            host: url.hostname,
+            port: url.port || (url.protocol === 'http:' ? 80 : 443),
+            protocol: url.protocol === 'http:' ? 'http' : 'https',
+          }
+        : {}),
+    });
+  }
+
+  get enabled(): boolean {
+    return this.client !== null;
+  }
+
+  private stripe(): Stripe {
+    if (!this.client) throw new BillingException('DL_BILLING_UNAVAILABLE', 'Stripe is not configured (STRIPE_SECRET_KEY)');
+    return this.client;
+  }
+
+  async createCustomer(accountId: string, name: string | null, idempotencyKey: string): Promise<string> {
+    const customer = await this.stripe().customers.create(
+      { ...(name ? { name } : {}), metadata: { accountId } },
+      { idempotencyKey },
+    );
+    return customer.id;
+  }
+
+  async createSubscription(input: CreateSubscriptionInput, idempotencyKey: string): Promise<SubscriptionSnapshot> {
+    const created = await this.stripe().subscriptions.create(
+      {
+        customer: input.customerId,
+        items: [{ price: input.basePriceId, quantity: 1 }, { price: input.seatPriceId, quantity: input.seats }],
+        proration_behavior: this.prorationBehavior,
+        metadata: { accountId: input.accountId },
+      },
+      { idempotencyKey },
+    );
+    return parsed(readSubscription(created), 'subscription');
+  }
+
+  async retrieveSubscription(subscriptionId: string): Promise<SubscriptionSnapshot> {
+    return parsed(readSubscription(await this.stripe().subscriptions.retrieve(subscriptionId)), 'subscription');
+  }
+
+  /** Sets the seat item's quantity to an absolute count. */
+  async setItemQuantity(itemId: string, quantity: number, idempotencyKey: string): Promise<number> {
+    const item = await this.stripe().subscriptionItems.update(
+      itemId,
+      { quantity, proration_behavior: this.prorationBehavior },
+      { idempotencyKey },
+    );
+    return item.quantity ?? 0;
+  }
+
+  async createCheckoutSession(input: CreateCheckoutInput, idempotencyKey: string): Promise<CheckoutSessionSnapshot & { url: string | null }> {
+    const session = await this.stripe().checkout.sessions.create(
+      {
+        mode: 'payment',
+        line_items: [{ price: input.priceId, quantity: 1 }],
+        client_reference_id: input.accountId,
+        metadata: { accountId: input.accountId, pack: input.pack, credits: input.credits },
+        payment_intent_data: { metadata: { accountId: input.accountId, pack: input.pack, credits: input.credits } },
+        success_url: this.config.stripe.checkoutSuccessUrl,
+        cancel_url: this.config.stripe.checkoutCancelUrl,
+        ...(input.customerId ? { customer: input.customerId } : {}),
+      },
+      { idempotencyKey },
+    );
+    return { ...parsed(readCheckoutSession(session), 'checkout session'), url: session.url ?? null };
+  }
+
+  /** Events created at or after `since`, oldest first. */
+  async eventsSince(since: Date, max = 10_000): Promise<StripeEventLike[]> {
+    const out: StripeEventLike[] = [];
+    for await (const event of this.stripe().events.list({ created: { gte: Math.floor(since.getTime() / 1000) }, limit: 100 })) {
+      out.push(event as unknown as StripeEventLike);
+      if (out.length >= max) break;
+    }
+    return out.sort((a, b) => a.created - b.created || a.id.localeCompare(b.id));
+  }
+
+  /**
+   * Verifies a webhook's signature on its raw body (Stripe's default tolerance: 300 s) and parses it;
+   * DL_BILLING_STRIPE_SIGNATURE_INVALID for a bad or stale signature or a body changed after signing.
+   */
+  verifyWebhook(rawBody: Buffer | undefined, signature: string | undefined): StripeEventLike {
+    if (!this.webhookSecret) throw new BillingException('DL_BILLING_UNAVAILABLE', 'Stripe webhooks are not configured (STRIPE_WEBHOOK_SECRET)');
+    if (!rawBody || !signature) {
+      throw new BillingException('DL_BILLING_STRIPE_SIGNATURE_INVALID', 'The Stripe-Signature header and a body are required');
+    }
+    try {
+      return Stripe.webhooks.constructEvent(rawBody, signature, this.webhookSecret) as unknown as StripeEventLike;
+    } catch (error) {
+      throw new BillingException(
+        'DL_BILLING_STRIPE_SIGNATURE_INVALID',
+        `The Stripe signature does not verify: ${error instanceof Error ? error.message.split('\n')[0] : 'invalid'}`,
+      );
+    }
+  }
+}
+
+function parsed<T>(value: T | null, what: string): T {
+  if (value === null) throw new Error(`Stripe answered with an unreadable ${what}`);
+  return value;
+}

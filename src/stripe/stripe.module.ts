@@ -1,0 +1,23 @@
+import { Module } from '@nestjs/common';
+import { LedgerModule } from '../ledger/ledger.module';
+import { MembersModule } from '../members/members.module';
+import { PlansModule } from '../plans/plans.module';
+import { SpendLimitsModule } from '../spend-limits/spend-limits.module';
+import { SuspensionService } from '../spend-limits/suspension.service';
+import { SeatsService } from './seats.service';
+import { StripeController } from './stripe.controller';
+import { StripeEventsService } from './stripe-events.service';
+import { StripeGateway } from './stripe-gateway';
+import { StripeJobs } from './stripe-jobs';
+import { SubscriptionsService } from './subscriptions.service';
+import { TopUpsService } from './top-ups.service';
+
+/** Stripe: Team subscriptions and their seats, top-ups through Checkout, webhooks, reconciliation and recovery. */
+@Module({
+  imports: [LedgerModule, PlansModule, MembersModule, SpendLimitsModule],
+  controllers: [StripeController],
+  // SuspensionService is not exported by its module; it is stateless, so an instance here is the same service.
+  providers: [StripeGateway, SubscriptionsService, SeatsService, StripeEventsService, TopUpsService, StripeJobs, SuspensionService],
+  exports: [StripeGateway, SeatsService],
+})
+export class StripeModule {}

@@ -1,0 +1,168 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import { AuditService } from '../audit/audit.service';
+import { inTransaction, rows } from '../common/database/transaction';
+import { BillingException } from '../common/errors/billing.exception';
+import { Clock } from '../infra/clock/clock';
+import { MembersService } from '../members/members.service';
+import { PlanCatalog } from '../plans/plan-catalog';
+import type { SubscriptionStatus } from './entities/stripe-subscription.entity';
+import { StripeGateway } from './stripe-gateway';
+import type { SubscriptionSnapshot } from './stripe-objects';
+
+export interface SubscriptionRow {
+  account_id: string;
+  customer_id: string;
+  subscription_id: string;
+  base_item_id: string | null;
+  seat_item_id: string | null;
+  status: SubscriptionStatus;
+  seat_quantity: number;
+  current_period_start: Date | null;
+  current_period_end: Date | null;
+  state_event_created: string;
+  past_due_since: Date | null;
+  suspended_for_payment: boolean;
+}
+
+/** Statuses in which the account is on Team (a subscription that still bills). */
+const LIVE: readonly SubscriptionStatus[] = ['active', 'trialing', 'past_due', 'unpaid'];
+export const isLive = (s: SubscriptionStatus): boolean => LIVE.includes(s);
+
+/** Team subscriptions: created here (base + seat price) or linked from Checkout, kept as Stripe says. */
+@Injectable()
+export class SubscriptionsService {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly gateway: StripeGateway,
+    private readonly catalog: PlanCatalog,
+    private readonly members: MembersService,
+    private readonly audit: AuditService,
+    private readonly clock: Clock,
+  ) {}
+
+  async row(em: Pick<EntityManager, 'query'> | undefined, by: { accountId?: string; subscriptionId?: string }, lock = false): Promise<SubscriptionRow | null> {
+    const [row] = await rows<SubscriptionRow>(
+      em ?? this.ds,
+      `SELECT * FROM stripe_subscriptions WHERE ${by.accountId ? 'account_id' : 'subscription_id'} = $1${lock ? ' FOR UPDATE' : ''}`,
+      [by.accountId ?? by.subscriptionId],
+    );
+    return row ?? null;
+  }
+
+  /**
+   * Creates the account's Team subscription (customer, then base + seat items with the seat count)
+   * unless it has a live one; idempotency keys derived from the account (and the subscription it
+   * replaces), so a retried or concurrent call creates one customer and one subscription.
+   */
+  async create(accountId: string, actor: string): Promise<{ created: boolean; view: Record<string, unknown> }> {
+    const [account] = await rows<{ name: string | null }>(this.ds, `SELECT name FROM accounts WHERE id = $1`, [accountId]);
+    if (!account) throw BillingException.notFound(`Account ${accountId}`);
+    const existing = await this.row(undefined, { accountId });
+    if (existing && isLive(existing.status)) return { created: false, view: await this.view(accountId) };
+    const customerId = existing?.customer_id ?? (await this.gateway.createCustomer(accountId, account.name, `customer:${accountId}`));
+    const seats = await this.members.activeSeats(undefined, accountId);
+    const stripe = this.catalog.teamStripe;
+    const snapshot = await this.gateway.createSubscription(
+      { customerId, accountId, basePriceId: stripe.basePrice.priceId, seatPriceId: stripe.seatPrice.priceId, seats },
+      `subscription:${accountId}:${existing?.subscription_id ?? 'first'}`,
+    );
+    await inTransaction(this.ds, (em) => this.link(em, accountId, { ...snapshot, customerId: snapshot.customerId ?? customerId }, 0, actor));
+    return { created: true, view: await this.view(accountId) };
+  }
+
+  /**
+   * Records a subscription as the account's (from our own call, Checkout or an event), and its plan:
+   * Team while it bills, Free once it is over. `eventCreated` (Stripe seconds; 0 for API answers)
+   * keeps an older event from overwriting newer state.
+   */
+  async link(em: EntityManager, accountId: string, s: SubscriptionSnapshot, eventCreated: number, actor: string): Promise<void> {
+    const seatItem = s.items.find((i) => i.priceId === this.catalog.teamStripe.seatPrice.priceId) ?? null;
+    const baseItem = s.items.find((i) => i.priceId === this.catalog.teamStripe.basePrice.priceId) ?? null;
+    const [applied] = await rows<{ account_id: string }>(
+      em,
+      `INSERT INTO stripe_subscriptions AS t (account_id, customer_id, subscription_id, base_item_id, seat_item_id, status, seat_quantity,
+         current_period_start, current_period_end, state_event_created, past_due_since)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, CASE WHEN $6 IN ('past_due', 'unpaid') THEN $11::timestamptz END)
+       ON CONFLICT (account_id) DO UPDATE SET customer_id = EXCLUDED.customer_id, subscription_id = EXCLUDED.subscription_id,
+         base_item_id = EXCLUDED.base_item_id, seat_item_id = EXCLUDED.seat_item_id, status = EXCLUDED.status,
+         seat_quantity = EXCLUDED.seat_quantity,
+         current_period_start = coalesce(EXCLUDED.current_period_start, t.current_period_start),
+         current_period_end = coalesce(EXCLUDED.current_period_end, t.current_period_end),
+         state_event_created = GREATEST(t.state_event_created, EXCLUDED.state_event_created),
+         past_due_since = CASE WHEN EXCLUDED.status IN ('past_due', 'unpaid') THEN coalesce(t.past_due_since, $11::timestamptz) END,
+         updated_at = now()
+       WHERE t.subscription_id <> EXCLUDED.subscription_id OR t.state_event_created <= EXCLUDED.state_event_created
+       RETURNING account_id`,
+      [
+        accountId,
+        s.customerId ?? '',
+        s.id,
+        baseItem?.id ?? null,
+        seatItem?.id ?? null,
+        s.status,
+        seatItem?.quantity ?? 0,
+        s.currentPeriodStart,
+        s.currentPeriodEnd,
+        eventCreated,
+        this.clock.now(),
+      ],
+    );
+    if (!applied) return;
+    await this.setPlan(em, accountId, isLive(s.status) ? 'team' : 'free', isLive(s.status) ? (s.billingCycleAnchor ?? s.currentPeriodStart) : null, actor, {
+      subscriptionId: s.id,
+      status: s.status,
+    });
+  }
+
+  /** Sets plan and cycle anchor; audited as `plan.changed` when either changes. */
+  async setPlan(em: EntityManager, accountId: string, plan: 'team' | 'free', anchor: Date | null, actor: string, why: Record<string, unknown>): Promise<void> {
+    const [before] = await rows<{ plan: string; billing_cycle_anchor: Date | null }>(
+      em,
+      `SELECT plan, billing_cycle_anchor FROM accounts WHERE id = $1 FOR NO KEY UPDATE`,
+      [accountId],
+    );
+    if (!before) return;
+    if (before.plan === 'enterprise') return; // contract terms are set by an admin, never by Stripe
+    if (before.plan === plan && before.billing_cycle_anchor?.getTime() === anchor?.getTime()) return;
+    await em.query(`UPDATE accounts SET plan = $2, billing_cycle_anchor = $3, updated_at = now() WHERE id = $1`, [accountId, plan, anchor]);
+    await this.audit.record(em, {
+      actor,
+      action: 'plan.changed',
+      accountId,
+      before: { plan: before.plan, billingCycleAnchor: before.billing_cycle_anchor?.toISOString() ?? null },
+      after: { plan, billingCycleAnchor: anchor?.toISOString() ?? null, ...why },
+      at: this.clock.now(),
+    });
+  }
+
+  async view(accountId: string): Promise<Record<string, unknown>> {
+    const [account] = await rows<{ plan: string; status: string; billing_cycle_anchor: Date | null }>(
+      this.ds,
+      `SELECT plan, status, billing_cycle_anchor FROM accounts WHERE id = $1`,
+      [accountId],
+    );
+    if (!account) throw BillingException.notFound(`Account ${accountId}`);
+    const sub = await this.row(undefined, { accountId });
+    return {
+      accountId,
+      plan: account.plan,
+      accountStatus: account.status,
+      billingCycleAnchor: account.billing_cycle_anchor?.toISOString() ?? null,
+      seats: await this.members.activeSeats(undefined, accountId),
+      subscription: sub
+        ? {
+            id: sub.subscription_id,
+            customerId: sub.customer_id,
+            status: sub.status,
+            seatQuantity: sub.seat_quantity,
+            currentPeriod: sub.current_period_start
+              ? { start: sub.current_period_start.toISOString(), end: sub.current_period_end?.toISOString() ?? null }
+              : null,
+            pastDueSince: sub.past_due_since?.toISOString() ?? null,
+          }
+        : null,
+    };
+  }
+}

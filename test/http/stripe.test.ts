@@ -1,0 +1,253 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SeatsService } from '../../src/stripe/seats.service';
+import { fundedAccount } from '../support/accounts';
+import { startApp, uid, type Harness } from '../support/app';
+import { StripeFake } from '../support/stripe-fake';
+
+const SECRET = 'whsec_test_secret';
+const SEAT_PRICE = 'price_team_seat_placeholder';
+
+describe('Stripe over HTTP, against the local fake', () => {
+  let h: Harness;
+  let fake: StripeFake;
+  let admin: string;
+
+  beforeAll(async () => {
+    fake = await new StripeFake().start();
+    h = await startApp({
+      env: {
+        STRIPE_SECRET_KEY: 'sk_test_fake',
+        STRIPE_WEBHOOK_SECRET: SECRET,
+        STRIPE_API_URL: fake.url,
+        STRIPE_TIMEOUT_MS: '1000',
+        STRIPE_MAX_NETWORK_RETRIES: '3',
+        STRIPE_PAST_DUE_GRACE_MS: '0',
+        DATABASE_POOL_SIZE: '20',
+      },
+    });
+    admin = await h.key('admin');
+  });
+  afterAll(async () => {
+    await h.close();
+    await fake.stop();
+  });
+
+  const deliver = (event: object, opts: { secret?: string; timestamp?: number; body?: string } = {}) => {
+    const payload = JSON.stringify(event);
+    const signature = StripeFake.sign(payload, opts.secret ?? SECRET, opts.timestamp);
+    return h.request('POST', '/v1/stripe/webhooks', { body: opts.body ?? payload, headers: { 'stripe-signature': signature } });
+  };
+  const wallet = async (accountId: string) => (await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body;
+
+  /** A top-up started through the API and paid in the fake: the paid session. */
+  const paidTopUp = async (accountId: string, pack = 'credits-100') => {
+    const started = await h.request('POST', `/v1/accounts/${accountId}/top-ups`, { key: admin, body: { pack } });
+    expect(started.status).toBe(201);
+    return fake.pay(started.body.sessionId);
+  };
+
+  it('starts a top-up as a Checkout Session with the account and the pack in it', async () => {
+    const accountId = await fundedAccount(h, admin, { plan: 'free' });
+    const own = await h.key(`account:${accountId}`);
+    const started = await h.request('POST', `/v1/accounts/${accountId}/top-ups`, { key: own, body: { pack: 'credits-500' } });
+    expect(started.status).toBe(201);
+    expect(started.body.checkoutUrl).toMatch(/^https:\/\/checkout\.stripe\.test\//);
+    const session = fake.sessions.get(started.body.sessionId)!;
+    expect(session).toMatchObject({ mode: 'payment', client_reference_id: accountId, metadata: { accountId, pack: 'credits-500', credits: '500.000000' } });
+
+    const other = await h.key(`account:${uid('acc')}`);
+    expect((await h.request('POST', `/v1/accounts/${accountId}/top-ups`, { key: other, body: { pack: 'credits-500' } })).status).toBe(403);
+    const bad = await h.request('POST', `/v1/accounts/${accountId}/top-ups`, { key: own, body: { pack: 'credits-7' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatchObject({ code: 'DL_BILLING_REQUEST_INVALID', findings: [{ field: 'pack' }] });
+  });
+
+  it('refuses a bad signature, a stale timestamp and a body changed after signing, changing nothing', async () => {
+    const accountId = await fundedAccount(h, admin, { plan: 'free', credits: '5.000000' });
+    const session = await paidTopUp(accountId);
+    const event = fake.emit('checkout.session.completed', session);
+    const before = await wallet(accountId);
+
+    const refused = [
+      await deliver(event, { secret: 'whsec_someone_else' }),
+      await deliver(event, { timestamp: Math.floor(Date.now() / 1000) - 600 }),
+      await deliver(event, { body: JSON.stringify(event).replace('"100.000000"', '"100000.000000"') }),
+      await h.request('POST', '/v1/stripe/webhooks', { body: JSON.stringify(event) }),
+    ];
+    for (const r of refused) {
+      expect(r.status).toBe(400);
+      expect(r.body.error.code).toBe('DL_BILLING_STRIPE_SIGNATURE_INVALID');
+    }
+    expect(await wallet(accountId)).toEqual(before);
+    expect(await h.ds.query(`SELECT 1 FROM inbox WHERE source = 'stripe' AND message_id = $1`, [event.id])).toHaveLength(0);
+
+    const accepted = await deliver(event);
+    expect(accepted.status).toBe(200);
+    expect((await wallet(accountId)).total).toBe('105.000000');
+  });
+
+  it('credits a top-up once when its checkout.session.completed comes 5 times, some at once, and in another event too', async () => {
+    const accountId = await fundedAccount(h, admin, { plan: 'free' });
+    const session = await paidTopUp(accountId, 'credits-500');
+    const event = fake.emit('checkout.session.completed', session);
+    const answers = [
+      ...(await Promise.all([deliver(event), deliver(event), deliver(event)])),
+      await deliver(event),
+      await deliver(event),
+      // Another event carrying the same session (e.g. async_payment_succeeded): still once per session.
+      await deliver(fake.emit('checkout.session.async_payment_succeeded', session)),
+    ];
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(answers.slice(0, 5).filter((a) => !a.body.duplicate)).toHaveLength(1);
+    const w = await wallet(accountId);
+    expect(w.total).toBe('500.000000');
+    expect(w.grants).toHaveLength(1);
+    expect(w.grants[0]).toMatchObject({ source: 'top_up', remaining: '500.000000', expiresAt: null });
+  });
+
+  it('does not credit an unpaid session, and acknowledges unknown event types', async () => {
+    const accountId = await fundedAccount(h, admin, { plan: 'free' });
+    const started = await h.request('POST', `/v1/accounts/${accountId}/top-ups`, { key: admin, body: { pack: 'credits-100' } });
+    const unpaid = { ...fake.sessions.get(started.body.sessionId)!, status: 'complete', payment_status: 'unpaid' };
+    expect((await deliver(fake.emit('checkout.session.completed', unpaid))).status).toBe(200);
+    const unknown = await deliver(fake.emit('customer.tax_id.created', { id: 'txi_1', object: 'tax_id' }));
+    expect(unknown.status).toBe(200);
+    expect(unknown.body).toMatchObject({ received: true, ignored: true });
+    expect((await wallet(accountId)).total).toBe('0.000000');
+  });
+
+  it('claws back what is left of a refunded or disputed top-up, never below zero, audited', async () => {
+    const accountId = await fundedAccount(h, admin, { plan: 'free', credits: '10.000000' });
+    const session = await paidTopUp(accountId);
+    await deliver(fake.emit('checkout.session.completed', session));
+    expect((await wallet(accountId)).total).toBe('110.000000');
+    const charge = { id: uid('ch'), object: 'charge', payment_intent: session.payment_intent, amount: 1000, amount_refunded: 250 };
+    const partial = fake.emit('charge.refunded', charge);
+    await deliver(partial);
+    await deliver(partial);
+    expect((await wallet(accountId)).total).toBe('85.000000');
+    await deliver(fake.emit('charge.refunded', { ...charge, amount_refunded: 1000 }));
+    expect((await wallet(accountId)).total).toBe('10.000000');
+    await deliver(fake.emit('charge.dispute.created', { id: uid('dp'), object: 'dispute', payment_intent: session.payment_intent, amount: 1000 }));
+    expect((await wallet(accountId)).total).toBe('10.000000');
+    const audit = await h.request('GET', `/v1/audit?accountId=${accountId}`, { key: admin });
+    const actions = (audit.body.items ?? audit.body).map((a: { action: string }) => a.action);
+    expect(actions.filter((a: string) => a === 'credits.clawed_back')).toHaveLength(2);
+  });
+
+  /** A Team account with a subscription in the fake. */
+  const teamAccount = async () => {
+    const accountId = await fundedAccount(h, admin, { plan: 'free', kind: 'organization' });
+    const created = await h.request('POST', `/v1/admin/accounts/${accountId}/subscription`, { key: admin });
+    expect(created.status).toBe(201);
+    return { accountId, subscriptionId: created.body.subscription.id as string };
+  };
+
+  it('ends the same whether invoice.paid comes before or after customer.subscription.updated for the cycle', async () => {
+    const base = Math.floor(Date.now() / 1000);
+    const period = { start: base - 86_400, end: base + 29 * 86_400 };
+    const run = async (order: 'invoice-first' | 'subscription-first') => {
+      const { accountId, subscriptionId } = await teamAccount();
+      // The previous invoice failed: past due, suspended (grace 0).
+      await deliver(fake.emit('invoice.payment_failed', fake.invoice(subscriptionId, { periodStart: period.start - 30 * 86_400, periodEnd: period.start }), base - 100));
+      const sub = structuredClone(fake.subscriptions.get(subscriptionId)!);
+      sub.billing_cycle_anchor = period.start;
+      for (const i of sub.items.data) Object.assign(i, { current_period_start: period.start, current_period_end: period.end });
+      const updated = fake.emit('customer.subscription.updated', { ...sub, status: 'active' }, base + 10);
+      const paid = fake.emit('invoice.paid', fake.invoice(subscriptionId, { periodStart: period.start, periodEnd: period.end, created: base }), base + 5);
+      for (const e of order === 'invoice-first' ? [paid, updated] : [updated, paid]) expect((await deliver(e)).status).toBe(200);
+      const view = (await h.request('GET', `/v1/accounts/${accountId}/subscription`, { key: admin })).body;
+      const w = await wallet(accountId);
+      return {
+        view: { ...view, accountId: null, subscription: { ...view.subscription, id: null, customerId: null } },
+        wallet: { total: w.total, grants: w.grants.map((g: Record<string, unknown>) => ({ ...g, id: null })), runs: { ...w.runs, allowance: { ...w.runs.allowance, grantId: null } } },
+      };
+    };
+    const a = await run('invoice-first');
+    const b = await run('subscription-first');
+    expect(a).toEqual(b);
+    expect(a.view).toMatchObject({
+      plan: 'team',
+      accountStatus: 'active',
+      billingCycleAnchor: new Date(period.start * 1000).toISOString(),
+      subscription: { status: 'active', pastDueSince: null, currentPeriod: { start: new Date(period.start * 1000).toISOString(), end: new Date(period.end * 1000).toISOString() } },
+    });
+    expect(a.wallet.grants).toEqual([expect.objectContaining({ source: 'plan_allowance', remaining: '500.000000', expiresAt: new Date(period.end * 1000).toISOString() })]);
+  });
+
+  it('goes past due, suspends after the grace period, notifies once; deletion downgrades to Free', async () => {
+    const { accountId, subscriptionId } = await teamAccount();
+    const failed = fake.emit('invoice.payment_failed', fake.invoice(subscriptionId));
+    await deliver(failed);
+    await deliver(failed);
+    let view = (await h.request('GET', `/v1/accounts/${accountId}/subscription`, { key: admin })).body;
+    expect(view).toMatchObject({ plan: 'team', accountStatus: 'suspended', subscription: { status: 'past_due' } });
+    const notes = await h.ds.query(`SELECT payload->>'type' AS type FROM outbox WHERE key = $1 AND payload->>'type' = 'subscription.past_due'`, [accountId]);
+    expect(notes).toHaveLength(1);
+    await deliver(fake.emit('customer.subscription.deleted', { ...fake.subscriptions.get(subscriptionId)!, status: 'canceled' }));
+    view = (await h.request('GET', `/v1/accounts/${accountId}/subscription`, { key: admin })).body;
+    expect(view).toMatchObject({ plan: 'free', billingCycleAnchor: null, subscription: { status: 'canceled' } });
+  });
+
+  it('keeps the seat quantity absolute through random churn, retries a timed-out call into one object, and reconciles drift', async () => {
+    // The subscription create answers after the SDK's timeout (1 s), though the fake created it: the retry replays it.
+    fake.delayAfterCommit((m, p) => m === 'POST' && p === '/v1/subscriptions', 2_500);
+    const subsBefore = fake.subscriptions.size;
+    const { accountId, subscriptionId } = await teamAccount();
+    expect(fake.subscriptions.size).toBe(subsBefore + 1);
+    expect(fake.requests.filter((r) => r.path === '/v1/subscriptions' && r.replayed).length).toBeGreaterThanOrEqual(1);
+
+    const users = Array.from({ length: 8 }, (_, i) => `u${i}`);
+    let seed = 7;
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    // A seat update that times out after succeeding, in the middle of the churn.
+    fake.delayAfterCommit((m, p) => m === 'POST' && p.startsWith('/v1/subscription_items/'), 2_500);
+    for (let round = 0; round < 10; round++) {
+      await Promise.all(
+        Array.from({ length: 4 }, () => {
+          const user = users[Math.floor(random() * users.length)]!;
+          return h.request(random() < 0.6 ? 'PUT' : 'DELETE', `/v1/accounts/${accountId}/members/${user}`, { key: admin });
+        }),
+      );
+    }
+    await h.app.get(SeatsService).idle();
+    const members = (await h.request('GET', `/v1/accounts/${accountId}/members`, { key: admin })).body;
+    const seatItem = fake.seatItem(subscriptionId, SEAT_PRICE);
+    expect(seatItem.quantity).toBe(members.seats);
+    // The seat update that timed out was retried by the SDK under its key and replayed, not applied twice.
+    expect(fake.requests.filter((r) => r.path.startsWith('/v1/subscription_items/') && r.replayed).length).toBeGreaterThanOrEqual(1);
+
+    // Drift behind the service's back; reconciliation sets it right, records and audits it.
+    fake.setQuantity(seatItem.id, members.seats + 3);
+    const run = await h.request('POST', '/v1/admin/jobs/seat-reconciliation/run', { key: admin });
+    expect(run.status).toBe(200);
+    expect(run.body.result.corrected).toEqual([{ accountId, subscriptionId, stripeQuantity: members.seats + 3, activeSeats: members.seats }]);
+    expect(fake.seatItem(subscriptionId, SEAT_PRICE).quantity).toBe(members.seats);
+    const found = await h.request('GET', `/v1/admin/reconciliation/discrepancies?accountId=${accountId}`, { key: admin });
+    expect(found.body.items).toEqual([expect.objectContaining({ kind: 'quantity_drift', stripeQuantity: members.seats + 3, activeSeats: members.seats })]);
+    const again = await h.request('POST', '/v1/admin/reconciliation/run', { key: admin });
+    expect(again.body.result.corrected.filter((c: { accountId: string }) => c.accountId === accountId)).toEqual([]);
+    expect(fake.writesWithoutKey()).toEqual([]);
+  });
+
+  it('flags an invoice billed for other seats than were active', async () => {
+    const { accountId, subscriptionId } = await teamAccount();
+    await h.request('PUT', `/v1/accounts/${accountId}/members/alice`, { key: admin });
+    await h.app.get(SeatsService).idle();
+    await deliver(fake.emit('invoice.paid', fake.invoice(subscriptionId, { seatQuantity: 4, created: Math.floor(Date.now() / 1000) + 1 })));
+    const found = await h.request('GET', `/v1/admin/reconciliation/discrepancies?accountId=${accountId}`, { key: admin });
+    expect(found.body.items).toEqual([expect.objectContaining({ kind: 'invoice_seats', stripeQuantity: 4, activeSeats: 1 })]);
+  });
+
+  it('recovers events the webhook missed from the events list, once', async () => {
+    const { accountId, subscriptionId } = await teamAccount();
+    fake.emit('invoice.paid', fake.invoice(subscriptionId)); // never delivered
+    const first = await h.request('POST', '/v1/admin/jobs/stripe-recovery/run', { key: admin });
+    expect(first.status).toBe(200);
+    expect(first.body.result.applied).toBeGreaterThanOrEqual(1);
+    expect((await wallet(accountId)).total).toBe('500.000000');
+    const second = await h.request('POST', '/v1/admin/jobs/stripe-recovery/run', { key: admin });
+    expect(second.body.result.applied).toBe(0);
+    expect((await wallet(accountId)).total).toBe('500.000000');
+  });
+});

@@ -1,0 +1,314 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Stripe from 'stripe';
+
+/**
+ * A local, stateful stand-in for the parts of Stripe's API this service calls: customers, Checkout
+ * Sessions, subscriptions and subscription items, invoices (made by the test) and the events list.
+ * Bodies are form-encoded like Stripe's (`items[0][price]=…`); `Idempotency-Key` is honoured like
+ * Stripe does (same key and same parameters → the first answer again, with `Idempotent-Replayed`;
+ * other parameters → 400 idempotency_error). `delayAfterCommit` makes a matching request answer late
+ * AFTER its effect is stored, to play a call that timed out although Stripe acted.
+ */
+type Obj = Record<string, any>;
+
+interface Stored {
+  fingerprint: string;
+  status: number;
+  body: string;
+}
+
+export interface FakeRequest {
+  method: string;
+  path: string;
+  idempotencyKey: string | null;
+  replayed: boolean;
+}
+
+const now = (): number => Math.floor(Date.now() / 1000);
+const newId = (prefix: string): string => `${prefix}_${randomBytes(10).toString('hex')}`;
+
+function addMonth(seconds: number): number {
+  const d = new Date(seconds * 1000);
+  const day = d.getUTCDate();
+  const next = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1, d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds()));
+  const last = new Date(Date.UTC(next.getUTCFullYear(), next.getUTCMonth() + 1, 0)).getUTCDate();
+  next.setUTCDate(Math.min(day, last));
+  return Math.floor(next.getTime() / 1000);
+}
+
+/** Stripe's form encoding back into nested objects (numeric keys → arrays). */
+export function parseForm(text: string): Obj {
+  const root: Obj = {};
+  for (const [rawKey, value] of new URLSearchParams(text)) {
+    const parts = rawKey.replace(/\]/g, '').split('[');
+    let node: Obj = root;
+    parts.forEach((part, i) => {
+      if (i === parts.length - 1) {
+        node[part] = value;
+      } else {
+        node[part] ??= /^\d+$/.test(parts[i + 1]!) ? [] : {};
+        node = node[part];
+      }
+    });
+  }
+  return root;
+}
+
+export class StripeFake {
+  readonly customers = new Map<string, Obj>();
+  readonly sessions = new Map<string, Obj>();
+  readonly subscriptions = new Map<string, Obj>();
+  readonly invoices = new Map<string, Obj>();
+  readonly events: Obj[] = [];
+  readonly requests: FakeRequest[] = [];
+  private readonly idempotency = new Map<string, Stored>();
+  private readonly delays: { match: (method: string, path: string) => boolean; ms: number; times: number }[] = [];
+  private server: Server | null = null;
+  private eventSeq = 0;
+  url = '';
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => void this.serve(req, res));
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  /** The next `times` requests matching answer `ms` late, after their effect is stored. */
+  delayAfterCommit(match: (method: string, path: string) => boolean, ms: number, times = 1): void {
+    this.delays.push({ match, ms, times });
+  }
+
+  /** Writes without an idempotency key (should be none). */
+  writesWithoutKey(): FakeRequest[] {
+    return this.requests.filter((r) => r.method === 'POST' && !r.idempotencyKey);
+  }
+
+  seatItem(subscriptionId: string, seatPriceId: string): Obj {
+    const item = this.subscriptions.get(subscriptionId)?.items.data.find((i: Obj) => i.price.id === seatPriceId);
+    if (!item) throw new Error(`no seat item on ${subscriptionId}`);
+    return item;
+  }
+
+  /** Changes a quantity behind the service's back (drift). */
+  setQuantity(itemId: string, quantity: number): void {
+    for (const s of this.subscriptions.values()) for (const i of s.items.data) if (i.id === itemId) i.quantity = quantity;
+  }
+
+  /** The customer pays a Checkout Session: it becomes complete and paid, with a payment intent. */
+  pay(sessionId: string): Obj {
+    const s = this.sessions.get(sessionId);
+    if (!s) throw new Error(`no session ${sessionId}`);
+    Object.assign(s, { status: 'complete', payment_status: 'paid', payment_intent: s.payment_intent ?? newId('pi') });
+    return structuredClone(s);
+  }
+
+  /** A paid (or failed) invoice for a subscription's cycle, with its base and seat lines. */
+  invoice(subscriptionId: string, opts: { periodStart?: number; periodEnd?: number; created?: number; seatQuantity?: number } = {}): Obj {
+    const sub = this.subscriptions.get(subscriptionId);
+    if (!sub) throw new Error(`no subscription ${subscriptionId}`);
+    const first = sub.items.data[0];
+    const start = opts.periodStart ?? first.current_period_start;
+    const end = opts.periodEnd ?? first.current_period_end;
+    const invoice = {
+      id: newId('in'),
+      object: 'invoice',
+      customer: sub.customer,
+      created: opts.created ?? now(),
+      status: 'open',
+      parent: { type: 'subscription_details', subscription_details: { subscription: sub.id, metadata: sub.metadata } },
+      lines: {
+        object: 'list',
+        data: sub.items.data.map((i: Obj) => ({
+          id: newId('il'),
+          object: 'line_item',
+          quantity: i.price.id === sub.items.data[1]?.price.id && opts.seatQuantity !== undefined ? opts.seatQuantity : i.quantity,
+          period: { start, end },
+          pricing: { price_details: { price: i.price.id } },
+        })),
+      },
+      period_start: start,
+      period_end: end,
+    };
+    this.invoices.set(invoice.id, invoice);
+    return structuredClone(invoice);
+  }
+
+  /** Records an event (as Stripe would for its own changes) and returns it, to deliver or to leave for recovery. */
+  emit(type: string, object: Obj, created = now()): Obj {
+    const event = {
+      id: `evt_${(++this.eventSeq).toString().padStart(6, '0')}_${randomBytes(6).toString('hex')}`,
+      object: 'event',
+      api_version: '2026-10-28.endive',
+      created,
+      livemode: false,
+      pending_webhooks: 1,
+      request: { id: null, idempotency_key: null },
+      type,
+      data: { object: structuredClone(object) },
+    };
+    this.events.push(event);
+    return event;
+  }
+
+  /** The Stripe-Signature header of a payload (Stripe's own test helper). */
+  static sign(payload: string, secret: string, timestamp?: number): string {
+    return Stripe.webhooks.generateTestHeaderString({ payload, secret, ...(timestamp !== undefined ? { timestamp } : {}) });
+  }
+
+  // ---------------------------------------------------------------- HTTP
+
+  private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const url = new URL(req.url ?? '/', 'http://fake');
+    const method = req.method ?? 'GET';
+    const params = method === 'GET' ? parseForm(url.search.slice(1)) : parseForm(Buffer.concat(chunks).toString('utf8'));
+    const key = (req.headers['idempotency-key'] as string | undefined) ?? null;
+    const log: FakeRequest = { method, path: url.pathname, idempotencyKey: key, replayed: false };
+    this.requests.push(log);
+    if (!String(req.headers.authorization ?? '').startsWith('Bearer ')) return this.send(res, 401, { error: { type: 'invalid_request_error', message: 'No API key provided' } });
+    const fingerprint = createHash('sha256').update(`${method} ${url.pathname} ${JSON.stringify(params)}`).digest('hex');
+    if (key && method === 'POST') {
+      const stored = this.idempotency.get(key);
+      if (stored) {
+        log.replayed = true;
+        if (stored.fingerprint !== fingerprint) {
+          return this.send(res, 400, {
+            error: { type: 'idempotency_error', message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${key}' if you meant to execute a different request.` },
+          });
+        }
+        res.setHeader('Idempotent-Replayed', 'true');
+        return this.sendRaw(res, stored.status, stored.body);
+      }
+    }
+    let status = 200;
+    let body: unknown;
+    try {
+      body = this.route(method, url.pathname, params);
+      if (body === undefined) {
+        status = 404;
+        body = { error: { type: 'invalid_request_error', message: `Unrecognized request URL (${method}: ${url.pathname})` } };
+      }
+    } catch (error) {
+      status = 400;
+      body = { error: { type: 'invalid_request_error', message: error instanceof Error ? error.message : String(error) } };
+    }
+    const text = JSON.stringify(body);
+    if (key && method === 'POST') this.idempotency.set(key, { fingerprint, status, body: text });
+    const delay = this.delays.find((d) => d.times > 0 && d.match(method, url.pathname));
+    if (delay) {
+      delay.times -= 1;
+      await new Promise((r) => setTimeout(r, delay.ms));
+    }
+    if (!res.destroyed) this.sendRaw(res, status, text);
+  }
+
+  private send(res: ServerResponse, status: number, body: unknown): void {
+    this.sendRaw(res, status, JSON.stringify(body));
+  }
+
+  private sendRaw(res: ServerResponse, status: number, text: string): void {
+    if (res.destroyed) return;
+    res.writeHead(status, { 'content-type': 'application/json', 'request-id': newId('req') });
+    res.end(text);
+  }
+
+  private route(method: string, path: string, p: Obj): unknown {
+    const parts = path.split('/').filter(Boolean); // ['v1', resource, id?]
+    const [, resource, id, sub] = parts;
+    if (method === 'POST' && resource === 'customers' && !id) {
+      const customer = { id: newId('cus'), object: 'customer', created: now(), name: p.name ?? null, metadata: p.metadata ?? {} };
+      this.customers.set(customer.id, customer);
+      return customer;
+    }
+    if (method === 'POST' && resource === 'checkout' && id === 'sessions' && !sub) {
+      const session = {
+        id: `cs_test_${randomBytes(12).toString('hex')}`,
+        object: 'checkout.session',
+        created: now(),
+        mode: p.mode,
+        status: 'open',
+        payment_status: 'unpaid',
+        client_reference_id: p.client_reference_id ?? null,
+        customer: p.customer ?? null,
+        metadata: p.metadata ?? {},
+        line_items: p.line_items,
+        payment_intent: null,
+        subscription: null,
+        amount_total: null,
+        success_url: p.success_url,
+        cancel_url: p.cancel_url,
+        url: '',
+      };
+      session.url = `https://checkout.stripe.test/c/pay/${session.id}`;
+      this.sessions.set(session.id, session);
+      return session;
+    }
+    if (method === 'GET' && resource === 'checkout' && id === 'sessions' && sub) return this.sessions.get(sub) ?? undefined;
+    if (method === 'POST' && resource === 'subscriptions' && !id) {
+      if (!this.customers.has(p.customer)) throw new Error(`No such customer: '${p.customer}'`);
+      const created = now();
+      const end = addMonth(created);
+      const subscription = {
+        id: newId('sub'),
+        object: 'subscription',
+        created,
+        customer: p.customer,
+        status: 'active',
+        billing_cycle_anchor: created,
+        metadata: p.metadata ?? {},
+        proration_behavior: p.proration_behavior,
+        items: {
+          object: 'list',
+          data: (p.items as Obj[]).map((i) => ({
+            id: newId('si'),
+            object: 'subscription_item',
+            price: { id: i.price, object: 'price' },
+            quantity: Number(i.quantity ?? 1),
+            current_period_start: created,
+            current_period_end: end,
+          })),
+        },
+      };
+      subscription.items.data.forEach((i) => Object.assign(i, { subscription: subscription.id }));
+      this.subscriptions.set(subscription.id, subscription);
+      this.emit('customer.subscription.created', subscription);
+      return subscription;
+    }
+    if (method === 'GET' && resource === 'subscriptions' && id) return this.subscriptions.get(id) ?? undefined;
+    if (resource === 'subscription_items' && id) {
+      for (const s of this.subscriptions.values()) {
+        const item = s.items.data.find((i: Obj) => i.id === id);
+        if (!item) continue;
+        if (method === 'POST') {
+          if (p.quantity !== undefined) {
+            const q = Number(p.quantity);
+            if (!Number.isInteger(q) || q < 0) throw new Error('Invalid integer: quantity');
+            item.quantity = q;
+            this.emit('customer.subscription.updated', s);
+          }
+        }
+        return item;
+      }
+      return undefined;
+    }
+    if (method === 'GET' && resource === 'invoices' && id) return this.invoices.get(id) ?? undefined;
+    if (method === 'GET' && resource === 'events' && !id) {
+      const gte = p.created?.gte !== undefined ? Number(p.created.gte) : 0;
+      const limit = Math.min(Number(p.limit ?? 10), 100);
+      const all = this.events.filter((e) => e.created >= gte).slice().reverse(); // newest first
+      const from = p.starting_after ? all.findIndex((e) => e.id === p.starting_after) + 1 : 0;
+      const data = all.slice(from, from + limit);
+      return { object: 'list', url: '/v1/events', has_more: from + limit < all.length, data };
+    }
+    return undefined;
+  }
+}
