@@ -27,6 +27,8 @@ describe('a crash between the database commit and the offset commit', () => {
       KAFKA_TOPIC_COMMANDS: topics.commands,
       KAFKA_TOPIC_NOTIFICATIONS: topics.notifications,
       LOG_LEVEL: 'warn',
+      // The killed instance's membership must lapse before the restarted one gets its partitions.
+      KAFKA_SESSION_TIMEOUT_MS: '6000',
     };
     const runtimes = Array.from({ length: 20 }, () => uid('rt'));
     const events = runtimes.flatMap((runtimeId) =>

@@ -1,4 +1,4 @@
-import { Kafka, logLevel, type IHeaders } from 'kafkajs';
+import { Kafka, logLevel, Partitioners, type IHeaders } from 'kafkajs';
 import { inject } from 'vitest';
 
 export interface ReadMessage {
@@ -15,7 +15,7 @@ export function kafka(): Kafka {
 
 /** Produces messages (values already serialised, or objects turned into JSON). */
 export async function produce(topic: string, messages: { key?: string; value: string | object | null }[]): Promise<void> {
-  const producer = kafka().producer({ allowAutoTopicCreation: true });
+  const producer = kafka().producer({ allowAutoTopicCreation: true, createPartitioner: Partitioners.DefaultPartitioner });
   await producer.connect();
   try {
     await producer.send({

@@ -1,5 +1,5 @@
 import { Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { Kafka, logLevel, type Consumer, type Producer } from 'kafkajs';
+import { Kafka, logLevel, Partitioners, type Consumer, type Producer } from 'kafkajs';
 import type { KafkaConfig } from '../../common/config/config';
 import { MessageBus, type BusHealth, type InboundMessage, type OutboundMessage, type Subscription } from './message-bus';
 
@@ -39,7 +39,12 @@ export class KafkajsBus extends MessageBus implements OnApplicationBootstrap, On
       },
       retry: { initialRetryTime: 200, retries: 10 },
     });
-    this.producer = this.kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: true });
+    this.producer = this.kafka.producer({
+      idempotent: true,
+      maxInFlightRequests: 1,
+      allowAutoTopicCreation: true,
+      createPartitioner: Partitioners.DefaultPartitioner,
+    });
   }
 
   subscribe(subscription: Subscription): void {
@@ -76,7 +81,7 @@ export class KafkajsBus extends MessageBus implements OnApplicationBootstrap, On
     this.producer.on(this.producer.events.CONNECT, () => {
       this.producerReady = true;
     });
-    for (const sub of this.subscriptions) await this.startConsumer(sub);
+    await this.startConsumers();
     this.logger.log(`Kafka connected (${this.config.brokers.join(',')}), consuming ${this.subscriptions.map((s) => s.topic).join(', ') || 'nothing'}`);
   }
 
@@ -101,32 +106,49 @@ export class KafkajsBus extends MessageBus implements OnApplicationBootstrap, On
     }
   }
 
-  private async startConsumer(sub: Subscription): Promise<void> {
+  /**
+   * One consumer per group (subscriptions without a group of their own share the configured one),
+   * subscribed to all of that group's topics; each batch goes to its topic's handler.
+   */
+  private async startConsumers(): Promise<void> {
+    const groups = new Map<string, Subscription[]>();
+    for (const sub of this.subscriptions) {
+      const group = sub.groupId ?? this.config.groupId;
+      groups.set(group, [...(groups.get(group) ?? []), sub]);
+    }
+    for (const [groupId, subs] of groups) await this.startConsumer(groupId, subs);
+  }
+
+  private async startConsumer(groupId: string, subs: Subscription[]): Promise<void> {
+    const handlers = new Map(subs.map((s) => [s.topic, s.handle]));
+    const topics = [...handlers.keys()];
     const consumer = this.kafka.consumer({
-      groupId: sub.groupId ?? this.config.groupId,
-      sessionTimeout: 30_000,
-      heartbeatInterval: 3_000,
+      groupId,
+      sessionTimeout: this.config.sessionTimeoutMs,
+      heartbeatInterval: Math.min(3_000, Math.floor(this.config.sessionTimeoutMs / 3)),
       maxBytesPerPartition: 4 * 1024 * 1024,
       retry: { retries: 8 },
     });
-    const entry = { consumer, topic: sub.topic, state: 'starting' as 'starting' | 'running' | 'crashed' };
+    const entry = { consumer, topic: topics.join(','), state: 'starting' as 'starting' | 'running' | 'crashed' };
     this.consumers.push(entry);
     consumer.on(consumer.events.GROUP_JOIN, () => {
       entry.state = 'running';
     });
     consumer.on(consumer.events.CRASH, (event) => {
       const restart = event.payload.restart;
-      this.logger.error(`consumer of ${sub.topic} crashed (${restart ? 'restarting' : 'stopped'}): ${String(event.payload.error)}`);
+      this.logger.error(`consumer of ${entry.topic} crashed (${restart ? 'restarting' : 'stopped'}): ${String(event.payload.error)}`);
       if (!restart && !this.stopping) entry.state = 'crashed';
     });
     await consumer.connect();
-    await consumer.subscribe({ topic: sub.topic, fromBeginning: true });
+    await consumer.subscribe({ topics, fromBeginning: true });
     await consumer.run({
       // Messages are keyed by account, so partitions in flight at once never share an account.
       partitionsConsumedConcurrently: 4,
       eachBatchAutoResolve: false,
       autoCommit: true,
       eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale, commitOffsetsIfNecessary }) => {
+        const handle = handlers.get(batch.topic);
+        if (!handle) return;
         for (let i = 0; i < batch.messages.length; i += CHUNK) {
           if (!isRunning() || isStale()) return;
           const slice = batch.messages.slice(i, i + CHUNK);
@@ -137,7 +159,7 @@ export class KafkajsBus extends MessageBus implements OnApplicationBootstrap, On
             key: m.key ? m.key.toString() : null,
             value: m.value,
           }));
-          await sub.handle(messages);
+          await handle(messages);
           this.afterCommitFault();
           const last = slice[slice.length - 1];
           if (last) resolveOffset(last.offset);
