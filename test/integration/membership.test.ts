@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SeatsService } from '../../src/stripe/seats.service';
+import { fundedAccount } from '../support/accounts';
+import { startApp, uid, type Harness } from '../support/app';
+import { eventually, produce } from '../support/kafka';
+import { StripeFake } from '../support/stripe-fake';
+
+const SEAT_PRICE = 'price_team_seat_placeholder';
+
+describe('membership from accounts.membership.v1 (real broker) drives Stripe seats', () => {
+  let h: Harness;
+  let fake: StripeFake;
+  let admin: string;
+
+  beforeAll(async () => {
+    fake = await new StripeFake().start();
+    h = await startApp({
+      kafka: true,
+      env: { STRIPE_SECRET_KEY: 'sk_test_fake', STRIPE_WEBHOOK_SECRET: 'whsec_test', STRIPE_API_URL: fake.url, STRIPE_TIMEOUT_MS: '2000' },
+    });
+    admin = await h.key('admin');
+  });
+  afterAll(async () => {
+    await h.close();
+    await fake.stop();
+  });
+
+  it('applies shuffled, duplicated, concurrent membership events once each, by occurredAt; the seat quantity follows', async () => {
+    const accountId = await fundedAccount(h, admin, { plan: 'free', kind: 'organization' });
+    const created = await h.request('POST', `/v1/admin/accounts/${accountId}/subscription`, { key: admin });
+    expect(created.status).toBe(201);
+    const subscriptionId = created.body.subscription.id as string;
+
+    // 60 changes over 7 users, one second apart; the expected state is each user's latest change.
+    let seed = 11;
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    const t0 = Date.now() - 3_600_000;
+    const events = Array.from({ length: 60 }, (_, i) => ({
+      id: uid('mem'),
+      type: random() < 0.6 ? 'member.added' : 'member.removed',
+      occurredAt: new Date(t0 + i * 1_000).toISOString(),
+      accountId,
+      userId: `user${Math.floor(random() * 7)}`,
+    }));
+    const expected = new Map<string, boolean>();
+    for (const e of events) expected.set(e.userId, e.type === 'member.added');
+    const seats = [...expected.values()].filter(Boolean).length;
+
+    // Shuffled, 15 redelivered, plus a malformed message and an unknown account; sent by 3 producers at once.
+    const shuffled = [...events, ...events.slice(0, 15)].sort(() => random() - 0.5);
+    const noise = [{ value: 'not json' }, { value: { ...events[0]!, id: uid('mem'), accountId: uid('nobody') } }];
+    const thirds = [0, 1, 2].map((k) => shuffled.filter((_, i) => i % 3 === k).map((value): { key: string; value: string | object } => ({ key: accountId, value })));
+    thirds[1]!.push(...noise.map((n) => ({ key: accountId, ...n })));
+    const topic = h.config.kafka!.topics.membership;
+    await Promise.all(thirds.map((batch) => produce(topic, batch)));
+
+    await eventually(
+      async () => (await h.ds.query(`SELECT count(*)::int AS n FROM account_member_events WHERE account_id = $1`, [accountId]))[0].n === 60,
+      60_000,
+      'all membership events applied',
+    );
+    const members = (await h.request('GET', `/v1/accounts/${accountId}/members`, { key: admin })).body;
+    expect(Object.fromEntries(members.members.map((m: { userId: string; active: boolean }) => [m.userId, m.active]))).toEqual(Object.fromEntries(expected));
+    expect(members.seats).toBe(seats);
+
+    await h.app.get(SeatsService).idle();
+    await eventually(async () => fake.seatItem(subscriptionId, SEAT_PRICE).quantity === seats, 20_000, 'Stripe seat quantity');
+    const reconciled = await h.request('POST', '/v1/admin/reconciliation/run', { key: admin });
+    expect(reconciled.body.result.corrected).toEqual([]);
+    expect(fake.seatItem(subscriptionId, SEAT_PRICE).quantity).toBe(seats);
+    // Each event id is in the inbox once.
+    const inbox = await h.ds.query(`SELECT count(*)::int AS n FROM inbox WHERE source = 'accounts.membership.v1' AND message_id = ANY($1)`, [events.map((e) => e.id)]);
+    expect(inbox[0].n).toBe(60);
+  });
+});
