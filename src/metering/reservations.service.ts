@@ -102,7 +102,7 @@ export class ReservationsService {
       kind: 'reservation',
     });
     // The spend limit is the last check before the credits; it takes the wallet lock first.
-    await this.spendLimits.check(em, { accountId: request.accountId, userId: request.userId ?? null, amount, now });
+    const limits = await this.spendLimits.check(em, { accountId: request.accountId, userId: request.userId ?? null, amount, now });
     const reservationId = `res_${request.runtimeId}`;
     const holdId = `hold_${request.runtimeId}`;
     await this.ledger.createHold(em, {
@@ -149,7 +149,7 @@ export class ReservationsService {
       ],
     );
     if (!row) throw new BillingException('DL_BILLING_IDEMPOTENCY_CONFLICT', `Runtime ${request.runtimeId} is already reserved`);
-    await this.spendLimits.notifyThresholds(em, request.accountId, request.userId ?? null, now);
+    if (limits.length > 0) await this.spendLimits.notifyThresholds(em, request.accountId, request.userId ?? null, now, limits);
     return this.view(em, row);
   }
 
@@ -196,7 +196,7 @@ export class ReservationsService {
         now,
         kind: 'extension',
       });
-      await this.spendLimits.check(em, { accountId: row.account_id, userId: row.user_id, amount: increase, now });
+      const limits = await this.spendLimits.check(em, { accountId: row.account_id, userId: row.user_id, amount: increase, now });
       await this.ledger.increaseHold(em, { holdId: row.hold_id, amount: increase, idempotencyKey: key });
       await em.query(`INSERT INTO reservation_extensions (idempotency_key, runtime_id, minutes, amount, fingerprint) VALUES ($1, $2, $3, $4, $5)`, [
         key,
@@ -211,7 +211,7 @@ export class ReservationsService {
          WHERE runtime_id = $1 RETURNING *`,
         [runtimeId, minutes, increase.toString()],
       );
-      await this.spendLimits.notifyThresholds(em, row.account_id, row.user_id, now);
+      if (limits.length > 0) await this.spendLimits.notifyThresholds(em, row.account_id, row.user_id, now, limits);
       return this.view(em, updated ?? row);
     });
   }

@@ -16,7 +16,7 @@ import { issueTerminate, type TerminateReason } from '../metering/commands';
 import { calendarMonth, type Period } from '../plans/periods';
 import type { SpendLimitRequest } from './dto/spend-limit.dto';
 
-interface LimitRow {
+export interface LimitRow {
   id: string;
   account_id: string;
   scope_user_id: string;
@@ -65,8 +65,11 @@ export class SpendLimitsService implements OnModuleInit {
     this.wallets.register({ spend: (accountId, now, base) => this.walletSpend(accountId, now, base) });
   }
 
-  /** In a reservation's transaction, before its hold: refuses what would pass a limit. */
-  async check(em: EntityManager, request: { accountId: string; userId: string | null; amount: bigint; now: Date }): Promise<void> {
+  /**
+   * In a reservation's transaction, before its hold: refuses what would pass a limit. Returns the
+   * limits in scope, for `notifyThresholds` after the hold.
+   */
+  async check(em: EntityManager, request: { accountId: string; userId: string | null; amount: bigint; now: Date }): Promise<LimitRow[]> {
     await this.ledger.lockWallet(em, request.accountId);
     const limits = await this.limitsInScope(em, request.accountId, request.userId);
     const period = calendarMonth(request.now);
@@ -93,14 +96,15 @@ export class SpendLimitsService implements OnModuleInit {
         );
       }
     }
+    return limits;
   }
 
   /**
    * After a change of spend (a hold, an extension, a settlement): notifies each threshold crossed
    * once per limit and period, and `spend_limit.reached` once at 100%.
    */
-  async notifyThresholds(em: EntityManager, accountId: string, userId: string | null, now: Date): Promise<void> {
-    const limits = await this.limitsInScope(em, accountId, userId);
+  async notifyThresholds(em: EntityManager, accountId: string, userId: string | null, now: Date, known?: LimitRow[]): Promise<void> {
+    const limits = known ?? (await this.limitsInScope(em, accountId, userId));
     const period = calendarMonth(now);
     for (const limit of limits) {
       if (limit.limit_micros === null) continue;
