@@ -7,6 +7,7 @@ import { SpendLimits1796206329676 } from './1796206329676-SpendLimits';
 import { LedgerBalanceCheckByIndex1796206563447 } from './1796206563447-LedgerBalanceCheckByIndex';
 import { Stripe1796206667218 } from './1796206667218-Stripe';
 import { Reports1796207234078 } from './1796207234078-Reports';
+import { ReportsRollups1796208457072 } from './1796208457072-ReportsRollups';
 
 /** Every migration, in order. `npm run migration:generate -- <Name>` writes a file here; add it to this list. */
-export const MIGRATIONS: (new () => object)[] = [Foundation1796204055048, Metering1796204484544, Ledger1796204668759, LedgerTriggers1796204668760, Plans1796205733689, SpendLimits1796206329676, LedgerBalanceCheckByIndex1796206563447, Stripe1796206667218, Reports1796207234078];
+export const MIGRATIONS: (new () => object)[] = [Foundation1796204055048, Metering1796204484544, Ledger1796204668759, LedgerTriggers1796204668760, Plans1796205733689, SpendLimits1796206329676, LedgerBalanceCheckByIndex1796206563447, Stripe1796206667218, Reports1796207234078, ReportsRollups1796208457072];

@@ -35,9 +35,75 @@ export interface Period {
 const USAGE_KEYS: Record<UsageGroup, { select: string; columns: string[] }> = {
   account: { select: `account_id AS account`, columns: ['account'] },
   environment: { select: `environment`, columns: ['environment'] },
-  day: { select: `to_char(hour AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day`, columns: ['day'] },
+  day: { select: `to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day`, columns: ['day'] },
   user: { select: `account_id AS account, user_id AS "user"`, columns: ['account', 'user'] },
 };
+
+/**
+ * The usage of a period (whole hours): whole UTC months from the monthly rollups, the whole days
+ * around them from the daily ones, the hours around those from the hourly ones. $1/$2: hour ranges,
+ * $3/$4: day ranges, $5/$6: month ranges (arrays of starts and ends).
+ */
+const USAGE_SOURCE = `(
+  SELECT u.account_id, u.hour AS at, u.environment, u.user_id, u.runtimes, u.running_ms, u.credits
+  FROM unnest($1::timestamptz[], $2::timestamptz[]) r(lo, hi) JOIN usage_rollups u ON u.hour >= r.lo AND u.hour < r.hi
+  UNION ALL
+  SELECT u.account_id, u.day::timestamp AT TIME ZONE 'UTC', u.environment, u.user_id, u.runtimes, u.running_ms, u.credits
+  FROM unnest($3::date[], $4::date[]) r(lo, hi) JOIN usage_daily_rollups u ON u.day >= r.lo AND u.day < r.hi
+  UNION ALL
+  SELECT u.account_id, u.month::timestamp AT TIME ZONE 'UTC', u.environment, u.user_id, u.runtimes, u.running_ms, u.credits
+  FROM unnest($5::date[], $6::date[]) r(lo, hi) JOIN usage_monthly_rollups u ON u.month >= r.lo AND u.month < r.hi) u`;
+
+const DAY_MS = 86_400_000;
+
+type Range = [number, number];
+
+function startOfMonth(ms: number, up: boolean): number {
+  const d = new Date(ms);
+  const floor = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+  return up && floor < ms ? Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) : floor;
+}
+
+/** Splits [from, to) into whole months (unless `months` is false), whole days around them and hours around those. */
+export function usageSegments(from: number, to: number, months = true): { hours: Range[]; days: Range[]; months: Range[] } {
+  const out = { hours: [] as Range[], days: [] as Range[], months: [] as Range[] };
+  const byDay = (lo: number, hi: number) => {
+    const first = Math.ceil(lo / DAY_MS) * DAY_MS;
+    const last = Math.floor(hi / DAY_MS) * DAY_MS;
+    if (first >= last) {
+      if (lo < hi) out.hours.push([lo, hi]);
+      return;
+    }
+    out.days.push([first, last]);
+    if (lo < first) out.hours.push([lo, first]);
+    if (last < hi) out.hours.push([last, hi]);
+  };
+  const first = startOfMonth(from, true);
+  const last = startOfMonth(to, false);
+  if (!months || first >= last) {
+    byDay(from, to);
+  } else {
+    out.months.push([first, last]);
+    byDay(from, first);
+    byDay(last, to);
+  }
+  return out;
+}
+
+/** `byDay`: a report by day must not read the monthly rollups. */
+function usageParams(p: Period, byDay = false): string[][] {
+  const s = usageSegments(p.from.getTime(), p.to.getTime(), !byDay);
+  const at = (ms: number) => new Date(ms).toISOString();
+  const day = (ms: number) => at(ms).slice(0, 10);
+  return [
+    s.hours.map((r) => at(r[0])),
+    s.hours.map((r) => at(r[1])),
+    s.days.map((r) => day(r[0])),
+    s.days.map((r) => day(r[1])),
+    s.months.map((r) => day(r[0])),
+    s.months.map((r) => day(r[1])),
+  ];
+}
 
 const CREDIT_KEYS: Record<CreditGroup, { select: string; columns: string[] }> = {
   total: { select: ``, columns: [] },
@@ -68,15 +134,15 @@ export class ReportsService {
     private readonly plans: PlanCatalog,
   ) {}
 
-  /** Settled usage (runtimes, running seconds, credits) by account, environment, day or user, from the hourly rollups. */
+  /** Settled usage (runtimes, running seconds, credits) by account, environment, day or user, from the monthly, daily and hourly rollups. */
   async usage(period: Period, groupBy: UsageGroup): Promise<Report> {
     const key = USAGE_KEYS[groupBy];
     const found = await rows<Record<string, string>>(
       this.ds,
       `SELECT ${key.select}, sum(runtimes)::text AS runtimes, sum(running_ms)::text AS ms, sum(credits)::text AS credits
-       FROM usage_rollups WHERE hour >= $1 AND hour < $2
+       FROM ${USAGE_SOURCE}
        GROUP BY ${key.columns.map((_, i) => i + 1).join(', ')} ORDER BY ${key.columns.map((_, i) => i + 1).join(', ')}`,
-      [period.from.toISOString(), period.to.toISOString()],
+      usageParams(period, groupBy === 'day'),
     );
     let runtimes = 0n;
     let ms = 0n;
@@ -105,11 +171,11 @@ export class ReportsService {
       this.ds,
       `SELECT u.account_id AS account, a.name, a.plan, u.runtimes::text, u.ms::text, u.credits::text
        FROM (SELECT account_id, sum(runtimes) AS runtimes, sum(running_ms) AS ms, sum(credits) AS credits
-             FROM usage_rollups WHERE hour >= $1 AND hour < $2 GROUP BY account_id
-             ORDER BY sum(credits) DESC, account_id LIMIT $3) u
+             FROM ${USAGE_SOURCE} GROUP BY account_id
+             ORDER BY sum(credits) DESC, account_id LIMIT $7) u
        LEFT JOIN accounts a ON a.id = u.account_id
        ORDER BY u.credits DESC, u.account_id`,
-      [period.from.toISOString(), period.to.toISOString(), limit],
+      [...usageParams(period), limit],
     );
     return {
       report: 'top-consumers',

@@ -57,7 +57,7 @@ export function rollupDelta(before: RollupState, after: RollupState): RollupDelt
   };
 }
 
-/** Adds deltas to the rollups in the caller's transaction (one statement; rows sorted so concurrent writers lock in one order). */
+/** Adds deltas to the hourly, daily and monthly rollups in the caller's transaction (one statement; rows sorted so concurrent writers lock in one order). */
 export async function addToUsageRollups(em: EntityManager, deltas: (RollupDelta | null)[]): Promise<void> {
   const merged = new Map<string, RollupDelta>();
   for (const d of deltas) {
@@ -75,10 +75,26 @@ export async function addToUsageRollups(em: EntityManager, deltas: (RollupDelta 
   );
   if (list.length === 0) return;
   await em.query(
-    `INSERT INTO usage_rollups AS r (account_id, hour, environment, user_id, runtimes, running_ms, credits)
-     SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[])
-     ON CONFLICT (account_id, hour, environment, user_id) DO UPDATE
-       SET runtimes = r.runtimes + EXCLUDED.runtimes, running_ms = r.running_ms + EXCLUDED.running_ms, credits = r.credits + EXCLUDED.credits`,
+    `WITH input AS (
+       SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[])
+         AS u(account_id, hour, environment, user_id, runtimes, running_ms, credits)
+     ), hourly AS (
+       INSERT INTO usage_rollups AS r (account_id, hour, environment, user_id, runtimes, running_ms, credits)
+       SELECT * FROM input
+       ON CONFLICT (account_id, hour, environment, user_id) DO UPDATE
+         SET runtimes = r.runtimes + EXCLUDED.runtimes, running_ms = r.running_ms + EXCLUDED.running_ms, credits = r.credits + EXCLUDED.credits
+     ), daily AS (
+       INSERT INTO usage_daily_rollups AS d (account_id, day, environment, user_id, runtimes, running_ms, credits)
+       SELECT account_id, (hour AT TIME ZONE 'UTC')::date, environment, user_id, sum(runtimes), sum(running_ms), sum(credits)
+       FROM input GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
+       ON CONFLICT (account_id, day, environment, user_id) DO UPDATE
+         SET runtimes = d.runtimes + EXCLUDED.runtimes, running_ms = d.running_ms + EXCLUDED.running_ms, credits = d.credits + EXCLUDED.credits
+     )
+     INSERT INTO usage_monthly_rollups AS m (account_id, month, environment, user_id, runtimes, running_ms, credits)
+     SELECT account_id, date_trunc('month', hour AT TIME ZONE 'UTC')::date, environment, user_id, sum(runtimes), sum(running_ms), sum(credits)
+     FROM input GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
+     ON CONFLICT (account_id, month, environment, user_id) DO UPDATE
+       SET runtimes = m.runtimes + EXCLUDED.runtimes, running_ms = m.running_ms + EXCLUDED.running_ms, credits = m.credits + EXCLUDED.credits`,
     [
       list.map((d) => d.accountId),
       list.map((d) => d.hour.toISOString()),

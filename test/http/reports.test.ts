@@ -86,6 +86,16 @@ describe('admin reports', () => {
       [[a, b]],
     );
     expect(rollups).toEqual(runtimes);
+    const [daily] = await h.ds.query(
+      `SELECT sum(runtimes)::int AS n, sum(running_ms)::text AS ms, sum(credits)::text AS credits FROM usage_daily_rollups WHERE account_id = ANY($1)`,
+      [[a, b]],
+    );
+    expect(daily).toEqual(runtimes);
+    const [monthly] = await h.ds.query(
+      `SELECT sum(runtimes)::int AS n, sum(running_ms)::text AS ms, sum(credits)::text AS credits FROM usage_monthly_rollups WHERE account_id = ANY($1)`,
+      [[a, b]],
+    );
+    expect(monthly).toEqual(runtimes);
     // 20 minutes small + 45 minutes medium + 6 minutes small.
     expect(runtimes).toMatchObject({ n: 3, credits: String(333334 + 1_500_000 + 100_000) });
     const perRuntime = await h.ds.query(`SELECT runtime_id, charged::text FROM runtimes WHERE account_id = ANY($1) ORDER BY runtime_id`, [[a, b]]);
@@ -115,6 +125,15 @@ describe('admin reports', () => {
     expect(byDay.items).toEqual([{ day: '2031-03-04', runtimes: 3, seconds: 4260, credits: '1.933334' }]);
     const byUser = await report(`usage?${PERIOD}&groupBy=user`);
     expect(byUser.items.find((i: { user: string }) => i.user === 'u2')).toEqual({ account: a, user: 'u2', runtimes: 1, seconds: 2700, credits: '1.500000' });
+    // Partial days read the hourly rollups: rt_a1 and rt_a2 settled in the 10:00 hour, rt_b1 in a later one.
+    const hour = await report('usage?from=2031-03-04T10:00:00Z&to=2031-03-04T11:00:00Z');
+    expect(hour.totals).toEqual({ runtimes: 2, seconds: 65 * 60, credits: '1.833334' });
+    const across = await report('usage?from=2031-03-03T05:00:00Z&to=2031-03-05T03:00:00Z&groupBy=day');
+    expect(across.items).toEqual([{ day: '2031-03-04', runtimes: 3, seconds: 4260, credits: '1.933334' }]);
+    const twoMonths = await report('usage?from=2031-02-27T22:00:00Z&to=2031-05-02T01:00:00Z&groupBy=environment');
+    expect(twoMonths.totals).toEqual(byAccount.totals);
+    const before = await report('usage?from=2031-03-03T05:00:00Z&to=2031-03-04T10:00:00Z');
+    expect(before.totals.runtimes).toBe(0);
     // Another month: nothing.
     const empty = await report('usage?from=2031-05-01T00:00:00Z&to=2031-06-01T00:00:00Z');
     expect(empty).toMatchObject({ items: [], totals: { runtimes: 0, credits: '0.000000' } });

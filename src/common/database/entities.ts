@@ -24,11 +24,11 @@ import { SeatDiscrepancy } from '../../stripe/entities/seat-discrepancy.entity';
 import { StripeInvoice } from '../../stripe/entities/stripe-invoice.entity';
 import { StripeSubscription } from '../../stripe/entities/stripe-subscription.entity';
 import { StripeTopUp } from '../../stripe/entities/stripe-top-up.entity';
-import { UsageRollup } from '../../reports/entities/usage-rollup.entity';
+import { UsageDailyRollup, UsageMonthlyRollup, UsageRollup } from '../../reports/entities/usage-rollup.entity';
 
 /** Every entity of the service: the one list the data source and the migration check use. */
 export const ENTITIES = [Account, ApiKey, OutboxMessage, InboxMessage, RuntimeEvent, Runtime, RuntimeCommand, ReservationExtension,
   Wallet, Grant, Hold, HoldAllocation, LedgerTransaction, LedgerEntry, AuditLog, AuditChain,
   PlanAllowance, NotificationSent, SpendLimit, SpendLimitAlert,
   AccountMember, AccountMemberEvent, StripeSubscription, StripeTopUp, StripeInvoice, SeatDiscrepancy,
-  UsageRollup];
+  UsageRollup, UsageDailyRollup, UsageMonthlyRollup];

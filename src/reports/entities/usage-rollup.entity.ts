@@ -33,3 +33,58 @@ export class UsageRollup {
   @Column({ type: 'bigint', default: 0 })
   credits: string;
 }
+
+/**
+ * The same usage per UTC day (of the runtime's first settlement), written in the same statement as
+ * the hourly rollup: a report reads whole days here and only its partial days by the hour.
+ */
+@Entity({ name: 'usage_daily_rollups' })
+@Index('usage_daily_rollups_day_idx', ['day'])
+export class UsageDailyRollup {
+  @PrimaryColumn({ name: 'account_id', type: 'text' })
+  accountId: string;
+
+  @PrimaryColumn({ type: 'date' })
+  day: string;
+
+  @PrimaryColumn({ type: 'text' })
+  environment: string;
+
+  @PrimaryColumn({ name: 'user_id', type: 'text' })
+  userId: string;
+
+  @Column({ type: 'bigint', default: 0 })
+  runtimes: string;
+
+  @Column({ name: 'running_ms', type: 'bigint', default: 0 })
+  runningMs: string;
+
+  @Column({ type: 'bigint', default: 0 })
+  credits: string;
+}
+
+/** The same usage per UTC calendar month (`month` is its first day): a month's report reads one row per account, environment and user. */
+@Entity({ name: 'usage_monthly_rollups' })
+@Index('usage_monthly_rollups_month_idx', ['month'])
+export class UsageMonthlyRollup {
+  @PrimaryColumn({ name: 'account_id', type: 'text' })
+  accountId: string;
+
+  @PrimaryColumn({ type: 'date' })
+  month: string;
+
+  @PrimaryColumn({ type: 'text' })
+  environment: string;
+
+  @PrimaryColumn({ name: 'user_id', type: 'text' })
+  userId: string;
+
+  @Column({ type: 'bigint', default: 0 })
+  runtimes: string;
+
+  @Column({ name: 'running_ms', type: 'bigint', default: 0 })
+  runningMs: string;
+
+  @Column({ type: 'bigint', default: 0 })
+  credits: string;
+}
