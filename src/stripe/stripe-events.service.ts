@@ -139,7 +139,9 @@ export class StripeEventsService {
     return async (em) => {
       if (!(await this.accountExists(em, accountId))) return { ignored: true };
       if (subscription) await this.subscriptions.link(em, accountId, { ...subscription, customerId: subscription.customerId ?? session.customerId }, event.created, ACTOR);
-      if (session.paymentStatus !== 'paid' || session.metadata.credits === undefined) return { ignored: !subscription };
+      if (session.paymentStatus !== 'paid' || session.metadata.credits === undefined) {
+        return subscription ? { accountId } : { ignored: true };
+      }
       const credits = parseCredits(session.metadata.credits);
       if (credits === undefined || credits <= 0n) {
         this.logger.warn(`checkout session ${session.id}: metadata.credits ${session.metadata.credits} is not an amount of credits`);

@@ -175,6 +175,17 @@ describe('Stripe over HTTP, against the local fake', () => {
     expect(a.wallet.grants).toEqual([expect.objectContaining({ source: 'plan_allowance', remaining: '500.000000', expiresAt: new Date(period.end * 1000).toISOString() })]);
   });
 
+  it('links a subscription started through Checkout and moves the account to Team', async () => {
+    const accountId = await fundedAccount(h, admin, { plan: 'free', kind: 'organization' });
+    const sub = fake.subscribe([{ price: 'price_team_base_placeholder', quantity: 1 }, { price: SEAT_PRICE, quantity: 0 }], {});
+    const session = { id: uid('cs_test'), object: 'checkout.session', mode: 'subscription', status: 'complete', payment_status: 'paid', client_reference_id: accountId, customer: sub.customer, subscription: sub.id, metadata: {} };
+    const answer = await deliver(fake.emit('checkout.session.completed', session));
+    expect(answer.body).toMatchObject({ received: true, duplicate: false, ignored: false });
+    const view = (await h.request('GET', `/v1/accounts/${accountId}/subscription`, { key: admin })).body;
+    expect(view).toMatchObject({ plan: 'team', subscription: { id: sub.id, status: 'active', seatQuantity: 0 } });
+    expect((await wallet(accountId)).total).toBe('0.000000');
+  });
+
   it('goes past due, suspends after the grace period, notifies once; deletion downgrades to Free', async () => {
     const { accountId, subscriptionId } = await teamAccount();
     const failed = fake.emit('invoice.payment_failed', fake.invoice(subscriptionId));

@@ -97,6 +97,12 @@ export class StripeFake {
     return item;
   }
 
+  /** A customer and a subscription made directly (as Checkout in subscription mode would). */
+  subscribe(prices: { price: string; quantity: number }[], metadata: Record<string, string>): Obj {
+    const customer = this.route('POST', '/v1/customers', { metadata }) as Obj;
+    return structuredClone(this.route('POST', '/v1/subscriptions', { customer: customer.id, items: prices, metadata }) as Obj);
+  }
+
   /** Changes a quantity behind the service's back (drift). */
   setQuantity(itemId: string, quantity: number): void {
     for (const s of this.subscriptions.values()) for (const i of s.items.data) if (i.id === itemId) i.quantity = quantity;
