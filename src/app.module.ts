@@ -1,5 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { APP_FILTER } from '@nestjs/core';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
 import { AccountsModule } from './accounts/accounts.module';
 import { AuditModule } from './audit/audit.module';
@@ -7,6 +7,7 @@ import { ConfigModule } from './common/config/config.module';
 import type { AppConfig } from './common/config/config';
 import { DatabaseModule } from './common/database/database.module';
 import { BillingExceptionFilter } from './common/errors/billing-exception.filter';
+import { InputPipe } from './common/http/input.pipe';
 import { HealthModule } from './health/health.module';
 import { ClockModule } from './infra/clock/clock.module';
 import { KafkaModule } from './infra/kafka/kafka.module';
@@ -15,6 +16,7 @@ import { JobsModule } from './jobs/jobs.module';
 import { MessagingModule } from './messaging/messaging.module';
 import { MeteringModule } from './metering/metering.module';
 import { ReportsModule } from './reports/reports.module';
+import { AdminModule } from './admin/admin.module';
 import { MembersModule } from './members/members.module';
 import { StripeModule } from './stripe/stripe.module';
 
@@ -37,10 +39,14 @@ export class AppModule {
         AccountsModule,
         MeteringModule,
         ReportsModule,
+        AdminModule,
         MembersModule,
         StripeModule,
       ],
-      providers: [{ provide: APP_FILTER, useClass: BillingExceptionFilter }],
+      providers: [
+        { provide: APP_FILTER, useClass: BillingExceptionFilter },
+        { provide: APP_PIPE, useClass: InputPipe },
+      ],
     };
   }
 }

@@ -72,6 +72,9 @@ export function parseLifecycleMessage(value: Buffer | null, validate: LifecycleV
   if (value === null || value.length === 0) {
     return { ok: false, reason: 'empty message', findings: [{ field: 'value', message: 'is empty' }] };
   }
+  if (value.includes(0) || value.includes('\\u0000')) {
+    return { ok: false, reason: 'contains NUL characters', findings: [{ field: 'value', message: 'must not contain NUL characters' }] };
+  }
   let json: unknown;
   try {
     json = JSON.parse(value.toString('utf8'));

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { lifecycleValidator, parseLifecycleMessage } from './lifecycle-event';
+
+const now = () => new Date('2026-12-02T10:00:00.000Z');
+const validate = lifecycleValidator(now);
+const good = { id: 'evt_1', type: 'runtime.started', occurredAt: '2026-12-02T09:00:00.000Z', accountId: 'acc_1', runtimeId: 'rt_1', seq: 2, data: {} };
+const parse = (value: unknown) => parseLifecycleMessage(Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)), validate);
+
+describe('parseLifecycleMessage', () => {
+  it('accepts a contract event', () => {
+    const r = parse(good);
+    expect(r.ok && r.event.occurredAt.toISOString()).toBe('2026-12-02T09:00:00.000Z');
+  });
+
+  it.each([
+    ['not JSON', 'this is not JSON', /not JSON/],
+    ['NUL characters', JSON.stringify({ ...good, id: 'evt\u0000' }), /NUL/],
+    ['an unknown type', { ...good, type: 'runtime.exploded' }, /type/],
+    ['a negative seq', { ...good, seq: -1 }, /seq: must not be negative/],
+    ['a date in year 9999', { ...good, occurredAt: '9999-01-01T00:00:00.000Z' }, /occurredAt/],
+    ['missing fields', { id: 'evt_2', type: 'runtime.started' }, /occurredAt.*accountId.*runtimeId.*seq/],
+  ])('refuses %s with a reason', (_what, value, reason) => {
+    const r = parse(value);
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.reason).toMatch(reason);
+      expect(r.findings.length).toBeGreaterThan(0);
+    }
+  });
+});
