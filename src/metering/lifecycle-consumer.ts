@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import type { Finding } from '../common/errors/billing.exception';
 import { Clock } from '../infra/clock/clock';
 import { MessageBus, type InboundMessage } from '../infra/kafka/message-bus';
 import { Metrics } from '../health/metrics';
@@ -32,32 +33,67 @@ export class LifecycleConsumer implements OnModuleInit {
   }
 
   async handle(batch: InboundMessage[], dlqTopic: string): Promise<void> {
-    const good: LifecycleEvent[] = [];
-    const poison = [];
+    const good: { message: InboundMessage; event: LifecycleEvent }[] = [];
+    const poison: Poison[] = [];
     for (const message of batch) {
       const parsed = parseLifecycleMessage(message.value, this.validate);
-      if (parsed.ok) good.push(parsed.event);
-      else poison.push({ message, reason: parsed.reason, findings: parsed.findings });
+      if (parsed.ok) good.push({ message, event: parsed.event });
+      else poison.push({ message, reason: parsed.reason, findings: parsed.findings, code: 'DL_BILLING_REQUEST_INVALID' });
     }
-    if (poison.length > 0) {
-      await this.bus.publish(
-        poison.map(({ message, reason, findings }) => ({
-          topic: dlqTopic,
-          key: message.key ?? '',
-          value: message.value?.toString('utf8') ?? '',
-          headers: {
-            'x-dlq-reason': reason,
-            'x-dlq-code': 'DL_BILLING_REQUEST_INVALID',
-            'x-dlq-findings': JSON.stringify(findings),
-            'x-dlq-source': `${message.topic}/${message.partition}/${message.offset}`,
-          },
-        })),
-      );
-      this.metrics.deadLettered.inc(poison.length);
-      this.logger.warn(`${poison.length} lifecycle message(s) sent to ${dlqTopic}: ${poison[0]?.reason ?? ''}`);
+    await this.deadLetter(poison, dlqTopic);
+    try {
+      await this.apply(good.map((g) => g.event));
+    } catch (error) {
+      if (!isDataError(error)) throw error; // the database is away: kafkajs retries the batch
+      // One event the database refuses must not block its partition: find it, park it, apply the rest.
+      for (const { message, event } of good) {
+        try {
+          await this.apply([event]);
+        } catch (single) {
+          if (!isDataError(single)) throw single;
+          const reason = `processing failed: ${(single as Error).message}`;
+          await this.deadLetter([{ message, reason, findings: [{ field: 'value', message: reason }], code: 'DL_BILLING_INTERNAL' }], dlqTopic);
+        }
+      }
     }
-    const result = await this.ingest.ingest(good);
+  }
+
+  private async apply(events: LifecycleEvent[]): Promise<void> {
+    const result = await this.ingest.ingest(events);
     this.metrics.eventsApplied.inc({ source: 'kafka' }, result.accepted);
     this.metrics.eventsDuplicate.inc({ source: 'kafka' }, result.duplicates);
   }
+
+  private async deadLetter(poison: Poison[], dlqTopic: string): Promise<void> {
+    if (poison.length === 0) return;
+    await this.bus.publish(
+      poison.map(({ message, reason, findings, code }) => ({
+        topic: dlqTopic,
+        key: message.key ?? '',
+        value: message.value?.toString('utf8') ?? '',
+        headers: {
+          'x-dlq-reason': reason,
+          'x-dlq-code': code,
+          'x-dlq-findings': JSON.stringify(findings),
+          'x-dlq-source': `${message.topic}/${message.partition}/${message.offset}`,
+        },
+      })),
+    );
+    this.metrics.deadLettered.inc(poison.length);
+    this.logger.warn(`${poison.length} lifecycle message(s) sent to ${dlqTopic}: ${poison[0]?.reason ?? ''}`);
+  }
+}
+
+interface Poison {
+  message: InboundMessage;
+  reason: string;
+  findings: Finding[];
+  code: 'DL_BILLING_REQUEST_INVALID' | 'DL_BILLING_INTERNAL';
+}
+
+/** SQLSTATE classes 22 (data exception) and 23 (integrity constraint): the data, not the database, is at fault. */
+function isDataError(error: unknown): boolean {
+  const e = error as { code?: unknown; driverError?: { code?: unknown } } | null;
+  const code = e?.code ?? e?.driverError?.code;
+  return typeof code === 'string' && (code.startsWith('22') || code.startsWith('23'));
 }

@@ -72,4 +72,28 @@ describe('lifecycle consumer on the real broker', () => {
     await new Promise((r) => setTimeout(r, 500));
     expect(await eventsCount(h, runtimeId)).toBe(2);
   });
+
+  it('parks an event the database refuses in the dead-letter topic and applies its neighbours', async () => {
+    const runtimeId = uid('rt');
+    const poisonId = uid('evt_refused');
+    // A stand-in for data PostgreSQL cannot take: a trigger that refuses one event id.
+    await h.ds.query(`CREATE OR REPLACE FUNCTION refuse_one() RETURNS trigger AS $$
+      BEGIN IF NEW.id = '${poisonId}' THEN RAISE EXCEPTION 'refused for the test' USING ERRCODE = '22023'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`);
+    await h.ds.query(`CREATE TRIGGER refuse_one BEFORE INSERT ON runtime_events FOR EACH ROW EXECUTE FUNCTION refuse_one()`);
+    try {
+      const before = event(runtimeId, 'runtime.heartbeat', 1);
+      const after = event(runtimeId, 'runtime.heartbeat', 3);
+      await produce(h.config.kafka!.topics.lifecycle, [
+        { key: 'acc_consumer', value: before },
+        { key: 'acc_consumer', value: { ...event(runtimeId, 'runtime.heartbeat', 2), id: poisonId } },
+        { key: 'acc_consumer', value: after },
+      ]);
+      await eventually(async () => (await eventsCount(h, runtimeId)) === 2, 30_000, 'the neighbours');
+      const dlq = (await readTopic(h.config.kafka!.topics.lifecycleDlq, 6, 20_000, 1_000)).filter((m) => m.value.includes(poisonId));
+      expect(dlq).toHaveLength(1);
+      expect(dlq[0]!.headers['x-dlq-reason']).toMatch(/processing failed: refused for the test/);
+    } finally {
+      await h.ds.query(`DROP TRIGGER refuse_one ON runtime_events`);
+    }
+  });
 });
