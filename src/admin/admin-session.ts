@@ -1,0 +1,40 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+export const SESSION_COOKIE = 'dl_admin_session';
+export const SESSION_TTL_MS = 8 * 3_600_000;
+
+/**
+ * An admin session is `<keyId>.<expiresAtMs>.<signature>`: HMAC-SHA256 keyed with the API key's
+ * stored hash, so no secret needs configuring, every instance can check it, and revoking the key
+ * ends its sessions at once (the hash is looked up again on every request). The key itself is never
+ * stored in the cookie.
+ */
+export function signSession(keyId: string, keyHash: string, expiresAt: number): string {
+  return `${keyId}.${expiresAt}.${mac(keyHash, keyId, expiresAt)}`;
+}
+
+export function parseSession(value: string | undefined): { keyId: string; expiresAt: number; signature: string } | null {
+  const match = value ? /^(key_[A-Za-z0-9_]+)\.(\d{1,16})\.([A-Za-z0-9_-]{43})$/.exec(value) : null;
+  if (!match) return null;
+  return { keyId: match[1]!, expiresAt: Number(match[2]), signature: match[3]! };
+}
+
+export function sessionValid(session: { keyId: string; expiresAt: number; signature: string }, keyHash: string, now: number): boolean {
+  if (session.expiresAt <= now) return false;
+  const expected = Buffer.from(mac(keyHash, session.keyId, session.expiresAt));
+  const given = Buffer.from(session.signature);
+  return expected.length === given.length && timingSafeEqual(expected, given);
+}
+
+function mac(keyHash: string, keyId: string, expiresAt: number): string {
+  return createHmac('sha256', `dl-admin-session:${keyHash}`).update(`${keyId}.${expiresAt}`).digest('base64url');
+}
+
+/** The value of one cookie from a Cookie header. */
+export function readCookie(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const [k, ...v] = part.trim().split('=');
+    if (k === name) return v.join('=');
+  }
+  return undefined;
+}
