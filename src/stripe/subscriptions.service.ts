@@ -75,7 +75,8 @@ export class SubscriptionsService {
   /**
    * Records a subscription as the account's (from our own call, Checkout or an event), and its plan:
    * Team while it bills, Free once it is over. `eventCreated` (Stripe seconds; 0 for API answers)
-   * keeps an older event from overwriting newer state.
+   * keeps an older event from overwriting newer state; in a tie (same second) the state already
+   * there stays (invoice events set the payment status), except a cancellation, which always lands.
    */
   async link(em: EntityManager, accountId: string, s: SubscriptionSnapshot, eventCreated: number, actor: string): Promise<void> {
     const seatItem = s.items.find((i) => i.priceId === this.catalog.teamStripe.seatPrice.priceId) ?? null;
@@ -93,7 +94,8 @@ export class SubscriptionsService {
          state_event_created = GREATEST(t.state_event_created, EXCLUDED.state_event_created),
          past_due_since = CASE WHEN EXCLUDED.status IN ('past_due', 'unpaid') THEN coalesce(t.past_due_since, $11::timestamptz) END,
          updated_at = now()
-       WHERE t.subscription_id <> EXCLUDED.subscription_id OR t.state_event_created <= EXCLUDED.state_event_created
+       WHERE t.subscription_id <> EXCLUDED.subscription_id OR t.state_event_created < EXCLUDED.state_event_created
+          OR (EXCLUDED.status = 'canceled' AND t.state_event_created <= EXCLUDED.state_event_created)
        RETURNING account_id`,
       [
         accountId,

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/infra/clock/clock';
 import { SeatsService } from '../../src/stripe/seats.service';
 import { fundedAccount } from '../support/accounts';
 import { startApp, uid, type Harness } from '../support/app';
@@ -260,5 +261,51 @@ describe('Stripe over HTTP, against the local fake', () => {
     const second = await h.request('POST', '/v1/admin/jobs/stripe-recovery/run', { key: admin });
     expect(second.body.result.applied).toBe(0);
     expect((await wallet(accountId)).total).toBe('500.000000');
+  });
+});
+
+describe('Stripe past-due grace period (manual clock)', () => {
+  let h: Harness;
+  let fake: StripeFake;
+  let admin: string;
+  const clock = new ManualClock();
+
+  beforeAll(async () => {
+    fake = await new StripeFake().start();
+    h = await startApp({
+      clock,
+      env: { STRIPE_SECRET_KEY: 'sk_test_fake', STRIPE_WEBHOOK_SECRET: SECRET, STRIPE_API_URL: fake.url, STRIPE_PAST_DUE_GRACE_MS: String(24 * 3_600_000) },
+    });
+    admin = await h.key('admin');
+  });
+  afterAll(async () => {
+    await h.close();
+    await fake.stop();
+  });
+
+  it('suspends a past-due account only once the grace period is over, and reactivates it when the invoice is paid', async () => {
+    const deliver = (event: object) => {
+      const payload = JSON.stringify(event);
+      return h.request('POST', '/v1/stripe/webhooks', { body: payload, headers: { 'stripe-signature': StripeFake.sign(payload, SECRET) } });
+    };
+    const status = async (accountId: string) => (await h.request('GET', `/v1/accounts/${accountId}/subscription`, { key: admin })).body;
+    const accountId = await fundedAccount(h, admin, { plan: 'free', kind: 'organization' });
+    const subscriptionId = (await h.request('POST', `/v1/admin/accounts/${accountId}/subscription`, { key: admin })).body.subscription.id as string;
+    const invoice = fake.invoice(subscriptionId);
+    await deliver(fake.emit('invoice.payment_failed', invoice));
+    expect(await status(accountId)).toMatchObject({ accountStatus: 'active', subscription: { status: 'past_due' } });
+
+    clock.advance(23 * 3_600_000);
+    const early = await h.request('POST', '/v1/admin/jobs/stripe-recovery/run', { key: admin });
+    expect(early.body.result.suspended).toEqual([]);
+    expect((await status(accountId)).accountStatus).toBe('active');
+
+    clock.advance(3_600_000);
+    const due = await h.request('POST', '/v1/admin/jobs/stripe-recovery/run', { key: admin });
+    expect(due.body.result.suspended).toEqual([accountId]);
+    expect(await status(accountId)).toMatchObject({ accountStatus: 'suspended', subscription: { status: 'past_due' } });
+
+    await deliver(fake.emit('invoice.paid', invoice, Math.floor(Date.now() / 1000) + 1));
+    expect(await status(accountId)).toMatchObject({ accountStatus: 'active', subscription: { status: 'active', pastDueSince: null } });
   });
 });
