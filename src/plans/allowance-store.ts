@@ -73,8 +73,8 @@ const auditInsert = (inputSelect: string): string => `
   ),
   inserted AS (
     INSERT INTO audit_chains (chain, seq, prev_hash, hash, updated_at)
-    SELECT i.chain, 1, '${GENESIS_HASH}', audit_hash('${GENESIS_HASH}', 1, i.record), i.at FROM input i
-    WHERE i.chain NOT IN (SELECT chain FROM updated)
+    SELECT i.chain, 1, '${GENESIS_HASH}', audit_hash('${GENESIS_HASH}', 1, i.record), i.at
+    FROM input i LEFT JOIN updated u ON u.chain = i.chain WHERE u.chain IS NULL
     ORDER BY i.chain
     ON CONFLICT (chain) DO NOTHING
     RETURNING chain, seq, prev_hash, hash
