@@ -186,12 +186,13 @@ export class LedgerService {
     const accounts = (
       await rows<{ account_id: string }>(
         em,
-        `SELECT DISTINCT account_id FROM grants WHERE status = 'active' AND expires_at <= $1 ORDER BY account_id LIMIT $2`,
+        `SELECT DISTINCT account_id COLLATE "C" AS account_id FROM grants WHERE status = 'active' AND expires_at <= $1 ORDER BY 1 LIMIT $2`,
         [now, batchSize],
       )
     ).map((r) => r.account_id);
     if (accounts.length === 0) return null;
-    await em.query(`SELECT 1 FROM wallets WHERE account_id = ANY($1) ORDER BY account_id FOR UPDATE`, [accounts]);
+    // Account-id order in bytes (COLLATE "C"): the order the batches of the …Tx path lock wallets in.
+    await em.query(`SELECT 1 FROM wallets WHERE account_id = ANY($1) ORDER BY account_id COLLATE "C" FOR UPDATE`, [accounts]);
     const due = await rows<{
       id: string;
       account_id: string;
@@ -464,7 +465,7 @@ export class LedgerService {
     if (decision.write === null) return decision.result;
     const transactionId = await LedgerStore.write(em, completeWrite(state, decision.write));
     if (decision.audit) await this.audit.record(em, decision.audit);
-    return decision.result(transactionId);
+    return this.remember(decision.result(transactionId));
   }
 
   private async lockIn(em: EntityManager, op: Operation<unknown>): Promise<LockedWallet> {
@@ -481,85 +482,100 @@ export class LedgerService {
   }
 
   /**
-   * The same in a transaction of its own. Operations on one wallet that arrive while another is in
-   * flight are queued and then run together in one transaction (group commit: the wallet's lock and
-   * the commit are paid once per batch, which is what lets a hot wallet go faster than one commit
-   * per operation). A batch is: BEGIN + lock + read; then per operation its write, its audit row and
-   * the read for the next one, in one round trip; COMMIT with the last. Each operation still sees
-   * the effects of the ones before it (same transaction), and answers are given only after COMMIT.
-   * If the batch fails in the database, each of its operations is run again on its own.
+   * The same in a transaction of its own, group-committed. Operations go to one of a few lanes (by
+   * account, so a wallet always uses the same lane); each lane runs one batch at a time, and what
+   * arrives meanwhile forms the next batch. A batch is one transaction: BEGIN, then the wallets'
+   * locks (in account-id order, so batches cannot deadlock one another) and reads in the same
+   * message; each operation is decided on its wallet's state and the writes, audit rows and the
+   * reads for the next operations on the same wallets travel in the next message; COMMIT with the
+   * last. Every operation sees the effects of the ones before it on its wallet; answers are given
+   * only after COMMIT; if the batch fails in the database, its operations are run again one by one.
+   * Without a queue this is two round trips per operation; with one, the round trips, locks and
+   * commit are shared by the whole batch — which is what lets a hot wallet, and many wallets, go
+   * faster than one commit per operation.
    */
   private runPipelined<R>(op: Operation<R>): Promise<R> {
     const accountId = op.lock.accountId ?? (op.lock.holdId ? this.holdAccounts.get(op.lock.holdId) : undefined);
     if (!accountId) return this.runSingle(op).then((r) => this.remember(r));
+    const lane = this.lanes[laneOf(accountId)]!;
     return new Promise<R>((resolve, reject) => {
-      const queue = this.queues.get(accountId) ?? [];
-      queue.push({ op: op as Operation<unknown>, resolve: resolve as (r: unknown) => void, reject });
-      this.queues.set(accountId, queue);
-      if (!this.draining.has(accountId)) void this.drain(accountId);
+      lane.queue.push({ op: op as Operation<unknown>, accountId, resolve: resolve as (r: unknown) => void, reject });
+      if (!lane.running) void this.drain(lane);
     });
   }
 
-  private readonly queues = new Map<string, Pending[]>();
-  private readonly draining = new Set<string>();
-  /** Which account a hold belongs to (never changes), so that settling it can join its wallet's batch. */
+  private readonly lanes: Lane[] = Array.from({ length: LANES }, () => ({ queue: [], running: false }));
+  /** Which account a hold belongs to (never changes), so that settling it can join its wallet's lane. */
   private readonly holdAccounts = new Map<string, string>();
 
-  private async drain(accountId: string): Promise<void> {
-    this.draining.add(accountId);
+  private async drain(lane: Lane): Promise<void> {
+    lane.running = true;
     try {
-      for (;;) {
-        const queue = this.queues.get(accountId);
-        if (!queue || queue.length === 0) break;
-        const batch = takeBatch(queue);
-        await this.runBatch(accountId, batch);
-      }
+      while (lane.queue.length > 0) await this.runBatch(takeBatch(lane.queue));
     } finally {
-      this.draining.delete(accountId);
-      if (this.queues.get(accountId)?.length === 0) this.queues.delete(accountId);
+      lane.running = false;
     }
   }
 
-  private async runBatch(accountId: string, batch: Pending[]): Promise<void> {
+  private async runBatch(batch: Pending[]): Promise<void> {
     type Outcome = { ok: true; value: () => unknown } | { ok: false; error: unknown } | { fallback: true };
-    const outcomes: Outcome[] = [];
+    const outcomes = new Map<Pending, Outcome>();
     const now = this.clock.now();
-    const lockOf = (p: Pending) => ({ ...p.op.lock, accountId });
+    // Per wallet, its operations in arrival order; wallets in account-id order (the lock order).
+    const byWallet = new Map<string, Pending[]>();
+    for (const item of batch) byWallet.set(item.accountId, [...(byWallet.get(item.accountId) ?? []), item]);
+    const wallets = [...byWallet.keys()].sort();
+    const next = new Map<string, number>(wallets.map((w) => [w, 0]));
+    const readOf = (item: Pending): Call => LedgerStore.lockCall({ ...item.op.lock, accountId: item.accountId });
     let session: PipelinedSession | undefined;
     try {
-      session = await PipelinedSession.begin(poolOf(this.ds), [LedgerStore.lockOnlyCall({ accountId }), LedgerStore.lockCall(lockOf(batch[0]!))]);
-      let read: unknown[] = session.rows;
-      for (let i = 0; i < batch.length; i++) {
-        const item = batch[i]!;
-        const state = LedgerStore.parseLock(read);
-        if (state === 'stale') throw new Error('a read under the wallet lock was stale');
+      const first: Call[] = wallets.flatMap((w) => [LedgerStore.lockOnlyCall({ accountId: w }), readOf(byWallet.get(w)![0]!)]);
+      session = await PipelinedSession.begin(poolOf(this.ds), first);
+      const reads = new Map<string, unknown[]>(wallets.map((w, i) => [w, session!.results[2 * i + 1] ?? []]));
+      for (;;) {
         const calls: Call[] = [];
-        let written: ((rows: unknown[]) => void) | null = null;
-        if (state === null) {
-          outcomes.push({ fallback: true });
-        } else {
-          try {
-            const decision = item.op.decide(state, now);
-            if (decision.write === null) {
-              const result = decision.result;
-              outcomes.push({ ok: true, value: () => result });
-            } else {
-              const write = completeWrite(state, decision.write);
-              calls.push(LedgerStore.writeCall(write));
-              if (decision.audit) calls.push(this.audit.recordCall([decision.audit]));
-              let transactionId = '';
-              written = (rows) => (transactionId = LedgerStore.parseWrite(rows, accountId));
-              outcomes.push({ ok: true, value: () => decision.result(transactionId) });
+        const onResults: ((results: unknown[][]) => void)[] = [];
+        let more = false;
+        for (const w of wallets) {
+          const items = byWallet.get(w)!;
+          const i = next.get(w)!;
+          const item = items[i];
+          if (!item) continue;
+          next.set(w, i + 1);
+          const state = LedgerStore.parseLock(reads.get(w) ?? []);
+          if (state === 'stale') throw new Error('a read under the wallet lock was stale');
+          if (state === null) {
+            outcomes.set(item, { fallback: true });
+          } else {
+            try {
+              const decision = item.op.decide(state, now);
+              if (decision.write === null) {
+                const result = decision.result;
+                outcomes.set(item, { ok: true, value: () => result });
+              } else {
+                const write = completeWrite(state, decision.write);
+                const at = calls.length;
+                calls.push(LedgerStore.writeCall(write));
+                if (decision.audit) calls.push(this.audit.recordCall([decision.audit]));
+                let transactionId = '';
+                onResults.push((r) => (transactionId = LedgerStore.parseWrite(r[at] ?? [], w)));
+                outcomes.set(item, { ok: true, value: () => decision.result(transactionId) });
+              }
+            } catch (error) {
+              outcomes.set(item, { ok: false, error });
             }
-          } catch (error) {
-            outcomes.push({ ok: false, error });
+          }
+          const following = items[i + 1];
+          if (following) {
+            more = true;
+            const at = calls.length;
+            calls.push(readOf(following));
+            onResults.push((r) => reads.set(w, r[at] ?? []));
           }
         }
-        const last = i === batch.length - 1;
-        if (!last) calls.push(LedgerStore.lockCall(lockOf(batch[i + 1]!)));
-        const results = last ? await session.commit(calls) : await session.query(calls);
-        written?.(results[0] ?? []);
-        if (!last) read = results[results.length - 1] ?? [];
+        const round = more ? await session.query(calls) : await session.commit(calls);
+        for (const handle of onResults) handle(round);
+        if (!more) break;
       }
     } catch {
       session?.abandon();
@@ -567,12 +583,12 @@ export class LedgerService {
       for (const item of batch) void this.runSingle(item.op).then((r) => item.resolve(this.remember(r)), item.reject);
       return;
     }
-    batch.forEach((item, i) => {
-      const outcome = outcomes[i]!;
+    for (const item of batch) {
+      const outcome = outcomes.get(item)!;
       if ('fallback' in outcome) void this.runSingle(item.op).then((r) => item.resolve(this.remember(r)), item.reject);
       else if (outcome.ok) item.resolve(this.remember(outcome.value()));
       else item.reject(outcome.error);
-    });
+    }
   }
 
   /** Learns which account a hold belongs to from an operation's answer. */
@@ -621,24 +637,38 @@ export class LedgerService {
 
 interface Pending {
   op: Operation<unknown>;
+  accountId: string;
   resolve: (result: unknown) => void;
   reject: (error: unknown) => void;
 }
 
+interface Lane {
+  queue: Pending[];
+  running: boolean;
+}
+
+/** Concurrent batches per process (each holds one connection while it runs). */
+const LANES = 6;
 const MAX_BATCH = 64;
 const HOLD_ACCOUNT_CACHE = 100_000;
 
+function laneOf(accountId: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < accountId.length; i++) h = Math.imul(h ^ accountId.charCodeAt(i), 16777619);
+  return (h >>> 0) % LANES;
+}
+
 /**
- * The next batch from a wallet's queue: up to MAX_BATCH operations, stopping before one that
- * touches an idempotency key or hold already in the batch (it goes to the next batch, so that it
- * can see the first one's committed outcome).
+ * The next batch from a lane's queue: up to MAX_BATCH operations, stopping before one that touches
+ * an idempotency key or hold already in the batch (it goes to the next batch, so that it sees the
+ * first one committed).
  */
 function takeBatch(queue: Pending[]): Pending[] {
   const keys = new Set<string>();
   let n = 0;
   for (; n < queue.length && n < MAX_BATCH; n++) {
     const { idempotencyKey, holdId } = queue[n]!.op.lock;
-    const mine = [idempotencyKey && `k:${idempotencyKey}`, holdId && `h:${holdId}`].filter((k): k is string => !!k);
+    const mine = [idempotencyKey && `k:${queue[n]!.accountId}:${idempotencyKey}`, holdId && `h:${holdId}`].filter((k): k is string => !!k);
     if (mine.some((k) => keys.has(k))) break;
     for (const k of mine) keys.add(k);
   }

@@ -43,16 +43,20 @@ export class PipelinedSession {
 
   private constructor(
     private readonly client: pg.PoolClient,
-    /** The rows of the last of the first statements. */
-    readonly rows: Row[],
+    /** The rows of each of the first statements. */
+    readonly results: Row[][],
   ) {}
+
+  /** The rows of the last of the first statements. */
+  get rows(): Row[] {
+    return this.results[this.results.length - 1] ?? [];
+  }
 
   /** BEGIN and the first statements, in one round trip (each statement sees what the ones before it did). */
   static async begin(pool: pg.Pool, first: Call[]): Promise<PipelinedSession> {
     const client = await pool.connect();
     try {
-      const results = await send(client, ['BEGIN'], first, []);
-      return new PipelinedSession(client, results[results.length - 1] ?? []);
+      return new PipelinedSession(client, await send(client, ['BEGIN'], first, []));
     } catch (error) {
       client.release(true);
       throw error;
