@@ -8,9 +8,9 @@ import { startApp, uid, type Harness } from '../support/app';
 
 // Note: the monthly reset grants every Free account of the database; the other HTTP test files
 // use Enterprise accounts (no allowance), so running it here does not change their wallets.
-const DEC = '2026-12-02T09:00:00.000Z';
-const JAN_1 = '2027-01-01T00:00:00.000Z';
-const FEB_1 = '2027-02-01T00:00:00.000Z';
+const DEC = '2031-12-02T09:00:00.000Z';
+const JAN_1 = '2032-01-01T00:00:00.000Z';
+const FEB_1 = '2032-02-01T00:00:00.000Z';
 
 describe('plans and quotas over HTTP', () => {
   let h: Harness;
@@ -103,7 +103,7 @@ describe('plans and quotas over HTTP', () => {
         resetsAt: JAN_1,
       },
     });
-    clock.set('2026-12-31T23:59:59.999Z');
+    clock.set('2031-12-31T23:59:59.999Z');
     expect((await reserve(accountId)).status).toBe(429);
 
     clock.set(JAN_1);
@@ -195,7 +195,7 @@ describe('plans and quotas over HTTP', () => {
       plan: 'enterprise',
       overrides: { includedCredits: '1000.000000', concurrentRuntimes: 50, runsPerPeriod: 100000 },
       effective: { id: 'enterprise', includedCredits: '1000.000000', concurrentRuntimes: 50, runsPerPeriod: 100000, agentsPerPeriod: null, gpus: true },
-      period: { from: '2026-12-01T00:00:00.000Z', to: JAN_1 },
+      period: { from: '2031-12-01T00:00:00.000Z', to: JAN_1 },
     });
     const gpu = await reserve(accountId, uid('rt'), { variant: 'modal', environment: { name: 'torch', sizeClass: 'gpu-small', accelerator: { type: 'T4', count: 1 } } });
     expect(gpu.status).toBe(201);
@@ -215,19 +215,19 @@ describe('plans and quotas over HTTP', () => {
   it('Team periods follow the billing cycle anchor on the account', async () => {
     clock.set(DEC);
     const accountId = await freeAccount();
-    const put = await h.request('PUT', `/v1/admin/accounts/${accountId}/plan`, { key: admin, body: { plan: 'team', billingCycleAnchor: '2026-10-31T12:00:00.000Z' } });
+    const put = await h.request('PUT', `/v1/admin/accounts/${accountId}/plan`, { key: admin, body: { plan: 'team', billingCycleAnchor: '2031-10-31T12:00:00.000Z' } });
     expect(put.status).toBe(200);
-    expect(put.body).toMatchObject({ billingCycleAnchor: '2026-10-31T12:00:00.000Z', period: { from: '2026-11-30T12:00:00.000Z', to: '2026-12-31T12:00:00.000Z' } });
+    expect(put.body).toMatchObject({ billingCycleAnchor: '2031-10-31T12:00:00.000Z', period: { from: '2031-11-30T12:00:00.000Z', to: '2031-12-31T12:00:00.000Z' } });
     // Team's 500 credits come with its paid invoice (not granted here): fund it to launch.
     await h.request('POST', `/v1/admin/accounts/${accountId}/grants`, { key: admin, body: { credits: '5.000000', reason: 'test' }, headers: { 'idempotency-key': uid('g') } });
     const r = await reserve(accountId);
     expect(r.status).toBe(201);
     expect(r.body.runsRemaining).toBe(4999);
-    expect((await wallet(accountId)).runs).toMatchObject({ used: 1, included: 5000, resetsAt: '2026-12-31T12:00:00.000Z', allowance: { granted: false } });
+    expect((await wallet(accountId)).runs).toMatchObject({ used: 1, included: 5000, resetsAt: '2031-12-31T12:00:00.000Z', allowance: { granted: false } });
   });
 
   it('the monthly reset expires what is left of the 50 credits and grants 50 new; credits held across the boundary are neither lost nor counted twice', async () => {
-    clock.set('2026-12-31T23:30:00.000Z');
+    clock.set('2031-12-31T23:30:00.000Z');
     const accountId = await freeAccount();
     const rt = uid('rt');
     const held = await reserve(accountId, rt, { minutes: 60 });
@@ -251,8 +251,8 @@ describe('plans and quotas over HTTP', () => {
     expect(await wallet(accountId)).toMatchObject({ total: '51.000000', available: '50.000000' });
 
     // The runtime ran 30 minutes: 0.5 charged from December's hold, the other 0.5 of it expires at once.
-    clock.set('2027-01-01T00:20:00.000Z');
-    expect((await events(lifecycle(accountId, rt, 'runtime.terminated', new Date('2027-01-01T00:00:00.000Z'), 2, { reason: 'user' }))).status).toBe(200);
+    clock.set('2032-01-01T00:20:00.000Z');
+    expect((await events(lifecycle(accountId, rt, 'runtime.terminated', new Date('2032-01-01T00:00:00.000Z'), 2, { reason: 'user' }))).status).toBe(200);
     w = await wallet(accountId);
     expect(w).toMatchObject({ total: '50.000000', held: '0.000000', available: '50.000000' });
     const ledger = h.app.get(LedgerService);
@@ -281,7 +281,7 @@ describe('plans and quotas over HTTP', () => {
   });
 
   it('grants once when the reset runs concurrently, and when two app instances run it on the same database', async () => {
-    clock.set('2027-01-15T10:00:00.000Z');
+    clock.set('2032-01-15T10:00:00.000Z');
     const accounts = await Promise.all(Array.from({ length: 30 }, () => freeAccount()));
     clock.set(FEB_1);
     // Concurrent runs through the job endpoint: one holds the advisory lock, the other is told so.
@@ -291,10 +291,10 @@ describe('plans and quotas over HTTP', () => {
     expect(ran.length).toBeGreaterThanOrEqual(1);
 
     // Without the lock at all: two instances' reset code at once, small batches interleaving.
-    const clock2 = new ManualClock(new Date('2027-03-01T00:00:00.000Z'));
+    const clock2 = new ManualClock(new Date('2032-03-01T00:00:00.000Z'));
     const h2 = await startApp({ clock: clock2 });
     try {
-      clock.set('2027-03-01T00:00:00.000Z');
+      clock.set('2032-03-01T00:00:00.000Z');
       const [a, b] = await Promise.all([
         h.app.get(AllowancesService).monthlyReset(clock.now(), { batchSize: 7, workers: 2 }),
         h2.app.get(AllowancesService).monthlyReset(clock2.now(), { batchSize: 5, workers: 2 }),
@@ -306,7 +306,7 @@ describe('plans and quotas over HTTP', () => {
     const grants: { account_id: string; n: number }[] = await h.ds.query(
       `SELECT account_id, count(*)::int AS n FROM grants WHERE source = 'plan_allowance' AND account_id = ANY($1)
        AND expires_at IN ($2, $3) GROUP BY account_id`,
-      [accounts, '2027-03-01T00:00:00.000Z', '2027-04-01T00:00:00.000Z'],
+      [accounts, '2032-03-01T00:00:00.000Z', '2032-04-01T00:00:00.000Z'],
     );
     // February's and March's allowance, once each, for every account.
     expect(grants).toHaveLength(accounts.length);
