@@ -1,11 +1,14 @@
-import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { APP_CONFIG, type AppConfig } from '../../common/config/config';
 import { BillingException } from '../../common/errors/billing.exception';
+import { FailureLimiter } from './failure-limiter';
 import { ACCESS_KEY, PUBLIC_KEY } from './auth.decorators';
 import { ApiKeysService } from './api-keys.service';
 import { isAllowed, type Principal, type Requirement } from './scopes';
 
 interface AuthedRequest {
+  ip?: string;
   headers: Record<string, string | string[] | undefined>;
   params?: Record<string, string>;
   principal?: Principal;
@@ -14,22 +17,36 @@ interface AuthedRequest {
 /** Every route needs a valid API key with a fitting scope, unless it is marked @Public(). */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
+  private readonly limiter: FailureLimiter;
+
   constructor(
     private readonly reflector: Reflector,
     private readonly keys: ApiKeysService,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.limiter = new FailureLimiter(config.authFailuresPerMinute);
+  }
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
     const targets = [ctx.getHandler(), ctx.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC_KEY, targets)) return true;
     const request = ctx.switchToHttp().getRequest<AuthedRequest>();
+    const client = request.ip ?? 'unknown';
+    const wait = this.limiter.retryAfter(client);
+    if (wait > 0) {
+      throw new BillingException('DL_BILLING_RATE_LIMITED', 'Too many failed authentications: try again later', [], { retryAfterSeconds: wait });
+    }
     const header = request.headers.authorization;
     const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     if (!match?.[1]) {
+      this.limiter.fail(client);
       throw new BillingException('DL_BILLING_UNAUTHENTICATED', 'An API key is required: Authorization: Bearer <key>');
     }
     const principal = await this.keys.authenticate(match[1]);
-    if (!principal) throw new BillingException('DL_BILLING_UNAUTHENTICATED', 'The API key is unknown or revoked');
+    if (!principal) {
+      this.limiter.fail(client);
+      throw new BillingException('DL_BILLING_UNAUTHENTICATED', 'The API key is unknown or revoked');
+    }
     request.principal = principal;
     const requirements = this.reflector.getAllAndOverride<Requirement[] | undefined>(ACCESS_KEY, targets) ?? [];
     if (!isAllowed(principal, requirements, request.params ?? {})) {

@@ -30,6 +30,8 @@ export const envSchema = z.object({
   KAFKA_TOPIC_MEMBERSHIP: z.string().min(1).default('accounts.membership.v1'),
   KAFKA_TOPIC_COMMANDS: z.string().min(1).default('billing.commands.v1'),
   KAFKA_TOPIC_NOTIFICATIONS: z.string().min(1).default('billing.notifications.v1'),
+  /** Failed authentications a client address may make per minute before it gets 429s. */
+  AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(120),
   BILLING_ADMIN_API_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
   STRIPE_SECRET_KEY: z.string().min(1).optional(),
   STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),

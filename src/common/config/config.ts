@@ -21,6 +21,7 @@ export interface AppConfig {
   database: { url?: string; poolSize: number; embeddedDir: string; embeddedPort: number };
   kafka?: KafkaConfig;
   adminApiKey?: string;
+  authFailuresPerMinute: number;
   stripe: {
     secretKey?: string;
     webhookSecret?: string;
@@ -84,6 +85,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
         }
       : undefined,
     adminApiKey: e.BILLING_ADMIN_API_KEY,
+    authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE,
     stripe: {
       secretKey: e.STRIPE_SECRET_KEY,
       webhookSecret: e.STRIPE_WEBHOOK_SECRET,

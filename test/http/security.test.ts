@@ -1,0 +1,45 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { fundedAccount, SMALL } from '../support/accounts';
+import { startApp, uid, type Harness } from '../support/app';
+
+describe('security', () => {
+  let h: Harness;
+  const bootstrap = `admin-${uid('k')}-secret-bootstrap`;
+  const logged: string[] = [];
+
+  beforeAll(async () => {
+    const write = process.stdout.write.bind(process.stdout);
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: any, ...rest: any[]) => {
+      logged.push(String(chunk));
+      return write(chunk, ...rest);
+    });
+    h = await startApp({
+      env: { BILLING_ADMIN_API_KEY: bootstrap, AUTH_FAILURES_PER_MINUTE: '5', LOG_LEVEL: 'debug', STRIPE_SECRET_KEY: 'sk_test_never_logged_123', STRIPE_WEBHOOK_SECRET: 'whsec_never_logged_456' },
+    });
+  });
+  afterAll(async () => {
+    await h.close();
+    vi.restoreAllMocks();
+  });
+
+  it('never writes API keys or Stripe secrets to the logs', async () => {
+    const created = await h.request('POST', '/v1/admin/api-keys', { key: bootstrap, body: { scopes: ['control-plane'] } });
+    const cp = created.body.key as string;
+    const accountId = await fundedAccount(h, bootstrap, { credits: '1.000000' });
+    await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId: uid('rt'), ...SMALL } });
+    await h.request('POST', '/v1/reservations', { key: cp, body: { accountId: '', runtimeId: 'x' } });
+    await h.request('GET', '/v1/nothing', { key: cp });
+    const all = logged.join('');
+    expect(all).toContain('"level"'); // the logs were captured
+    for (const secret of [bootstrap, cp, 'sk_test_never_logged_123', 'whsec_never_logged_456']) expect(all).not.toContain(secret);
+  });
+
+  it('slows down API key guessing: past the limit of failures a client is refused with 429, even with a good key', async () => {
+    for (let i = 0; i < 5; i++) {
+      expect((await h.request('GET', '/v1/audit', { key: `dlb_guess_${i}` })).status).toBe(401);
+    }
+    const limited = await h.request('GET', '/v1/audit', { key: bootstrap });
+    expect(limited.status).toBe(429);
+    expect(limited.body.error).toMatchObject({ code: 'DL_BILLING_RATE_LIMITED', retryAfterSeconds: expect.any(Number) });
+  });
+});
