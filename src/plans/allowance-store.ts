@@ -136,7 +136,8 @@ export async function grantAllowances(em: EntityManager, input: GrantAllowancesI
      ON CONFLICT (account_id) DO NOTHING`,
     [accountIds],
   );
-  await em.query(`SELECT 1 FROM wallets WHERE account_id = ANY($1) ORDER BY account_id FOR UPDATE`, [accountIds]);
+  // Account-id order in bytes (COLLATE "C"), the order every multi-wallet locker of the ledger uses.
+  await em.query(`SELECT 1 FROM wallets WHERE account_id = ANY($1) ORDER BY account_id COLLATE "C" FOR UPDATE`, [accountIds]);
 
   // Under the locks: who still needs this period's allowance, and their balances before it.
   await em.query(`DROP TABLE IF EXISTS plan_allowance_batch, plan_allowance_expiring`);
