@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { testConfig, uid } from '../support/app';
+import { serviceTestEnv, uid } from '../support/app';
 import { eventually, produce } from '../support/kafka';
 import { startService, type ServiceProcess } from '../support/service-process';
 
@@ -15,21 +15,8 @@ describe('a crash between the database commit and the offset commit', () => {
 
   it('leaves no double effect after restart', async () => {
     await db.connect();
-    const config = testConfig({}, { kafka: true });
-    const topics = config.kafka!.topics;
-    const env = {
-      DATABASE_URL: inject('databaseUrl'),
-      KAFKA_BROKERS: inject('kafkaBrokers'),
-      KAFKA_GROUP_ID: config.kafka!.groupId,
-      KAFKA_TOPIC_LIFECYCLE: topics.lifecycle,
-      KAFKA_TOPIC_LIFECYCLE_DLQ: topics.lifecycleDlq,
-      KAFKA_TOPIC_MEMBERSHIP: topics.membership,
-      KAFKA_TOPIC_COMMANDS: topics.commands,
-      KAFKA_TOPIC_NOTIFICATIONS: topics.notifications,
-      LOG_LEVEL: 'warn',
-      // The killed instance's membership must lapse before the restarted one gets its partitions.
-      KAFKA_SESSION_TIMEOUT_MS: '6000',
-    };
+    const env = serviceTestEnv({});
+    const topics = { lifecycle: env.KAFKA_TOPIC_LIFECYCLE! };
     const runtimes = Array.from({ length: 20 }, () => uid('rt'));
     const events = runtimes.flatMap((runtimeId) =>
       Array.from({ length: 25 }, (_, i) => ({
@@ -40,7 +27,7 @@ describe('a crash between the database commit and the offset commit', () => {
     await produce(topics.lifecycle, events);
 
     // The first instance commits its first batch to the database, then is SIGKILLed before its offsets move.
-    const doomed = await startService({ ...env, BILLING_FAULT_KILL_AFTER_BATCH: '1' });
+    const doomed = await startService({ ...env, BILLING_FAULT_KILL_AFTER_BATCH: '1' }, 60_000, false);
     running.push(doomed);
     const exit = await doomed.exited;
     expect(exit.signal).toBe('SIGKILL');

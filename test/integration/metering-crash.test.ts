@@ -4,7 +4,7 @@ import { chargeFor } from '../../src/pricing/charges';
 import { buildSession, type MeteredEvent } from '../../src/metering/core/sessions';
 import { formatCredits, parseCredits } from '../../src/common/money';
 import { SMALL } from '../support/accounts';
-import { testConfig, uid } from '../support/app';
+import { serviceTestEnv, uid } from '../support/app';
 import { eventually, produce } from '../support/kafka';
 import { plannedHistory } from '../support/scenarios';
 import { startService, type ServiceProcess } from '../support/service-process';
@@ -25,24 +25,9 @@ describe('SIGKILL in the middle of a 50,000-event load', () => {
 
   it('applies every charge exactly once after restart', { timeout: 300_000 }, async () => {
     await db.connect();
-    const config = testConfig({}, { kafka: true });
-    const topics = config.kafka!.topics;
     const adminKey = `admin-${uid('k')}-crash-test`;
-    const env = {
-      DATABASE_URL: inject('databaseUrl'),
-      KAFKA_BROKERS: inject('kafkaBrokers'),
-      KAFKA_GROUP_ID: config.kafka!.groupId,
-      KAFKA_TOPIC_LIFECYCLE: topics.lifecycle,
-      KAFKA_TOPIC_LIFECYCLE_DLQ: topics.lifecycleDlq,
-      KAFKA_TOPIC_MEMBERSHIP: topics.membership,
-      KAFKA_TOPIC_COMMANDS: topics.commands,
-      KAFKA_TOPIC_NOTIFICATIONS: topics.notifications,
-      BILLING_ADMIN_API_KEY: adminKey,
-      CRON_ENABLED: 'false',
-      LOG_LEVEL: 'warn',
-      // The killed instance's membership must lapse before the restarted one gets its partitions.
-      KAFKA_SESSION_TIMEOUT_MS: '6000',
-    };
+    const env = serviceTestEnv({ BILLING_ADMIN_API_KEY: adminKey, CRON_ENABLED: 'false' });
+    const topics = { lifecycle: env.KAFKA_TOPIC_LIFECYCLE! };
     const first = await startService(env);
     running.push(first);
     const api = async (port: number, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {

@@ -12,27 +12,41 @@ export function uid(prefix = 'x'): string {
   return `${prefix}_${randomBytes(6).toString('hex')}`;
 }
 
+/** Environment for Kafka with a consumer group and topics of its own (so test files never share them). */
+export function kafkaTestEnv(): Record<string, string> {
+  const suffix = randomBytes(4).toString('hex');
+  return {
+    KAFKA_BROKERS: inject('kafkaBrokers'),
+    KAFKA_GROUP_ID: `billing-test-${suffix}`,
+    KAFKA_TOPIC_LIFECYCLE: `runtime.lifecycle.v1.${suffix}`,
+    KAFKA_TOPIC_LIFECYCLE_DLQ: `runtime.lifecycle.v1.${suffix}.dlq`,
+    KAFKA_TOPIC_MEMBERSHIP: `accounts.membership.v1.${suffix}`,
+    KAFKA_TOPIC_COMMANDS: `billing.commands.v1.${suffix}`,
+    KAFKA_TOPIC_NOTIFICATIONS: `billing.notifications.v1.${suffix}`,
+  };
+}
+
+/** Environment for a service process on the run's database and its own Kafka group and topics. */
+export function serviceTestEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    DATABASE_URL: inject('databaseUrl'),
+    LOG_LEVEL: 'warn',
+    ...kafkaTestEnv(),
+    // A killed instance's group membership must lapse soon for a restarted one to get its partitions.
+    KAFKA_SESSION_TIMEOUT_MS: '6000',
+    ...extra,
+  };
+}
+
 /** Configuration for a test app on the run's database; Kafka only when asked, with topics of its own. */
 export function testConfig(env: Record<string, string> = {}, opts: { kafka?: boolean } = {}): AppConfig {
-  const suffix = randomBytes(4).toString('hex');
-  const kafkaEnv: Record<string, string> = opts.kafka
-    ? {
-        KAFKA_BROKERS: inject('kafkaBrokers'),
-        KAFKA_GROUP_ID: `billing-test-${suffix}`,
-        KAFKA_TOPIC_LIFECYCLE: `runtime.lifecycle.v1.${suffix}`,
-        KAFKA_TOPIC_LIFECYCLE_DLQ: `runtime.lifecycle.v1.${suffix}.dlq`,
-        KAFKA_TOPIC_MEMBERSHIP: `accounts.membership.v1.${suffix}`,
-        KAFKA_TOPIC_COMMANDS: `billing.commands.v1.${suffix}`,
-        KAFKA_TOPIC_NOTIFICATIONS: `billing.notifications.v1.${suffix}`,
-      }
-    : {};
   return loadConfig({
     DATABASE_URL: inject('databaseUrl'),
     DATABASE_POOL_SIZE: '10',
     LOG_LEVEL: 'warn',
     CRON_ENABLED: 'false',
     OUTBOX_RELAY_INTERVAL_MS: '50',
-    ...kafkaEnv,
+    ...(opts.kafka ? kafkaTestEnv() : {}),
     ...env,
   });
 }

@@ -20,8 +20,11 @@ export interface ServiceProcess {
   stop(): Promise<void>;
 }
 
-/** Runs the built service (dist/) as a real process with the given environment, and waits until it is ready. */
-export async function startService(env: Record<string, string>, readyTimeoutMs = 60_000): Promise<ServiceProcess> {
+/**
+ * Runs the built service (dist/) as a real process with the given environment, and waits until it
+ * is ready (unless `waitReady` is false: a process meant to die may do so before it answers).
+ */
+export async function startService(env: Record<string, string>, readyTimeoutMs = 60_000, waitReady = true): Promise<ServiceProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, ['dist/src/main.js'], {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
@@ -36,7 +39,7 @@ export async function startService(env: Record<string, string>, readyTimeoutMs =
   let dead = false;
   void exited.then(() => (dead = true));
   const deadline = Date.now() + readyTimeoutMs;
-  for (;;) {
+  for (; waitReady; ) {
     if (dead) throw new Error(`service exited before it was ready:\n${log}`);
     const ok = await fetch(`http://127.0.0.1:${port}/health/ready`)
       .then((r) => r.ok)
