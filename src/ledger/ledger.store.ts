@@ -210,32 +210,39 @@ WITH tx AS (
   SELECT g.id, $1, g.source, g.amount, g.remaining, g.priority, g.expires_at, g.reason, g.reference, $13
   FROM jsonb_to_recordset($15::jsonb) AS g(id text, source text, amount bigint, remaining bigint, priority int,
     expires_at timestamptz, reason text, reference text)
-), grant_update AS (
-  UPDATE grants g SET remaining = g.remaining + d.delta, version = g.version + 1
-  FROM jsonb_to_recordset($16::jsonb) AS d(id text, delta bigint)
-  WHERE g.id = d.id AND g.account_id = $1
+)
+  -- The updates below find their rows by primary key (= ANY of an id array; the ids come from the state
+  -- read under this wallet's lock) and take their deltas from a JSON object keyed by id: no join, and
+  -- no other index, that the planner could turn into a scan of a growing set of rows.
+, grant_update AS (
+  UPDATE grants g SET remaining = g.remaining + ($16::jsonb ->> g.id)::bigint, version = g.version + 1
+  WHERE g.id = ANY($27::text[])
 ), new_hold AS (
   INSERT INTO holds (id, account_id, status, amount, reference, expires_at, created_at)
   SELECT h.id, $1, 'reserved', h.amount, h.reference, h.expires_at, $13
   FROM jsonb_to_recordset($17::jsonb) AS h(id text, amount bigint, reference text, expires_at timestamptz)
 ), hold_update AS (
-  UPDATE holds h SET status = coalesce(d.status, h.status), amount = h.amount + d.amount,
-    settled_amount = h.settled_amount + d.settled, released_amount = h.released_amount + d.released,
-    charged_amount = h.charged_amount + d.charged, debt_amount = h.debt_amount + d.debt,
-    resolved_at = coalesce(d.resolved_at, h.resolved_at), version = h.version + 1
-  FROM jsonb_to_recordset($18::jsonb) AS d(id text, status text, amount bigint, settled bigint, released bigint,
-    charged bigint, debt bigint, resolved_at timestamptz)
-  WHERE h.id = d.id AND h.account_id = $1
-), allocation_delta AS (
-  SELECT * FROM jsonb_to_recordset($19::jsonb) AS d(hold_id text, grant_id text, held bigint, charged bigint, released bigint)
+  UPDATE holds h SET status = coalesce($18::jsonb -> h.id ->> 'status', h.status),
+    amount = h.amount + ($18::jsonb -> h.id ->> 'amount')::bigint,
+    settled_amount = h.settled_amount + ($18::jsonb -> h.id ->> 'settled')::bigint,
+    released_amount = h.released_amount + ($18::jsonb -> h.id ->> 'released')::bigint,
+    charged_amount = h.charged_amount + ($18::jsonb -> h.id ->> 'charged')::bigint,
+    debt_amount = h.debt_amount + ($18::jsonb -> h.id ->> 'debt')::bigint,
+    resolved_at = coalesce(($18::jsonb -> h.id ->> 'resolved_at')::timestamptz, h.resolved_at), version = h.version + 1
+  WHERE h.id = ANY($28::text[])
 ), allocation_update AS (
-  -- Deltas apply to existing rows; rows not there yet are inserted (CHECKs see final values either way).
-  UPDATE hold_allocations a SET held = a.held + d.held, charged = a.charged + d.charged, released = a.released + d.released
-  FROM allocation_delta d WHERE a.hold_id = d.hold_id AND a.grant_id = d.grant_id
+  -- Allocation deltas are keyed 'hold|grant' (ids cannot contain '|'). Existing rows are updated,
+  -- new ones inserted (so that CHECKs always see final values).
+  UPDATE hold_allocations a SET held = a.held + ($19::jsonb -> (a.hold_id || '|' || a.grant_id) ->> 'held')::bigint,
+    charged = a.charged + ($19::jsonb -> (a.hold_id || '|' || a.grant_id) ->> 'charged')::bigint,
+    released = a.released + ($19::jsonb -> (a.hold_id || '|' || a.grant_id) ->> 'released')::bigint
+  WHERE a.hold_id = ANY($29::text[]) AND $19::jsonb ? (a.hold_id || '|' || a.grant_id)
 ), allocation_insert AS (
   INSERT INTO hold_allocations (hold_id, grant_id, held, charged, released)
-  SELECT d.hold_id, d.grant_id, d.held, d.charged, d.released FROM allocation_delta d
-  WHERE NOT EXISTS (SELECT 1 FROM hold_allocations a WHERE a.hold_id = d.hold_id AND a.grant_id = d.grant_id)
+  SELECT split_part(d.key, '|', 1), split_part(d.key, '|', 2), (d.value ->> 'held')::bigint, (d.value ->> 'charged')::bigint,
+    (d.value ->> 'released')::bigint
+  FROM jsonb_each($19::jsonb) AS d
+  WHERE (SELECT count(*) FROM hold_allocations a WHERE a.hold_id = split_part(d.key, '|', 1) AND a.grant_id = split_part(d.key, '|', 2)) = 0
 ), wallet AS (
   UPDATE wallets SET grants_balance = grants_balance + $20, holds_balance = holds_balance + $21, issued = issued + $22,
     consumed = consumed + $23, expired = expired + $24, debt = debt + $25, version = version + 1, updated_at = $13
@@ -253,7 +260,7 @@ export const LOCK_ONLY_STATEMENT: PreparedStatement = {
   name: 'ledger_lock_only_v1',
   text: `SELECT 1 FROM wallets WHERE account_id = coalesce($1::text, (SELECT x.account_id FROM holds x WHERE x.id = $2)) FOR UPDATE`,
 };
-export const WRITE_STATEMENT: PreparedStatement = { name: 'ledger_write_v1', text: WRITE_SQL };
+export const WRITE_STATEMENT: PreparedStatement = { name: 'ledger_write_v2', text: WRITE_SQL };
 
 export interface LockKey {
   accountId?: string;
@@ -296,6 +303,8 @@ export const LedgerStore = {
     const delta = walletDelta(w.entries);
     const newGrantId = w.newGrant?.id;
     const grantChanges = grantDeltas(w.entries).filter((g) => g.grantId !== newGrantId);
+    const holdUpdates = w.holdUpdates ?? [];
+    const allocations = w.allocationDeltas ?? [];
     return {
       statement: WRITE_STATEMENT,
       values: [
@@ -314,28 +323,31 @@ export const LedgerStore = {
         w.at,
         JSON.stringify(w.entries.map((e, i) => ({ line: i + 1, account: e.account, amount: str(e.amount) }))),
         JSON.stringify(w.newGrant ? [{ ...w.newGrant, expires_at: w.newGrant.expiresAt }] : [], bigintAsString),
-        JSON.stringify(grantChanges.map((g) => ({ id: g.grantId, delta: str(g.amount) }))),
+        JSON.stringify(Object.fromEntries(grantChanges.map((g) => [g.grantId, str(g.amount)]))),
         JSON.stringify(w.newHold ? [{ ...w.newHold, expires_at: w.newHold.expiresAt }] : [], bigintAsString),
         JSON.stringify(
-          (w.holdUpdates ?? []).map((h) => ({
-            id: h.id,
-            status: h.status ?? null,
-            amount: str(h.amount ?? 0n),
-            settled: str(h.settled ?? 0n),
-            released: str(h.released ?? 0n),
-            charged: str(h.charged ?? 0n),
-            debt: str(h.debt ?? 0n),
-            resolved_at: h.resolvedAt ?? null,
-          })),
+          Object.fromEntries(
+            holdUpdates.map((h) => [
+              h.id,
+              {
+                status: h.status ?? null,
+                amount: str(h.amount ?? 0n),
+                settled: str(h.settled ?? 0n),
+                released: str(h.released ?? 0n),
+                charged: str(h.charged ?? 0n),
+                debt: str(h.debt ?? 0n),
+                resolved_at: h.resolvedAt ?? null,
+              },
+            ]),
+          ),
         ),
         JSON.stringify(
-          (w.allocationDeltas ?? []).map((a) => ({
-            hold_id: a.holdId,
-            grant_id: a.grantId,
-            held: str(a.held ?? 0n),
-            charged: str(a.charged ?? 0n),
-            released: str(a.released ?? 0n),
-          })),
+          Object.fromEntries(
+            allocations.map((a) => [
+              `${a.holdId}|${a.grantId}`,
+              { held: str(a.held ?? 0n), charged: str(a.charged ?? 0n), released: str(a.released ?? 0n) },
+            ]),
+          ),
         ),
         str(delta.grants),
         str(delta.holds),
@@ -344,6 +356,9 @@ export const LedgerStore = {
         str(delta.expired),
         str(delta.debt),
         str(w.expectedVersion),
+        grantChanges.map((g) => g.grantId),
+        holdUpdates.map((h) => h.id),
+        [...new Set(allocations.map((a) => a.holdId))],
       ],
     };
   },

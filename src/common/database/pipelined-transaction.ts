@@ -20,6 +20,15 @@ export interface Call {
 type Row = Record<string, unknown>;
 
 const prepared = new WeakMap<pg.PoolClient, Set<string>>();
+const configured = new WeakSet<pg.PoolClient>();
+
+/**
+ * Prepared statements run with their generic plan: the hot statements are written so that it is
+ * an index lookup per row, and re-planning them for every call (what `auto` chooses when the actual
+ * parameters make a custom plan look cheaper) costs more than running them. Only named prepared
+ * statements are affected; set once per connection, outside any transaction.
+ */
+export const GENERIC_PLANS = 'SET plan_cache_mode = force_generic_plan';
 
 /** A value as an SQL literal; EXECUTE coerces it to the prepared parameter's type. */
 function literal(value: unknown): string {
@@ -28,6 +37,7 @@ function literal(value: unknown): string {
   if (typeof value === 'string') return pg.escapeLiteral(value);
   if (typeof value === 'number' || typeof value === 'bigint') return pg.escapeLiteral(String(value));
   if (typeof value === 'boolean') return value ? 'true' : 'false';
+  if (Array.isArray(value)) return value.length === 0 ? `'{}'` : `ARRAY[${value.map(literal).join(', ')}]`;
   throw new TypeError(`cannot pass a ${typeof value} as a literal`);
 }
 
@@ -56,7 +66,10 @@ export class PipelinedSession {
   static async begin(pool: pg.Pool, first: Call[]): Promise<PipelinedSession> {
     const client = await pool.connect();
     try {
-      return new PipelinedSession(client, await send(client, ['BEGIN'], first, []));
+      const before = configured.has(client) ? ['BEGIN'] : [GENERIC_PLANS, 'BEGIN'];
+      const session = new PipelinedSession(client, await send(client, before, first, []));
+      configured.add(client);
+      return session;
     } catch (error) {
       client.release(true);
       throw error;

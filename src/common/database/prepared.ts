@@ -1,8 +1,11 @@
 import type { EntityManager, QueryRunner } from 'typeorm';
+import { GENERIC_PLANS } from './pipelined-transaction';
 import { rows } from './transaction';
 
+const configured = new WeakSet<object>();
+
 interface PgClient {
-  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+  query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
 }
 
 /**
@@ -15,6 +18,12 @@ export async function preparedRows<T>(em: EntityManager, name: string, text: str
   const runner = em.queryRunner as (QueryRunner & { databaseConnection?: PgClient }) | undefined;
   const client = runner && !runner.isReleased && runner.isTransactionActive ? runner.databaseConnection : undefined;
   if (!client) return rows<T>(em, text, values);
+  if (!configured.has(client)) {
+    // Session-level (it stays after this transaction commits; were it rolled back, the only cost is
+    // re-planning): see GENERIC_PLANS.
+    await client.query({ text: GENERIC_PLANS, values: [] });
+    configured.add(client);
+  }
   const result = await client.query({ name, text, values });
   return result.rows as T[];
 }

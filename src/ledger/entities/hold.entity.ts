@@ -8,7 +8,6 @@ export type HoldStatus = 'reserved' | 'settled' | 'voided' | 'expired';
  * (settlement plus corrections), of which `debt_amount` was not covered by the wallet.
  */
 @Entity({ name: 'holds' })
-@Index('holds_account_idx', ['accountId'])
 @Index('holds_expiry_idx', ['expiresAt'], { where: `"status" = 'reserved' AND "expires_at" IS NOT NULL` })
 @Index('holds_debt_idx', ['accountId'], { where: `"debt_amount" > 0` })
 @Check('holds_status_check', `"status" IN ('reserved', 'settled', 'voided', 'expired')`)
