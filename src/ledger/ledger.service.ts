@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AuditService, type AuditEntry } from '../audit/audit.service';
@@ -20,7 +20,8 @@ import {
   resolveOperation,
   type Operation,
 } from './ledger.decisions';
-import { LedgerStore, toGrant, toHold, type LockedWallet } from './ledger.store';
+import { lockManyCall, WalletBatch } from './ledger.batch';
+import { LedgerStore, toGrant, toHold, type LockedWallet, type LockKey } from './ledger.store';
 import type {
   AdjustHoldInput,
   AdjustResult,
@@ -484,15 +485,14 @@ export class LedgerService {
   /**
    * The same in a transaction of its own, group-committed. Operations go to one of a few lanes (by
    * account, so a wallet always uses the same lane); each lane runs one batch at a time, and what
-   * arrives meanwhile forms the next batch. A batch is one transaction: BEGIN, then the wallets'
-   * locks (in account-id order, so batches cannot deadlock one another) and reads in the same
-   * message; each operation is decided on its wallet's state and the writes, audit rows and the
-   * reads for the next operations on the same wallets travel in the next message; COMMIT with the
-   * last. Every operation sees the effects of the ones before it on its wallet; answers are given
-   * only after COMMIT; if the batch fails in the database, its operations are run again one by one.
-   * Without a queue this is two round trips per operation; with one, the round trips, locks and
-   * commit are shared by the whole batch — which is what lets a hot wallet, and many wallets, go
-   * faster than one commit per operation.
+   * arrives meanwhile forms the next batch. A batch is one transaction in two round trips: BEGIN
+   * with the wallets' locks (in account-id order, so batches cannot deadlock one another) and one
+   * read per wallet of everything its operations need; then the operations are decided one after the
+   * other, each on its wallet's state with the previous ones applied (WalletBatch), and all the
+   * writes and audit rows go with COMMIT. Answers are given only after COMMIT; if the batch fails in
+   * the database, its operations are run again one by one. Round trips, locks and the commit are
+   * shared by the whole batch — which is what lets a hot wallet, and many wallets, go faster than
+   * one commit per operation.
    */
   private runPipelined<R>(op: Operation<R>): Promise<R> {
     const accountId = op.lock.accountId ?? (op.lock.holdId ? this.holdAccounts.get(op.lock.holdId) : undefined);
@@ -505,6 +505,9 @@ export class LedgerService {
   }
 
   private readonly lanes: Lane[] = Array.from({ length: LANES }, () => ({ queue: [], running: false }));
+  private readonly logger = new Logger('Ledger');
+  /** Counters of the own-transaction path (for tests and diagnostics). */
+  readonly stats = { batches: 0, batchedOperations: 0, batchFallbacks: 0 };
   /** Which account a hold belongs to (never changes), so that settling it can join its wallet's lane. */
   private readonly holdAccounts = new Map<string, string>();
 
@@ -525,64 +528,59 @@ export class LedgerService {
     const byWallet = new Map<string, Pending[]>();
     for (const item of batch) byWallet.set(item.accountId, [...(byWallet.get(item.accountId) ?? []), item]);
     const wallets = [...byWallet.keys()].sort();
-    const next = new Map<string, number>(wallets.map((w) => [w, 0]));
-    const readOf = (item: Pending): Call => LedgerStore.lockCall({ ...item.op.lock, accountId: item.accountId });
+    const lockOf = (item: Pending): LockKey => ({ ...item.op.lock, accountId: item.accountId });
     let session: PipelinedSession | undefined;
     try {
-      const first: Call[] = wallets.flatMap((w) => [LedgerStore.lockOnlyCall({ accountId: w }), readOf(byWallet.get(w)![0]!)]);
-      session = await PipelinedSession.begin(poolOf(this.ds), first);
-      const reads = new Map<string, unknown[]>(wallets.map((w, i) => [w, session!.results[2 * i + 1] ?? []]));
-      for (;;) {
-        const calls: Call[] = [];
-        const onResults: ((results: unknown[][]) => void)[] = [];
-        let more = false;
-        for (const w of wallets) {
-          const items = byWallet.get(w)!;
-          const i = next.get(w)!;
-          const item = items[i];
-          if (!item) continue;
-          next.set(w, i + 1);
-          const state = LedgerStore.parseLock(reads.get(w) ?? []);
-          if (state === 'stale') throw new Error('a read under the wallet lock was stale');
-          if (state === null) {
+      session = await PipelinedSession.begin(
+        poolOf(this.ds),
+        wallets.flatMap((w) => [LedgerStore.lockOnlyCall({ accountId: w }), lockManyCall(w, byWallet.get(w)!.map(lockOf))]),
+      );
+      const calls: Call[] = [];
+      const onCommitted: ((results: unknown[][]) => void)[] = [];
+      wallets.forEach((w, i) => {
+        const state = WalletBatch.parse(session!.results[2 * i + 1] ?? []);
+        for (const item of byWallet.get(w)!) {
+          if (!state) {
             outcomes.set(item, { fallback: true });
-          } else {
-            try {
-              const decision = item.op.decide(state, now);
-              if (decision.write === null) {
-                const result = decision.result;
-                outcomes.set(item, { ok: true, value: () => result });
-              } else {
-                const write = completeWrite(state, decision.write);
-                const at = calls.length;
-                calls.push(LedgerStore.writeCall(write));
-                if (decision.audit) calls.push(this.audit.recordCall([decision.audit]));
-                let transactionId = '';
-                onResults.push((r) => (transactionId = LedgerStore.parseWrite(r[at] ?? [], w)));
-                outcomes.set(item, { ok: true, value: () => decision.result(transactionId) });
-              }
-            } catch (error) {
-              outcomes.set(item, { ok: false, error });
-            }
+            continue;
           }
-          const following = items[i + 1];
-          if (following) {
-            more = true;
-            const at = calls.length;
-            calls.push(readOf(following));
-            onResults.push((r) => reads.set(w, r[at] ?? []));
+          const view = state.view(lockOf(item));
+          let decision: ReturnType<typeof item.op.decide>;
+          try {
+            decision = item.op.decide(view, now);
+          } catch (error) {
+            // Refused (or a bug in deciding): this operation only; deciding changed nothing.
+            outcomes.set(item, { ok: false, error });
+            continue;
           }
+          if (decision.write === null) {
+            const result = decision.result;
+            outcomes.set(item, { ok: true, value: () => result });
+            continue;
+          }
+          const write = completeWrite(view, decision.write);
+          state.apply(write); // (throws — and the whole batch runs again one by one — if it cannot)
+          const at = calls.length;
+          calls.push(LedgerStore.writeCall(write));
+          if (decision.audit) calls.push(this.audit.recordCall([decision.audit]));
+          let transactionId = '';
+          const answer = decision.result;
+          onCommitted.push((results) => (transactionId = LedgerStore.parseWrite(results[at] ?? [], w)));
+          outcomes.set(item, { ok: true, value: () => answer(transactionId) });
         }
-        const round = more ? await session.query(calls) : await session.commit(calls);
-        for (const handle of onResults) handle(round);
-        if (!more) break;
-      }
-    } catch {
+      });
+      const results = await session.commit(calls);
+      for (const handle of onCommitted) handle(results);
+    } catch (error) {
       session?.abandon();
       // Nothing of the batch is committed: run each operation again on its own.
+      this.stats.batchFallbacks++;
+      this.logger.warn(`a batch of ${batch.length} ledger operations failed (${String(error)}); running them one by one`);
       for (const item of batch) void this.runSingle(item.op).then((r) => item.resolve(this.remember(r)), item.reject);
       return;
     }
+    this.stats.batches++;
+    this.stats.batchedOperations += batch.length;
     for (const item of batch) {
       const outcome = outcomes.get(item)!;
       if ('fallback' in outcome) void this.runSingle(item.op).then((r) => item.resolve(this.remember(r)), item.reject);

@@ -163,7 +163,7 @@ interface RawHold {
   resolvedAt: string | null;
 }
 
-const GRANT_JSON = `json_build_object('id', g.id, 'source', g.source, 'amount', g.amount::text, 'remaining', g.remaining::text,
+export const GRANT_JSON = `json_build_object('id', g.id, 'source', g.source, 'amount', g.amount::text, 'remaining', g.remaining::text,
   'priority', g.priority, 'expiresAt', g.expires_at, 'createdAt', g.created_at, 'status', g.status)`;
 
 /**
@@ -190,7 +190,7 @@ SELECT w.account_id, w.version::text AS version, w.grants_balance::text AS grant
      'priority', g.priority, 'expiresAt', g.expires_at, 'createdAt', g.created_at, 'status', g.status,
      'held', a.held::text, 'charged', a.charged::text, 'released', a.released::text)), '[]'::json)
      FROM hold_allocations a JOIN grants g ON g.id = a.grant_id WHERE a.hold_id = $3) AS allocations,
-  (SELECT coalesce(json_agg(json_build_object('holdId', d.id, 'debt', d.debt_amount::text) ORDER BY d.resolved_at, d.id), '[]'::json)
+  (SELECT coalesce(json_agg(json_build_object('holdId', d.id, 'debt', d.debt_amount::text) ORDER BY d.resolved_at, d.id COLLATE "C"), '[]'::json)
      FROM holds d WHERE d.account_id = w.account_id AND d.debt_amount > 0) AS debt_holds
 FROM wallets w
 WHERE w.account_id = coalesce($1::text, (SELECT x.account_id FROM holds x WHERE x.id = $3))
@@ -254,7 +254,7 @@ SELECT (SELECT id::text FROM tx) AS id,
 
 const str = (v: bigint): string => v.toString();
 
-export const LOCK_STATEMENT: PreparedStatement = { name: 'ledger_lock_v1', text: LOCK_SQL };
+export const LOCK_STATEMENT: PreparedStatement = { name: 'ledger_lock_v2', text: LOCK_SQL };
 /** Only the wallet's row lock: run before LOCK_STATEMENT in the same message, whose snapshot is then current. */
 export const LOCK_ONLY_STATEMENT: PreparedStatement = {
   name: 'ledger_lock_only_v1',

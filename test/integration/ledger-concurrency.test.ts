@@ -28,7 +28,11 @@ describe('ledger under concurrency', () => {
         (e: unknown) => ({ ok: false as const, code: e instanceof BillingException ? e.code : String(e) }),
       );
     });
+    const before = { ...h.ledger.stats };
     const results = await Promise.all(attempts);
+    // The own-transaction half was group-committed (several holds per database transaction), and no batch had to be rerun.
+    expect(h.ledger.stats.batchedOperations - before.batchedOperations).toBeGreaterThan(h.ledger.stats.batches - before.batches);
+    expect(h.ledger.stats.batchFallbacks).toBe(before.batchFallbacks);
     const succeeded = results.filter((r) => r.ok);
     expect(succeeded).toHaveLength(k);
     expect(new Set(results.filter((r) => !r.ok).map((r) => (r as { code: string }).code))).toEqual(new Set(['DL_BILLING_INSUFFICIENT_CREDITS']));

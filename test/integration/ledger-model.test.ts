@@ -281,6 +281,8 @@ describe('ledger against an in-memory model (fast-check, random interleavings)',
           const [countAfter] = await h.ds.query(`SELECT count(*)::text AS n FROM ledger_transactions WHERE account_id = $1`, [acc]);
           expect(countAfter.n).toBe(countBefore.n);
           await check();
+          // Concurrent batches were group-committed without a batch ever failing and being rerun.
+          expect(h.ledger.stats.batchFallbacks).toBe(0);
         },
       ),
       { numRuns: Number(process.env.LEDGER_MODEL_RUNS ?? 30), endOnFailure: true },

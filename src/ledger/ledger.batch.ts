@@ -1,0 +1,210 @@
+import type { Call, PreparedStatement } from '../common/database/pipelined-transaction';
+import { grantDeltas, walletDelta } from './core/posting';
+import type { DebtHold } from './core/returns';
+import { GRANT_JSON, toGrant, toHold, type AllocationRow, type GrantRow, type HoldRow, type LockedWallet, type LockKey, type PriorTransaction, type TransactionWrite } from './ledger.store';
+
+/**
+ * Reads, under the wallet's lock, everything a batch of operations on one wallet decides on: the
+ * wallet, its grants, the transactions already written under the batch's idempotency keys, the
+ * batch's holds with their allocations, and the wallet's debts. (Run after the lock-only statement,
+ * in the same message, so its snapshot is current.)
+ */
+const LOCK_MANY_SQL = `
+SELECT w.account_id, w.version::text AS version, w.grants_balance::text AS grants_balance, w.holds_balance::text AS holds_balance,
+  w.issued::text AS issued, w.consumed::text AS consumed, w.expired::text AS expired, w.debt::text AS debt,
+  (SELECT coalesce(json_agg(${GRANT_JSON}), '[]'::json) FROM grants g WHERE g.account_id = w.account_id AND g.remaining > 0) AS grants,
+  (SELECT coalesce(json_agg(json_build_object('key', t.idempotency_key, 'id', t.id::text, 'kind', t.kind, 'fingerprint', t.fingerprint,
+     'holdId', t.hold_id, 'grantId', t.grant_id, 'explanation', t.explanation,
+     'grant', (SELECT ${GRANT_JSON} FROM grants g WHERE g.id = t.grant_id))), '[]'::json)
+     FROM ledger_transactions t WHERE t.account_id = w.account_id AND t.idempotency_key = ANY($2::text[])) AS priors,
+  (SELECT coalesce(json_agg(json_build_object('id', h.id, 'accountId', h.account_id, 'status', h.status, 'amount', h.amount::text,
+     'settledAmount', h.settled_amount::text, 'releasedAmount', h.released_amount::text, 'chargedAmount', h.charged_amount::text,
+     'debtAmount', h.debt_amount::text, 'reference', h.reference, 'expiresAt', h.expires_at, 'createdAt', h.created_at,
+     'resolvedAt', h.resolved_at)), '[]'::json) FROM holds h WHERE h.id = ANY($3::text[])) AS holds,
+  (SELECT coalesce(json_agg(json_build_object('holdId', a.hold_id, 'id', g.id, 'source', g.source, 'amount', g.amount::text,
+     'remaining', g.remaining::text, 'priority', g.priority, 'expiresAt', g.expires_at, 'createdAt', g.created_at, 'status', g.status,
+     'held', a.held::text, 'charged', a.charged::text, 'released', a.released::text)), '[]'::json)
+     FROM hold_allocations a JOIN grants g ON g.id = a.grant_id WHERE a.hold_id = ANY($3::text[])) AS allocations,
+  (SELECT coalesce(json_agg(json_build_object('holdId', d.id, 'debt', d.debt_amount::text, 'resolvedAt', d.resolved_at)
+     ORDER BY d.resolved_at, d.id COLLATE "C"), '[]'::json)
+     FROM holds d WHERE d.account_id = w.account_id AND d.debt_amount > 0) AS debt_holds
+FROM wallets w
+WHERE w.account_id = $1
+FOR UPDATE OF w`;
+
+export const LOCK_MANY_STATEMENT: PreparedStatement = { name: 'ledger_lock_many_v1', text: LOCK_MANY_SQL };
+
+export function lockManyCall(accountId: string, locks: readonly LockKey[]): Call {
+  const keys = [...new Set(locks.map((l) => l.idempotencyKey).filter((k): k is string => !!k))];
+  const holds = [...new Set(locks.map((l) => l.holdId).filter((h): h is string => !!h))];
+  return { statement: LOCK_MANY_STATEMENT, values: [accountId, keys, holds] };
+}
+
+type Raw = Record<string, unknown> & {
+  account_id: string;
+  grants: Parameters<typeof toGrant>[0][];
+  priors: (Omit<PriorTransaction, 'grant'> & { key: string; grant: Parameters<typeof toGrant>[0] | null })[];
+  holds: Parameters<typeof toHold>[0][];
+  allocations: (Parameters<typeof toGrant>[0] & { holdId: string; held: string; charged: string; released: string })[];
+  debt_holds: { holdId: string; debt: string; resolvedAt: string }[];
+};
+
+interface Allocation {
+  held: bigint;
+  charged: bigint;
+  released: bigint;
+}
+
+/**
+ * One wallet's state for a whole batch, kept current in memory: after each operation is decided,
+ * its transaction is applied here exactly as the write statement applies it in the database (the
+ * wallet's version, balances, grants, holds, allocations and debts), so the next operation decides
+ * on the state it would read — and every write of the batch can travel in one message. The write
+ * statement checks the wallet version it was decided on, so a divergence fails the batch (which
+ * then runs one operation at a time) instead of writing anything wrong.
+ */
+export class WalletBatch {
+  private constructor(
+    private readonly wallet: LockedWallet['wallet'],
+    private readonly grants: Map<string, GrantRow>,
+    private readonly priors: Map<string, PriorTransaction>,
+    private readonly holds: Map<string, HoldRow>,
+    private readonly allocations: Map<string, Map<string, Allocation>>,
+    private readonly debts: Map<string, { debt: bigint; resolvedAt: Date }>,
+  ) {}
+
+  static parse(found: unknown[]): WalletBatch | null {
+    const r = found[0] as Raw | undefined;
+    if (!r) return null;
+    const grants = new Map<string, GrantRow>();
+    for (const g of r.grants) grants.set(g.id, toGrant(g));
+    const allocations = new Map<string, Map<string, Allocation>>();
+    for (const a of r.allocations) {
+      if (!grants.has(a.id)) grants.set(a.id, toGrant(a));
+      const per = allocations.get(a.holdId) ?? new Map<string, Allocation>();
+      per.set(a.id, { held: BigInt(a.held), charged: BigInt(a.charged), released: BigInt(a.released) });
+      allocations.set(a.holdId, per);
+    }
+    return new WalletBatch(
+      {
+        accountId: r.account_id,
+        version: BigInt(r.version as string),
+        grants: BigInt(r.grants_balance as string),
+        holds: BigInt(r.holds_balance as string),
+        issued: BigInt(r.issued as string),
+        consumed: BigInt(r.consumed as string),
+        expired: BigInt(r.expired as string),
+        debt: BigInt(r.debt as string),
+      },
+      grants,
+      new Map(r.priors.map((p) => [p.key, { ...p, grant: p.grant ? toGrant(p.grant) : null }])),
+      new Map(r.holds.map((h) => [h.id, toHold(h)])),
+      allocations,
+      new Map(r.debt_holds.map((d) => [d.holdId, { debt: BigInt(d.debt), resolvedAt: new Date(d.resolvedAt) }])),
+    );
+  }
+
+  /** What the lock-and-read statement would return for this operation now. */
+  view(lock: LockKey): LockedWallet {
+    const hold = lock.holdId ? (this.holds.get(lock.holdId) ?? null) : null;
+    const allocations: AllocationRow[] = [];
+    for (const [grantId, a] of (lock.holdId && this.allocations.get(lock.holdId)) || []) {
+      allocations.push({ grant: { ...this.grants.get(grantId)! }, ...a });
+    }
+    const debtHolds: DebtHold[] = [...this.debts]
+      .filter(([, d]) => d.debt > 0n)
+      .sort(([ia, a], [ib, b]) => a.resolvedAt.getTime() - b.resolvedAt.getTime() || (ia < ib ? -1 : ia > ib ? 1 : 0))
+      .map(([holdId, d]) => ({ holdId, debt: d.debt }));
+    return {
+      wallet: { ...this.wallet },
+      grants: [...this.grants.values()].filter((g) => g.remaining > 0n).map((g) => ({ ...g })),
+      prior: lock.idempotencyKey ? (this.priors.get(lock.idempotencyKey) ?? null) : null,
+      hold: hold ? { ...hold } : null,
+      allocations,
+      debtHolds,
+    };
+  }
+
+  /** Applies a decided transaction, as WRITE_SQL does. */
+  apply(w: TransactionWrite): void {
+    const d = walletDelta(w.entries);
+    const wallet = this.wallet;
+    wallet.version += 1n;
+    wallet.grants += d.grants;
+    wallet.holds += d.holds;
+    wallet.issued += d.issued;
+    wallet.consumed += d.consumed;
+    wallet.expired += d.expired;
+    wallet.debt += d.debt;
+    if (w.newGrant) {
+      const g = w.newGrant;
+      this.grants.set(g.id, {
+        id: g.id,
+        source: g.source,
+        amount: g.amount,
+        remaining: g.remaining,
+        priority: g.priority,
+        expiresAt: g.expiresAt,
+        createdAt: w.at,
+        status: 'active',
+      });
+    }
+    for (const change of grantDeltas(w.entries)) {
+      if (change.grantId === w.newGrant?.id) continue;
+      const g = this.grants.get(change.grantId);
+      if (!g) throw new Error(`grant ${change.grantId} is not in the batch's state`);
+      g.remaining += change.amount;
+    }
+    if (w.newHold) {
+      const h = w.newHold;
+      this.holds.set(h.id, {
+        id: h.id,
+        accountId: wallet.accountId,
+        status: 'reserved',
+        amount: h.amount,
+        settledAmount: 0n,
+        releasedAmount: 0n,
+        chargedAmount: 0n,
+        debtAmount: 0n,
+        reference: h.reference,
+        expiresAt: h.expiresAt,
+        createdAt: w.at,
+        resolvedAt: null,
+      });
+    }
+    for (const u of w.holdUpdates ?? []) {
+      const h = this.holds.get(u.id);
+      const debt = this.debts.get(u.id);
+      if (h) {
+        h.status = u.status ?? h.status;
+        h.amount += u.amount ?? 0n;
+        h.settledAmount += u.settled ?? 0n;
+        h.releasedAmount += u.released ?? 0n;
+        h.chargedAmount += u.charged ?? 0n;
+        h.debtAmount += u.debt ?? 0n;
+        h.resolvedAt = u.resolvedAt ?? h.resolvedAt;
+      }
+      if ((u.debt ?? 0n) !== 0n) {
+        // A hold whose debt changes is either a debtor read with the wallet or this batch's hold.
+        const resolvedAt = debt?.resolvedAt ?? h?.resolvedAt;
+        if (!resolvedAt) throw new Error(`hold ${u.id} is not in the batch's state`);
+        this.debts.set(u.id, { debt: (debt?.debt ?? 0n) + u.debt!, resolvedAt });
+      }
+    }
+    for (const a of w.allocationDeltas ?? []) {
+      const per = this.allocations.get(a.holdId) ?? new Map<string, Allocation>();
+      const cur = per.get(a.grantId) ?? { held: 0n, charged: 0n, released: 0n };
+      per.set(a.grantId, { held: cur.held + (a.held ?? 0n), charged: cur.charged + (a.charged ?? 0n), released: cur.released + (a.released ?? 0n) });
+      this.allocations.set(a.holdId, per);
+    }
+    this.priors.set(w.idempotencyKey, {
+      id: '',
+      kind: w.kind,
+      fingerprint: w.fingerprint,
+      holdId: w.holdId,
+      grantId: w.grantId,
+      explanation: w.explanation,
+      grant: w.newGrant ? { ...this.grants.get(w.newGrant.id)! } : null,
+    });
+  }
+}
