@@ -21,10 +21,9 @@ SELECT w.account_id, w.version::text AS version, w.grants_balance::text AS grant
      'settledAmount', h.settled_amount::text, 'releasedAmount', h.released_amount::text, 'chargedAmount', h.charged_amount::text,
      'debtAmount', h.debt_amount::text, 'reference', h.reference, 'expiresAt', h.expires_at, 'createdAt', h.created_at,
      'resolvedAt', h.resolved_at)), '[]'::json) FROM holds h WHERE h.id = ANY($3::text[])) AS holds,
-  (SELECT coalesce(json_agg(json_build_object('holdId', a.hold_id, 'id', g.id, 'source', g.source, 'amount', g.amount::text,
-     'remaining', g.remaining::text, 'priority', g.priority, 'expiresAt', g.expires_at, 'createdAt', g.created_at, 'status', g.status,
+  (SELECT coalesce(json_agg(json_build_object('holdId', a.hold_id, 'grant', (SELECT ${GRANT_JSON} FROM grants g WHERE g.id = a.grant_id),
      'held', a.held::text, 'charged', a.charged::text, 'released', a.released::text)), '[]'::json)
-     FROM hold_allocations a JOIN grants g ON g.id = a.grant_id WHERE a.hold_id = ANY($3::text[])) AS allocations,
+     FROM hold_allocations a WHERE a.hold_id = ANY($3::text[])) AS allocations,
   (SELECT coalesce(json_agg(json_build_object('holdId', d.id, 'debt', d.debt_amount::text, 'resolvedAt', d.resolved_at)
      ORDER BY d.resolved_at, d.id COLLATE "C"), '[]'::json)
      FROM holds d WHERE d.account_id = w.account_id AND d.debt_amount > 0) AS debt_holds
@@ -32,7 +31,7 @@ FROM wallets w
 WHERE w.account_id = $1
 FOR UPDATE OF w`;
 
-export const LOCK_MANY_STATEMENT: PreparedStatement = { name: 'ledger_lock_many_v1', text: LOCK_MANY_SQL };
+export const LOCK_MANY_STATEMENT: PreparedStatement = { name: 'ledger_lock_many_v2', text: LOCK_MANY_SQL };
 
 export function lockManyCall(accountId: string, locks: readonly LockKey[]): Call {
   const keys = [...new Set(locks.map((l) => l.idempotencyKey).filter((k): k is string => !!k))];
@@ -45,7 +44,7 @@ type Raw = Record<string, unknown> & {
   grants: Parameters<typeof toGrant>[0][];
   priors: (Omit<PriorTransaction, 'grant'> & { key: string; grant: Parameters<typeof toGrant>[0] | null })[];
   holds: Parameters<typeof toHold>[0][];
-  allocations: (Parameters<typeof toGrant>[0] & { holdId: string; held: string; charged: string; released: string })[];
+  allocations: { holdId: string; grant: Parameters<typeof toGrant>[0]; held: string; charged: string; released: string }[];
   debt_holds: { holdId: string; debt: string; resolvedAt: string }[];
 };
 
@@ -80,9 +79,9 @@ export class WalletBatch {
     for (const g of r.grants) grants.set(g.id, toGrant(g));
     const allocations = new Map<string, Map<string, Allocation>>();
     for (const a of r.allocations) {
-      if (!grants.has(a.id)) grants.set(a.id, toGrant(a));
+      if (!grants.has(a.grant.id)) grants.set(a.grant.id, toGrant(a.grant));
       const per = allocations.get(a.holdId) ?? new Map<string, Allocation>();
-      per.set(a.id, { held: BigInt(a.held), charged: BigInt(a.charged), released: BigInt(a.released) });
+      per.set(a.grant.id, { held: BigInt(a.held), charged: BigInt(a.charged), released: BigInt(a.released) });
       allocations.set(a.holdId, per);
     }
     return new WalletBatch(

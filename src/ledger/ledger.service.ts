@@ -361,7 +361,7 @@ export class LedgerService {
       `SELECT id::text AS id, created_at, kind, amount::text AS amount, total_after::text AS total_after,
          held_after::text AS held_after, available_after::text AS available_after, hold_id, grant_id, reference, explanation
        FROM ledger_transactions
-       WHERE account_id = $1 AND ($2::bigint IS NULL OR id < $2)
+       WHERE account_id = $1 AND kind <> '' AND ($2::bigint IS NULL OR id < $2)
        ORDER BY ledger_transactions.id DESC LIMIT $3`,
       [accountId, opts.cursor ?? null, opts.limit + 1],
     );
@@ -387,7 +387,7 @@ export class LedgerService {
       this.ds,
       `SELECT coalesce(sum(e.amount), 0)::text AS spent
        FROM ledger_transactions t JOIN ledger_entries e ON e.transaction_id = t.id AND e.ledger_account = 'consumption'
-       WHERE t.account_id = $1 AND t.created_at >= $2 AND t.created_at < $3 AND t.kind IN ('settlement', 'adjustment')`,
+       WHERE t.account_id = $1 AND t.kind <> '' AND t.created_at >= $2 AND t.created_at < $3 AND t.kind IN ('settlement', 'adjustment')`,
       [accountId, from, to],
     );
     return BigInt(row?.spent ?? '0');

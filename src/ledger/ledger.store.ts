@@ -133,7 +133,7 @@ interface LockRow {
   grants: RawGrant[];
   prior: (Omit<PriorTransaction, 'grant'> & { grant: RawGrant | null }) | null;
   hold: RawHold | null;
-  allocations: (RawGrant & { held: string; charged: string; released: string })[];
+  allocations: { grant: RawGrant; held: string; charged: string; released: string }[];
   debt_holds: { holdId: string; debt: string }[];
 }
 
@@ -186,10 +186,9 @@ SELECT w.account_id, w.version::text AS version, w.grants_balance::text AS grant
      'settledAmount', h.settled_amount::text, 'releasedAmount', h.released_amount::text, 'chargedAmount', h.charged_amount::text,
      'debtAmount', h.debt_amount::text, 'reference', h.reference, 'expiresAt', h.expires_at, 'createdAt', h.created_at,
      'resolvedAt', h.resolved_at) FROM holds h WHERE h.id = $3) AS hold,
-  (SELECT coalesce(json_agg(json_build_object('id', g.id, 'source', g.source, 'amount', g.amount::text, 'remaining', g.remaining::text,
-     'priority', g.priority, 'expiresAt', g.expires_at, 'createdAt', g.created_at, 'status', g.status,
+  (SELECT coalesce(json_agg(json_build_object('grant', (SELECT ${GRANT_JSON} FROM grants g WHERE g.id = a.grant_id),
      'held', a.held::text, 'charged', a.charged::text, 'released', a.released::text)), '[]'::json)
-     FROM hold_allocations a JOIN grants g ON g.id = a.grant_id WHERE a.hold_id = $3) AS allocations,
+     FROM hold_allocations a WHERE a.hold_id = $3) AS allocations,
   (SELECT coalesce(json_agg(json_build_object('holdId', d.id, 'debt', d.debt_amount::text) ORDER BY d.resolved_at, d.id COLLATE "C"), '[]'::json)
      FROM holds d WHERE d.account_id = w.account_id AND d.debt_amount > 0) AS debt_holds
 FROM wallets w
@@ -254,7 +253,7 @@ SELECT (SELECT id::text FROM tx) AS id,
 
 const str = (v: bigint): string => v.toString();
 
-export const LOCK_STATEMENT: PreparedStatement = { name: 'ledger_lock_v2', text: LOCK_SQL };
+export const LOCK_STATEMENT: PreparedStatement = { name: 'ledger_lock_v3', text: LOCK_SQL };
 /** Only the wallet's row lock: run before LOCK_STATEMENT in the same message, whose snapshot is then current. */
 export const LOCK_ONLY_STATEMENT: PreparedStatement = {
   name: 'ledger_lock_only_v1',
@@ -426,7 +425,7 @@ function toLocked(r: LockRow): LockedWallet {
     prior: r.prior ? { ...r.prior, grant: r.prior.grant ? toGrant(r.prior.grant) : null } : null,
     hold: r.hold ? toHold(r.hold) : null,
     allocations: r.allocations.map((a) => ({
-      grant: toGrant(a),
+      grant: toGrant(a.grant),
       held: BigInt(a.held),
       charged: BigInt(a.charged),
       released: BigInt(a.released),

@@ -19,7 +19,10 @@ export type TransactionKind = (typeof TRANSACTION_KINDS)[number];
  */
 @Entity({ name: 'ledger_transactions' })
 @Index('ledger_transactions_idempotency_key', ['accountId', 'idempotencyKey'], { unique: true })
-@Index('ledger_transactions_account_idx', ['accountId', 'id'])
+// The statement's index. Partial (on a predicate every row meets) so that only the statement
+// query, which states it, can use it: a lookup by (account, idempotency key) must use the unique
+// index, whatever the planner's statistics say about how many rows an account has.
+@Index('ledger_transactions_account_idx', ['accountId', 'id'], { where: `"kind" <> ''` })
 @Check(
   'ledger_transactions_kind_check',
   `"kind" IN ('reservation', 'settlement', 'release', 'void', 'grant', 'top-up', 'expiry', 'adjustment')`,
