@@ -65,6 +65,7 @@ for (let i = 0; ; i++) {
 }
 const call = async (method, path, body, headers = {}) => {
   const res = await fetch(`${base}${path}`, {
+    signal: AbortSignal.timeout(15_000),
     method,
     headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json', ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
