@@ -1,0 +1,169 @@
+// Ledger benchmark: hold + settle pairs per second on one hot wallet and across 10,000 wallets.
+// Runs on the build (npx nest build; or `npm run bench` which builds and runs bench/run.mjs):
+//   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node bench/ledger.mjs
+// Options (environment): BENCH_SECONDS (10 per scenario), BENCH_CONCURRENCY (32), BENCH_POOL (20),
+// BENCH_WALLETS (10000). A scratch database is created on DATABASE_URL's server and dropped after.
+import { createRequire } from 'node:module';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import pg from 'pg';
+
+const require = createRequire(import.meta.url);
+require('reflect-metadata');
+// Only warnings and errors from the service's loggers: the figures are the output.
+require('@nestjs/common').Logger.overrideLogger(['error', 'warn']);
+const { openDataSource } = require('../dist/src/common/database/database.module.js');
+const { dataSourceOptions } = require('../dist/src/common/database/data-source.js');
+const { LedgerService } = require('../dist/src/ledger/ledger.service.js');
+const { AuditService } = require('../dist/src/audit/audit.service.js');
+const { SystemClock } = require('../dist/src/infra/clock/clock.js');
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const POOL = Number(process.env.BENCH_POOL ?? 20);
+const WALLETS = Number(process.env.BENCH_WALLETS ?? 10_000);
+const CREDIT = 1_000_000n;
+
+const server = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const dbName = `billing_bench_${process.pid}`;
+const admin = new pg.Client({ connectionString: server });
+await admin.connect();
+await admin.query(`CREATE DATABASE ${dbName}`);
+const url = new URL(server);
+url.pathname = `/${dbName}`;
+
+let ds;
+try {
+  ds = await openDataSource(dataSourceOptions(url.toString(), POOL));
+  const clock = new SystemClock();
+  const ledger = new LedgerService(ds, new AuditService(ds, clock), clock);
+
+  const hot = 'bench_hot';
+  const many = Array.from({ length: WALLETS }, (_, i) => `bench_${String(i).padStart(5, '0')}`);
+  const seedStart = Date.now();
+  await ds.query(`INSERT INTO accounts (id, kind, plan) SELECT unnest($1::text[]), 'user', 'free'`, [[hot, ...many]]);
+  await ds.query(`INSERT INTO wallets (account_id) SELECT unnest($1::text[])`, [[hot, ...many]]);
+  await pool([hot, ...many], CONCURRENCY, (accountId) =>
+    ledger.grantTx({
+      accountId,
+      source: 'admin',
+      amount: (accountId === hot ? 100_000_000n : 100_000n) * CREDIT,
+      expiresAt: null,
+      idempotencyKey: `seed:${accountId}`,
+      reason: 'benchmark seed',
+      actor: 'bench',
+    }),
+  );
+  const seedMs = Date.now() - seedStart;
+
+  const results = {};
+  results.hot = await run('one hot wallet', () => hot);
+  results.many = await run(`across ${WALLETS} wallets`, () => many[Math.floor(Math.random() * many.length)]);
+
+  const problems = await ledger.reconcile();
+  const report = {
+    machine: `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}`,
+    // Other work on the machine shows here: with 2 cores, a load above ~2 means the benchmark shared them.
+    loadAverageAtEnd: os.loadavg().map((l) => Math.round(l * 10) / 10),
+    node: process.version,
+    postgres: (await ds.query('SHOW server_version'))[0].server_version,
+    settings: { seconds: SECONDS, concurrency: CONCURRENCY, pool: POOL, wallets: WALLETS, seedMs },
+    hotWallet: results.hot,
+    manyWallets: results.many,
+    reconciles: problems.length === 0,
+  };
+  console.log(JSON.stringify(report, null, 2));
+  if (problems.length > 0) {
+    console.error('the ledger does not reconcile after the benchmark:', problems.slice(0, 5));
+    process.exitCode = 1;
+  }
+
+  /** Hold then settle, from CONCURRENCY workers, for SECONDS. */
+  async function run(name, pick) {
+    const latencies = [];
+    const load = os.loadavg()[0];
+    const cpu0 = process.cpuUsage();
+    const pg0 = await backendCpuMs();
+    let pairs = 0;
+    let errors = 0;
+    const deadline = Date.now() + SECONDS * 1000;
+    const started = process.hrtime.bigint();
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (Date.now() < deadline) {
+          const accountId = pick();
+          const holdId = `h_${randomBytes(8).toString('hex')}`;
+          const t0 = process.hrtime.bigint();
+          try {
+            await ledger.createHoldTx({ accountId, holdId, amount: CREDIT, reference: 'bench', idempotencyKey: holdId });
+            await ledger.settleHoldTx({ holdId, amount: BigInt(Math.floor(Math.random() * 1_000_000)) });
+            pairs++;
+            latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
+          } catch (error) {
+            errors++;
+            if (errors < 5) console.error(name, error);
+          }
+        }
+      }),
+    );
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    latencies.sort((a, b) => a - b);
+    const q = (p) => Math.round((latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? 0) * 10) / 10;
+    const cpu = process.cpuUsage(cpu0);
+    const pg1 = await backendCpuMs();
+    const out = {
+      pairs,
+      seconds: Math.round(seconds * 10) / 10,
+      pairsPerSecond: Math.round(pairs / seconds),
+      p50ms: q(0.5),
+      p99ms: q(0.99),
+      errors,
+      nodeCpuMsPerPair: Math.round(((cpu.user + cpu.system) / 1000 / Math.max(pairs, 1)) * 100) / 100,
+      // CPU of this database's PostgreSQL backends (when the server runs on this machine): with the
+      // Node figure, what a pair costs whatever else the machine is doing.
+      postgresCpuMsPerPair: cpuBetween(pg0, pg1) === null ? null : Math.round((cpuBetween(pg0, pg1) / Math.max(pairs, 1)) * 100) / 100,
+      loadAverageBefore: Math.round(load * 10) / 10,
+    };
+    console.error(`${name}: ${out.pairsPerSecond} hold+settle pairs/s (p50 ${out.p50ms} ms, p99 ${out.p99ms} ms, ${errors} errors)`);
+    return out;
+  }
+} finally {
+  await ds?.destroy();
+  if (process.env.BENCH_KEEP) console.error(`kept database ${dbName}`);
+  else await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+  await admin.end();
+}
+
+/** User+system CPU (ms) of each of the benchmark database's backends, read from /proc; null if unavailable. */
+async function backendCpuMs() {
+  try {
+    const pids = (await ds.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database()`)).map((r) => r.pid);
+    const tick = 1000 / 100; // USER_HZ
+    const cpu = new Map();
+    for (const pid of pids) {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      cpu.set(pid, (Number(fields[11]) + Number(fields[12])) * tick);
+    }
+    return cpu;
+  } catch {
+    return null;
+  }
+}
+
+/** CPU the backends used between two samples (a backend that closed meanwhile was idle; a new one counts whole). */
+function cpuBetween(before, after) {
+  if (!before || !after) return null;
+  let total = 0;
+  for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0);
+  return total;
+}
+
+async function pool(items, width, work) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) await work(items[next++]);
+    }),
+  );
+}
