@@ -19,15 +19,9 @@ export interface LaunchRequest {
 /**
  * The contract's checks between "account exists and is active" and "credits", in its order:
  * plan allows it → runs quota → agents quota → concurrency → spend limit. Each throws a
- * BillingException with the contract's code. The plans and spend-limit modules replace this
- * provider; until then every account may launch whatever its credits cover.
+ * BillingException with the contract's code. `plans/plan-launch-guard.ts` provides it; the spend
+ * limit is checked after it by `SpendLimitsService`, under the wallet lock.
  */
 export abstract class LaunchGuard {
   abstract check(request: LaunchRequest): Promise<void>;
-}
-
-export class OpenLaunchGuard extends LaunchGuard {
-  check(_request: LaunchRequest): Promise<void> {
-    return Promise.resolve();
-  }
 }
