@@ -4,6 +4,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { AuditService, type AuditEntry } from '../audit/audit.service';
 import { fingerprint } from '../common/canonical-json';
 import { PipelinedSession, poolOf, retrying, type Call } from '../common/database/pipelined-transaction';
+import { preparedRows } from '../common/database/prepared';
 import { inTransaction, rows } from '../common/database/transaction';
 import { BillingException } from '../common/errors/billing.exception';
 import { formatCredits } from '../common/money';
@@ -141,6 +142,17 @@ export class LedgerService {
   async lockWallet(em: EntityManager, accountId: string): Promise<Balance> {
     const state = await this.lockIn(em, { lock: { accountId }, createsWallet: true, decide: () => ({ write: null, result: null }) });
     return balanceNow(state, this.clock.now());
+  }
+
+  /**
+   * Only the wallet's row lock (first in the lock order), without reading its ledger: for callers
+   * that count or check under the lock and write through the ledger afterwards (a reservation).
+   */
+  async lockWalletRow(em: EntityManager, accountId: string): Promise<void> {
+    const call = LedgerStore.lockOnlyCall({ accountId });
+    if ((await preparedRows(em, call.statement.name, call.statement.text, call.values)).length > 0) return;
+    await this.ensureWallet(em, accountId);
+    await preparedRows(em, call.statement.name, call.statement.text, call.values);
   }
 
   // ---------------------------------------------------------------- the same, each in its own transaction

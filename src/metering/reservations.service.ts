@@ -8,6 +8,8 @@ import { BillingException } from '../common/errors/billing.exception';
 import { formatCredits } from '../common/money';
 import { Clock } from '../infra/clock/clock';
 import { LedgerService } from '../ledger/ledger.service';
+import type { Balance } from '../ledger/ledger.types';
+import { loadPlanAccount, type PlanAccount } from '../plans/plan-accounts';
 import { QuotasService } from '../plans/quotas.service';
 import type { Environment } from '../pricing/environment';
 import { holdFor, chargeFor } from '../pricing/charges';
@@ -85,14 +87,13 @@ export class ReservationsService {
   /** Creates the reservation in the caller's transaction (also used to reserve a runtime on the fly). */
   async createWithin(em: EntityManager, request: ReservationRequest, requestFingerprint = fingerprint(request)): Promise<ReservationView> {
     const now = this.clock.now();
-    const account = await this.activeAccount(em, request.accountId);
+    const account = await this.lockActiveAccount(em, request.accountId);
     const environment = request.environment as Environment;
     const price = priceEnvironment(this.rateCard.current(), request.variant, environment);
     const amount = holdFor(price.ratePerHourMicros, request.minutes);
-    await this.guard.check({
+    const verdict = await this.guard.check({
       em,
-      accountId: request.accountId,
-      plan: account.plan,
+      account,
       runtimeId: request.runtimeId,
       userId: request.userId ?? null,
       agentId: request.agentId ?? null,
@@ -101,11 +102,11 @@ export class ReservationsService {
       now,
       kind: 'reservation',
     });
-    // The spend limit is the last check before the credits; it takes the wallet lock first.
+    // The spend limit is the last check before the credits.
     const limits = await this.spendLimits.check(em, { accountId: request.accountId, userId: request.userId ?? null, amount, now });
     const reservationId = `res_${request.runtimeId}`;
     const holdId = `hold_${request.runtimeId}`;
-    await this.ledger.createHold(em, {
+    const hold = await this.ledger.createHold(em, {
       accountId: request.accountId,
       holdId,
       amount,
@@ -149,12 +150,18 @@ export class ReservationsService {
       ],
     );
     if (!row) throw new BillingException('DL_BILLING_IDEMPOTENCY_CONFLICT', `Runtime ${request.runtimeId} is already reserved`);
+    await verdict.afterHold(hold.balance.available);
     if (limits.length > 0) await this.spendLimits.notifyThresholds(em, request.accountId, request.userId ?? null, now, limits);
-    return this.view(em, row);
+    return this.viewOf(row, hold.balance, verdict.runsRemaining);
   }
 
-  async activeAccount(em: EntityManager, accountId: string): Promise<{ plan: string }> {
-    const [account] = await rows<{ plan: string; status: string }>(em, `SELECT plan, status FROM accounts WHERE id = $1`, [accountId]);
+  /**
+   * Takes the account's wallet lock (first in the lock order: launches of one account are checked
+   * one at a time) and reads the account under it; refuses an unknown or suspended account.
+   */
+  async lockActiveAccount(em: EntityManager, accountId: string): Promise<PlanAccount> {
+    await this.ledger.lockWalletRow(em, accountId);
+    const account = await loadPlanAccount(em, accountId);
     if (!account) throw BillingException.notFound(`Account ${accountId}`);
     if (account.status !== 'active') {
       throw new BillingException('DL_BILLING_ACCOUNT_SUSPENDED', `Account ${accountId} is suspended: no new launches`);
@@ -183,11 +190,10 @@ export class ReservationsService {
           { field: 'runtimeId', message: `reservation is ${row.status}` },
         ]);
       }
-      const account = await this.activeAccount(em, row.account_id);
-      await this.guard.check({
+      const account = await this.lockActiveAccount(em, row.account_id);
+      const verdict = await this.guard.check({
         em,
-        accountId: row.account_id,
-        plan: account.plan,
+        account,
         runtimeId,
         userId: row.user_id,
         agentId: row.agent_id,
@@ -197,7 +203,7 @@ export class ReservationsService {
         kind: 'extension',
       });
       const limits = await this.spendLimits.check(em, { accountId: row.account_id, userId: row.user_id, amount: increase, now });
-      await this.ledger.increaseHold(em, { holdId: row.hold_id, amount: increase, idempotencyKey: key });
+      const hold = await this.ledger.increaseHold(em, { holdId: row.hold_id, amount: increase, idempotencyKey: key });
       await em.query(`INSERT INTO reservation_extensions (idempotency_key, runtime_id, minutes, amount, fingerprint) VALUES ($1, $2, $3, $4, $5)`, [
         key,
         runtimeId,
@@ -211,6 +217,7 @@ export class ReservationsService {
          WHERE runtime_id = $1 RETURNING *`,
         [runtimeId, minutes, increase.toString()],
       );
+      await verdict.afterHold(hold.balance.available);
       if (limits.length > 0) await this.spendLimits.notifyThresholds(em, row.account_id, row.user_id, now, limits);
       return this.view(em, updated ?? row);
     });
@@ -218,6 +225,10 @@ export class ReservationsService {
 
   async view(em: Pick<EntityManager, 'query'>, row: RuntimeRow): Promise<ReservationView> {
     const wallet = (await this.ledger.wallet(em as EntityManager, row.account_id)) ?? { total: 0n, held: 0n, available: 0n };
+    return this.viewOf(row, wallet, await this.quotas.runsRemaining(em, row.account_id));
+  }
+
+  private viewOf(row: RuntimeRow, wallet: Pick<Balance, 'total' | 'held' | 'available'>, runsRemaining: number | null): ReservationView {
     return {
       reservationId: row.reservation_id ?? '',
       runtimeId: row.runtime_id,
@@ -231,7 +242,7 @@ export class ReservationsService {
         held: formatCredits(wallet.held),
         available: formatCredits(wallet.available),
       },
-      runsRemaining: await this.quotas.runsRemaining(em, row.account_id),
+      runsRemaining,
     };
   }
 

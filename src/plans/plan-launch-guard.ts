@@ -2,12 +2,11 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { BillingException } from '../common/errors/billing.exception';
 import { formatCredits, MICROS_PER_CREDIT } from '../common/money';
-import { LedgerService } from '../ledger/ledger.service';
 import { topicsOf } from '../messaging/topics';
-import { LaunchGuard, type LaunchRequest } from '../metering/launch-guard';
+import { LaunchGuard, type LaunchRequest, type LaunchVerdict } from '../metering/launch-guard';
 import { AllowancesService } from './allowances.service';
 import { notifyOnce, type Notification } from './notifications';
-import { loadPlanAccount, termsOf } from './plan-accounts';
+import { termsOf } from './plan-accounts';
 import { PlanCatalog, planFindings, planForbidsException, type Plan } from './plan-catalog';
 import type { Period } from './periods';
 import { usageOf } from './quotas.service';
@@ -36,35 +35,34 @@ export function lowBalanceThreshold(plan: Plan): bigint {
  * The plan's checks of a launch, in the contract's order, after "account exists and is active" and
  * before the credit hold: plan allows it → runs quota → agents quota → concurrency → spend limit.
  *
- * Exact under concurrency: the account's wallet row is locked first (the ledger's lock order:
- * wallet → runtime rows → grants/holds → audit), so launches of one account are counted one at a
- * time and two cannot both take the last slot. The period's allowance is granted here when it has
+ * Exact under concurrency: the caller has locked the account's wallet row first (the ledger's lock
+ * order: wallet → runtime rows → grants/holds → audit), so launches of one account are counted one
+ * at a time and two cannot both take the last slot. The period's allowance is granted here when it has
  * not been yet (the lazy twin of the monthly reset), so the hold that follows can use it.
  */
 @Injectable()
 export class PlanLaunchGuard extends LaunchGuard {
   constructor(
     private readonly catalog: PlanCatalog,
-    private readonly ledger: LedgerService,
     private readonly allowances: AllowancesService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     super();
   }
 
-  async check(request: LaunchRequest): Promise<void> {
-    const { em, accountId, now } = request;
-    const balance = await this.ledger.lockWallet(em, accountId);
-    const account = await loadPlanAccount(em, accountId);
-    if (!account) throw BillingException.notFound(`Account ${accountId}`);
+  async check(request: LaunchRequest): Promise<LaunchVerdict> {
+    const { em, account, now } = request;
+    const accountId = account.id;
     const { plan, period } = termsOf(this.catalog, account, now);
-    const granted = await this.allowances.ensure(em, account, plan, period, now);
+    await this.allowances.ensure(em, account, plan, period, now);
 
     const findings = planFindings(plan, request.environment);
     if (findings.length > 0) throw planForbidsException(findings);
 
     const notices: Notification[] = [];
-    if (request.kind === 'reservation') {
+    let runsRemaining: number | null = null;
+    const countsUsage = plan.runsPerPeriod !== null || plan.agentsPerPeriod !== null || plan.concurrentRuntimes !== null;
+    if (request.kind === 'reservation' && countsUsage) {
       const usage = await usageOf(em, accountId, period, { exceptRuntime: request.runtimeId, agentId: request.agentId });
       if (plan.runsPerPeriod !== null && usage.runs >= plan.runsPerPeriod) {
         throw quotaExceeded('runs', `The ${plan.name} plan includes ${plan.runsPerPeriod} runs per period; all are used`, plan.runsPerPeriod, usage.runs, period.end);
@@ -88,25 +86,37 @@ export class PlanLaunchGuard extends LaunchGuard {
           null,
         );
       }
+      if (plan.runsPerPeriod !== null) runsRemaining = plan.runsPerPeriod - usage.runs - 1;
       if (plan.runsPerPeriod !== null && usage.runs + 1 === plan.runsPerPeriod) notices.push(exhausted('runs', accountId, period, plan.runsPerPeriod));
       if (plan.agentsPerPeriod !== null && newAgent && usage.agents + 1 === plan.agentsPerPeriod) {
         notices.push(exhausted('agents', accountId, period, plan.agentsPerPeriod));
       }
     }
     await this.checkSpendLimit(request);
+    const topic = topicsOf(this.config).notifications;
+    await notifyOnce(em, topic, notices, now);
 
-    // Sent with the reservation (same transaction): a refused hold sends nothing.
-    const availableAfter = balance.available + granted - request.amount;
-    const threshold = lowBalanceThreshold(plan);
-    if (availableAfter >= 0n && availableAfter < threshold) {
-      notices.push({
-        type: 'wallet.low_balance',
-        accountId,
-        cause: `wallet.low_balance:${accountId}:${period.start.toISOString()}`,
-        data: { available: formatCredits(availableAfter), threshold: formatCredits(threshold), period: periodJson(period) },
-      });
-    }
-    await notifyOnce(em, topicsOf(this.config).notifications, notices, now);
+    return {
+      runsRemaining,
+      // Sent with the reservation (same transaction): a refused hold sends nothing.
+      afterHold: async (available) => {
+        const threshold = lowBalanceThreshold(plan);
+        if (available < 0n || available >= threshold) return;
+        await notifyOnce(
+          em,
+          topic,
+          [
+            {
+              type: 'wallet.low_balance',
+              accountId,
+              cause: `wallet.low_balance:${accountId}:${period.start.toISOString()}`,
+              data: { available: formatCredits(available), threshold: formatCredits(threshold), period: periodJson(period) },
+            },
+          ],
+          now,
+        );
+      },
+    };
   }
 
   /**

@@ -67,10 +67,10 @@ export class SpendLimitsService implements OnModuleInit {
 
   /**
    * In a reservation's transaction, before its hold: refuses what would pass a limit. Returns the
-   * limits in scope, for `notifyThresholds` after the hold.
+   * limits in scope, for `notifyThresholds` after the hold. The caller holds the account's wallet
+   * lock (the reservation takes it first), so concurrent launches are counted one at a time.
    */
   async check(em: EntityManager, request: { accountId: string; userId: string | null; amount: bigint; now: Date }): Promise<LimitRow[]> {
-    await this.ledger.lockWallet(em, request.accountId);
     const limits = await this.limitsInScope(em, request.accountId, request.userId);
     const period = calendarMonth(request.now);
     for (const limit of limits) {
