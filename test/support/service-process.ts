@@ -21,12 +21,18 @@ export interface ServiceProcess {
 }
 
 /**
- * Runs the built service (dist/) as a real process with the given environment, and waits until it
- * is ready (unless `waitReady` is false: a process meant to die may do so before it answers).
+ * Runs the built service (dist/, or the build at `entry`) as a real process with the given
+ * environment, and waits until it is ready (unless `waitReady` is false: a process meant to die may
+ * do so before it answers).
  */
-export async function startService(env: Record<string, string>, readyTimeoutMs = 60_000, waitReady = true): Promise<ServiceProcess> {
+export async function startService(
+  env: Record<string, string>,
+  readyTimeoutMs = 60_000,
+  waitReady = true,
+  entry = 'dist/src/main.js',
+): Promise<ServiceProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['dist/src/main.js'], {
+  const child = spawn(process.execPath, [entry], {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
