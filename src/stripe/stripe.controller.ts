@@ -1,15 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { Access, CurrentPrincipal, Public } from '../accounts/auth/auth.decorators';
+import { FailureLimiter } from '../accounts/auth/failure-limiter';
 import type { Principal } from '../accounts/auth/scopes';
+import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { BillingException } from '../common/errors/billing.exception';
 import { Doc } from '../common/http/openapi';
 import { ZodPipe } from '../common/http/zod-validation.pipe';
 import { JobsService, type JobResult } from '../jobs/jobs.service';
 import { SeatsService } from './seats.service';
 import { StripeEventsService, type EventOutcome } from './stripe-events.service';
-import { StripeGateway } from './stripe-gateway';
+import { StripeGateway, type StripeEventLike } from './stripe-gateway';
 import { SubscriptionsService } from './subscriptions.service';
 import { TopUpsService } from './top-ups.service';
 
@@ -18,6 +21,9 @@ type TopUpDto = z.infer<typeof topUpSchema>;
 
 @Controller()
 export class StripeController {
+  /** Bad webhook signatures per client address (STRIPE_WEBHOOK_FAILURES_PER_MINUTE). */
+  private readonly webhookFailures: FailureLimiter;
+
   constructor(
     private readonly gateway: StripeGateway,
     private readonly events: StripeEventsService,
@@ -25,16 +31,39 @@ export class StripeController {
     private readonly subscriptions: SubscriptionsService,
     private readonly seats: SeatsService,
     private readonly jobs: JobsService,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.webhookFailures = new FailureLimiter(config.stripe.webhookFailuresPerMinute);
+  }
 
-  /** Stripe webhooks: the signature is checked on the raw body before anything is read. */
+  /**
+   * Stripe webhooks: the signature is checked on the raw body before anything is read. Bad
+   * signatures count against the client address; past the limit they get 429 instead of 400. A
+   * correctly signed event is applied even from a limited address: checking it costs one HMAC, and
+   * refusing it would let anyone sharing Stripe's path (a proxy, a NAT) block real events.
+   */
   @Post('v1/stripe/webhooks')
   @Public()
   @HttpCode(200)
-  @Doc('Stripe webhook endpoint (Stripe-Signature checked on the raw body)')
+  @Doc('Stripe webhook endpoint (Stripe-Signature checked on the raw body; 429 after too many bad signatures from one client)')
   async webhook(@Req() req: FastifyRequest & { rawBody?: Buffer }, @Headers('stripe-signature') signature: string | undefined): Promise<EventOutcome & { received: true }> {
-    const event = this.gateway.verifyWebhook(req.rawBody, signature);
+    const event = this.verifyLimited(req.ip, req.rawBody, signature);
     return { received: true, ...(await this.events.handle(event)) };
+  }
+
+  private verifyLimited(client: string | undefined, rawBody: Buffer | undefined, signature: string | undefined): StripeEventLike {
+    try {
+      return this.gateway.verifyWebhook(rawBody, signature);
+    } catch (error) {
+      if (!(error instanceof BillingException) || error.code !== 'DL_BILLING_STRIPE_SIGNATURE_INVALID') throw error;
+      const address = client ?? 'unknown';
+      const wait = this.webhookFailures.retryAfter(address);
+      if (wait > 0) {
+        throw new BillingException('DL_BILLING_RATE_LIMITED', 'Too many webhook requests with a bad signature: try again later', [], { retryAfterSeconds: wait });
+      }
+      this.webhookFailures.fail(address);
+      throw error;
+    }
   }
 
   /** Starts a top-up: a Stripe Checkout Session for the pack; the credits come with its completion webhook. */

@@ -35,6 +35,9 @@ export const envSchema = z.object({
   BILLING_ADMIN_API_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
   STRIPE_SECRET_KEY: z.string().min(1).optional(),
   STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),
+  /** Webhook requests with a bad signature a client address may send per minute before it gets 429s
+   * (correctly signed events are always accepted). */
+  STRIPE_WEBHOOK_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(30),
   STRIPE_API_URL: z.url().optional(),
   /** Per-request timeout of Stripe calls, and how many times a failed call is retried (same idempotency key). */
   STRIPE_TIMEOUT_MS: z.coerce.number().int().min(50).max(300_000).default(30_000),

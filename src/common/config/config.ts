@@ -25,6 +25,7 @@ export interface AppConfig {
   stripe: {
     secretKey?: string;
     webhookSecret?: string;
+    webhookFailuresPerMinute: number;
     apiUrl?: string;
     timeoutMs: number;
     maxNetworkRetries: number;
@@ -89,6 +90,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     stripe: {
       secretKey: e.STRIPE_SECRET_KEY,
       webhookSecret: e.STRIPE_WEBHOOK_SECRET,
+      webhookFailuresPerMinute: e.STRIPE_WEBHOOK_FAILURES_PER_MINUTE,
       apiUrl: e.STRIPE_API_URL,
       timeoutMs: e.STRIPE_TIMEOUT_MS,
       maxNetworkRetries: e.STRIPE_MAX_NETWORK_RETRIES,
