@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { rows } from '../common/database/transaction';
 import { formatCredits } from '../common/money';
 import { PlanCatalog } from '../plans/plan-catalog';
+import { USAGE_ROLLUPS, type UsageLevel } from './usage-rollups';
 
 export const REPORT_NAMES = ['usage', 'credits', 'seats', 'spend-limits', 'reconciliation', 'top-consumers'] as const;
 export type ReportName = (typeof REPORT_NAMES)[number];
@@ -40,19 +41,27 @@ const USAGE_KEYS: Record<UsageGroup, { select: string; columns: string[] }> = {
 };
 
 /**
- * The usage of a period (whole hours): whole UTC months from the monthly rollups, the whole days
- * around them from the daily ones, the hours around those from the hourly ones. $1/$2: hour ranges,
- * $3/$4: day ranges, $5/$6: month ranges (arrays of starts and ends).
+ * The usage of a period (whole hours) from one level of rollups (`USAGE_ROLLUPS`): whole UTC months
+ * from its monthly table, the whole days around them from its daily one, the hours around those
+ * from its hourly one. $1/$2: hour ranges, $3/$4: day ranges, $5/$6: month ranges (arrays of starts
+ * and ends). The account level has no environment or user: they read as ''.
  */
-const USAGE_SOURCE = `(
-  SELECT u.account_id, u.hour AS at, u.environment, u.user_id, u.runtimes, u.running_ms, u.credits
-  FROM unnest($1::timestamptz[], $2::timestamptz[]) r(lo, hi) JOIN usage_rollups u ON u.hour >= r.lo AND u.hour < r.hi
+function usageSource(level: UsageLevel): string {
+  const t = USAGE_ROLLUPS[level];
+  const keys = level === 'detailed' ? `u.environment, u.user_id` : `''::text AS environment, ''::text AS user_id`;
+  return `(
+  SELECT u.account_id, u.hour AS at, ${keys}, u.runtimes, u.running_ms, u.credits
+  FROM unnest($1::timestamptz[], $2::timestamptz[]) r(lo, hi) JOIN ${t.hour} u ON u.hour >= r.lo AND u.hour < r.hi
   UNION ALL
-  SELECT u.account_id, u.day::timestamp AT TIME ZONE 'UTC', u.environment, u.user_id, u.runtimes, u.running_ms, u.credits
-  FROM unnest($3::date[], $4::date[]) r(lo, hi) JOIN usage_daily_rollups u ON u.day >= r.lo AND u.day < r.hi
+  SELECT u.account_id, u.day::timestamp AT TIME ZONE 'UTC', ${keys}, u.runtimes, u.running_ms, u.credits
+  FROM unnest($3::date[], $4::date[]) r(lo, hi) JOIN ${t.day} u ON u.day >= r.lo AND u.day < r.hi
   UNION ALL
-  SELECT u.account_id, u.month::timestamp AT TIME ZONE 'UTC', u.environment, u.user_id, u.runtimes, u.running_ms, u.credits
-  FROM unnest($5::date[], $6::date[]) r(lo, hi) JOIN usage_monthly_rollups u ON u.month >= r.lo AND u.month < r.hi) u`;
+  SELECT u.account_id, u.month::timestamp AT TIME ZONE 'UTC', ${keys}, u.runtimes, u.running_ms, u.credits
+  FROM unnest($5::date[], $6::date[]) r(lo, hi) JOIN ${t.month} u ON u.month >= r.lo AND u.month < r.hi) u`;
+}
+
+/** The rollups each grouping reads: the narrowest that still has its key. */
+const USAGE_LEVEL: Record<UsageGroup, UsageLevel> = { account: 'account', day: 'account', environment: 'detailed', user: 'detailed' };
 
 const DAY_MS = 86_400_000;
 
@@ -140,7 +149,7 @@ export class ReportsService {
     const found = await rows<Record<string, string>>(
       this.ds,
       `SELECT ${key.select}, sum(runtimes)::text AS runtimes, sum(running_ms)::text AS ms, sum(credits)::text AS credits
-       FROM ${USAGE_SOURCE}
+       FROM ${usageSource(USAGE_LEVEL[groupBy])}
        GROUP BY ${key.columns.map((_, i) => i + 1).join(', ')} ORDER BY ${key.columns.map((_, i) => i + 1).join(', ')}`,
       usageParams(period, groupBy === 'day'),
     );
@@ -171,7 +180,7 @@ export class ReportsService {
       this.ds,
       `SELECT u.account_id AS account, a.name, a.plan, u.runtimes::text, u.ms::text, u.credits::text
        FROM (SELECT account_id, sum(runtimes) AS runtimes, sum(running_ms) AS ms, sum(credits) AS credits
-             FROM ${USAGE_SOURCE} GROUP BY account_id
+             FROM ${usageSource('account')} GROUP BY account_id
              ORDER BY sum(credits) DESC, account_id LIMIT $7) u
        LEFT JOIN accounts a ON a.id = u.account_id
        ORDER BY u.credits DESC, u.account_id`,

@@ -57,7 +57,55 @@ export function rollupDelta(before: RollupState, after: RollupState): RollupDelt
   };
 }
 
-/** Adds deltas to the hourly, daily and monthly rollups in the caller's transaction (one statement; rows sorted so concurrent writers lock in one order). */
+/**
+ * The rollup tables: each grain (hour, day, month) at two levels of detail. `detailed` is per account,
+ * environment and user (reports by environment or user); `account` per account only (reports by
+ * account or day, top consumers), a few rows per account and period instead of up to one per
+ * environment × user. Same key order in every table: account first, then the period.
+ */
+export const USAGE_ROLLUPS = {
+  detailed: { keys: ['account_id', 'environment', 'user_id'], hour: 'usage_rollups', day: 'usage_daily_rollups', month: 'usage_monthly_rollups' },
+  account: { keys: ['account_id'], hour: 'usage_account_hourly_rollups', day: 'usage_account_daily_rollups', month: 'usage_account_monthly_rollups' },
+} as const;
+export type UsageLevel = keyof typeof USAGE_ROLLUPS;
+export const USAGE_GRAINS = ['hour', 'day', 'month'] as const;
+
+const BUCKET: Record<(typeof USAGE_GRAINS)[number], string> = {
+  hour: 'hour',
+  day: `(hour AT TIME ZONE 'UTC')::date`,
+  month: `date_trunc('month', hour AT TIME ZONE 'UTC')::date`,
+};
+
+/**
+ * One statement adding the rows of `input` (a query of account_id, hour, environment, user_id,
+ * runtimes, running_ms, credits) to every rollup table; each table's rows are grouped and sorted by
+ * its key, so concurrent writers lock in one order. The metering and the benchmark both use it.
+ */
+export function usageRollupsUpsert(input: string): string {
+  const inserts = Object.values(USAGE_ROLLUPS).flatMap((level) =>
+    USAGE_GRAINS.map((grain) => {
+      const [account, ...rest] = level.keys;
+      const key = [account, grain, ...rest].join(', ');
+      const groups = [account, grain, ...rest].map((_, i) => i + 1).join(', ');
+      return `INSERT INTO ${level[grain]} AS r (${key}, runtimes, running_ms, credits)
+       SELECT ${[account, BUCKET[grain], ...rest].join(', ')}, sum(runtimes), sum(running_ms), sum(credits)
+       FROM input GROUP BY ${groups} ORDER BY ${groups}
+       ON CONFLICT (${key}) DO UPDATE
+         SET runtimes = r.runtimes + EXCLUDED.runtimes, running_ms = r.running_ms + EXCLUDED.running_ms, credits = r.credits + EXCLUDED.credits`;
+    }),
+  );
+  const last = inserts.pop()!;
+  return `WITH input AS (${input}),
+     ${inserts.map((sql, i) => `w${i} AS (${sql})`).join(',\n     ')}
+     ${last}`;
+}
+
+const UPSERT = usageRollupsUpsert(
+  `SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[])
+     AS u(account_id, hour, environment, user_id, runtimes, running_ms, credits)`,
+);
+
+/** Adds deltas to every usage rollup table in the caller's transaction (one statement; rows sorted so concurrent writers lock in one order). */
 export async function addToUsageRollups(em: EntityManager, deltas: (RollupDelta | null)[]): Promise<void> {
   const merged = new Map<string, RollupDelta>();
   for (const d of deltas) {
@@ -70,39 +118,15 @@ export async function addToUsageRollups(em: EntityManager, deltas: (RollupDelta 
       m.credits += d.credits;
     } else merged.set(key, { ...d });
   }
-  const list = [...merged.values()].sort((x, y) =>
-    x.accountId < y.accountId ? -1 : x.accountId > y.accountId ? 1 : x.hour.getTime() - y.hour.getTime() || x.environment.localeCompare(y.environment) || x.userId.localeCompare(y.userId),
-  );
+  const list = [...merged.values()];
   if (list.length === 0) return;
-  await em.query(
-    `WITH input AS (
-       SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[])
-         AS u(account_id, hour, environment, user_id, runtimes, running_ms, credits)
-     ), hourly AS (
-       INSERT INTO usage_rollups AS r (account_id, hour, environment, user_id, runtimes, running_ms, credits)
-       SELECT * FROM input
-       ON CONFLICT (account_id, hour, environment, user_id) DO UPDATE
-         SET runtimes = r.runtimes + EXCLUDED.runtimes, running_ms = r.running_ms + EXCLUDED.running_ms, credits = r.credits + EXCLUDED.credits
-     ), daily AS (
-       INSERT INTO usage_daily_rollups AS d (account_id, day, environment, user_id, runtimes, running_ms, credits)
-       SELECT account_id, (hour AT TIME ZONE 'UTC')::date, environment, user_id, sum(runtimes), sum(running_ms), sum(credits)
-       FROM input GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
-       ON CONFLICT (account_id, day, environment, user_id) DO UPDATE
-         SET runtimes = d.runtimes + EXCLUDED.runtimes, running_ms = d.running_ms + EXCLUDED.running_ms, credits = d.credits + EXCLUDED.credits
-     )
-     INSERT INTO usage_monthly_rollups AS m (account_id, month, environment, user_id, runtimes, running_ms, credits)
-     SELECT account_id, date_trunc('month', hour AT TIME ZONE 'UTC')::date, environment, user_id, sum(runtimes), sum(running_ms), sum(credits)
-     FROM input GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
-     ON CONFLICT (account_id, month, environment, user_id) DO UPDATE
-       SET runtimes = m.runtimes + EXCLUDED.runtimes, running_ms = m.running_ms + EXCLUDED.running_ms, credits = m.credits + EXCLUDED.credits`,
-    [
-      list.map((d) => d.accountId),
-      list.map((d) => d.hour.toISOString()),
-      list.map((d) => d.environment),
-      list.map((d) => d.userId),
-      list.map((d) => d.runtimes.toString()),
-      list.map((d) => d.runningMs.toString()),
-      list.map((d) => d.credits.toString()),
-    ],
-  );
+  await em.query(UPSERT, [
+    list.map((d) => d.accountId),
+    list.map((d) => d.hour.toISOString()),
+    list.map((d) => d.environment),
+    list.map((d) => d.userId),
+    list.map((d) => d.runtimes.toString()),
+    list.map((d) => d.runningMs.toString()),
+    list.map((d) => d.credits.toString()),
+  ]);
 }

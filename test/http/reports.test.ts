@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/infra/clock/clock';
 import { fundedAccount, lifecycle, SMALL } from '../support/accounts';
 import { startApp, uid, type Harness } from '../support/app';
+import { USAGE_GRAINS, USAGE_ROLLUPS } from '../../src/reports/usage-rollups';
 
 const MIN = 60_000;
 // A month of its own, so that the period holds only this file's data.
@@ -81,21 +82,34 @@ describe('admin reports', () => {
               sum(charged)::text AS credits FROM runtimes WHERE account_id = ANY($1)`,
       [[a, b]],
     );
-    const [rollups] = await h.ds.query(
-      `SELECT sum(runtimes)::int AS n, sum(running_ms)::text AS ms, sum(credits)::text AS credits FROM usage_rollups WHERE account_id = ANY($1)`,
-      [[a, b]],
-    );
-    expect(rollups).toEqual(runtimes);
-    const [daily] = await h.ds.query(
-      `SELECT sum(runtimes)::int AS n, sum(running_ms)::text AS ms, sum(credits)::text AS credits FROM usage_daily_rollups WHERE account_id = ANY($1)`,
-      [[a, b]],
-    );
-    expect(daily).toEqual(runtimes);
-    const [monthly] = await h.ds.query(
-      `SELECT sum(runtimes)::int AS n, sum(running_ms)::text AS ms, sum(credits)::text AS credits FROM usage_monthly_rollups WHERE account_id = ANY($1)`,
-      [[a, b]],
-    );
-    expect(monthly).toEqual(runtimes);
+    // Every rollup table, in total and bucket by bucket: the settled runtimes grouped by the hour, day or
+    // month of their first settlement (and environment and user where the table has them).
+    for (const level of Object.values(USAGE_ROLLUPS)) {
+      for (const grain of USAGE_GRAINS) {
+        const table = level[grain];
+        const [total] = await h.ds.query(
+          `SELECT sum(runtimes)::int AS n, sum(running_ms)::text AS ms, sum(credits)::text AS credits FROM ${table} WHERE account_id = ANY($1)`,
+          [[a, b]],
+        );
+        expect(total, table).toEqual(runtimes);
+        const bucket = grain === 'hour' ? `date_trunc('hour', settled_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'` : `date_trunc('${grain}', settled_at AT TIME ZONE 'UTC')::date`;
+        const keys = level.keys.map((k) => (k === 'environment' ? `coalesce(environment->>'name', '')` : k === 'user_id' ? `coalesce(user_id, '')` : k));
+        const expected = await h.ds.query(
+          `SELECT ${keys.map((k, i) => `${k} AS k${i}`).join(', ')}, (${bucket})::text AS at,
+                  (count(*) FILTER (WHERE status = 'settled'))::text AS runtimes, coalesce(sum(closed_ms) FILTER (WHERE status = 'settled'), 0)::text AS ms,
+                  sum(charged)::text AS credits
+           FROM runtimes WHERE account_id = ANY($1) AND settled_at IS NOT NULL GROUP BY ${keys.map((_, i) => i + 1).join(', ')}, at
+           HAVING sum(charged) <> 0 OR count(*) FILTER (WHERE status = 'settled') > 0 ORDER BY 1, 2, 3, 4`,
+          [[a, b]],
+        );
+        const found = await h.ds.query(
+          `SELECT ${level.keys.map((k, i) => `${k} AS k${i}`).join(', ')}, ${grain}::text AS at, runtimes::text, running_ms::text AS ms, credits::text
+           FROM ${table} WHERE account_id = ANY($1) AND (runtimes <> 0 OR running_ms <> 0 OR credits <> 0) ORDER BY 1, 2, 3, 4`,
+          [[a, b]],
+        );
+        expect(found, table).toEqual(expected);
+      }
+    }
     // 20 minutes small + 45 minutes medium + 6 minutes small.
     expect(runtimes).toMatchObject({ n: 3, credits: String(333334 + 1_500_000 + 100_000) });
     const perRuntime = await h.ds.query(`SELECT runtime_id, charged::text FROM runtimes WHERE account_id = ANY($1) ORDER BY runtime_id`, [[a, b]]);

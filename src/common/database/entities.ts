@@ -15,7 +15,6 @@ import { ReservationExtension } from '../../metering/entities/reservation-extens
 import { RuntimeCommand } from '../../metering/entities/runtime-command.entity';
 import { Runtime } from '../../metering/entities/runtime.entity';
 import { NotificationSent } from '../../plans/entities/notification-sent.entity';
-import { PlanAllowance } from '../../plans/entities/plan-allowance.entity';
 import { SpendLimitAlert } from '../../spend-limits/entities/spend-limit-alert.entity';
 import { SpendLimit } from '../../spend-limits/entities/spend-limit.entity';
 import { AccountMemberEvent } from '../../members/entities/account-member-event.entity';
@@ -24,11 +23,18 @@ import { SeatDiscrepancy } from '../../stripe/entities/seat-discrepancy.entity';
 import { StripeInvoice } from '../../stripe/entities/stripe-invoice.entity';
 import { StripeSubscription } from '../../stripe/entities/stripe-subscription.entity';
 import { StripeTopUp } from '../../stripe/entities/stripe-top-up.entity';
-import { UsageDailyRollup, UsageMonthlyRollup, UsageRollup } from '../../reports/entities/usage-rollup.entity';
+import {
+  UsageAccountDailyRollup,
+  UsageAccountHourlyRollup,
+  UsageAccountMonthlyRollup,
+  UsageDailyRollup,
+  UsageMonthlyRollup,
+  UsageRollup,
+} from '../../reports/entities/usage-rollup.entity';
 
 /** Every entity of the service: the one list the data source and the migration check use. */
 export const ENTITIES = [Account, ApiKey, OutboxMessage, InboxMessage, RuntimeEvent, Runtime, RuntimeCommand, ReservationExtension,
   Wallet, Grant, Hold, HoldAllocation, LedgerTransaction, LedgerEntry, AuditLog, AuditChain,
-  PlanAllowance, NotificationSent, SpendLimit, SpendLimitAlert,
+  NotificationSent, SpendLimit, SpendLimitAlert,
   AccountMember, AccountMemberEvent, StripeSubscription, StripeTopUp, StripeInvoice, SeatDiscrepancy,
-  UsageRollup, UsageDailyRollup, UsageMonthlyRollup];
+  UsageRollup, UsageDailyRollup, UsageMonthlyRollup, UsageAccountHourlyRollup, UsageAccountDailyRollup, UsageAccountMonthlyRollup];
