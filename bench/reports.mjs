@@ -5,7 +5,8 @@
 // Options (environment): BENCH_SESSIONS (10000000), BENCH_ACCOUNTS (5000), BENCH_RUNS (5 per query),
 // BENCH_CHUNK (1000000 sessions per generation step), BENCH_RUNTIMES=1 to also write every session as a
 // `runtimes` row (slower; the report does not read them). A scratch database is created on
-// DATABASE_URL's server and dropped after (BENCH_KEEP=1 keeps it).
+// DATABASE_URL's server and dropped after (BENCH_KEEP=1 keeps it; BENCH_REUSE=<database> answers the
+// reports again on a kept one without generating anything).
 //
 // The sessions are generated set-based (generate_series) and added to the rollups exactly as the
 // metering adds them (same function, same statement), one chunk at a time; then the report service
@@ -19,6 +20,7 @@ require('reflect-metadata');
 const { openDataSource } = require('../dist/src/common/database/database.module.js');
 const { dataSourceOptions } = require('../dist/src/common/database/data-source.js');
 const { ReportsService } = require('../dist/src/reports/reports.service.js');
+const { USAGE_GRAINS, USAGE_ROLLUPS, usageRollupsUpsert } = require('../dist/src/reports/usage-rollups.js');
 
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 10_000_000);
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 5_000);
@@ -30,75 +32,61 @@ const ENVIRONMENTS = ['python-simple', 'python-gpu', 'ai-agents', 'r-stats', 'ju
 const log = (m) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${m}`);
 
 const server = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const dbName = `billing_bench_reports_${process.pid}`;
+const REUSE = process.env.BENCH_REUSE;
+const dbName = REUSE ?? `billing_bench_reports_${process.pid}`;
 const admin = new pg.Client({ connectionString: server });
 await admin.connect();
-await admin.query(`CREATE DATABASE ${dbName}`);
+if (!REUSE) await admin.query(`CREATE DATABASE ${dbName}`);
 const url = new URL(server);
 url.pathname = `/${dbName}`;
 
 let ds;
 try {
   ds = await openDataSource(dataSourceOptions(url.toString(), 4));
-  await ds.query(`INSERT INTO accounts (id, kind, plan) SELECT 'acc_' || i, 'user', 'enterprise' FROM generate_series(1, $1) i`, [ACCOUNTS]);
-
-  // Session i: account skewed towards low numbers (a few heavy users), 1 to 4 users and a couple of
-  // environments per account, settled at a uniformly random second of the month (plus 2% in the
-  // months around it, which the report must leave out), 1 to 120 minutes at 1 to 20 credits/hour.
-  const sessions = (lo, hi) => `
-    SELECT 'acc_' || (1 + floor(power(random(), 2) * ${ACCOUNTS}))::int AS account_id,
-           'user_' || (1 + floor(random() * 4))::int AS user_id,
-           (ARRAY['${ENVIRONMENTS.join("','")}'])[1 + floor(random() * ${ENVIRONMENTS.length})::int] AS environment,
-           (timestamptz '${MONTH.from.toISOString()}' + (random() * 1.04 - 0.02) * interval '31 days') AS settled_at,
-           (60000 + floor(random() * 7140000))::bigint AS running_ms,
-           (1 + floor(random() * 20))::bigint * 1000000 AS rate
-    FROM generate_series(${lo}, ${hi}) g`;
-
   const genStart = Date.now();
-  for (let lo = 1; lo <= SESSIONS; lo += CHUNK) {
-    const hi = Math.min(SESSIONS, lo + CHUNK - 1);
-    const t0 = Date.now();
-    // The metering's own upsert (usage-rollups.ts), fed a whole chunk pre-aggregated per hour.
-    await ds.query(`
-      WITH s AS (${sessions(lo, hi)}),
-      input AS (
-        SELECT account_id, date_trunc('hour', settled_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS hour, environment, user_id,
-               count(*) AS runtimes, sum(running_ms) AS running_ms, sum(ceil(rate::numeric * running_ms / 3600000))::bigint AS credits
-        FROM s GROUP BY 1, 2, 3, 4
-      ), hourly AS (
-        INSERT INTO usage_rollups AS r (account_id, hour, environment, user_id, runtimes, running_ms, credits)
-        SELECT * FROM input
-        ON CONFLICT (account_id, hour, environment, user_id) DO UPDATE
-          SET runtimes = r.runtimes + EXCLUDED.runtimes, running_ms = r.running_ms + EXCLUDED.running_ms, credits = r.credits + EXCLUDED.credits
-      ), daily AS (
-        INSERT INTO usage_daily_rollups AS d (account_id, day, environment, user_id, runtimes, running_ms, credits)
-        SELECT account_id, (hour AT TIME ZONE 'UTC')::date, environment, user_id, sum(runtimes), sum(running_ms), sum(credits)
-        FROM input GROUP BY 1, 2, 3, 4
-        ON CONFLICT (account_id, day, environment, user_id) DO UPDATE
-          SET runtimes = d.runtimes + EXCLUDED.runtimes, running_ms = d.running_ms + EXCLUDED.running_ms, credits = d.credits + EXCLUDED.credits
-      )
-      INSERT INTO usage_monthly_rollups AS m (account_id, month, environment, user_id, runtimes, running_ms, credits)
-      SELECT account_id, date_trunc('month', hour AT TIME ZONE 'UTC')::date, environment, user_id, sum(runtimes), sum(running_ms), sum(credits)
-      FROM input GROUP BY 1, 2, 3, 4
-      ON CONFLICT (account_id, month, environment, user_id) DO UPDATE
-        SET runtimes = m.runtimes + EXCLUDED.runtimes, running_ms = m.running_ms + EXCLUDED.running_ms, credits = m.credits + EXCLUDED.credits`);
-    if (RUNTIMES) {
-      await ds.query(`
-        INSERT INTO runtimes (runtime_id, account_id, user_id, environment, size_class, rate_per_hour, reserved_amount, status, closed_ms, charged, settlement, settled_at, started_at)
-        SELECT 'rt_' || g, account_id, user_id, jsonb_build_object('name', environment), 'small', rate, 10 * rate, 'settled', running_ms,
-               ceil(rate::numeric * running_ms / 3600000)::bigint, 'events', settled_at, settled_at - running_ms * interval '1 millisecond'
-        FROM (${sessions(lo, hi).replace('FROM generate_series', ', g FROM generate_series')}) x`);
+  if (!REUSE) {
+    await ds.query(`INSERT INTO accounts (id, kind, plan) SELECT 'acc_' || i, 'user', 'enterprise' FROM generate_series(1, $1) i`, [ACCOUNTS]);
+
+    // Session i: account skewed towards low numbers (a few heavy users), 1 to 4 users and a couple of
+    // environments per account, settled at a uniformly random second of the month (plus 2% in the
+    // months around it, which the report must leave out), 1 to 120 minutes at 1 to 20 credits/hour.
+    const sessions = (lo, hi) => `
+      SELECT 'acc_' || (1 + floor(power(random(), 2) * ${ACCOUNTS}))::int AS account_id,
+             'user_' || (1 + floor(random() * 4))::int AS user_id,
+             (ARRAY['${ENVIRONMENTS.join("','")}'])[1 + floor(random() * ${ENVIRONMENTS.length})::int] AS environment,
+             (timestamptz '${MONTH.from.toISOString()}' + (random() * 1.04 - 0.02) * interval '31 days') AS settled_at,
+             (60000 + floor(random() * 7140000))::bigint AS running_ms,
+             (1 + floor(random() * 20))::bigint * 1000000 AS rate
+      FROM generate_series(${lo}, ${hi}) g`;
+
+    for (let lo = 1; lo <= SESSIONS; lo += CHUNK) {
+      const hi = Math.min(SESSIONS, lo + CHUNK - 1);
+      const t0 = Date.now();
+      // The metering's own statement (usageRollupsUpsert in usage-rollups.ts), fed a whole chunk pre-aggregated per hour.
+      await ds.query(
+        usageRollupsUpsert(`
+          SELECT account_id, date_trunc('hour', settled_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS hour, environment, user_id,
+                 count(*) AS runtimes, sum(running_ms) AS running_ms, sum(ceil(rate::numeric * running_ms / 3600000))::bigint AS credits
+          FROM (${sessions(lo, hi)}) s GROUP BY 1, 2, 3, 4`),
+      );
+      if (RUNTIMES) {
+        await ds.query(`
+          INSERT INTO runtimes (runtime_id, account_id, user_id, environment, size_class, rate_per_hour, reserved_amount, status, closed_ms, charged, settlement, settled_at, started_at)
+          SELECT 'rt_' || g, account_id, user_id, jsonb_build_object('name', environment), 'small', rate, 10 * rate, 'settled', running_ms,
+                 ceil(rate::numeric * running_ms / 3600000)::bigint, 'events', settled_at, settled_at - running_ms * interval '1 millisecond'
+          FROM (${sessions(lo, hi).replace('FROM generate_series', ', g FROM generate_series')}) x`);
+      }
+      log(`sessions ${lo}..${hi} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     }
-    log(`sessions ${lo}..${hi} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   }
-  const genMs = Date.now() - genStart;
-  await ds.query('VACUUM ANALYZE usage_rollups');
-  await ds.query('VACUUM ANALYZE usage_daily_rollups');
-  await ds.query('VACUUM ANALYZE usage_monthly_rollups');
-  const [sizes] = await ds.query(`SELECT (SELECT count(*) FROM usage_rollups)::int AS hourly, (SELECT count(*) FROM usage_daily_rollups)::int AS daily,
-    (SELECT count(*) FROM usage_monthly_rollups)::int AS monthly,
-    (SELECT sum(runtimes) FROM usage_rollups)::bigint::text AS sessions`);
-  log(`rollup rows: ${sizes.hourly} hourly, ${sizes.daily} daily, ${sizes.monthly} monthly (${sizes.sessions} sessions)`);
+  const genMs = REUSE ? null : Date.now() - genStart;
+  const tables = Object.values(USAGE_ROLLUPS).flatMap((level) => USAGE_GRAINS.map((grain) => level[grain]));
+  const rollupRows = {};
+  for (const table of tables) {
+    if (!REUSE) await ds.query(`VACUUM ANALYZE ${table}`);
+    rollupRows[table] = (await ds.query(`SELECT count(*)::int AS n FROM ${table}`))[0].n;
+  }
+  log(`rollup rows: ${JSON.stringify(rollupRows)}`);
 
   const reports = new ReportsService(ds, { teamStripe: { basePrice: { unitAmountCents: 4900 }, seatPrice: { unitAmountCents: 1500 } } });
   const timings = {};
@@ -128,8 +116,8 @@ try {
     machine: `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}`,
     node: process.version,
     postgres: (await ds.query('SHOW server_version'))[0].server_version,
-    settings: { sessions: SESSIONS, accounts: ACCOUNTS, runs: RUNS, runtimesRows: RUNTIMES, generationSeconds: Math.round(genMs / 1000) },
-    rollupRows: { hourly: sizes.hourly, daily: sizes.daily, monthly: sizes.monthly },
+    settings: { sessions: SESSIONS, accounts: ACCOUNTS, runs: RUNS, runtimesRows: RUNTIMES, reused: REUSE ?? null, generationSeconds: genMs === null ? null : Math.round(genMs / 1000) },
+    rollupRows,
     sessionsInTheMonth: monthSessions,
     timings,
     underOneSecond: Object.values(timings).every((t) => t.medianMs < 1000),
@@ -138,7 +126,7 @@ try {
   if (!out.underOneSecond) process.exitCode = 1;
 } finally {
   await ds?.destroy();
-  if (process.env.BENCH_KEEP) console.error(`kept database ${dbName}`);
+  if (process.env.BENCH_KEEP || REUSE) console.error(`kept database ${dbName}`);
   else await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
   await admin.end();
 }
