@@ -19,7 +19,7 @@ const require = createRequire(import.meta.url);
 require('reflect-metadata');
 const { openDataSource } = require('../dist/src/common/database/database.module.js');
 const { dataSourceOptions } = require('../dist/src/common/database/data-source.js');
-const { ReportsService } = require('../dist/src/reports/reports.service.js');
+const { ReportsService, toCsv } = require('../dist/src/reports/reports.service.js');
 const { USAGE_GRAINS, USAGE_ROLLUPS, usageRollupsUpsert } = require('../dist/src/reports/usage-rollups.js');
 
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 10_000_000);
@@ -90,12 +90,14 @@ try {
 
   const reports = new ReportsService(ds, { teamStripe: { basePrice: { unitAmountCents: 4900 }, seatPrice: { unitAmountCents: 1500 } } });
   const timings = {};
-  let monthSessions = 0;
+  // Every grouping of the month must show the same totals: the rollup levels agree with each other.
+  const monthTotals = {};
   for (const [name, run] of [
     ['usage by account', () => reports.usage(MONTH, 'account')],
     ['usage by environment', () => reports.usage(MONTH, 'environment')],
     ['usage by day', () => reports.usage(MONTH, 'day')],
     ['usage by user', () => reports.usage(MONTH, 'user')],
+    ['usage by user, CSV', async () => ({ items: toCsv(await reports.usage(MONTH, 'user')).split('\r\n').slice(1, -1) })],
     ['usage by account, a period cutting days', () => reports.usage({ from: new Date('2031-01-03T07:00:00Z'), to: new Date('2031-01-29T17:00:00Z') }, 'account')],
     ['top 10 consumers', () => reports.topConsumers(MONTH, 10)],
   ]) {
@@ -106,7 +108,7 @@ try {
       const r = await run();
       ms.push(Number(process.hrtime.bigint() - t0) / 1e6);
       rows = r.items.length;
-      if (name === 'usage by day') monthSessions = r.totals.runtimes;
+      if (r.report === 'usage' && r.from === MONTH.from.toISOString() && r.to === MONTH.to.toISOString()) monthTotals[name] = JSON.stringify(r.totals);
     }
     ms.sort((a, b) => a - b);
     timings[name] = { medianMs: Math.round(ms[Math.floor(ms.length / 2)]), maxMs: Math.round(ms[ms.length - 1]), rows };
@@ -118,12 +120,14 @@ try {
     postgres: (await ds.query('SHOW server_version'))[0].server_version,
     settings: { sessions: SESSIONS, accounts: ACCOUNTS, runs: RUNS, runtimesRows: RUNTIMES, reused: REUSE ?? null, generationSeconds: genMs === null ? null : Math.round(genMs / 1000) },
     rollupRows,
-    sessionsInTheMonth: monthSessions,
+    loadAverage: os.loadavg().map((l) => Number(l.toFixed(2))),
+    monthTotals: JSON.parse(Object.values(monthTotals)[0]),
+    totalsAgree: new Set(Object.values(monthTotals)).size === 1,
     timings,
     underOneSecond: Object.values(timings).every((t) => t.medianMs < 1000),
   };
   console.log(JSON.stringify(out, null, 2));
-  if (!out.underOneSecond) process.exitCode = 1;
+  if (!out.underOneSecond || !out.totalsAgree) process.exitCode = 1;
 } finally {
   await ds?.destroy();
   if (process.env.BENCH_KEEP || REUSE) console.error(`kept database ${dbName}`);
