@@ -1,4 +1,7 @@
-// Ledger benchmark: hold + settle pairs per second on one hot wallet and across 10,000 wallets.
+// Ledger benchmark: hold + settle pairs per second on one hot wallet and across 10,000 wallets,
+// each beside PostgreSQL's own rate for the same shape of work measured with pgbench in the same run
+// (bench/support.mjs: lock the wallet FOR UPDATE, insert the transaction and its entries, update the
+// balances, commit; a hold then a settle), with as many connections as the benchmark uses.
 // Runs on the build (npx nest build; or `npm run bench` which builds and runs bench/run.mjs):
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node bench/ledger.mjs
 // Options (environment): BENCH_SECONDS (10 per scenario), BENCH_CONCURRENCY (32), BENCH_POOL (20),
@@ -7,7 +10,7 @@ import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
-import pg from 'pg';
+import { figure, machineLine, pgbenchCeiling, pgbenchText, scratchDatabase } from './support.mjs';
 
 const require = createRequire(import.meta.url);
 require('reflect-metadata');
@@ -25,17 +28,12 @@ const POOL = Number(process.env.BENCH_POOL ?? 20);
 const WALLETS = Number(process.env.BENCH_WALLETS ?? 10_000);
 const CREDIT = 1_000_000n;
 
-const server = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const dbName = `billing_bench_${process.pid}`;
-const admin = new pg.Client({ connectionString: server });
-await admin.connect();
-await admin.query(`CREATE DATABASE ${dbName}`);
-const url = new URL(server);
-url.pathname = `/${dbName}`;
+const scratch = await scratchDatabase('ledger');
+console.log(machineLine());
 
 let ds;
 try {
-  ds = await openDataSource(dataSourceOptions(url.toString(), POOL));
+  ds = await openDataSource(dataSourceOptions(scratch.url, POOL));
   const clock = new SystemClock();
   const ledger = new LedgerService(ds, new AuditService(ds, clock), clock);
 
@@ -61,9 +59,15 @@ try {
   results.hot = await run('one hot wallet', () => hot);
   results.many = await run(`across ${WALLETS} wallets`, () => many[Math.floor(Math.random() * many.length)]);
 
+  // PostgreSQL's ceiling for the same pairs, with the connections the ledger could use at once.
+  const clients = Math.min(CONCURRENCY, POOL);
+  const ceilings = {
+    hot: await pgbenchCeiling({ url: scratch.url, script: 'pair', clients, wallets: 1, seconds: SECONDS }),
+    many: await pgbenchCeiling({ url: scratch.url, script: 'pair', clients, wallets: WALLETS, seconds: SECONDS }),
+  };
+
   const problems = await ledger.reconcile();
   const report = {
-    machine: `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}`,
     // Other work on the machine shows here: with 2 cores, a load above ~2 means the benchmark shared them.
     loadAverageAtEnd: os.loadavg().map((l) => Math.round(l * 10) / 10),
     node: process.version,
@@ -71,9 +75,25 @@ try {
     settings: { seconds: SECONDS, concurrency: CONCURRENCY, pool: POOL, wallets: WALLETS, seedMs },
     hotWallet: results.hot,
     manyWallets: results.many,
+    pgbenchCeilings: ceilings,
     reconciles: problems.length === 0,
   };
   console.log(JSON.stringify(report, null, 2));
+  for (const [key, name, target] of [
+    ['hot', 'hold+settle pairs, one hot wallet', '≥ 500/s'],
+    ['many', `hold+settle pairs, ${WALLETS.toLocaleString('en-US')} wallets`, '≥ 2,000/s'],
+  ]) {
+    const c = ceilings[key];
+    figure({
+      name,
+      value: results[key].pairsPerSecond,
+      unit: 'pairs/s',
+      valueText: `${results[key].pairsPerSecond.toLocaleString('en-US')} pairs/s (p99 ${results[key].p99ms} ms, ${results[key].errors} errors)`,
+      ceiling: 'error' in c ? null : c.perSecond,
+      ceilingText: pgbenchText(c, 'pairs/s'),
+      target,
+    });
+  }
   if (problems.length > 0) {
     console.error('the ledger does not reconcile after the benchmark:', problems.slice(0, 5));
     process.exitCode = 1;
@@ -130,9 +150,7 @@ try {
   }
 } finally {
   await ds?.destroy();
-  if (process.env.BENCH_KEEP) console.error(`kept database ${dbName}`);
-  else await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-  await admin.end();
+  await scratch.drop();
 }
 
 /** User+system CPU (ms) of each of the benchmark database's backends, read from /proc; null if unavailable. */

@@ -1,0 +1,168 @@
+// What every benchmark script shares: the scratch database on DATABASE_URL's server, a free port,
+// the machine line, PostgreSQL's own ceiling measured with pgbench, and the figures handed to
+// bench/run.mjs (which prints them as one table at the end).
+import { execFile } from 'node:child_process';
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+
+export const serverUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/**
+ * A database created on DATABASE_URL's server for this run: `{name, url, drop}`. `drop()` removes it
+ * unless BENCH_KEEP is set; `reuse` names an existing database that is neither created nor dropped.
+ */
+export async function scratchDatabase(prefix, { reuse } = {}) {
+  const name = reuse ?? `billing_bench_${prefix}_${process.pid}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  if (!reuse) await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    name,
+    url: url.toString(),
+    async drop() {
+      try {
+        if (process.env.BENCH_KEEP || reuse) console.error(`kept database ${name}`);
+        else await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await admin.end();
+      }
+    },
+  };
+}
+
+/** A TCP port free on 127.0.0.1 right now. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** One line about the machine; the load average says how much of it other work was using. */
+export function machineLine() {
+  const load = os.loadavg().map((l) => l.toFixed(1)).join(' ');
+  return `machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}, Node ${process.version}, load average ${load}`;
+}
+
+// pgbench scripts mirroring the ledger's transactions on plain tables of the same shape (no triggers,
+// no audit chain, no service code): what PostgreSQL itself commits of that work on this machine.
+const SETUP = `
+  DROP SCHEMA IF EXISTS pgb CASCADE;
+  CREATE SCHEMA pgb;
+  CREATE TABLE pgb.wallets (id int PRIMARY KEY, balance bigint NOT NULL, held bigint NOT NULL DEFAULT 0, version bigint NOT NULL DEFAULT 0);
+  CREATE TABLE pgb.holds (id bigserial PRIMARY KEY, wallet_id int NOT NULL, amount bigint NOT NULL, charged bigint, status text NOT NULL DEFAULT 'reserved');
+  CREATE TABLE pgb.transactions (id bigserial PRIMARY KEY, wallet_id int NOT NULL, kind text NOT NULL, idempotency_key text NOT NULL UNIQUE, created_at timestamptz NOT NULL DEFAULT now());
+  CREATE TABLE pgb.entries (transaction_id bigint NOT NULL, line smallint NOT NULL, ledger_account text NOT NULL, amount bigint NOT NULL, PRIMARY KEY (transaction_id, line));
+  CREATE TABLE pgb.runtimes (runtime_id text PRIMARY KEY, wallet_id int NOT NULL, hold_id bigint NOT NULL, status text NOT NULL, created_at timestamptz NOT NULL DEFAULT now());
+`;
+const HOLD = `
+BEGIN;
+SELECT balance, held FROM pgb.wallets WHERE id = :w FOR UPDATE;
+INSERT INTO pgb.holds (wallet_id, amount) VALUES (:w, 1000000) RETURNING id AS hold_id \\gset
+INSERT INTO pgb.transactions (wallet_id, kind, idempotency_key) VALUES (:w, 'hold', 'hold:' || :hold_id) RETURNING id AS tx \\gset
+INSERT INTO pgb.entries VALUES (:tx, 1, 'available', -1000000), (:tx, 2, 'held', 1000000);
+UPDATE pgb.wallets SET held = held + 1000000, version = version + 1 WHERE id = :w;
+`;
+export const PGBENCH_SCRIPTS = {
+  /** A ledger hold then its settlement: two transactions, like one hold+settle pair. */
+  pair: `\\set w random(1, :wallets)
+${HOLD}COMMIT;
+BEGIN;
+SELECT balance, held FROM pgb.wallets WHERE id = :w FOR UPDATE;
+UPDATE pgb.holds SET status = 'settled', charged = 400000 WHERE id = :hold_id;
+INSERT INTO pgb.transactions (wallet_id, kind, idempotency_key) VALUES (:w, 'settle', 'settle:' || :hold_id) RETURNING id AS tx \\gset
+INSERT INTO pgb.entries VALUES (:tx, 1, 'held', -1000000), (:tx, 2, 'revenue', 400000), (:tx, 3, 'available', 600000);
+UPDATE pgb.wallets SET balance = balance - 400000, held = held - 1000000, version = version + 1 WHERE id = :w;
+COMMIT;
+`,
+  /** A reservation: the hold and the runtime row in one transaction. */
+  reservation: `\\set w random(1, :wallets)
+${HOLD}INSERT INTO pgb.runtimes (runtime_id, wallet_id, hold_id, status) VALUES ('rt_' || :hold_id, :w, :hold_id, 'reserved');
+COMMIT;
+`,
+};
+
+/**
+ * PostgreSQL's own rate for `script` (a key of PGBENCH_SCRIPTS) with `clients` connections on
+ * `wallets` wallets for `seconds`, measured with pgbench in the database at `url` (tables in schema
+ * pgb). Returns `{perSecond, latencyMs, failed, clients, wallets, seconds}`, or `{error}` when
+ * pgbench is missing or fails (the figure is then printed without its ceiling).
+ */
+export async function pgbenchCeiling({ url, script, clients, wallets, seconds }) {
+  const u = new URL(url);
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  try {
+    await db.query(SETUP);
+    await db.query(`INSERT INTO pgb.wallets (id, balance) SELECT i, 1000000000000000 FROM generate_series(1, $1) i`, [wallets]);
+    await db.query('ANALYZE');
+  } finally {
+    await db.end();
+  }
+  const dir = mkdtempSync(join(os.tmpdir(), 'bench-pgbench-'));
+  const file = join(dir, `${script}.sql`);
+  writeFileSync(file, PGBENCH_SCRIPTS[script]);
+  const args = [
+    '-h', u.hostname, '-p', u.port || '5432', '-U', decodeURIComponent(u.username || 'postgres'),
+    '-n', '-M', 'prepared', '-f', file, '-D', `wallets=${wallets}`,
+    '-c', String(clients), '-j', String(Math.min(clients, os.cpus().length)), '-T', String(Math.max(1, Math.round(seconds))),
+    decodeURIComponent(u.pathname.slice(1)),
+  ];
+  try {
+    const out = await new Promise((resolve, reject) => {
+      execFile('pgbench', args, { env: { ...process.env, ...(u.password ? { PGPASSWORD: decodeURIComponent(u.password) } : {}) }, maxBuffer: 16 * 2 ** 20 }, (error, stdout, stderr) =>
+        error ? reject(new Error(`pgbench: ${(stderr || error.message).trim().split('\n').slice(-3).join(' | ')}`)) : resolve(stdout),
+      );
+    });
+    const tps = /tps = ([\d.]+) \(without initial connection time\)/.exec(out) ?? /tps = ([\d.]+)/.exec(out);
+    if (!tps) throw new Error(`pgbench printed no tps: ${out.slice(-300)}`);
+    const latency = /latency average = ([\d.]+) ms/.exec(out);
+    const failed = /number of failed transactions: (\d+)/.exec(out);
+    return { perSecond: Math.round(Number(tps[1])), latencyMs: latency ? Number(latency[1]) : null, failed: failed ? Number(failed[1]) : 0, clients, wallets, seconds };
+  } catch (error) {
+    return { error: error instanceof Error ? error.message : String(error) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export const fmt = (n) => (n === null || n === undefined || Number.isNaN(n) ? '—' : Math.round(n).toLocaleString('en-US'));
+export const ratioOf = (value, ceiling) => (typeof value === 'number' && typeof ceiling === 'number' && ceiling > 0 ? Math.round((value / ceiling) * 1000) / 1000 : null);
+
+/**
+ * A headline figure: printed at once with its ceiling and their ratio, and handed to bench/run.mjs
+ * (appended as a JSON line to BENCH_FIGURES_FILE) for the final table.
+ * `value`/`ceiling` are numbers in `unit`; `valueText`/`ceilingText` override how they are shown.
+ */
+export function figure({ name, value, unit, valueText, ceiling = null, ceilingText, target, note }) {
+  const ratio = ratioOf(value, ceiling);
+  const row = {
+    figure: name,
+    value,
+    unit,
+    valueText: valueText ?? `${fmt(value)} ${unit}`,
+    ceiling,
+    ceilingText: ceilingText ?? (ceiling === null ? '—' : `${fmt(ceiling)} ${unit}`),
+    ratio,
+    target: target ?? '—',
+    ...(note ? { note } : {}),
+  };
+  console.log(`${name}: ${row.valueText}; ceiling ${row.ceilingText}; ratio ${ratio ?? '—'}; target ${row.target}${note ? ` (${note})` : ''}`);
+  if (process.env.BENCH_FIGURES_FILE) appendFileSync(process.env.BENCH_FIGURES_FILE, `${JSON.stringify(row)}\n`);
+  return row;
+}
+
+/** How a pgbench ceiling reads in a table cell. */
+export function pgbenchText(c, unit) {
+  if (!c || 'error' in c) return `— (pgbench: ${c?.error ?? 'not run'})`;
+  return `${fmt(c.perSecond)} ${unit} (pgbench, ${c.clients} clients, ${fmt(c.wallets)} wallet${c.wallets === 1 ? '' : 's'})`;
+}
