@@ -1,48 +1,43 @@
 // Metering benchmarks, on the build (`npm run build` first, or `npm run bench`):
 //   1. Lifecycle events applied per second end to end from Kafka, beside the raw kafkajs consume
 //      rate of the same messages measured in the same run.
-//   2. Reservation latency (p50/p99) at a fixed 500 requests/s over HTTP, and peak reservations/s.
+//   2. Reservations over HTTP: open loop at a fixed BENCH_RATE/s (achieved rate, p50/p99 of the
+//      completed ones, how many timed out or failed; "not sustained" when the service falls behind),
+//      then the peak with BENCH_CONCURRENCY requests in flight; both beside PostgreSQL's own rate for
+//      a reservation-shaped transaction measured with pgbench in the same run (bench/support.mjs).
 // The service runs as a real process on a scratch database of DATABASE_URL's server; Kafka is
 // KAFKA_BROKERS or the project's broker (started and left running).
-// Options: BENCH_EVENTS (200000), BENCH_RUNTIMES (2000), BENCH_SECONDS (10), BENCH_RATE (500), BENCH_CONCURRENCY (32).
+// Options: BENCH_EVENTS (200000), BENCH_RUNTIMES (2000), BENCH_SECONDS (10), BENCH_RATE (500),
+// BENCH_CONCURRENCY (32), BENCH_POOL (20, the service's DATABASE_POOL_SIZE), BENCH_REQUEST_TIMEOUT_MS
+// (5000: a fixed-rate request not answered by then counts as timed out).
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import os from 'node:os';
-import { createServer } from 'node:net';
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
+import { figure, fmt, freePort, machineLine, pgbenchCeiling, pgbenchText, scratchDatabase } from './support.mjs';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 200_000);
 const RUNTIMES = Number(process.env.BENCH_RUNTIMES ?? 2_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const RATE = Number(process.env.BENCH_RATE ?? 500);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
-const server = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const POOL = Number(process.env.BENCH_POOL ?? 20);
+const REQUEST_TIMEOUT_MS = Number(process.env.BENCH_REQUEST_TIMEOUT_MS ?? 5_000);
 const brokers = process.env.KAFKA_BROKERS ?? execFileSync('bash', ['scripts/kafka/kafka.sh', 'start'], { encoding: 'utf8' }).trim().split('\n').pop().split('=')[1];
 const tag = randomBytes(3).toString('hex');
 const topic = `bench.lifecycle.${tag}`;
 const adminKey = `bench-admin-${tag}-key-0000`;
 
-const db = `billing_bench_metering_${process.pid}`;
-const admin = new pg.Client({ connectionString: server });
-await admin.connect();
-await admin.query(`CREATE DATABASE ${db}`);
-const url = new URL(server);
-url.pathname = `/${db}`;
-
-const port = await new Promise((resolve) => {
-  const s = createServer();
-  s.listen(0, '127.0.0.1', () => {
-    const p = s.address().port;
-    s.close(() => resolve(p));
-  });
-});
+const scratch = await scratchDatabase('metering');
+const port = await freePort();
+console.log(machineLine());
 const service = spawn(process.execPath, ['dist/src/main.js'], {
   env: {
     ...process.env,
     PORT: String(port),
     HOST: '127.0.0.1',
-    DATABASE_URL: url.toString(),
+    DATABASE_URL: scratch.url,
+    DATABASE_POOL_SIZE: String(POOL),
     KAFKA_BROKERS: brokers,
     KAFKA_GROUP_ID: `bench-${tag}`,
     KAFKA_TOPIC_LIFECYCLE: topic,
@@ -63,9 +58,9 @@ for (let i = 0; ; i++) {
   if (i > 300) throw new Error('service did not start');
   await new Promise((r) => setTimeout(r, 200));
 }
-const call = async (method, path, body, headers = {}) => {
+const call = async (method, path, body, headers = {}, timeoutMs = 15_000) => {
   const res = await fetch(`${base}${path}`, {
-    signal: AbortSignal.timeout(15_000),
+    signal: AbortSignal.timeout(timeoutMs),
     method,
     headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json', ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
@@ -81,14 +76,22 @@ for (const id of accounts) {
 }
 const env = { variant: 'datalayer', environment: { name: 'python', sizeClass: 'small' } };
 let runtimeCounter = 0;
-const reserve = () => {
+const reserve = (timeoutMs) => {
   const n = runtimeCounter++;
-  return call('POST', '/v1/reservations', { accountId: accounts[n % ACCOUNTS], runtimeId: `bench_${tag}_rt${n}`, ...env, minutes: 60 });
+  return call('POST', '/v1/reservations', { accountId: accounts[n % ACCOUNTS], runtimeId: `bench_${tag}_rt${n}`, ...env, minutes: 60 }, {}, timeoutMs);
 };
-const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const pct = (sorted, p) => (sorted.length === 0 ? null : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]);
+const ms = (v) => (v === null ? '—' : v.toFixed(2));
+/** Why a request did not complete: our timeout or undici's connect timeout count as timed out. */
+const failure = (error) => {
+  const code = error?.cause?.code ?? (error?.name === 'TimeoutError' || error?.name === 'AbortError' ? error.name : (error?.code ?? error?.name ?? 'error'));
+  return { code, timedOut: code === 'TimeoutError' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' };
+};
 
-// --- Reservations: fixed rate, then peak.
-const latencies = [];
+// --- Reservations at a fixed rate, open loop: a request leaves when it is due, whatever is still in
+// flight, so a service slower than the rate shows as a lower achieved rate and timeouts, not a crash.
+const fixed = { sent: 0, created: 0, refused: 0, timedOut: 0, failed: 0, reasons: {}, latencies: [] };
+const note = (reason) => (fixed.reasons[reason] = (fixed.reasons[reason] ?? 0) + 1);
 const fixedStart = performance.now();
 const inflight = [];
 for (let i = 0; i < RATE * SECONDS; i++) {
@@ -96,27 +99,61 @@ for (let i = 0; i < RATE * SECONDS; i++) {
   const wait = due - performance.now();
   if (wait > 0) await new Promise((r) => setTimeout(r, wait));
   const t = performance.now();
-  inflight.push(reserve().then((res) => {
-    if (res.status !== 201) throw new Error(`reservation ${res.status} ${JSON.stringify(res.body)}`);
-    latencies.push(performance.now() - t);
-  }));
+  fixed.sent++;
+  inflight.push(
+    reserve(REQUEST_TIMEOUT_MS).then(
+      (res) => {
+        if (res.status === 201) {
+          fixed.created++;
+          fixed.latencies.push(performance.now() - t);
+        } else {
+          fixed.refused++;
+          note(`HTTP ${res.status}`);
+        }
+      },
+      (error) => {
+        const f = failure(error);
+        if (f.timedOut) fixed.timedOut++;
+        else fixed.failed++;
+        note(f.code);
+      },
+    ),
+  );
 }
 await Promise.all(inflight);
 const fixedElapsed = (performance.now() - fixedStart) / 1000;
-latencies.sort((a, b) => a - b);
+fixed.latencies.sort((a, b) => a - b);
+fixed.achieved = fixed.created / fixedElapsed;
+fixed.p50 = pct(fixed.latencies, 50);
+fixed.p99 = pct(fixed.latencies, 99);
+fixed.sustained = fixed.achieved >= 0.95 * RATE && fixed.timedOut + fixed.failed + fixed.refused === 0;
 
+// Requests given up on may still be running in the service: let it drain (its readiness check waits
+// for a database connection behind them) before the peak, for at most 30 s.
+for (const drainStart = performance.now(); performance.now() - drainStart < 30_000; ) {
+  const t = performance.now();
+  await fetch(`${base}/health/ready`, { signal: AbortSignal.timeout(5_000) }).catch(() => undefined);
+  if (performance.now() - t < 50) break;
+  await new Promise((r) => setTimeout(r, 500));
+}
+
+// --- Reservations at peak: CONCURRENCY requests in flight, each sent when the previous one answered.
 let done = 0;
+let peakErrors = 0;
 const peakStart = performance.now();
 await Promise.all(
   Array.from({ length: CONCURRENCY }, async () => {
     while (performance.now() - peakStart < SECONDS * 1000) {
-      const res = await reserve();
-      if (res.status !== 201) throw new Error(`reservation ${res.status}`);
-      done++;
+      const res = await reserve().catch((error) => ({ status: failure(error).code }));
+      if (res.status === 201) done++;
+      else if (peakErrors++ < 3) console.error(`peak: reservation answered ${res.status}`);
     }
   }),
 );
 const peak = done / ((performance.now() - peakStart) / 1000);
+
+// PostgreSQL's own rate for a reservation-shaped transaction, with the service's connections.
+const reservationCeiling = await pgbenchCeiling({ url: scratch.url, script: 'reservation', clients: Math.min(CONCURRENCY, POOL), wallets: ACCOUNTS, seconds: SECONDS });
 
 // --- Lifecycle events: RUNTIMES started runtimes, then heartbeats, pauses and resumes.
 const kafka = new Kafka({ clientId: 'bench', brokers: brokers.split(','), logLevel: logLevel.NOTHING });
@@ -160,7 +197,7 @@ await raw.disconnect();
 const rawRate = EVENTS / ((rawLast - rawFirst) / 1000);
 
 // End to end: the service has been consuming since the messages arrived; time first to last applied.
-const q = new pg.Client({ connectionString: url.toString() });
+const q = new pg.Client({ connectionString: scratch.url });
 await q.connect();
 let applied = 0;
 const sample = [];
@@ -176,13 +213,37 @@ await q.end();
 
 service.kill('SIGTERM');
 await new Promise((r) => service.once('exit', r));
-await admin.query(`DROP DATABASE ${db} WITH (FORCE)`);
-await admin.end();
+await scratch.drop();
 
-const f = (n) => Math.round(n).toLocaleString('en-US');
-console.log(`machine: ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.cpus()[0]?.model ?? ''}, Node ${process.version}`);
-console.log(`reservations at ${RATE}/s for ${SECONDS}s: p50 ${pct(latencies, 50).toFixed(2)} ms, p99 ${pct(latencies, 99).toFixed(2)} ms (achieved ${f(latencies.length / fixedElapsed)}/s)`);
-console.log(`reservations at peak (${CONCURRENCY} concurrent): ${f(peak)}/s`);
-console.log(`lifecycle events end to end from Kafka: ${f(e2e)}/s (${f(EVENTS)} events, ${RUNTIMES} runtimes)`);
-console.log(`raw kafkajs consume of the same messages: ${f(rawRate)}/s; ratio ${(e2e / rawRate).toFixed(2)}`);
+const reservationCeilingValue = 'error' in reservationCeiling ? null : reservationCeiling.perSecond;
+const lost = fixed.timedOut + fixed.failed + fixed.refused;
+figure({
+  name: `reservations at a fixed ${fmt(RATE)}/s (open loop, ${SECONDS} s)`,
+  value: Math.round(fixed.achieved),
+  unit: 'reservations/s',
+  valueText:
+    `${fixed.sustained ? 'sustained' : 'not sustained'}: ${fmt(fixed.achieved)}/s achieved, p50 ${ms(fixed.p50)} ms, p99 ${ms(fixed.p99)} ms of ${fmt(fixed.created)} completed; ` +
+    `${fmt(fixed.timedOut)} timed out, ${fmt(fixed.failed + fixed.refused)} failed of ${fmt(fixed.sent)} sent` +
+    (lost > 0 ? ` (${Object.entries(fixed.reasons).map(([k, v]) => `${k} ${v}`).join(', ')})` : ''),
+  ceiling: reservationCeilingValue,
+  ceilingText: pgbenchText(reservationCeiling, 'tx/s'),
+  target: `p99 ≤ 10 ms at 500/s`,
+});
+figure({
+  name: `reservations at peak (${CONCURRENCY} in flight)`,
+  value: Math.round(peak),
+  unit: 'reservations/s',
+  valueText: `${fmt(peak)} reservations/s${peakErrors > 0 ? ` (${peakErrors} failed)` : ''}`,
+  ceiling: reservationCeilingValue,
+  ceilingText: pgbenchText(reservationCeiling, 'tx/s'),
+  target: '≥ 2,000/s',
+});
+figure({
+  name: `lifecycle events applied end to end from Kafka (${fmt(EVENTS)} events, ${fmt(RUNTIMES)} runtimes)`,
+  value: Math.round(e2e),
+  unit: 'events/s',
+  ceiling: Math.round(rawRate),
+  ceilingText: `${fmt(rawRate)} events/s (raw kafkajs consume of the same messages)`,
+  target: '≥ 20,000/s',
+});
 process.exit(0);
