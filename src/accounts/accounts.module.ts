@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { LedgerModule } from '../ledger/ledger.module';
+import { AccountHooks } from './account-hooks';
 import { AccountsController } from './accounts.controller';
 import { AccountsService } from './accounts.service';
 import { ApiKeysController } from './api-keys.controller';
@@ -10,7 +11,7 @@ import { ApiKeysService } from './auth/api-keys.service';
 @Module({
   imports: [LedgerModule],
   controllers: [ApiKeysController, AccountsController],
-  providers: [ApiKeysService, AccountsService, { provide: APP_GUARD, useClass: ApiKeyGuard }],
-  exports: [ApiKeysService, AccountsService],
+  providers: [ApiKeysService, AccountsService, AccountHooks, { provide: APP_GUARD, useClass: ApiKeyGuard }],
+  exports: [ApiKeysService, AccountsService, AccountHooks],
 })
 export class AccountsModule {}

@@ -4,6 +4,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { AuditService } from '../audit/audit.service';
 import { inTransaction, rows } from '../common/database/transaction';
 import { LedgerService } from '../ledger/ledger.service';
+import { AccountHooks } from './account-hooks';
 import type { UpsertAccountDto } from './dto/account.dto';
 import type { AccountKind, AccountStatus, PlanId } from './entities/account.entity';
 
@@ -27,13 +28,17 @@ interface AccountRow {
   updated_at: Date;
 }
 
-/** Accounts as the control plane declares them; every account has a wallet from its creation on. */
+/**
+ * Accounts as the control plane declares them; every account has a wallet from its creation on
+ * (and, on a plan that includes monthly credits, this month's credits: see AccountHooks).
+ */
 @Injectable()
 export class AccountsService {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     private readonly ledger: LedgerService,
     private readonly audit: AuditService,
+    private readonly hooks: AccountHooks,
   ) {}
 
   upsertTx(input: UpsertAccountDto, actor: string, correlationId: string | null): Promise<{ created: boolean; account: AccountView }> {
@@ -71,6 +76,7 @@ export class AccountsService {
         correlationId,
       });
     }
+    if (!before || before.plan !== account.plan) await this.hooks.planWasSet(em, input.id);
     return { created: !before, account };
   }
 }

@@ -1,15 +1,19 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import { AccountHooks } from '../accounts/account-hooks';
 import { AuditService } from '../audit/audit.service';
-import { inTransaction } from '../common/database/transaction';
+import { canonicalJson } from '../common/canonical-json';
+import { inTransaction, rows } from '../common/database/transaction';
 import { BillingException } from '../common/errors/billing.exception';
 import { findingsOf } from '../common/http/zod-validation.pipe';
 import { formatCredits } from '../common/money';
 import { Clock } from '../infra/clock/clock';
 import { LedgerService } from '../ledger/ledger.service';
+import { AllowancesService } from './allowances.service';
 import type { SetPlanDto } from './dto/plan.dto';
-import { loadPlanAccount, termsOf, type PlanAccount } from './plan-accounts';
+import { allowanceKey } from './allowance-store';
+import { grantsAllowanceHere, loadPlanAccount, termsOf, type PlanAccount } from './plan-accounts';
 import { PlanCatalog, planOverridesSchema, type Plan, type PlanOverrides } from './plan-catalog';
 
 export interface PlanView {
@@ -38,14 +42,52 @@ export function planJson(plan: Plan): Record<string, unknown> {
 
 /** Sets an account's plan, overrides and cycle anchor (admin), audited as `plan.changed`. */
 @Injectable()
-export class PlanAdminService {
+export class PlanAdminService implements OnModuleInit {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     private readonly catalog: PlanCatalog,
     private readonly ledger: LedgerService,
     private readonly audit: AuditService,
     private readonly clock: Clock,
+    private readonly allowances: AllowancesService,
+    private readonly accountHooks: AccountHooks,
   ) {}
+
+  onModuleInit(): void {
+    this.accountHooks.onPlanSet((em, accountId) => this.grantCurrentAllowance(em, accountId));
+  }
+
+  /**
+   * A new account, or one whose plan changed, gets its current period's allowance at once (when
+   * this service grants it: Free and Enterprise with included credits), so its wallet shows it
+   * before the first launch. Idempotent with the monthly reset and the lazy grant (same key). An
+   * upgrade within a period whose allowance was already granted gets the difference, expiring with
+   * the period; a downgrade takes nothing back.
+   */
+  async grantCurrentAllowance(em: EntityManager, accountId: string): Promise<void> {
+    const account = await loadPlanAccount(em, accountId);
+    if (!account) return;
+    const now = this.clock.now();
+    const { plan, period } = termsOf(this.catalog, account, now);
+    if (!grantsAllowanceHere(plan)) return;
+    await this.allowances.ensure(em, account, plan, period, now);
+    const [given] = await rows<{ total: string }>(
+      em,
+      `SELECT coalesce(sum(amount), 0)::text AS total FROM grants WHERE account_id = $1 AND source = 'plan_allowance' AND expires_at = $2`,
+      [accountId, period.end],
+    );
+    const missing = plan.includedCreditsMicros - BigInt(given?.total ?? '0');
+    if (missing <= 0n) return;
+    await this.ledger.grant(em, {
+      accountId,
+      source: 'plan_allowance',
+      amount: missing,
+      expiresAt: period.end,
+      idempotencyKey: `${allowanceKey(period)}:upgrade:${plan.includedCreditsMicros}`,
+      reason: `${plan.name} plan upgrade: the rest of the allowance for ${period.start.toISOString()} to ${period.end.toISOString()}`,
+      actor: 'system:allowance',
+    });
+  }
 
   async view(accountId: string): Promise<PlanView> {
     const account = await loadPlanAccount(this.ds, accountId);
@@ -73,7 +115,8 @@ export class PlanAdminService {
       const after: PlanAccount = { ...before, plan: input.plan, overrides, billingCycleAnchor: anchor };
       const changed =
         before.plan !== after.plan ||
-        JSON.stringify(before.overrides) !== JSON.stringify(after.overrides) ||
+        // Canonical JSON: the stored jsonb does not keep the request's key order.
+        canonicalJson(before.overrides) !== canonicalJson(after.overrides) ||
         before.billingCycleAnchor?.getTime() !== after.billingCycleAnchor?.getTime();
       if (changed) {
         await this.audit.record(em, {
@@ -85,6 +128,7 @@ export class PlanAdminService {
           correlationId,
           at: this.clock.now(),
         });
+        await this.grantCurrentAllowance(em, accountId);
       }
       return this.viewOf(after);
     });

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AccountsModule } from '../accounts/accounts.module';
 import { LedgerModule } from '../ledger/ledger.module';
 import { AllowancesService } from './allowances.service';
 import { MonthlyResetScheduler } from './monthly-reset.scheduler';
@@ -13,7 +14,7 @@ import { QuotasService } from './quotas.service';
  * the period allowances and the monthly reset, the plan admin API and the wallet's `runs`.
  */
 @Module({
-  imports: [PlansModule, LedgerModule],
+  imports: [PlansModule, LedgerModule, AccountsModule],
   controllers: [PlansController],
   providers: [AllowancesService, QuotasService, PlanLaunchGuard, PlanAdminService, MonthlyResetScheduler],
   exports: [PlansModule, AllowancesService, QuotasService, PlanLaunchGuard],

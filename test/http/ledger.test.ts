@@ -19,7 +19,8 @@ describe('ledger HTTP API: accounts, grants, wallet, ledger, audit', () => {
   afterAll(() => h.close());
 
   async function account(id = uid('acc')): Promise<string> {
-    const res = await h.request('POST', '/v1/accounts', { key: admin, body: { id, kind: 'user', plan: 'free' } });
+    // Enterprise without included credits: the wallet holds only what a test grants.
+    const res = await h.request('POST', '/v1/accounts', { key: admin, body: { id, kind: 'user', plan: 'enterprise' } });
     expect(res.status).toBe(201);
     return id;
   }

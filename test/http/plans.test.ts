@@ -197,10 +197,18 @@ describe('plans and quotas over HTTP', () => {
       effective: { id: 'enterprise', includedCredits: '1000.000000', concurrentRuntimes: 50, runsPerPeriod: 100000, agentsPerPeriod: null, gpus: true },
       period: { from: '2031-12-01T00:00:00.000Z', to: JAN_1 },
     });
+    // Free's 50 credits came with the account; the upgrade to the contract's 1000 gave the other 950 at once.
+    expect(await wallet(accountId)).toMatchObject({ total: '1000.000000', available: '1000.000000' });
     const gpu = await reserve(accountId, uid('rt'), { variant: 'modal', environment: { name: 'torch', sizeClass: 'gpu-small', accelerator: { type: 'T4', count: 1 } } });
     expect(gpu.status).toBe(201);
-    // The contract's 1000 credits were granted for this month by the first launch.
     expect((await wallet(accountId)).runs).toMatchObject({ used: 1, included: 100000, allowance: { included: '1000.000000', granted: true } });
+    // Setting the same plan again grants nothing more.
+    const same = await h.request('PUT', `/v1/admin/accounts/${accountId}/plan`, {
+      key: admin,
+      body: { plan: 'enterprise', overrides: { includedCredits: '1000.000000', concurrentRuntimes: 50, runsPerPeriod: 100000 } },
+    });
+    expect(same.status).toBe(200);
+    expect((await wallet(accountId)).total).toBe(gpu.body.balance.total);
     const audit = await h.request('GET', `/v1/audit?accountId=${accountId}`, { key: admin });
     const changed = audit.body.items.find((i: { action: string }) => i.action === 'plan.changed');
     expect(changed).toMatchObject({ before: { plan: 'free', overrides: null }, after: { plan: 'enterprise', overrides: { includedCredits: '1000.000000' } } });
@@ -224,6 +232,29 @@ describe('plans and quotas over HTTP', () => {
     expect(r.status).toBe(201);
     expect(r.body.runsRemaining).toBe(4999);
     expect((await wallet(accountId)).runs).toMatchObject({ used: 1, included: 5000, resetsAt: '2031-12-31T12:00:00.000Z', allowance: { granted: false } });
+  });
+
+  it("a new Free account's wallet shows the month's 50 credits at once (granted once, audited after the creation); moving to a plan with credits grants them", async () => {
+    clock.set('2031-12-15T12:00:00.000Z');
+    const accountId = await freeAccount();
+    const w = await wallet(accountId);
+    expect(w).toMatchObject({ total: '50.000000', held: '0.000000', available: '50.000000' });
+    expect(w.grants).toEqual([expect.objectContaining({ source: 'plan_allowance', remaining: '50.000000', expiresAt: JAN_1 })]);
+    expect(w.runs).toMatchObject({ used: 0, included: 500, allowance: { granted: true, remaining: '50.000000' } });
+    // Declaring the account again, and its first launch, grant nothing more.
+    expect((await h.request('POST', '/v1/accounts', { key: admin, body: { id: accountId, kind: 'user', plan: 'free' } })).status).toBe(200);
+    expect((await reserve(accountId)).body.balance).toEqual({ total: '50.000000', held: '0.016667', available: '49.983333' });
+    const audit = await h.request('GET', `/v1/audit?accountId=${accountId}`, { key: admin });
+    expect(audit.body.items.map((r: { action: string }) => r.action).reverse()).toEqual(['account.created', 'credits.granted']);
+
+    // An account created on Team (credits come with its paid invoice) gets nothing here; moved to an
+    // Enterprise contract with 200 included credits, it gets them at once.
+    const org = uid('org');
+    expect((await h.request('POST', '/v1/accounts', { key: admin, body: { id: org, kind: 'organization', plan: 'team' } })).status).toBe(201);
+    expect(await wallet(org)).toMatchObject({ total: '0.000000', grants: [] });
+    const set = await h.request('PUT', `/v1/admin/accounts/${org}/plan`, { key: admin, body: { plan: 'enterprise', overrides: { includedCredits: '200.000000' } } });
+    expect(set.status).toBe(200);
+    expect(await wallet(org)).toMatchObject({ total: '200.000000', available: '200.000000' });
   });
 
   it('the monthly reset expires what is left of the 50 credits and grants 50 new; credits held across the boundary are neither lost nor counted twice', async () => {
@@ -319,6 +350,7 @@ describe('plans and quotas over HTTP', () => {
       `SELECT count(*)::int AS n FROM outbox WHERE payload->>'type' = 'credits.granted' AND key = ANY($1)`,
       [accounts],
     );
-    expect(granted[0]!.n).toBe(accounts.length * 2);
+    // January's with the account's creation, February's and March's by the resets.
+    expect(granted[0]!.n).toBe(accounts.length * 3);
   });
 });

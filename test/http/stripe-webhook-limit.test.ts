@@ -52,7 +52,7 @@ describe('Stripe webhook brute force', () => {
   };
 
   it('answers 429 DL_BILLING_RATE_LIMITED to a client past the limit of bad signatures, and changes nothing', async () => {
-    const accountId = await fundedAccount(h, admin, { plan: 'free', credits: '5.000000' });
+    const accountId = await fundedAccount(h, admin, { plan: 'enterprise', credits: '5.000000' });
     const event = await paidTopUpEvent(accountId);
     const attacker = '198.51.100.7';
     for (let i = 0; i < LIMIT; i++) {
@@ -77,7 +77,7 @@ describe('Stripe webhook brute force', () => {
   });
 
   it('still applies a correctly signed event from a limited client (it may share Stripe\'s address)', async () => {
-    const accountId = await fundedAccount(h, admin, { plan: 'free', credits: '5.000000' });
+    const accountId = await fundedAccount(h, admin, { plan: 'enterprise', credits: '5.000000' });
     const event = await paidTopUpEvent(accountId);
     const shared = '203.0.113.20';
     for (let i = 0; i < LIMIT; i++) expect((await deliver(shared, event, 'whsec_forged')).status).toBe(400);

@@ -48,7 +48,7 @@ describe('Stripe over HTTP, against the local fake', () => {
   };
 
   it('starts a top-up as a Checkout Session with the account and the pack in it', async () => {
-    const accountId = await fundedAccount(h, admin, { plan: 'free' });
+    const accountId = await fundedAccount(h, admin, { plan: 'enterprise' });
     const own = await h.key(`account:${accountId}`);
     const started = await h.request('POST', `/v1/accounts/${accountId}/top-ups`, { key: own, body: { pack: 'credits-500' } });
     expect(started.status).toBe(201);
@@ -64,7 +64,7 @@ describe('Stripe over HTTP, against the local fake', () => {
   });
 
   it('refuses a bad signature, a stale timestamp and a body changed after signing, changing nothing', async () => {
-    const accountId = await fundedAccount(h, admin, { plan: 'free', credits: '5.000000' });
+    const accountId = await fundedAccount(h, admin, { plan: 'enterprise', credits: '5.000000' });
     const session = await paidTopUp(accountId);
     const event = fake.emit('checkout.session.completed', session);
     const before = await wallet(accountId);
@@ -88,7 +88,7 @@ describe('Stripe over HTTP, against the local fake', () => {
   });
 
   it('credits a top-up once when its checkout.session.completed comes 5 times, some at once, and in another event too', async () => {
-    const accountId = await fundedAccount(h, admin, { plan: 'free' });
+    const accountId = await fundedAccount(h, admin, { plan: 'enterprise' });
     const session = await paidTopUp(accountId, 'credits-500');
     const event = fake.emit('checkout.session.completed', session);
     const answers = [
@@ -107,7 +107,7 @@ describe('Stripe over HTTP, against the local fake', () => {
   });
 
   it('does not credit an unpaid session, and acknowledges unknown event types', async () => {
-    const accountId = await fundedAccount(h, admin, { plan: 'free' });
+    const accountId = await fundedAccount(h, admin, { plan: 'enterprise' });
     const started = await h.request('POST', `/v1/accounts/${accountId}/top-ups`, { key: admin, body: { pack: 'credits-100' } });
     const unpaid = { ...fake.sessions.get(started.body.sessionId)!, status: 'complete', payment_status: 'unpaid' };
     expect((await deliver(fake.emit('checkout.session.completed', unpaid))).status).toBe(200);
@@ -118,7 +118,7 @@ describe('Stripe over HTTP, against the local fake', () => {
   });
 
   it('claws back what is left of a refunded or disputed top-up, never below zero, audited', async () => {
-    const accountId = await fundedAccount(h, admin, { plan: 'free', credits: '10.000000' });
+    const accountId = await fundedAccount(h, admin, { plan: 'enterprise', credits: '10.000000' });
     const session = await paidTopUp(accountId);
     await deliver(fake.emit('checkout.session.completed', session));
     expect((await wallet(accountId)).total).toBe('110.000000');
@@ -138,7 +138,7 @@ describe('Stripe over HTTP, against the local fake', () => {
 
   /** A Team account with a subscription in the fake. */
   const teamAccount = async () => {
-    const accountId = await fundedAccount(h, admin, { plan: 'free', kind: 'organization' });
+    const accountId = await fundedAccount(h, admin, { plan: 'team', kind: 'organization' });
     const created = await h.request('POST', `/v1/admin/accounts/${accountId}/subscription`, { key: admin });
     expect(created.status).toBe(201);
     return { accountId, subscriptionId: created.body.subscription.id as string };
@@ -184,7 +184,8 @@ describe('Stripe over HTTP, against the local fake', () => {
     expect(answer.body).toMatchObject({ received: true, duplicate: false, ignored: false });
     const view = (await h.request('GET', `/v1/accounts/${accountId}/subscription`, { key: admin })).body;
     expect(view).toMatchObject({ plan: 'team', subscription: { id: sub.id, status: 'active', seatQuantity: 0 } });
-    expect((await wallet(accountId)).total).toBe('0.000000');
+    // What is left of this month's Free credits stays until the month ends; Team's come with its paid invoice.
+    expect(await wallet(accountId)).toMatchObject({ total: '50.000000', grants: [expect.objectContaining({ source: 'plan_allowance', amount: '50.000000' })] });
   });
 
   it('goes past due, suspends after the grace period, notifies once; deletion downgrades to Free', async () => {
@@ -289,7 +290,7 @@ describe('Stripe past-due grace period (manual clock)', () => {
       return h.request('POST', '/v1/stripe/webhooks', { body: payload, headers: { 'stripe-signature': StripeFake.sign(payload, SECRET) } });
     };
     const status = async (accountId: string) => (await h.request('GET', `/v1/accounts/${accountId}/subscription`, { key: admin })).body;
-    const accountId = await fundedAccount(h, admin, { plan: 'free', kind: 'organization' });
+    const accountId = await fundedAccount(h, admin, { plan: 'team', kind: 'organization' });
     const subscriptionId = (await h.request('POST', `/v1/admin/accounts/${accountId}/subscription`, { key: admin })).body.subscription.id as string;
     const invoice = fake.invoice(subscriptionId);
     await deliver(fake.emit('invoice.payment_failed', invoice));
