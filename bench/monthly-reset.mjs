@@ -90,7 +90,7 @@ try {
   });
 
   const check = await ds.query(
-    `SELECT (SELECT count(*)::int FROM plan_allowances) AS allowances,
+    `SELECT (SELECT count(*)::int FROM grants WHERE source = 'plan_allowance') AS allowances,
        (SELECT count(*)::int FROM grants WHERE status = 'active') AS active_grants,
        (SELECT count(*)::int FROM outbox) AS notifications,
        (SELECT count(*)::int FROM audit_log) AS audit_rows,

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { GENESIS_HASH } from '../audit/audit-hash';
 import { rows } from '../common/database/transaction';
@@ -39,6 +40,15 @@ export function allowanceKey(period: Period): string {
   return `allowance:${period.start.toISOString()}`;
 }
 
+/**
+ * The grant id of an account's allowance for a period (the SQL here computes the same). Deterministic,
+ * so the grant's primary key is the idempotency key per account and period: the allowance of a period
+ * was granted exactly when this grant exists.
+ */
+export function allowanceGrantId(accountId: string, period: Period): string {
+  return `alw_${createHash('md5').update(`${accountId}|${period.start.toISOString()}`).digest('hex')}`;
+}
+
 export function allowanceReason(planName: string, period: Period): string {
   return `${planName} plan allowance for ${period.start.toISOString()} to ${period.end.toISOString()}`;
 }
@@ -60,7 +70,8 @@ const auditRecord = (account: string, action: string, actorParam: string, before
 /**
  * Appends one audit row per input row (one per account chain) and advances the chain heads, as
  * AuditService does, fed by SQL. The heads are updated with a join rather than AuditService's
- * ON CONFLICT with a per-row subquery (quadratic over thousands of rows); a chain without a head
+ * ON CONFLICT with a per-row subquery (quadratic over thousands of rows), found by primary key (the
+ * array of the input's chains: never a scan of every account's head); a chain without a head
  * yet gets one inserted. Every input row must have moved its chain (asserted: a concurrent first
  * write of a chain makes the batch retry).
  */
@@ -68,7 +79,7 @@ const auditInsert = (inputSelect: string): string => `
   WITH input AS MATERIALIZED (${inputSelect}),
   updated AS (
     UPDATE audit_chains c SET seq = c.seq + 1, prev_hash = c.hash, hash = audit_hash(c.hash, c.seq + 1, i.record), updated_at = i.at
-    FROM input i WHERE c.chain = i.chain
+    FROM input i WHERE c.chain = i.chain AND c.chain = ANY(ARRAY(SELECT chain FROM input))
     RETURNING c.chain, c.seq, c.prev_hash, c.hash
   ),
   inserted AS (
@@ -94,17 +105,23 @@ const auditInsert = (inputSelect: string): string => `
  * and a fixed number of statements whatever the number of accounts:
  *
  * 1. locks the wallets in account-id order (the ledger's lock order: wallet first);
- * 2. expires the unheld remainder of every grant of theirs that is due, exactly as
+ * 2. selects, under the locks, the accounts whose period grant does not exist yet: the grant's id is
+ *    deterministic (`alw_<md5(account|period start)>`, see allowanceGrantId), so its primary key is
+ *    the idempotency key per account and period (a second run, or a concurrent one, grants nothing);
+ * 3. expires the unheld remainder of every grant of theirs that is due, exactly as
  *    LedgerService.expireGrants does (same idempotency key `expire:<grant>`, same entries
  *    grant → expired; the held parts expire when their hold releases them);
- * 3. grants the period's allowance (`plan_allowance`, expiring at the period end, idempotency key
- *    `allowance:<period start>`, fingerprint as LedgerService.grant computes it), recorded in
- *    plan_allowances (primary key account + period: a second run grants nothing);
- * 4. updates the wallets' stored balances by the entries' sums, so the ledger reconciles;
- * 5. audits one `credits.granted` row per account (with what expired; hash-chained per account as
- *    AuditService does);
- * 6. notifies `credits.expired` and `credits.granted` through the outbox (once per cause: only the
+ * 4. grants the period's allowance (`plan_allowance`, expiring at the period end, idempotency key
+ *    `allowance:<period start>`, fingerprint as LedgerService.grant computes it); the expiry and grant
+ *    transactions and their balanced entries are written by one statement;
+ * 5. updates the wallets' stored balances by the entries' sums, so the ledger reconciles;
+ * 6. audits one `credits.granted` row per account (balances before and after, the grant, what
+ *    expired; hash-chained per account as AuditService does);
+ * 7. notifies `credits.expired` and `credits.granted` through the outbox (once per cause: only the
  *    transaction that writes the expiry or the grant writes its notification).
+ *
+ * Every statement finds the rows of existing tables through the batch's account ids or grant ids
+ * (index lookups), so a batch costs the same whatever the size of the tables.
  *
  * Wallets in debt are left out (returned in `inDebt`): a grant must repay debt first.
  */
@@ -132,140 +149,124 @@ export async function grantAllowances(em: EntityManager, input: GrantAllowancesI
   const defaults = JSON.stringify(input.defaults.map((d) => ({ plan: d.plan, name: d.name, amount: d.amount.toString() })));
 
   await em.query(
-    `INSERT INTO wallets (account_id) SELECT a.id FROM unnest($1::text[]) AS ids(id) JOIN accounts a ON a.id = ids.id
+    `INSERT INTO wallets (account_id) SELECT a.id FROM accounts a WHERE a.id = ANY($1)
+       AND NOT EXISTS (SELECT 1 FROM wallets w WHERE w.account_id = a.id)
      ON CONFLICT (account_id) DO NOTHING`,
     [accountIds],
   );
   // Account-id order in bytes (COLLATE "C"), the order every multi-wallet locker of the ledger uses.
   await em.query(`SELECT 1 FROM wallets WHERE account_id = ANY($1) ORDER BY account_id COLLATE "C" FOR UPDATE`, [accountIds]);
 
-  // Under the locks: who still needs this period's allowance, and their balances before it.
+  // Under the locks: who still needs this period's allowance, their balances before it, and what expires.
   await em.query(`DROP TABLE IF EXISTS plan_allowance_batch, plan_allowance_expiring`);
   await em.query(
     `CREATE TEMP TABLE plan_allowance_batch (account_id text PRIMARY KEY, amount bigint NOT NULL, plan_name text NOT NULL,
        debt bigint NOT NULL, grant_id text NOT NULL, held bigint NOT NULL, available_before bigint NOT NULL,
-       expired bigint NOT NULL DEFAULT 0, transaction_id bigint) ON COMMIT DROP`,
+       expired bigint NOT NULL) ON COMMIT DROP`,
   );
   await em.query(
     `CREATE TEMP TABLE plan_allowance_expiring (grant_id text PRIMARY KEY, account_id text NOT NULL, source text NOT NULL,
        remaining bigint NOT NULL, expires_at timestamptz NOT NULL) ON COMMIT DROP`,
   );
-  await em.query(`CREATE INDEX ON plan_allowance_expiring (account_id)`);
   await em.query(
-    `INSERT INTO plan_allowance_batch (account_id, amount, plan_name, debt, grant_id, held, available_before)
-     WITH d AS (SELECT * FROM jsonb_to_recordset($2::jsonb) AS d(plan text, name text, amount bigint))
-     SELECT a.id, x.amount, d.name, w.debt, 'alw_' || md5(a.id || '|' || $3::text), w.holds_balance,
-       coalesce((SELECT sum(g.remaining) FROM grants g WHERE g.account_id = a.id AND g.remaining > 0
-                   AND (g.expires_at IS NULL OR g.expires_at > $4)), 0)::bigint
-     FROM unnest($1::text[]) AS ids(id)
-     JOIN accounts a ON a.id = ids.id
+    `INSERT INTO plan_allowance_batch (account_id, amount, plan_name, debt, grant_id, held, available_before, expired)
+     WITH d AS (SELECT * FROM jsonb_to_recordset($2::jsonb) AS d(plan text, name text, amount bigint)),
+     s AS (
+       SELECT g.account_id,
+         sum(g.remaining) FILTER (WHERE g.remaining > 0 AND (g.expires_at IS NULL OR g.expires_at > $4)) AS available,
+         sum(g.remaining) FILTER (WHERE g.status = 'active' AND g.expires_at <= $4) AS expired
+       FROM grants g WHERE g.account_id = ANY($1) GROUP BY g.account_id
+     )
+     SELECT a.id, x.amount, d.name, w.debt, x.grant_id, w.holds_balance, coalesce(s.available, 0), coalesce(s.expired, 0)
+     FROM accounts a
      JOIN wallets w ON w.account_id = a.id
      JOIN d ON d.plan = a.plan
      CROSS JOIN LATERAL (SELECT CASE WHEN a.plan_overrides ? 'includedCredits'
                                      THEN replace(a.plan_overrides->>'includedCredits', '.', '')::bigint
-                                     ELSE d.amount END AS amount) x
-     WHERE x.amount > 0
-       AND NOT EXISTS (SELECT 1 FROM plan_allowances p WHERE p.account_id = a.id AND p.period_start = $5)`,
-    [accountIds, defaults, startIso, now, period.start],
+                                     ELSE d.amount END AS amount,
+                                'alw_' || md5(a.id || '|' || $3::text) AS grant_id) x
+     LEFT JOIN s ON s.account_id = a.id
+     WHERE a.id = ANY($1) AND w.account_id = ANY($1) AND x.amount > 0
+       AND NOT EXISTS (SELECT 1 FROM grants p WHERE p.id = x.grant_id)`,
+    [accountIds, defaults, startIso, now],
   );
   const inDebt = (await rows<{ account_id: string }>(em, `DELETE FROM plan_allowance_batch WHERE debt < 0 RETURNING account_id`)).map((r) => r.account_id);
-  await em.query(`ANALYZE plan_allowance_batch`);
-
   await em.query(
     `INSERT INTO plan_allowance_expiring (grant_id, account_id, source, remaining, expires_at)
-     SELECT g.id, g.account_id, g.source, g.remaining, g.expires_at
-     FROM plan_allowance_batch b JOIN grants g ON g.account_id = b.account_id
-     WHERE g.status = 'active' AND g.expires_at <= $1`,
+     SELECT g.id, g.account_id, g.source, g.remaining, g.expires_at FROM grants g
+     WHERE g.account_id = ANY(ARRAY(SELECT account_id FROM plan_allowance_batch))
+       AND g.status = 'active' AND g.expires_at <= $1`,
     [now],
   );
-  await em.query(`ANALYZE plan_allowance_expiring`);
-  // Expiry transactions: the unheld remainder of each due grant goes to `expired`.
-  await em.query(
-    `WITH tx AS (
-       INSERT INTO ledger_transactions (account_id, kind, idempotency_key, fingerprint, amount, grant_id, total_after, held_after,
-         available_after, explanation, created_at)
-       SELECT e.account_id, 'expiry', 'expire:' || e.grant_id,
-         encode(sha256(convert_to('{"grantId":' || to_json(e.grant_id)::text || ',"op":"expire"}', 'UTF8')), 'hex'),
-         -e.remaining, e.grant_id, b.available_before + b.held, b.held, b.available_before,
-         jsonb_build_object('grantId', e.grant_id, 'source', e.source, 'expiresAt', ${iso('e.expires_at')}, 'expired', e.remaining::text),
-         $1
-       FROM plan_allowance_expiring e JOIN plan_allowance_batch b ON b.account_id = e.account_id
-       WHERE e.remaining > 0
-       ORDER BY e.account_id, e.expires_at, e.grant_id
-       RETURNING id, grant_id, amount
-     )
-     INSERT INTO ledger_entries (transaction_id, line, ledger_account, amount)
-     SELECT id, 1, 'grant:' || grant_id, amount FROM tx
-     UNION ALL SELECT id, 2, 'expired', -amount FROM tx`,
-    [now],
-  );
-  await em.query(
-    `UPDATE grants g SET status = 'expired', remaining = 0, version = g.version + 1
-     FROM plan_allowance_expiring e WHERE g.id = e.grant_id`,
-  );
-  await em.query(
-    `UPDATE plan_allowance_batch b SET expired = s.total
-     FROM (SELECT account_id, sum(remaining)::bigint AS total FROM plan_allowance_expiring GROUP BY account_id) s
-     WHERE b.account_id = s.account_id`,
-  );
-  // Fresh statistics: the statements below filter and join on what was just written here.
   await em.query(`ANALYZE plan_allowance_batch`);
+  await em.query(`ANALYZE plan_allowance_expiring`);
 
-  // The allowance grants: grant row, plan_allowances row (the per-period key), transaction and entries.
+  // The grant rows, the expiry transactions (the unheld remainder of each due grant goes to `expired`)
+  // and the grant transactions (issued → grant), with their entries: one statement, one balance check.
   const reason = `b.plan_name || ' plan allowance for ${startIso} to ${endIso}'`;
   await em.query(
     `WITH g AS (
        INSERT INTO grants (id, account_id, source, amount, remaining, priority, expires_at, reason, reference, created_at)
        SELECT b.grant_id, b.account_id, 'plan_allowance', b.amount, b.amount, 0, $2, ${reason}, NULL, $1 FROM plan_allowance_batch b
-     ), pa AS (
-       INSERT INTO plan_allowances (account_id, period_start, period_end, grant_id, amount, created_at)
-       SELECT b.account_id, $3, $2, b.grant_id, b.amount, $1 FROM plan_allowance_batch b
      ), tx AS (
        INSERT INTO ledger_transactions (account_id, kind, idempotency_key, fingerprint, amount, grant_id, total_after, held_after,
          available_after, explanation, created_at)
-       SELECT b.account_id, 'grant', $4, encode(sha256(convert_to(
-           '{"accountId":' || to_json(b.account_id)::text || ',"amount":' || b.amount::text || ',"expiresAt":"' || $5 ||
-           '","grantId":' || to_json(b.grant_id)::text || ',"op":"grant","priority":0,"reason":' || to_json(${reason})::text ||
-           ',"reference":null,"source":"plan_allowance"}', 'UTF8')), 'hex'),
-         b.amount, b.grant_id, b.available_before + b.amount + b.held, b.held, b.available_before + b.amount,
-         jsonb_build_object('source', 'plan_allowance', 'reason', ${reason}, 'actor', $6::text, 'expiresAt', $5::text, 'priority', 0, 'repaid', '0'),
-         $1
-       FROM plan_allowance_batch b ORDER BY b.account_id
-       RETURNING id, account_id, grant_id, amount
-     ), ent AS (
-       INSERT INTO ledger_entries (transaction_id, line, ledger_account, amount)
-       SELECT id, 1, 'issued', -amount FROM tx
-       UNION ALL SELECT id, 2, 'grant:' || grant_id, amount FROM tx
+       SELECT t.account_id, t.kind, t.key, t.fingerprint, t.amount, t.grant_id, t.total_after, t.held_after, t.available_after, t.explanation, $1
+       FROM (
+         SELECT e.account_id, 0 AS ord, e.expires_at, e.grant_id, 'expiry' AS kind, 'expire:' || e.grant_id AS key,
+           encode(sha256(convert_to('{"grantId":' || to_json(e.grant_id)::text || ',"op":"expire"}', 'UTF8')), 'hex') AS fingerprint,
+           -e.remaining AS amount, b.available_before + b.held AS total_after, b.held AS held_after, b.available_before AS available_after,
+           jsonb_build_object('grantId', e.grant_id, 'source', e.source, 'expiresAt', ${iso('e.expires_at')}, 'expired', e.remaining::text) AS explanation
+         FROM plan_allowance_expiring e JOIN plan_allowance_batch b ON b.account_id = e.account_id
+         WHERE e.remaining > 0
+         UNION ALL
+         SELECT b.account_id, 1, NULL, b.grant_id, 'grant', $3, encode(sha256(convert_to(
+             '{"accountId":' || to_json(b.account_id)::text || ',"amount":' || b.amount::text || ',"expiresAt":"' || $4 ||
+             '","grantId":' || to_json(b.grant_id)::text || ',"op":"grant","priority":0,"reason":' || to_json(${reason})::text ||
+             ',"reference":null,"source":"plan_allowance"}', 'UTF8')), 'hex'),
+           b.amount, b.available_before + b.amount + b.held, b.held, b.available_before + b.amount,
+           jsonb_build_object('source', 'plan_allowance', 'reason', ${reason}, 'actor', $5::text, 'expiresAt', $4::text, 'priority', 0, 'repaid', '0')
+         FROM plan_allowance_batch b
+       ) t
+       ORDER BY t.account_id, t.ord, t.expires_at, t.grant_id
+       RETURNING id, kind, grant_id, amount
      )
-     UPDATE plan_allowance_batch b SET transaction_id = tx.id FROM tx WHERE b.account_id = tx.account_id`,
-    [now, period.end, period.start, allowanceKey(period), endIso, input.actor],
+     INSERT INTO ledger_entries (transaction_id, line, ledger_account, amount)
+     SELECT id, 1, CASE WHEN kind = 'grant' THEN 'issued' ELSE 'grant:' || grant_id END, CASE WHEN kind = 'grant' THEN -amount ELSE amount END FROM tx
+     UNION ALL
+     SELECT id, 2, CASE WHEN kind = 'grant' THEN 'grant:' || grant_id ELSE 'expired' END, CASE WHEN kind = 'grant' THEN amount ELSE -amount END FROM tx`,
+    [now, period.end, allowanceKey(period), endIso, input.actor],
+  );
+  await em.query(
+    `UPDATE grants g SET status = 'expired', remaining = 0, version = g.version + 1
+     WHERE g.id = ANY(ARRAY(SELECT grant_id FROM plan_allowance_expiring))`,
   );
   await em.query(
     `UPDATE wallets w SET grants_balance = w.grants_balance + b.amount - b.expired, expired = w.expired + b.expired,
        issued = w.issued - b.amount, version = w.version + 1, updated_at = $1
-     FROM plan_allowance_batch b WHERE w.account_id = b.account_id`,
+     FROM plan_allowance_batch b WHERE w.account_id = b.account_id AND w.account_id = ANY(ARRAY(SELECT account_id FROM plan_allowance_batch))`,
     [now],
   );
 
-  // Audit: one `credits.granted` row per account, which also says what of the previous allowance expired.
-  const expiredJson = `'{"credits":"' || ${credits('b.expired')} || '","grants":[' ||
-    coalesce((SELECT string_agg('{"expired":"' || ${credits('e.remaining')} || '","id":' || ${json('e.grant_id')} || ',"source":' || ${json('e.source')} || '}',
-       ',' ORDER BY e.expires_at, e.grant_id) FROM plan_allowance_expiring e WHERE e.account_id = b.account_id AND e.remaining > 0), '') || ']}'`;
-  const balance = (available: string): string =>
-    `'"available":"' || ${credits(available)} || '"'`;
-  const grantedBefore = `'{' || ${balance('b.available_before')} || ',"held":"' || ${credits('b.held')} || '","total":"' || ${credits('b.available_before + b.held')} || '"}'`;
-  const grantedAfter = `'{' || ${balance('b.available_before + b.amount')} || ',"expired":' || ${expiredJson} || ',"grant":{"amount":"' || ${credits('b.amount')} || '","expiresAt":"' || $4 ||
-    '","id":' || ${json('b.grant_id')} || ',"source":"plan_allowance"},"held":"' || ${credits('b.held')} || '","period":{"from":"' || $5 || '","to":"' || $4 ||
-    '"},"reason":' || to_json(${reason})::text || ',"total":"' || ${credits('b.available_before + b.amount + b.held')} || '","transactionId":"' || b.transaction_id::text || '"}'`;
+  // Audit: one `credits.granted` row per account: balances before and after, the grant, and what of the
+  // previous allowance expired (the ledger has the rest: the transactions are found by grant id).
+  const before = `'{"available":"' || ${credits('b.available_before')} || '","held":"' || ${credits('b.held')} || '","total":"' || ${credits('b.available_before + b.held')} || '"}'`;
+  const after = `'{"available":"' || ${credits('b.available_before + b.amount')} || '","expired":{"credits":"' || ${credits('b.expired')} ||
+    '","grants":[' || coalesce(x.ids, '') || ']},"grant":{"amount":"' || ${credits('b.amount')} || '","expiresAt":"' || $4 ||
+    '","id":' || ${json('b.grant_id')} || ',"source":"plan_allowance"},"held":"' || ${credits('b.held')} ||
+    '","total":"' || ${credits('b.available_before + b.amount + b.held')} || '"}'`;
   await em.query(
-    auditInsert(`SELECT b.account_id AS chain, $1::timestamptz AS at, $2::text AS actor, 'credits.granted' AS action, x.before, x.after,
-       ${auditRecord('b.account_id', 'credits.granted', '$2', 'x.before', 'x.after', '$3')} AS record
-     FROM plan_allowance_batch b CROSS JOIN LATERAL (SELECT ${grantedBefore} AS before, ${grantedAfter} AS after) x`),
-    [now, input.actor, nowIso, endIso, startIso],
+    auditInsert(`SELECT b.account_id AS chain, $1::timestamptz AS at, $2::text AS actor, 'credits.granted' AS action, y.before, y.after,
+       ${auditRecord('b.account_id', 'credits.granted', '$2', 'y.before', 'y.after', '$3')} AS record
+     FROM plan_allowance_batch b
+     LEFT JOIN (SELECT account_id, string_agg(${json('grant_id')}, ',' ORDER BY expires_at, grant_id) AS ids
+                FROM plan_allowance_expiring WHERE remaining > 0 GROUP BY account_id) x ON x.account_id = b.account_id
+     CROSS JOIN LATERAL (SELECT ${before} AS before, ${after} AS after) y`),
+    [now, input.actor, nowIso, endIso],
   );
 
   // Notifications: each expired grant, each period's grant. Once per cause by construction: they are
-  // written only by the transaction that writes the expiry or the grant, whose idempotency keys are unique.
+  // written only by the transaction that writes the expiry or the grant, whose keys are unique.
   await em.query(
     `INSERT INTO outbox (topic, key, payload)
      SELECT $3, n.account_id, jsonb_build_object('id', 'ntf_' || md5(n.cause), 'type', n.type, 'accountId', n.account_id,

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
@@ -8,7 +7,7 @@ import { formatCredits } from '../common/money';
 import { Clock } from '../infra/clock/clock';
 import { LedgerService } from '../ledger/ledger.service';
 import { topicsOf } from '../messaging/topics';
-import { allowanceKey, allowanceReason, grantAllowances, type AllowanceDefault, type GrantAllowancesResult } from './allowance-store';
+import { allowanceGrantId, allowanceKey, allowanceReason, grantAllowances, type AllowanceDefault, type GrantAllowancesResult } from './allowance-store';
 import { notifyOnce } from './notifications';
 import { grantsAllowanceHere, type PlanAccount } from './plan-accounts';
 import { PLAN_IDS, PlanCatalog, type Plan } from './plan-catalog';
@@ -57,7 +56,7 @@ export class AllowancesService {
    */
   async ensure(em: EntityManager, account: PlanAccount, plan: Plan, period: Period, now: Date): Promise<bigint> {
     if (!grantsAllowanceHere(plan)) return 0n;
-    const done = await rows(em, `SELECT 1 FROM plan_allowances WHERE account_id = $1 AND period_start = $2`, [account.id, period.start]);
+    const done = await rows(em, `SELECT 1 FROM grants WHERE id = $1`, [allowanceGrantId(account.id, period)]);
     if (done.length > 0) return 0n;
     const result = await this.grantBatch(em, [account.id], period, now, LAZY_ACTOR);
     return result.grantedMicros;
@@ -75,14 +74,16 @@ export class AllowancesService {
     const batchSize = opts.batchSize ?? 5000;
     const defaults = this.defaults();
     const total = { accounts: 0, granted: 0n, expiredGrants: 0, expired: 0n, batches: 0 };
-    let after = '';
+    let after: string | null = '';
     let cursor: Promise<unknown> = Promise.resolve();
-    // Batches are taken in account-id order through one cursor; each is its own transaction.
-    const nextBatch = (): Promise<string[]> => {
+    // Batches are taken in account-id order through one cursor (a window of `batchSize` accounts each,
+    // of which those still lacking the allowance); each is its own transaction.
+    const nextBatch = (): Promise<string[] | null> => {
       const taken = cursor.then(async () => {
-        const ids = await this.candidates(period, after, batchSize, defaults);
-        if (ids.length > 0) after = ids[ids.length - 1]!;
-        return ids;
+        if (after === null) return null;
+        const window = await this.candidates(period, after, batchSize, defaults);
+        after = window.last;
+        return window.ids;
       });
       cursor = taken.catch(() => undefined);
       return taken;
@@ -90,7 +91,8 @@ export class AllowancesService {
     const worker = async (): Promise<void> => {
       for (;;) {
         const ids = await nextBatch();
-        if (ids.length === 0) return;
+        if (ids === null) return;
+        if (ids.length === 0) continue;
         const r = await inTransaction(this.ds, async (em) => {
           // Statements over thousands of rows: sorts in memory, and no JIT (compiling costs more than it saves here).
           await em.query(`SET LOCAL work_mem = '64MB'`);
@@ -118,21 +120,26 @@ export class AllowancesService {
     };
   }
 
-  /** Accounts after `after` (id order) whose allowance period is the calendar month and that lack this one's. */
-  private async candidates(period: Period, after: string, limit: number, defaults: AllowanceDefault[]): Promise<string[]> {
-    const found = await rows<{ id: string }>(
+  /**
+   * The next window of `limit` accounts after `after` (id order, through the primary key: the cost is the
+   * window's, never the rest of the table's), and those of them whose allowance period is the calendar
+   * month and that lack this one's. `last` is the window's last id, null past the last account.
+   */
+  private async candidates(period: Period, after: string, limit: number, defaults: AllowanceDefault[]): Promise<{ ids: string[]; last: string | null }> {
+    const [found] = await rows<{ ids: string[]; last: string | null }>(
       this.ds,
-      `WITH d AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS d(plan text, amount bigint, period text))
-       SELECT a.id FROM accounts a JOIN d ON d.plan = a.plan
-       WHERE a.id > $2
-         AND coalesce(a.plan_overrides->>'period', d.period) = 'calendar_month'
-         AND CASE WHEN a.plan_overrides ? 'includedCredits' THEN replace(a.plan_overrides->>'includedCredits', '.', '')::bigint
-                  ELSE d.amount END > 0
-         AND NOT EXISTS (SELECT 1 FROM plan_allowances p WHERE p.account_id = a.id AND p.period_start = $3)
-       ORDER BY a.id LIMIT $4`,
-      [JSON.stringify(defaults.map((d) => ({ plan: d.plan, amount: d.amount.toString(), period: d.period }))), after, period.start, limit],
+      `WITH d AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS d(plan text, amount bigint, period text)),
+       w AS MATERIALIZED (SELECT id, plan, plan_overrides FROM accounts WHERE id > $2 ORDER BY id LIMIT $4)
+       SELECT (SELECT max(id) FROM w) AS last, ARRAY(
+         SELECT a.id FROM w a JOIN d ON d.plan = a.plan
+         WHERE coalesce(a.plan_overrides->>'period', d.period) = 'calendar_month'
+           AND CASE WHEN a.plan_overrides ? 'includedCredits' THEN replace(a.plan_overrides->>'includedCredits', '.', '')::bigint
+                    ELSE d.amount END > 0
+           AND NOT EXISTS (SELECT 1 FROM grants g WHERE g.id = 'alw_' || md5(a.id || '|' || $3::text))
+         ORDER BY a.id) AS ids`,
+      [JSON.stringify(defaults.map((d) => ({ plan: d.plan, amount: d.amount.toString(), period: d.period }))), after, period.start.toISOString(), limit],
     );
-    return found.map((r) => r.id);
+    return { ids: found?.ids ?? [], last: found?.last ?? null };
   }
 
   private async grantBatch(em: EntityManager, ids: string[], period: Period, now: Date, actor: string): Promise<GrantAllowancesResult> {
@@ -161,10 +168,6 @@ export class AllowancesService {
         reason: allowanceReason(plan.name, period),
         actor,
       });
-      await em.query(
-        `INSERT INTO plan_allowances (account_id, period_start, period_end, grant_id, amount, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-        [accountId, period.start, period.end, grantId, amount.toString(), now],
-      );
       await notifyOnce(
         em,
         topic,
@@ -189,9 +192,4 @@ export class AllowancesService {
     }
     return result;
   }
-}
-
-/** The grant id of an account's allowance for a period (the SQL path computes the same). */
-export function allowanceGrantId(accountId: string, period: Period): string {
-  return `alw_${createHash('md5').update(`${accountId}|${period.start.toISOString()}`).digest('hex')}`;
 }

@@ -6,6 +6,7 @@ import { formatCredits } from '../common/money';
 import { Clock } from '../infra/clock/clock';
 import { WalletExtensions, type RunsView } from '../ledger/wallet-extensions';
 import { loadPlanAccount, termsOf } from './plan-accounts';
+import { allowanceGrantId } from './allowance-store';
 import { PlanCatalog } from './plan-catalog';
 import type { Period } from './periods';
 
@@ -86,9 +87,8 @@ export class QuotasService implements OnModuleInit {
     const usage = await usageOf(this.ds, accountId, period);
     const [allowance] = await rows<{ grant_id: string; remaining: string; expires_at: Date }>(
       this.ds,
-      `SELECT p.grant_id, g.remaining::text AS remaining, g.expires_at
-       FROM plan_allowances p JOIN grants g ON g.id = p.grant_id WHERE p.account_id = $1 AND p.period_start = $2`,
-      [accountId, period.start],
+      `SELECT g.id AS grant_id, g.remaining::text AS remaining, g.expires_at FROM grants g WHERE g.id = $1 AND g.account_id = $2`,
+      [allowanceGrantId(accountId, period), accountId],
     );
     return {
       used: usage.runs,

@@ -11,8 +11,7 @@ import { LedgerService } from '../ledger/ledger.service';
 import { MembersService } from '../members/members.service';
 import { enqueue } from '../messaging/outbox';
 import { topicsOf } from '../messaging/topics';
-import { allowanceKey, allowanceReason } from '../plans/allowance-store';
-import { allowanceGrantId } from '../plans/allowances.service';
+import { allowanceGrantId, allowanceKey, allowanceReason } from '../plans/allowance-store';
 import { notificationId } from '../plans/notifications';
 import { PlanCatalog } from '../plans/plan-catalog';
 import type { Period } from '../plans/periods';
@@ -232,13 +231,10 @@ export class StripeEventsService {
     const amount = plan.includedCreditsMicros;
     if (amount <= 0n) return;
     const grantId = allowanceGrantId(accountId, period);
-    const [fresh] = await rows(
-      em,
-      `INSERT INTO plan_allowances (account_id, period_start, period_end, grant_id, amount) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT DO NOTHING RETURNING account_id`,
-      [accountId, period.start, period.end, grantId, amount.toString()],
-    );
-    if (!fresh) return;
+    // Once per cycle: the grant id is deterministic per account and period, checked under the wallet lock.
+    await this.ledger.lockWalletRow(em, accountId);
+    const [granted] = await rows(em, `SELECT 1 FROM grants WHERE id = $1`, [grantId]);
+    if (granted) return;
     await this.ledger.grant(em, {
       accountId,
       source: 'plan_allowance',
