@@ -27,10 +27,31 @@ interface Touched {
   started?: LifecycleEvent;
 }
 
+/** A chunk's runtime rows and rollup deltas, written together at its end. */
+interface Pending {
+  rows: {
+    runtimeId: string;
+    status: string;
+    startedAt: Date | null;
+    closedMs: number;
+    openSince: Date | null;
+    lastSeen: Date;
+    terminatedAt: Date | null;
+    terminationReason: string | null;
+    charged: bigint;
+    released: bigint;
+    settlement: string | null;
+    settledAt: Date | string | null;
+    count: number;
+  }[];
+  deltas: ReturnType<typeof rollupDelta>[];
+}
+
 /**
  * Applies new lifecycle events, in the caller's transaction: a runtime's session is rebuilt from the
  * set of its events (so any delivery order gives the same result), then settled, voided or corrected
- * through the ledger. Heartbeat-only runtimes get one multi-row update.
+ * through the ledger. Heartbeat-only runtimes get one multi-row update; the rebuilt runtimes' rows
+ * and usage rollups are written together at the end of the chunk.
  */
 @Injectable()
 export class MeteringService {
@@ -66,12 +87,58 @@ export class MeteringService {
     const byId = new Map(locked.map((r) => [r.runtime_id, r]));
 
     const history = await this.history(em, rebuild);
+    const commanded = await this.withOpenCommands(em, rebuild);
     const now = this.clock.now();
+    const pending: Pending = { rows: [], deltas: [] };
     for (const id of rebuild) {
       const t = touched.get(id)!;
       const row = byId.get(id) ?? (await this.insertUnreserved(em, id, t.accountId));
-      await this.applySession(em, row, buildSession(history.get(id) ?? []), t, now);
+      await this.applySession(em, row, buildSession(history.get(id) ?? []), t, now, commanded, pending);
     }
+    await this.flush(em, pending);
+  }
+
+  /** Which of these runtimes have a terminate command not yet acknowledged. */
+  private async withOpenCommands(em: EntityManager, ids: string[]): Promise<Set<string>> {
+    const found = await rows<{ runtime_id: string }>(
+      em,
+      `SELECT DISTINCT runtime_id FROM runtime_commands WHERE runtime_id = ANY($1) AND acknowledged_at IS NULL`,
+      [ids],
+    );
+    return new Set(found.map((f) => f.runtime_id));
+  }
+
+  /** Writes the chunk's runtime rows in one statement and moves the usage rollups by their charges. */
+  private async flush(em: EntityManager, pending: Pending): Promise<void> {
+    const list = pending.rows.splice(0);
+    await addToUsageRollups(em, pending.deltas.splice(0));
+    if (list.length === 0) return;
+    const iso = (d: Date | string | null): string | null => (d ? new Date(d).toISOString() : null);
+    await em.query(
+      `UPDATE runtimes r SET status = u.status, started_at = u.started_at, closed_ms = u.closed_ms, open_since = u.open_since,
+         last_seen_at = GREATEST(r.last_seen_at, u.last_seen), terminated_at = u.terminated_at, termination_reason = u.reason,
+         charged = u.charged, released = u.released, settlement = u.settlement, settled_at = u.settled_at,
+         events_count = r.events_count + u.n, updated_at = now()
+       FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::bigint[], $5::timestamptz[], $6::timestamptz[], $7::timestamptz[],
+         $8::text[], $9::bigint[], $10::bigint[], $11::text[], $12::timestamptz[], $13::int[])
+         AS u(id, status, started_at, closed_ms, open_since, last_seen, terminated_at, reason, charged, released, settlement, settled_at, n)
+       WHERE r.runtime_id = u.id`,
+      [
+        list.map((u) => u.runtimeId),
+        list.map((u) => u.status),
+        list.map((u) => iso(u.startedAt)),
+        list.map((u) => u.closedMs),
+        list.map((u) => iso(u.openSince)),
+        list.map((u) => iso(u.lastSeen)),
+        list.map((u) => iso(u.terminatedAt)),
+        list.map((u) => u.terminationReason),
+        list.map((u) => u.charged.toString()),
+        list.map((u) => u.released.toString()),
+        list.map((u) => u.settlement),
+        list.map((u) => iso(u.settledAt)),
+        list.map((u) => u.count),
+      ],
+    );
   }
 
   /** Returns the runtimes it updated; a heartbeat of an unknown runtime is left to the rebuild. */
@@ -111,11 +178,16 @@ export class MeteringService {
     return row!;
   }
 
-  private async applySession(em: EntityManager, row: RuntimeRow, session: Session, t: Touched, now: Date): Promise<void> {
+  private async applySession(em: EntityManager, row: RuntimeRow, session: Session, t: Touched, now: Date, commanded: Set<string>, pending: Pending): Promise<void> {
     let current = row;
     const active = session.status === 'running' || session.status === 'paused';
-    if (active && !current.hold_id) current = await this.reserveOnTheFly(em, current, t, now);
-    else if (active && current.status === 'voided') await this.terminateUnreserved(em, current, now);
+    if (active && (!current.hold_id || current.status === 'voided')) {
+      // A reservation's checks read the account's runtimes: write this chunk's rows first.
+      await this.flush(em, pending);
+      if (!current.hold_id) current = await this.reserveOnTheFly(em, current, t, now);
+      else await this.terminateUnreserved(em, current, now);
+      if ((await this.withOpenCommands(em, [current.runtime_id])).size > 0) commanded.add(current.runtime_id);
+    }
     const open = session.intervals.find((i) => i.to === null);
     const update = {
       status: current.status,
@@ -154,34 +226,25 @@ export class MeteringService {
       Object.assign(update, { status: current.status === 'voided' && !hold ? 'voided' : 'settled', settlement: 'events', settledAt: update.settledAt ?? now });
       await acknowledgeCommands(em, [current.runtime_id], now);
     } else if (current.status !== 'settled' && current.status !== 'voided') {
-      const [command] = await rows<{ n: number }>(em, `SELECT count(*)::int AS n FROM runtime_commands WHERE runtime_id = $1 AND acknowledged_at IS NULL`, [current.runtime_id]);
-      update.status = (command?.n ?? 0) > 0 ? 'terminating' : (session.status as RuntimeStatus);
+      update.status = commanded.has(current.runtime_id) ? 'terminating' : (session.status as RuntimeStatus);
     }
     // The usage rollups move by this charge's difference, in this transaction (reports read them).
-    await addToUsageRollups(em, [
-      rollupDelta(row, { ...current, status: update.status, closed_ms: session.closedMs, charged: update.charged, settled_at: update.settledAt }),
-    ]);
-    await em.query(
-      `UPDATE runtimes SET status = $2, started_at = $3, closed_ms = $4, open_since = $5,
-         last_seen_at = GREATEST(last_seen_at, $6::timestamptz), terminated_at = $7, termination_reason = $8,
-         charged = $9, released = $10, settlement = $11, settled_at = $12, events_count = events_count + $13, updated_at = now()
-       WHERE runtime_id = $1`,
-      [
-        current.runtime_id,
-        update.status,
-        session.startedAt?.toISOString() ?? null,
-        session.closedMs,
-        open?.from.toISOString() ?? null,
-        maxDate(session.lastSeenAt, t.lastSeen).toISOString(),
-        session.terminatedAt?.toISOString() ?? null,
-        session.terminationReason,
-        update.charged.toString(),
-        update.released.toString(),
-        update.settlement,
-        update.settledAt ? new Date(update.settledAt).toISOString() : null,
-        t.count,
-      ],
-    );
+    pending.deltas.push(rollupDelta(row, { ...current, status: update.status, closed_ms: session.closedMs, charged: update.charged, settled_at: update.settledAt }));
+    pending.rows.push({
+      runtimeId: current.runtime_id,
+      status: update.status,
+      startedAt: session.startedAt,
+      closedMs: session.closedMs,
+      openSince: open?.from ?? null,
+      lastSeen: maxDate(session.lastSeenAt, t.lastSeen),
+      terminatedAt: session.terminatedAt,
+      terminationReason: session.terminationReason,
+      charged: update.charged,
+      released: update.released,
+      settlement: update.settlement,
+      settledAt: update.settledAt,
+      count: t.count,
+    });
   }
 
   /**
