@@ -353,4 +353,45 @@ describe('plans and quotas over HTTP', () => {
     // January's with the account's creation, February's and March's by the resets.
     expect(granted[0]!.n).toBe(accounts.length * 3);
   });
+  it('the reset walks every window of accounts whatever lies between, and grants once with the lazy grant at reservation time', async () => {
+    clock.set('2032-04-20T10:00:00.000Z');
+    const prefix = uid('win');
+    // Team accounts (no allowance from here) between Free ones, in id order: windows of 2 with nothing to grant in between.
+    const create = async (suffix: string, plan: 'free' | 'team') => {
+      const res = await h.request('POST', '/v1/accounts', { key: admin, body: { id: `${prefix}_${suffix}`, kind: 'user', plan } });
+      expect(res.status).toBe(201);
+      return `${prefix}_${suffix}`;
+    };
+    const early = await create('0', 'free');
+    for (const s of ['1', '2', '3', '4', '5']) await create(s, 'team');
+    const late = await create('6', 'free');
+    const lazy = await create('7', 'free');
+
+    // May: the first launch of one account grants its allowance before the job runs.
+    const MAY_1 = '2032-05-01T00:00:00.000Z';
+    clock.set(MAY_1);
+    expect((await reserve(lazy)).status).toBe(201);
+    const result = await h.app.get(AllowancesService).monthlyReset(clock.now(), { batchSize: 2, workers: 2 });
+    expect(result.period.from).toBe(MAY_1);
+    const again = await h.app.get(AllowancesService).monthlyReset(clock.now(), { batchSize: 2, workers: 2 });
+    expect(again.accounts).toBe(0);
+
+    const granted: { account_id: string; n: number }[] = await h.ds.query(
+      `SELECT account_id, count(*)::int AS n FROM grants WHERE source = 'plan_allowance' AND account_id LIKE $1 || '%' AND expires_at = $2
+       GROUP BY account_id ORDER BY account_id`,
+      [prefix, '2032-06-01T00:00:00.000Z'],
+    );
+    expect(granted).toEqual([early, late, lazy].map((account_id) => ({ account_id, n: 1 })));
+    for (const id of [early, late, lazy]) {
+      expect((await wallet(id)).runs.allowance).toMatchObject({ granted: true, included: '50.000000', expiresAt: '2032-06-01T00:00:00.000Z' });
+      expect(await h.app.get(LedgerService).reconcile(id)).toEqual([]);
+      await expectChainIntact(id);
+      const notes = (await notifications(id)).filter((n) => n.type === 'credits.granted' && n.data.expiresAt === '2032-06-01T00:00:00.000Z');
+      expect(notes).toHaveLength(1);
+    }
+    // The job's audit row for an account it granted: balances, the grant, what expired.
+    const audit = await h.request('GET', `/v1/audit?accountId=${late}`, { key: admin });
+    const row = audit.body.items.find((i: { action: string; actor: string }) => i.action === 'credits.granted' && i.actor === 'system:monthly-reset');
+    expect(row.after).toMatchObject({ available: '50.000000', total: '50.000000', expired: { credits: '50.000000' }, grant: { amount: '50.000000', expiresAt: '2032-06-01T00:00:00.000Z' } });
+  });
 });

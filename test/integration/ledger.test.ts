@@ -196,6 +196,29 @@ describe('ledger: grants, holds, settlements', () => {
         [acc],
       ),
     ).rejects.toThrow(/unbalanced/);
+    // Checked per transaction, for a statement writing many (as the monthly reset does): one bad one refuses all.
+    const many = (second: number, em: { query(sql: string, params: unknown[]): Promise<unknown> } = h.ds) =>
+      em.query(
+        `WITH t AS (INSERT INTO ledger_transactions (account_id, kind, idempotency_key, fingerprint, amount, total_after, held_after,
+           available_after, explanation, created_at) SELECT $1, 'grant', 'many:' || $2 || ':' || i, 'x', 1, 0, 0, 0, '{}', now()
+           FROM generate_series(1, 2) AS i RETURNING id, idempotency_key)
+         INSERT INTO ledger_entries (transaction_id, line, ledger_account, amount)
+         SELECT id, 1, 'issued', -3 FROM t UNION ALL
+         SELECT id, 2, 'expired', CASE WHEN idempotency_key LIKE '%:2' THEN $2::bigint ELSE 3 END FROM t`,
+        [acc, second],
+      );
+    await expect(many(4)).rejects.toThrow(/unbalanced/);
+    // Balanced, the same statement passes (rolled back after: the wallet's stored balances do not know these rows).
+    await expect(
+      h.ds.transaction(async (em) => {
+        await many(3, em);
+        throw new Error('passed, rolled back');
+      }),
+    ).rejects.toThrow(/passed, rolled back/);
+    // Entries must belong to a transaction that exists.
+    await expect(
+      h.ds.query(`INSERT INTO ledger_entries (transaction_id, line, ledger_account, amount) VALUES (-1, 1, 'issued', -1), (-1, 2, 'expired', 1)`),
+    ).rejects.toThrow(/does not exist/);
     expect(await h.ledger.reconcile()).toEqual([]);
   });
 
