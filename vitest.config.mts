@@ -1,12 +1,18 @@
 import swc from 'unplugin-swc';
 import { defineConfig } from 'vitest/config';
+import type { TestUserConfig } from 'vitest/node';
 
 // SWC compiles the tests so that Nest's decorator metadata works as in the build.
 const plugins = [swc.vite({ module: { type: 'es6' } })];
 
+// `vitest run` (npm test) leaves the fault-injection suite out: it has its own script
+// (npm run test:faults) and CI step. A `--project` on the command line replaces this filter.
+const defaultProjects: Pick<TestUserConfig, 'project'> = { project: ['!faults'] };
+
 export default defineConfig({
   plugins,
   test: {
+    ...defaultProjects,
     projects: [
       {
         plugins,
@@ -32,6 +38,16 @@ export default defineConfig({
           hookTimeout: 120_000,
           // Integration files share one broker and two cores: run them one at a time.
           fileParallelism: false,
+        },
+      },
+      {
+        plugins,
+        test: {
+          // Its own PostgreSQL, Kafka broker and build (test/faults/): nothing shared is restarted.
+          name: 'faults',
+          include: ['test/faults/**/*.test.ts'],
+          testTimeout: 240_000,
+          hookTimeout: 300_000,
         },
       },
     ],

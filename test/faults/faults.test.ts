@@ -1,0 +1,192 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import { uid } from '../support/app';
+import { buildForTest, removeBuild } from '../support/cli';
+import { eventually } from '../support/kafka';
+import { startService, type ServiceProcess } from '../support/service-process';
+import { ageNeverStarted, checkAtAnyMoment, checkSettled, consumerLag, withDb } from './invariants';
+import { PrivateKafka } from './private-kafka';
+import { PrivatePostgres } from './private-postgres';
+import { FULL, serviceApi, SIZE, sleep, SteadyProducer, Workload } from './workload';
+
+const GROUP = 'billing-faults';
+const TOPIC = 'runtime.lifecycle.v1';
+const T0 = Date.now();
+
+/** Progress on stdout, with the seconds since the suite began (a run here takes minutes). */
+function progress(text: string): void {
+  console.log(`[faults ${((Date.now() - T0) / 1000).toFixed(0)}s] ${text}`);
+}
+
+describe(`fault injection under a steady lifecycle load (${FULL ? 'full size' : 'short form; FAULTS_FULL=1 for full size'})`, () => {
+  let postgres: PrivatePostgres | undefined;
+  let broker: PrivateKafka | undefined;
+  let build: string | undefined;
+  let service: ServiceProcess | undefined;
+  const outputs: string[] = [];
+  const adminKey = `admin-${uid('k')}-faults`;
+  const api = serviceApi(() => service!.port, adminKey);
+  const dbUrl = () => postgres!.url();
+
+  async function start(): Promise<ServiceProcess> {
+    const started = await startService(
+      {
+        DATABASE_URL: dbUrl(),
+        DATABASE_POOL_SIZE: '10',
+        KAFKA_BROKERS: broker!.brokers,
+        KAFKA_GROUP_ID: GROUP,
+        KAFKA_TOPIC_LIFECYCLE: TOPIC,
+        // A killed instance's partitions go to its successor after this long.
+        KAFKA_SESSION_TIMEOUT_MS: '6000',
+        BILLING_ADMIN_API_KEY: adminKey,
+        LOG_LEVEL: 'warn',
+      },
+      120_000,
+      true,
+      join(build!, 'src', 'main.js'),
+    );
+    outputs.push('');
+    const index = outputs.length - 1;
+    started.child.stdout?.on('data', () => (outputs[index] = started.output()));
+    started.child.stderr?.on('data', () => (outputs[index] = started.output()));
+    return started;
+  }
+
+  function showLogsOnFailure(): void {
+    onTestFailed(() => {
+      const tail = outputs.map((o, i) => `--- service #${i + 1}\n${o.slice(-3_000)}`).join('\n');
+      console.error(`service output (last lines of each run):\n${tail}`);
+    });
+  }
+
+  /**
+   * Prepares a workload, produces its events at a steady rate over `loadMs` while `inject` runs,
+   * then waits for every event to be consumed and checks everything the suite promises.
+   */
+  async function underLoad(seed: number, loadMs: number, inject: (workload: Workload, producer: SteadyProducer) => Promise<void>): Promise<void> {
+    const workload = new Workload(api, SIZE, seed);
+    await workload.prepare();
+    progress(`${workload.runtimes.length + workload.neverStarted.length} runtimes reserved; producing ${workload.eventCount} events over ${loadMs / 1000}s`);
+    const producer = new SteadyProducer(broker!.brokers, TOPIC, workload.messages(), loadMs);
+    try {
+      await inject(workload, producer);
+    } finally {
+      await producer.done;
+    }
+    progress(`load sent (${producer.failedSends} failed sends retried)`);
+    await eventually(
+      async () => (await withDb(dbUrl(), (db) => db.query(`SELECT count(*)::int AS n FROM runtime_events WHERE runtime_id LIKE $1`, [`${workload.tag}_%`]))).rows[0].n === workload.eventCount,
+      180_000,
+      `all ${workload.eventCount} events of the load applied`,
+    );
+    await eventually(async () => (await consumerLag(broker!.brokers, GROUP, TOPIC).catch(() => -1)) === 0, 60_000, 'consumer lag back to zero');
+    progress('every event applied, consumer lag zero');
+
+    // The reservations that never started are past their window; the sweeper must void them.
+    await ageNeverStarted(dbUrl(), workload);
+    await eventually(async () => (await api('POST', '/v1/admin/jobs/expiry-sweep/run')).body?.ran === true, 30_000, 'a sweep of our own');
+
+    expect(await checkSettled(dbUrl(), workload)).toEqual([]);
+    expect(await checkAtAnyMoment(dbUrl(), build!, workload)).toEqual([]);
+    progress('checked: charges, wallets, holds, conservation, reconcile');
+  }
+
+  beforeAll(async () => {
+    // The machine's PostgreSQL and Kafka are shared with other tests: these faults get their own.
+    [postgres, broker, build] = await Promise.all([PrivatePostgres.start(), PrivateKafka.start(), buildForTest()]);
+    progress(`private PostgreSQL on ${postgres.port}, Kafka on ${broker.port}, build ready`);
+    service = await start();
+    progress('service ready');
+  }, 300_000);
+
+  afterAll(async () => {
+    await service?.stop();
+    await broker?.stop();
+    await postgres?.stop();
+    if (build) await removeBuild(build);
+  }, 120_000);
+
+  it(`SIGKILLs the service ${SIZE.kills} times at random moments`, { timeout: FULL ? 1_200_000 : 240_000 }, async () => {
+    showLogsOnFailure();
+    const pauses: number[] = [];
+    await underLoad(1, SIZE.kills * 8_000, async (workload, producer) => {
+      for (let k = 0; k < SIZE.kills; k++) {
+        const pause = 500 + Math.floor(Math.random() * 4_000);
+        pauses.push(pause);
+        await sleep(pause);
+        service!.child.kill('SIGKILL');
+        expect((await service!.exited).signal).toBe('SIGKILL');
+        // Checked while the next instance starts (and the load keeps coming).
+        const [problems, next] = await Promise.all([checkAtAnyMoment(dbUrl(), build!, workload), start()]);
+        service = next;
+        progress(`kill ${k + 1}/${SIZE.kills} after ${pause} ms: checked, restarted`);
+        expect(problems, `after kill ${k + 1} (pauses ${pauses.join(', ')} ms, ${producer.sent} events sent)`).toEqual([]);
+      }
+    });
+  });
+
+  it('restarts PostgreSQL (an immediate shutdown: every connection dropped, WAL replayed)', { timeout: FULL ? 600_000 : 180_000 }, async () => {
+    showLogsOnFailure();
+    await underLoad(2, FULL ? 60_000 : 15_000, async (workload) => {
+      await sleep(FULL ? 20_000 : 5_000);
+      await postgres!.crashAndRestart(3_000);
+      progress('PostgreSQL crashed and restarted');
+      expect(await checkAtAnyMoment(dbUrl(), build!, workload)).toEqual([]);
+    });
+  });
+
+  it('restarts the Kafka broker', { timeout: FULL ? 600_000 : 240_000 }, async () => {
+    showLogsOnFailure();
+    await underLoad(3, FULL ? 60_000 : 15_000, async (workload, producer) => {
+      await sleep(FULL ? 20_000 : 5_000);
+      await broker!.restart(2_000);
+      progress('Kafka broker restarted');
+      expect(await checkAtAnyMoment(dbUrl(), build!, workload)).toEqual([]);
+      expect(producer.failedSends).toBeGreaterThan(0);
+    });
+  });
+
+  it('injects serialization failures (40001) and deadlocks (40P01)', { timeout: FULL ? 600_000 : 180_000 }, async () => {
+    showLogsOnFailure();
+    // A test-only trigger, removed afterwards: in a quarter of the transactions that insert events
+    // or ledger entries, the first such insert fails with one of the two errors. The decision is
+    // made once per transaction and table, so a retried transaction gets a fresh chance; the
+    // sequence counts the injections (nextval survives the rollback).
+    const install = `
+      CREATE SEQUENCE faults_injected;
+      CREATE FUNCTION faults_inject() RETURNS trigger LANGUAGE plpgsql AS $$
+      DECLARE
+        setting text := 'faults.decided_' || TG_TABLE_NAME;
+        decided text := current_setting(setting, true);
+      BEGIN
+        IF decided IS NULL OR decided = '' THEN
+          decided := CASE WHEN random() >= 0.25 THEN 'no' WHEN random() < 0.5 THEN '40001' ELSE '40P01' END;
+          PERFORM set_config(setting, decided, true);
+        END IF;
+        IF decided <> 'no' THEN
+          PERFORM nextval('faults_injected');
+          RAISE EXCEPTION 'injected fault % on %', decided, TG_TABLE_NAME USING ERRCODE = decided;
+        END IF;
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER faults_inject BEFORE INSERT ON runtime_events FOR EACH STATEMENT EXECUTE FUNCTION faults_inject();
+      CREATE TRIGGER faults_inject BEFORE INSERT ON ledger_entries FOR EACH STATEMENT EXECUTE FUNCTION faults_inject();`;
+    const remove = `
+      DROP TRIGGER IF EXISTS faults_inject ON runtime_events;
+      DROP TRIGGER IF EXISTS faults_inject ON ledger_entries;
+      DROP FUNCTION IF EXISTS faults_inject();`;
+    await withDb(dbUrl(), (db) => db.query(install));
+    let injected = 0;
+    try {
+      await underLoad(4, FULL ? 60_000 : 15_000, async () => undefined);
+    } finally {
+      await withDb(dbUrl(), async (db) => {
+        await db.query(remove);
+        injected = Number((await db.query(`SELECT last_value, is_called FROM faults_injected`)).rows[0].last_value);
+        await db.query('DROP SEQUENCE faults_injected');
+      });
+    }
+    progress(`${injected} serialization failures and deadlocks injected`);
+    expect(injected).toBeGreaterThan(10);
+  });
+});
