@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -42,9 +42,15 @@ export class PrivateKafka {
     return `127.0.0.1:${this.port}`;
   }
 
-  /** Stops the broker (SIGTERM, a controlled shutdown), keeps it down for `downMs`, starts it on the same data. */
-  async restart(downMs: number): Promise<void> {
-    await this.script('stop');
+  /**
+   * Kills the broker (SIGKILL: no controlled shutdown, so the next start recovers its logs), keeps it
+   * down for `downMs`, and starts it again on the same data.
+   */
+  async crashAndRestart(downMs: number): Promise<void> {
+    const pid = Number((await readFile(join(this.dataDir, 'kafka.pid'), 'utf8')).trim());
+    if (!Number.isInteger(pid) || pid <= 0) throw new Error('the private broker has no pid file');
+    process.kill(pid, 'SIGKILL');
+    while (alive(pid)) await new Promise((r) => setTimeout(r, 100));
     await new Promise((r) => setTimeout(r, downMs));
     await this.script('start');
   }
@@ -66,4 +72,13 @@ async function isFree(port: number): Promise<boolean> {
     server.once('error', () => done(false));
     server.listen(port, '127.0.0.1', () => server.close(() => done(true)));
   });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -167,7 +167,7 @@ function formatMicros(micros: bigint): string {
 export class SteadyProducer {
   sent = 0;
   failedSends = 0;
-  private stopped = false;
+  private hurried = false;
   readonly done: Promise<void>;
 
   constructor(
@@ -179,8 +179,9 @@ export class SteadyProducer {
     this.done = this.run(messages, durationMs);
   }
 
-  stop(): void {
-    this.stopped = true;
+  /** Sends what is left at once (the faults are over; no need to wait for the schedule). */
+  hurry(): void {
+    this.hurried = true;
   }
 
   private async run(messages: LifecycleMessage[], durationMs: number): Promise<void> {
@@ -190,7 +191,7 @@ export class SteadyProducer {
     let producer: Producer | undefined;
     const started = Date.now();
     try {
-      for (let i = 0; i < messages.length && !this.stopped; ) {
+      for (let i = 0; i < messages.length; ) {
         const chunk = messages.slice(i, i + perTick);
         try {
           if (!producer) {
@@ -209,7 +210,7 @@ export class SteadyProducer {
         }
         // Keep to the schedule: sleep until this chunk's slot has passed.
         const due = started + (i / perTick) * tickMs;
-        if (due > Date.now()) await sleep(due - Date.now());
+        if (due > Date.now() && !this.hurried) await sleep(due - Date.now());
       }
     } finally {
       await producer?.disconnect().catch(() => undefined);
