@@ -70,8 +70,7 @@ const auditRecord = (account: string, action: string, actorParam: string, before
 /**
  * Appends one audit row per input row (one per account chain) and advances the chain heads, as
  * AuditService does, fed by SQL. The heads are updated with a join rather than AuditService's
- * ON CONFLICT with a per-row subquery (quadratic over thousands of rows), found by primary key (the
- * array of the input's chains: never a scan of every account's head); a chain without a head
+ * ON CONFLICT with a per-row subquery (quadratic over thousands of rows); a chain without a head
  * yet gets one inserted. Every input row must have moved its chain (asserted: a concurrent first
  * write of a chain makes the batch retry).
  */
@@ -79,7 +78,7 @@ const auditInsert = (inputSelect: string): string => `
   WITH input AS MATERIALIZED (${inputSelect}),
   updated AS (
     UPDATE audit_chains c SET seq = c.seq + 1, prev_hash = c.hash, hash = audit_hash(c.hash, c.seq + 1, i.record), updated_at = i.at
-    FROM input i WHERE c.chain = i.chain AND c.chain = ANY(ARRAY(SELECT chain FROM input))
+    FROM input i WHERE c.chain = i.chain
     RETURNING c.chain, c.seq, c.prev_hash, c.hash
   ),
   inserted AS (
@@ -148,14 +147,17 @@ export async function grantAllowances(em: EntityManager, input: GrantAllowancesI
   const nowIso = now.toISOString();
   const defaults = JSON.stringify(input.defaults.map((d) => ({ plan: d.plan, name: d.name, amount: d.amount.toString() })));
 
+  // The batch's ids as an array computed at run time: an array constant of thousands of ids costs more
+  // to plan (a selectivity estimate per element) than the statement does to run.
+  const ids = `ARRAY(SELECT unnest($1::text[]))`;
   await em.query(
-    `INSERT INTO wallets (account_id) SELECT a.id FROM accounts a WHERE a.id = ANY($1)
+    `INSERT INTO wallets (account_id) SELECT a.id FROM accounts a WHERE a.id = ANY(${ids})
        AND NOT EXISTS (SELECT 1 FROM wallets w WHERE w.account_id = a.id)
      ON CONFLICT (account_id) DO NOTHING`,
     [accountIds],
   );
   // Account-id order in bytes (COLLATE "C"), the order every multi-wallet locker of the ledger uses.
-  await em.query(`SELECT 1 FROM wallets WHERE account_id = ANY($1) ORDER BY account_id COLLATE "C" FOR UPDATE`, [accountIds]);
+  await em.query(`SELECT 1 FROM wallets WHERE account_id = ANY(${ids}) ORDER BY account_id COLLATE "C" FOR UPDATE`, [accountIds]);
 
   // Under the locks: who still needs this period's allowance, their balances before it, and what expires.
   await em.query(`DROP TABLE IF EXISTS plan_allowance_batch, plan_allowance_expiring`);
@@ -168,16 +170,12 @@ export async function grantAllowances(em: EntityManager, input: GrantAllowancesI
     `CREATE TEMP TABLE plan_allowance_expiring (grant_id text PRIMARY KEY, account_id text NOT NULL, source text NOT NULL,
        remaining bigint NOT NULL, expires_at timestamptz NOT NULL) ON COMMIT DROP`,
   );
+  // Per account, one index scan of its grants gives its available balance, what expires, and whether
+  // this period's grant exists (the idempotency key, checked under the wallet lock).
   await em.query(
     `INSERT INTO plan_allowance_batch (account_id, amount, plan_name, debt, grant_id, held, available_before, expired)
-     WITH d AS (SELECT * FROM jsonb_to_recordset($2::jsonb) AS d(plan text, name text, amount bigint)),
-     s AS (
-       SELECT g.account_id,
-         sum(g.remaining) FILTER (WHERE g.remaining > 0 AND (g.expires_at IS NULL OR g.expires_at > $4)) AS available,
-         sum(g.remaining) FILTER (WHERE g.status = 'active' AND g.expires_at <= $4) AS expired
-       FROM grants g WHERE g.account_id = ANY($1) GROUP BY g.account_id
-     )
-     SELECT a.id, x.amount, d.name, w.debt, x.grant_id, w.holds_balance, coalesce(s.available, 0), coalesce(s.expired, 0)
+     WITH d AS (SELECT * FROM jsonb_to_recordset($2::jsonb) AS d(plan text, name text, amount bigint))
+     SELECT a.id, x.amount, d.name, w.debt, x.grant_id, w.holds_balance, s.available, s.expired
      FROM accounts a
      JOIN wallets w ON w.account_id = a.id
      JOIN d ON d.plan = a.plan
@@ -185,9 +183,13 @@ export async function grantAllowances(em: EntityManager, input: GrantAllowancesI
                                      THEN replace(a.plan_overrides->>'includedCredits', '.', '')::bigint
                                      ELSE d.amount END AS amount,
                                 'alw_' || md5(a.id || '|' || $3::text) AS grant_id) x
-     LEFT JOIN s ON s.account_id = a.id
-     WHERE a.id = ANY($1) AND w.account_id = ANY($1) AND x.amount > 0
-       AND NOT EXISTS (SELECT 1 FROM grants p WHERE p.id = x.grant_id)`,
+     CROSS JOIN LATERAL (
+       SELECT coalesce(sum(g.remaining) FILTER (WHERE g.remaining > 0 AND (g.expires_at IS NULL OR g.expires_at > $4)), 0)::bigint AS available,
+         coalesce(sum(g.remaining) FILTER (WHERE g.status = 'active' AND g.expires_at <= $4), 0)::bigint AS expired,
+         coalesce(bool_or(g.id = x.grant_id), false) AS granted
+       FROM grants g WHERE g.account_id = a.id
+     ) s
+     WHERE a.id = ANY(${ids}) AND x.amount > 0 AND NOT s.granted`,
     [accountIds, defaults, startIso, now],
   );
   const inDebt = (await rows<{ account_id: string }>(em, `DELETE FROM plan_allowance_batch WHERE debt < 0 RETURNING account_id`)).map((r) => r.account_id);

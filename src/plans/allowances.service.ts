@@ -99,6 +99,9 @@ export class AllowancesService {
           await em.query(`SET LOCAL jit = off`);
           // Index lookups for the batch's thousands of rows beat scanning every wallet, grant and audit chain.
           await em.query(`SET LOCAL random_page_cost = 1.1`);
+          // No wait for the WAL flush at commit: a batch lost in a crash is granted again by the catch-up run at
+          // startup (or lazily), and any later transaction that relies on it flushes it with its own commit.
+          await em.query(`SET LOCAL synchronous_commit = off`);
           return this.grantBatch(em, ids, period, now, RESET_ACTOR);
         });
         total.accounts += r.granted;
