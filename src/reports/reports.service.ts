@@ -40,26 +40,6 @@ const USAGE_KEYS: Record<UsageGroup, { select: string; columns: string[] }> = {
   user: { select: `account_id AS account, user_id AS "user"`, columns: ['account', 'user'] },
 };
 
-/**
- * The usage of a period (whole hours) from one level of rollups (`USAGE_ROLLUPS`): whole UTC months
- * from its monthly table, the whole days around them from its daily one, the hours around those
- * from its hourly one. $1/$2: hour ranges, $3/$4: day ranges, $5/$6: month ranges (arrays of starts
- * and ends). The account level has no environment or user: they read as ''.
- */
-function usageSource(level: UsageLevel): string {
-  const t = USAGE_ROLLUPS[level];
-  const keys = level === 'detailed' ? `u.environment, u.user_id` : `''::text AS environment, ''::text AS user_id`;
-  return `(
-  SELECT u.account_id, u.hour AS at, ${keys}, u.runtimes, u.running_ms, u.credits
-  FROM unnest($1::timestamptz[], $2::timestamptz[]) r(lo, hi) JOIN ${t.hour} u ON u.hour >= r.lo AND u.hour < r.hi
-  UNION ALL
-  SELECT u.account_id, u.day::timestamp AT TIME ZONE 'UTC', ${keys}, u.runtimes, u.running_ms, u.credits
-  FROM unnest($3::date[], $4::date[]) r(lo, hi) JOIN ${t.day} u ON u.day >= r.lo AND u.day < r.hi
-  UNION ALL
-  SELECT u.account_id, u.month::timestamp AT TIME ZONE 'UTC', ${keys}, u.runtimes, u.running_ms, u.credits
-  FROM unnest($5::date[], $6::date[]) r(lo, hi) JOIN ${t.month} u ON u.month >= r.lo AND u.month < r.hi) u`;
-}
-
 /** The rollups each grouping reads: the narrowest that still has its key. */
 const USAGE_LEVEL: Record<UsageGroup, UsageLevel> = { account: 'account', day: 'account', environment: 'detailed', user: 'detailed' };
 
@@ -99,19 +79,31 @@ export function usageSegments(from: number, to: number, months = true): { hours:
   return out;
 }
 
-/** `byDay`: a report by day must not read the monthly rollups. */
-function usageParams(p: Period, byDay = false): string[][] {
+/**
+ * The usage of a period (whole hours) from one level of rollups (`USAGE_ROLLUPS`): whole UTC months
+ * from its monthly table, the whole days around them from its daily one, the hours around those
+ * from its hourly one (by day never the monthly table). One branch per range, each with its bounds
+ * as plain parameters (appended to `params`), so the planner estimates every range from the table's
+ * statistics and reads no table the period does not need. The account level has no environment or
+ * user: they read as ''.
+ */
+function usageSource(level: UsageLevel, p: Period, params: unknown[], byDay = false): string {
+  const t = USAGE_ROLLUPS[level];
+  const keys = level === 'detailed' ? `u.environment, u.user_id` : `''::text AS environment, ''::text AS user_id`;
   const s = usageSegments(p.from.getTime(), p.to.getTime(), !byDay);
   const at = (ms: number) => new Date(ms).toISOString();
   const day = (ms: number) => at(ms).slice(0, 10);
-  return [
-    s.hours.map((r) => at(r[0])),
-    s.hours.map((r) => at(r[1])),
-    s.days.map((r) => day(r[0])),
-    s.days.map((r) => day(r[1])),
-    s.months.map((r) => day(r[0])),
-    s.months.map((r) => day(r[1])),
+  const branch = (table: string, column: string, type: string, start: string, [lo, hi]: [string, string]) => {
+    params.push(lo, hi);
+    return `SELECT u.account_id, ${start} AS at, ${keys}, u.runtimes, u.running_ms, u.credits
+    FROM ${table} u WHERE u.${column} >= $${params.length - 1}::${type} AND u.${column} < $${params.length}::${type}`;
+  };
+  const branches = [
+    ...s.hours.map((r) => branch(t.hour, 'hour', 'timestamptz', 'u.hour', [at(r[0]), at(r[1])])),
+    ...s.days.map((r) => branch(t.day, 'day', 'date', `u.day::timestamp AT TIME ZONE 'UTC'`, [day(r[0]), day(r[1])])),
+    ...s.months.map((r) => branch(t.month, 'month', 'date', `u.month::timestamp AT TIME ZONE 'UTC'`, [day(r[0]), day(r[1])])),
   ];
+  return `(${branches.join('\n    UNION ALL\n    ')}) u`;
 }
 
 const CREDIT_KEYS: Record<CreditGroup, { select: string; columns: string[] }> = {
@@ -146,12 +138,12 @@ export class ReportsService {
   /** Settled usage (runtimes, running seconds, credits) by account, environment, day or user, from the monthly, daily and hourly rollups. */
   async usage(period: Period, groupBy: UsageGroup): Promise<Report> {
     const key = USAGE_KEYS[groupBy];
-    const found = await rows<Record<string, string>>(
-      this.ds,
+    const params: unknown[] = [];
+    const found = await this.readRollups<Record<string, string>>(
       `SELECT ${key.select}, sum(runtimes)::text AS runtimes, sum(running_ms)::text AS ms, sum(credits)::text AS credits
-       FROM ${usageSource(USAGE_LEVEL[groupBy])}
+       FROM ${usageSource(USAGE_LEVEL[groupBy], period, params, groupBy === 'day')}
        GROUP BY ${key.columns.map((_, i) => i + 1).join(', ')} ORDER BY ${key.columns.map((_, i) => i + 1).join(', ')}`,
-      usageParams(period, groupBy === 'day'),
+      params,
     );
     let runtimes = 0n;
     let ms = 0n;
@@ -174,17 +166,30 @@ export class ReportsService {
     };
   }
 
+  /**
+   * A query of the usage rollups, planned for its own parameters and without JIT: JIT compilation
+   * costs more than summing the few hundred thousand rows a report reads, and a pooled connection may
+   * carry the ledger's session setting for generic plans (`GENERIC_PLANS`), which would plan the
+   * ranges blind.
+   */
+  private readRollups<T>(sql: string, params: unknown[]): Promise<T[]> {
+    return this.ds.transaction(async (em) => {
+      await em.query(`SELECT set_config('jit', 'off', true), set_config('plan_cache_mode', 'force_custom_plan', true)`);
+      return rows<T>(em, sql, params);
+    });
+  }
+
   /** The accounts that consumed the most credits in the period (settled charges, from the rollups). */
   async topConsumers(period: Period, limit: number): Promise<Report> {
-    const found = await rows<{ account: string; name: string | null; plan: string | null; runtimes: string; ms: string; credits: string }>(
-      this.ds,
+    const params: unknown[] = [limit];
+    const found = await this.readRollups<{ account: string; name: string | null; plan: string | null; runtimes: string; ms: string; credits: string }>(
       `SELECT u.account_id AS account, a.name, a.plan, u.runtimes::text, u.ms::text, u.credits::text
        FROM (SELECT account_id, sum(runtimes) AS runtimes, sum(running_ms) AS ms, sum(credits) AS credits
-             FROM ${usageSource('account')} GROUP BY account_id
-             ORDER BY sum(credits) DESC, account_id LIMIT $7) u
+             FROM ${usageSource('account', period, params)} GROUP BY account_id
+             ORDER BY sum(credits) DESC, account_id LIMIT $1) u
        LEFT JOIN accounts a ON a.id = u.account_id
        ORDER BY u.credits DESC, u.account_id`,
-      [...usageParams(period), limit],
+      params,
     );
     return {
       report: 'top-consumers',
