@@ -33,11 +33,12 @@ export interface Period {
   to: Date;
 }
 
-const USAGE_KEYS: Record<UsageGroup, { select: string; columns: string[] }> = {
-  account: { select: `account_id AS account`, columns: ['account'] },
-  environment: { select: `environment`, columns: ['environment'] },
-  day: { select: `to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day`, columns: ['day'] },
-  user: { select: `account_id AS account, user_id AS "user"`, columns: ['account', 'user'] },
+/** `group`: the key of each rollup row; `select`: how the summed groups show it (a day is formatted once per day, not per row). */
+const USAGE_KEYS: Record<UsageGroup, { group: string; select: string; columns: string[] }> = {
+  account: { group: `account_id AS account`, select: `account`, columns: ['account'] },
+  environment: { group: `environment`, select: `environment`, columns: ['environment'] },
+  day: { group: `(at AT TIME ZONE 'UTC')::date AS day`, select: `to_char(day, 'YYYY-MM-DD') AS day`, columns: ['day'] },
+  user: { group: `account_id AS account, user_id AS "user"`, select: `account, "user"`, columns: ['account', 'user'] },
 };
 
 /** The rollups each grouping reads: the narrowest that still has its key. */
@@ -140,9 +141,11 @@ export class ReportsService {
     const key = USAGE_KEYS[groupBy];
     const params: unknown[] = [];
     const found = await this.readRollups<Record<string, string>>(
-      `SELECT ${key.select}, sum(runtimes)::text AS runtimes, sum(running_ms)::text AS ms, sum(credits)::text AS credits
-       FROM ${usageSource(USAGE_LEVEL[groupBy], period, params, groupBy === 'day')}
-       GROUP BY ${key.columns.map((_, i) => i + 1).join(', ')} ORDER BY ${key.columns.map((_, i) => i + 1).join(', ')}`,
+      `SELECT ${key.select}, runtimes::text, ms::text, credits::text
+       FROM (SELECT ${key.group}, sum(runtimes) AS runtimes, sum(running_ms) AS ms, sum(credits) AS credits
+             FROM ${usageSource(USAGE_LEVEL[groupBy], period, params, groupBy === 'day')}
+             GROUP BY ${key.columns.map((_, i) => i + 1).join(', ')}) g
+       ORDER BY ${key.columns.map((_, i) => i + 1).join(', ')}`,
       params,
     );
     let runtimes = 0n;
