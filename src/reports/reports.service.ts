@@ -173,11 +173,11 @@ export class ReportsService {
    * A query of the usage rollups, planned for its own parameters and without JIT: JIT compilation
    * costs more than summing the few hundred thousand rows a report reads, and a pooled connection may
    * carry the ledger's session setting for generic plans (`GENERIC_PLANS`), which would plan the
-   * ranges blind.
+   * ranges blind. Enough memory that grouping by user (tens of thousands of groups) stays in memory.
    */
   private readRollups<T>(sql: string, params: unknown[]): Promise<T[]> {
     return this.ds.transaction(async (em) => {
-      await em.query(`SELECT set_config('jit', 'off', true), set_config('plan_cache_mode', 'force_custom_plan', true)`);
+      await em.query(`SELECT set_config('jit', 'off', true), set_config('plan_cache_mode', 'force_custom_plan', true), set_config('work_mem', '32MB', true)`);
       return rows<T>(em, sql, params);
     });
   }
