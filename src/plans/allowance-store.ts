@@ -68,17 +68,18 @@ const auditRecord = (account: string, action: string, actorParam: string, before
    ',"at":"' || ${atIsoParam} || '","before":' || ${before} || ',"chain":' || ${json(account)} || ',"correlationId":null}'`;
 
 /**
- * Appends one audit row per input row (one per account chain) and advances the chain heads, as
- * AuditService does, fed by SQL. The heads are updated with a join rather than AuditService's
- * ON CONFLICT with a per-row subquery (quadratic over thousands of rows); a chain without a head
- * yet gets one inserted. Every input row must have moved its chain (asserted: a concurrent first
- * write of a chain makes the batch retry).
+ * Appends one audit row per row of the temporary table `plan_allowance_audit` (one per account chain)
+ * and advances the chain heads, as AuditService does, fed by SQL. The heads are updated with a join
+ * rather than AuditService's ON CONFLICT with a per-row subquery (quadratic over thousands of rows),
+ * found through the input's chains (an index scan: never a hash of every account's head), joined to
+ * the input by its primary key; a chain without a head yet gets one inserted. Every input row must
+ * have moved its chain (asserted: a concurrent first write of a chain makes the batch retry).
  */
-const auditInsert = (inputSelect: string): string => `
-  WITH input AS MATERIALIZED (${inputSelect}),
+const auditInsert = `
+  WITH input AS (SELECT * FROM plan_allowance_audit),
   updated AS (
     UPDATE audit_chains c SET seq = c.seq + 1, prev_hash = c.hash, hash = audit_hash(c.hash, c.seq + 1, i.record), updated_at = i.at
-    FROM input i WHERE c.chain = i.chain
+    FROM plan_allowance_audit i WHERE c.chain = i.chain AND c.chain = ANY(ARRAY(SELECT chain FROM plan_allowance_audit))
     RETURNING c.chain, c.seq, c.prev_hash, c.hash
   ),
   inserted AS (
@@ -160,7 +161,7 @@ export async function grantAllowances(em: EntityManager, input: GrantAllowancesI
   await em.query(`SELECT 1 FROM wallets WHERE account_id = ANY(${ids}) ORDER BY account_id COLLATE "C" FOR UPDATE`, [accountIds]);
 
   // Under the locks: who still needs this period's allowance, their balances before it, and what expires.
-  await em.query(`DROP TABLE IF EXISTS plan_allowance_batch, plan_allowance_expiring`);
+  await em.query(`DROP TABLE IF EXISTS plan_allowance_batch, plan_allowance_expiring, plan_allowance_audit`);
   await em.query(
     `CREATE TEMP TABLE plan_allowance_batch (account_id text PRIMARY KEY, amount bigint NOT NULL, plan_name text NOT NULL,
        debt bigint NOT NULL, grant_id text NOT NULL, held bigint NOT NULL, available_before bigint NOT NULL,
@@ -258,14 +259,21 @@ export async function grantAllowances(em: EntityManager, input: GrantAllowancesI
     '","id":' || ${json('b.grant_id')} || ',"source":"plan_allowance"},"held":"' || ${credits('b.held')} ||
     '","total":"' || ${credits('b.available_before + b.amount + b.held')} || '"}'`;
   await em.query(
-    auditInsert(`SELECT b.account_id AS chain, $1::timestamptz AS at, $2::text AS actor, 'credits.granted' AS action, y.before, y.after,
-       ${auditRecord('b.account_id', 'credits.granted', '$2', 'y.before', 'y.after', '$3')} AS record
+    `CREATE TEMP TABLE plan_allowance_audit (chain text PRIMARY KEY, at timestamptz NOT NULL, actor text NOT NULL, action text NOT NULL,
+       before text NOT NULL, after text NOT NULL, record text NOT NULL) ON COMMIT DROP`,
+  );
+  await em.query(
+    `INSERT INTO plan_allowance_audit (chain, at, actor, action, before, after, record)
+     SELECT b.account_id, $1::timestamptz, $2::text, 'credits.granted', y.before, y.after,
+       ${auditRecord('b.account_id', 'credits.granted', '$2', 'y.before', 'y.after', '$3')}
      FROM plan_allowance_batch b
      LEFT JOIN (SELECT account_id, string_agg(${json('grant_id')}, ',' ORDER BY expires_at, grant_id) AS ids
                 FROM plan_allowance_expiring WHERE remaining > 0 GROUP BY account_id) x ON x.account_id = b.account_id
-     CROSS JOIN LATERAL (SELECT ${before} AS before, ${after} AS after) y`),
+     CROSS JOIN LATERAL (SELECT ${before} AS before, ${after} AS after) y`,
     [now, input.actor, nowIso, endIso],
   );
+  await em.query(`ANALYZE plan_allowance_audit`);
+  await em.query(auditInsert);
 
   // Notifications: each expired grant, each period's grant. Once per cause by construction: they are
   // written only by the transaction that writes the expiry or the grant, whose keys are unique.
@@ -294,7 +302,7 @@ export async function grantAllowances(em: EntityManager, input: GrantAllowancesI
        (SELECT count(*)::int FROM plan_allowance_expiring WHERE remaining > 0) AS expired_grants,
        (SELECT coalesce(sum(remaining), 0)::text FROM plan_allowance_expiring) AS expired_micros`,
   );
-  await em.query(`DROP TABLE plan_allowance_batch, plan_allowance_expiring`);
+  await em.query(`DROP TABLE plan_allowance_batch, plan_allowance_expiring, plan_allowance_audit`);
   return {
     granted: sums?.granted ?? 0,
     grantedMicros: BigInt(sums?.granted_micros ?? '0'),
