@@ -29,7 +29,8 @@ export async function startLedger(at = '2026-12-02T09:00:00.000Z'): Promise<Ledg
     accounts,
     clock,
     account: async (id = uid('acc')) => {
-      await accounts.upsertTx({ id, kind: 'user', plan: 'free' }, 'test', null);
+      // Enterprise without included credits: the wallet holds only what a test grants.
+      await accounts.upsertTx({ id, kind: 'user', plan: 'enterprise' }, 'test', null);
       return id;
     },
   };
