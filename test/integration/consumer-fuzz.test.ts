@@ -1,0 +1,138 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_STATUS } from '../../src/common/errors/error-codes';
+import { fundedAccount, SMALL } from '../support/accounts';
+import { startApp, uid, type Harness } from '../support/app';
+import { eventually, produce, readTopic } from '../support/kafka';
+
+const FUZZ_MESSAGES = 300;
+const CODES = new Set(Object.keys(ERROR_STATUS));
+
+/** A Kafka message value that is almost a lifecycle event: fields dropped, retyped or replaced by junk; or not an event at all. */
+function malformed(accountId: string) {
+  const junk = fc.oneof(
+    fc.constant(null),
+    fc.boolean(),
+    fc.integer(),
+    fc.double(),
+    fc.string(),
+    fc.constant(''),
+    fc.constant('9999-01-01T00:00:00.000Z'),
+    fc.constant('2026-02-30T25:61:00Z'),
+    fc.constant(-1),
+    fc.constant(1e308),
+    fc.constant('runtime.exploded'),
+    fc.array(fc.anything(), { maxLength: 3 }),
+    fc.dictionary(fc.string(), fc.anything(), { maxKeys: 3 }),
+  );
+  const fields = ['id', 'type', 'occurredAt', 'accountId', 'runtimeId', 'seq', 'data', 'extra'];
+  const mutatedEvent = fc
+    .tuple(
+      fc.constantFrom('runtime.started', 'runtime.heartbeat', 'runtime.paused', 'runtime.resumed', 'runtime.terminated', 'runtime.launch_failed'),
+      fc.array(fc.tuple(fc.constantFrom(...fields), fc.option(junk, { nil: undefined })), { minLength: 1, maxLength: 3 }),
+      fc.nat(1000),
+    )
+    .map(([type, edits, n]) => {
+      const event: Record<string, unknown> = {
+        id: `evt_fuzz_${n}_${Math.random().toString(36).slice(2)}`,
+        type,
+        occurredAt: new Date(Date.now() - 60_000).toISOString(),
+        accountId,
+        runtimeId: `rt_fuzz_${n}`,
+        seq: n,
+        data: {},
+      };
+      for (const [field, value] of edits) {
+        if (value === undefined) delete event[field];
+        else event[field] = value;
+      }
+      return JSON.stringify(event);
+    });
+  const notAnEvent = fc.oneof(
+    fc.string({ minLength: 1 }),
+    fc.json(),
+    fc.constant('{"id": "evt_truncated", "type": "runtime.heartbeat", "occurredAt": "2026-'),
+    fc.constant('{"id": "evt_nul\\u0000", "type": "runtime.heartbeat"}'),
+  );
+  return fc.oneof({ weight: 3, arbitrary: mutatedEvent }, { weight: 1, arbitrary: notAnEvent });
+}
+
+describe('fuzzing the lifecycle consumer on the real broker', () => {
+  let h: Harness;
+
+  beforeAll(async () => {
+    h = await startApp({ kafka: true });
+  });
+  afterAll(() => h.close());
+
+  it('parks every malformed message with a contract code and its reason, applies every good event mixed in, and keeps consuming', async () => {
+    const admin = await h.key('admin');
+    const cp = await h.key('control-plane');
+    const accountId = await fundedAccount(h, admin, { credits: '100.000000' });
+    const runtimes = Array.from({ length: 5 }, () => uid('rt'));
+    for (const runtimeId of runtimes) {
+      const reserved = await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId, ...SMALL, minutes: 60 } });
+      expect(reserved.status).toBe(201);
+    }
+    const start = Date.now() - 30 * 60_000;
+    const good = runtimes.flatMap((runtimeId) =>
+      Array.from({ length: 20 }, (_, i) => ({
+        id: uid('evt_good'),
+        type: i === 0 ? 'runtime.started' : 'runtime.heartbeat',
+        occurredAt: new Date(start + i * 60_000).toISOString(),
+        accountId,
+        runtimeId,
+        seq: i + 1,
+        data: {},
+      })),
+    );
+    const fuzz = fc.sample(malformed(accountId), { numRuns: FUZZ_MESSAGES, seed: 20261202 });
+    // Good and bad interleaved, all on the account's key (one partition, in this order).
+    const messages: { key: string; value: string }[] = [];
+    for (let i = 0, g = 0; i < fuzz.length || g < good.length; i++) {
+      if (i < fuzz.length) messages.push({ key: accountId, value: fuzz[i]! });
+      for (let k = 0; k < 2 && g < good.length; k++, g++) messages.push({ key: accountId, value: JSON.stringify(good[g]) });
+    }
+    const sentinel = { id: uid('evt_last'), type: 'runtime.heartbeat', occurredAt: new Date().toISOString(), accountId, runtimeId: runtimes[0]!, seq: 100, data: {} };
+    messages.push({ key: accountId, value: JSON.stringify(sentinel) });
+    await produce(h.config.kafka!.topics.lifecycle, messages);
+
+    const appliedIds = async (ids: string[]): Promise<Set<string>> =>
+      new Set(((await h.ds.query(`SELECT id FROM runtime_events WHERE id = ANY($1)`, [ids])) as { id: string }[]).map((r) => r.id));
+    await eventually(async () => (await appliedIds([sentinel.id])).size === 1, 60_000, 'the last event');
+
+    // Every good event was applied: each runtime counts its 20 (plus the last one on the first).
+    expect((await appliedIds(good.map((e) => e.id))).size).toBe(good.length);
+    const counts: { runtime_id: string; events_count: number }[] = await h.ds.query(`SELECT runtime_id, events_count FROM runtimes WHERE runtime_id = ANY($1)`, [runtimes]);
+    expect(new Map(counts.map((c) => [c.runtime_id, c.events_count]))).toEqual(new Map(runtimes.map((r, i) => [r, i === 0 ? 21 : 20])));
+
+    // Every fuzz message is either an event the service accepted (still valid after the mutation) or parked, never lost.
+    const idOf = (value: string): string | null => {
+      try {
+        const id = (JSON.parse(value) as { id?: unknown }).id;
+        return typeof id === 'string' ? id : null;
+      } catch {
+        return null;
+      }
+    };
+    // (An id with a NUL cannot be stored, so it cannot have been accepted: PostgreSQL text refuses it.)
+    const accepted = await appliedIds(fuzz.map(idOf).filter((id): id is string => id !== null && !id.includes('\u0000')));
+    const expectedParked = fuzz.filter((v) => !accepted.has(idOf(v) ?? ''));
+    expect(expectedParked.length).toBeGreaterThan(FUZZ_MESSAGES * 0.8);
+    const parked = await readTopic(h.config.kafka!.topics.lifecycleDlq, expectedParked.length, 60_000, 2_000);
+    expect(parked).toHaveLength(expectedParked.length);
+    const parkedValues = parked.map((m) => m.value);
+    for (const value of expectedParked) expect(parkedValues).toContain(Buffer.from(value).toString('utf8'));
+    for (const m of parked) {
+      expect(CODES.has(m.headers['x-dlq-code'] ?? '')).toBe(true);
+      expect(m.headers['x-dlq-reason']?.length).toBeGreaterThan(0);
+    }
+    expect(parkedValues.some((v) => v.includes('evt_good'))).toBe(false);
+
+    // Still consuming after the storm, and still healthy.
+    const after = { ...sentinel, id: uid('evt_after'), seq: 101, occurredAt: new Date().toISOString() };
+    await produce(h.config.kafka!.topics.lifecycle, [{ key: accountId, value: after }]);
+    await eventually(async () => (await appliedIds([after.id])).size === 1, 30_000, 'an event after the fuzz');
+    expect((await h.request('GET', '/health/ready')).status).toBe(200);
+  });
+});
