@@ -9,7 +9,7 @@ import { formatCredits } from '../common/money';
 import { Clock } from '../infra/clock/clock';
 import { LedgerService } from '../ledger/ledger.service';
 import type { Balance } from '../ledger/ledger.types';
-import { loadPlanAccount, type PlanAccount } from '../plans/plan-accounts';
+import { loadPlanAccount, lockAndLoadPlanAccount, type PlanAccount } from '../plans/plan-accounts';
 import { QuotasService } from '../plans/quotas.service';
 import type { Environment } from '../pricing/environment';
 import { holdFor, chargeFor } from '../pricing/charges';
@@ -160,8 +160,12 @@ export class ReservationsService {
    * one at a time) and reads the account under it; refuses an unknown or suspended account.
    */
   async lockActiveAccount(em: EntityManager, accountId: string): Promise<PlanAccount> {
-    await this.ledger.lockWalletRow(em, accountId);
-    const account = await loadPlanAccount(em, accountId);
+    let account = await lockAndLoadPlanAccount(em, accountId);
+    if (!account) {
+      // An account without its wallet row yet (or no account: then this is a 404).
+      await this.ledger.lockWalletRow(em, accountId);
+      account = await loadPlanAccount(em, accountId);
+    }
     if (!account) throw BillingException.notFound(`Account ${accountId}`);
     if (account.status !== 'active') {
       throw new BillingException('DL_BILLING_ACCOUNT_SUSPENDED', `Account ${accountId} is suspended: no new launches`);
