@@ -30,6 +30,17 @@ const configured = new WeakSet<pg.PoolClient>();
  */
 export const GENERIC_PLANS = 'SET plan_cache_mode = force_generic_plan';
 
+/**
+ * Sent (in a transaction) before a statement's first execution on a connection, when its generic
+ * plan is made and cached: a plan made while the tables were still small (a fresh database, the
+ * first minutes of a service) would otherwise scan them whole for as long as the connection lives
+ * (until an ANALYZE invalidates it) — every write of the ledger reading every grant. The hot
+ * statements find their rows by key, so they are planned as index lookups whatever the statistics.
+ */
+export const INDEX_PLANS = 'SET LOCAL enable_seqscan = off';
+/** Undoes INDEX_PLANS for the rest of the transaction. */
+export const ANY_PLANS = 'SET LOCAL enable_seqscan = on';
+
 /** A value as an SQL literal; EXECUTE coerces it to the prepared parameter's type. */
 function literal(value: unknown): string {
   if (value === null || value === undefined) return 'NULL';
@@ -129,10 +140,14 @@ async function send(client: pg.PoolClient, before: string[], calls: Call[], afte
       fresh.push(name);
     }
   }
+  // Every send with statements is inside a transaction (BEGIN goes with the first): SET LOCAL holds.
+  const planning = fresh.length > 0;
+  if (planning) parts.push(INDEX_PLANS);
   const firstExecute = parts.length;
   for (const call of calls) {
     parts.push(`EXECUTE ${sqlName(call.statement.name)}${call.values.length ? `(${call.values.map(literal).join(', ')})` : ''}`);
   }
+  if (planning) parts.push(ANY_PLANS);
   parts.push(...after);
   const raw = (await client.query(parts.join(';\n'))) as unknown as pg.QueryResult<Row> | pg.QueryResult<Row>[];
   for (const name of fresh) known.add(name);

@@ -1,8 +1,9 @@
 import type { EntityManager, QueryRunner } from 'typeorm';
-import { GENERIC_PLANS } from './pipelined-transaction';
+import { ANY_PLANS, GENERIC_PLANS, INDEX_PLANS } from './pipelined-transaction';
 import { rows } from './transaction';
 
 const configured = new WeakSet<object>();
+const planned = new WeakMap<object, Set<string>>();
 
 interface PgClient {
   query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
@@ -24,6 +25,13 @@ export async function preparedRows<T>(em: EntityManager, name: string, text: str
     await client.query({ text: GENERIC_PLANS, values: [] });
     configured.add(client);
   }
+  const known = planned.get(client) ?? new Set<string>();
+  if (known.has(name)) return (await client.query({ name, text, values })).rows as T[];
+  // The first execution on this connection makes the plan it keeps: see INDEX_PLANS.
+  await client.query({ text: INDEX_PLANS, values: [] });
   const result = await client.query({ name, text, values });
+  await client.query({ text: ANY_PLANS, values: [] });
+  known.add(name);
+  planned.set(client, known);
   return result.rows as T[];
 }
