@@ -33,7 +33,8 @@ export function lowBalanceThreshold(plan: Plan): bigint {
 
 /**
  * The plan's checks of a launch, in the contract's order, after "account exists and is active" and
- * before the credit hold: plan allows it → runs quota → agents quota → concurrency → spend limit.
+ * before the spend limit (SpendLimitsService.check) and the credit hold: plan allows it → runs quota
+ * → agents quota → concurrency.
  *
  * Exact under concurrency: the caller has locked the account's wallet row first (the ledger's lock
  * order: wallet → runtime rows → grants/holds → audit), so launches of one account are counted one
@@ -92,7 +93,6 @@ export class PlanLaunchGuard extends LaunchGuard {
         notices.push(exhausted('agents', accountId, period, plan.agentsPerPeriod));
       }
     }
-    await this.checkSpendLimit(request);
     const topic = topicsOf(this.config).notifications;
     await notifyOnce(em, topic, notices, now);
 
@@ -117,14 +117,6 @@ export class PlanLaunchGuard extends LaunchGuard {
         );
       },
     };
-  }
-
-  /**
-   * The spend-limit check's place in the contract's order (after concurrency, before credits).
-   * Nothing to check until the spend-limits module exists: it replaces this method (or the provider).
-   */
-  protected checkSpendLimit(_request: LaunchRequest): Promise<void> {
-    return Promise.resolve();
   }
 }
 
