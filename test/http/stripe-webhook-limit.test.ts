@@ -15,12 +15,7 @@ describe('Stripe webhook brute force', () => {
   beforeAll(async () => {
     fake = await new StripeFake().start();
     h = await startApp({
-      env: {
-        STRIPE_SECRET_KEY: 'sk_test_fake',
-        STRIPE_WEBHOOK_SECRET: SECRET,
-        STRIPE_API_URL: fake.url,
-        STRIPE_WEBHOOK_FAILURES_PER_MINUTE: String(LIMIT),
-      },
+      env: { ...fake.env(SECRET), STRIPE_WEBHOOK_FAILURES_PER_MINUTE: String(LIMIT) },
     });
     admin = await h.key('admin');
   });

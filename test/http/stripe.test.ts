@@ -17,9 +17,7 @@ describe('Stripe over HTTP, against the local fake', () => {
     fake = await new StripeFake().start();
     h = await startApp({
       env: {
-        STRIPE_SECRET_KEY: 'sk_test_fake',
-        STRIPE_WEBHOOK_SECRET: SECRET,
-        STRIPE_API_URL: fake.url,
+        ...fake.env(SECRET),
         STRIPE_TIMEOUT_MS: '1000',
         STRIPE_MAX_NETWORK_RETRIES: '3',
         STRIPE_PAST_DUE_GRACE_MS: '0',
@@ -275,7 +273,7 @@ describe('Stripe past-due grace period (manual clock)', () => {
     fake = await new StripeFake().start();
     h = await startApp({
       clock,
-      env: { STRIPE_SECRET_KEY: 'sk_test_fake', STRIPE_WEBHOOK_SECRET: SECRET, STRIPE_API_URL: fake.url, STRIPE_PAST_DUE_GRACE_MS: String(24 * 3_600_000) },
+      env: { ...fake.env(SECRET), STRIPE_PAST_DUE_GRACE_MS: String(24 * 3_600_000) },
     });
     admin = await h.key('admin');
   });

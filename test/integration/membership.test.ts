@@ -16,7 +16,7 @@ describe('membership from accounts.membership.v1 (real broker) drives Stripe sea
     fake = await new StripeFake().start();
     h = await startApp({
       kafka: true,
-      env: { STRIPE_SECRET_KEY: 'sk_test_fake', STRIPE_WEBHOOK_SECRET: 'whsec_test', STRIPE_API_URL: fake.url, STRIPE_TIMEOUT_MS: '2000' },
+      env: { ...fake.env('whsec_test'), STRIPE_TIMEOUT_MS: '2000' },
     });
     admin = await h.key('admin');
   });

@@ -69,6 +69,11 @@ export class StripeFake {
   private eventSeq = 0;
   url = '';
 
+  /** The service's Stripe settings pointing at this fake, with the webhook signing secret. */
+  env(webhookSecret: string): Record<string, string> {
+    return { STRIPE_SECRET_KEY: 'sk_test_fake', STRIPE_WEBHOOK_SECRET: webhookSecret, STRIPE_API_URL: this.url };
+  }
+
   async start(): Promise<this> {
     this.server = createServer((req, res) => void this.serve(req, res));
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
