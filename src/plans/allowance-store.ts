@@ -127,20 +127,6 @@ const auditInsert = `
  */
 export async function grantAllowances(em: EntityManager, input: GrantAllowancesInput): Promise<GrantAllowancesResult> {
   const { accountIds, period, now } = input;
-  em = traced(em);
-  if (process.env.PLAN_RESET_TRACE) {
-    await em.query(`LOAD 'auto_explain'`);
-    await em.query(`SET LOCAL auto_explain.log_min_duration = 150`);
-    await em.query(`SET LOCAL auto_explain.log_analyze = on`);
-    await em.query(`SET LOCAL auto_explain.log_nested_statements = on`);
-    await em.query(`SET LOCAL auto_explain.log_level = notice`);
-    await em.query(`SET LOCAL client_min_messages = notice`);
-    const client = (em.queryRunner as unknown as { databaseConnection?: { on(e: string, f: (m: { message: string }) => void): void; __traced?: boolean } }).databaseConnection;
-    if (client && !client.__traced) {
-      client.__traced = true;
-      client.on('notice', (m) => console.error(`PLAN ${m.message}`));
-    }
-  }
   const empty: GrantAllowancesResult = { granted: 0, grantedMicros: 0n, expiredGrants: 0, expiredMicros: 0n, inDebt: [] };
   if (accountIds.length === 0 || input.defaults.length === 0) return empty;
   const startIso = period.start.toISOString();
@@ -310,22 +296,4 @@ export async function grantAllowances(em: EntityManager, input: GrantAllowancesI
     expiredMicros: BigInt(sums?.expired_micros ?? '0'),
     inDebt,
   };
-}
-
-/** PLAN_RESET_TRACE=1 logs each statement's duration (for the benchmark's profile). */
-function traced(em: EntityManager): EntityManager {
-  if (!process.env.PLAN_RESET_TRACE) return em;
-  return new Proxy(em, {
-    get(target, prop, receiver) {
-      if (prop !== 'query') return Reflect.get(target, prop, receiver) as unknown;
-      return async (sql: string, params?: unknown[]) => {
-        const t0 = Date.now();
-        try {
-          return (await target.query(sql, params)) as unknown;
-        } finally {
-          console.error(`${Date.now() - t0} ms  ${sql.replace(/\s+/g, ' ').slice(0, 90)}`);
-        }
-      };
-    },
-  });
 }
