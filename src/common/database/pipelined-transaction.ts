@@ -31,12 +31,11 @@ const configured = new WeakSet<pg.PoolClient>();
 export const GENERIC_PLANS = 'SET plan_cache_mode = force_generic_plan';
 
 /**
- * Sent (in a transaction) before the hot prepared statements run, so that their generic plan — made
- * at the first execution on a connection, and made again after an ANALYZE invalidates it — is never
- * a sequential scan chosen while the tables were small (a fresh database, the first minutes of a
- * service): kept for the connection's life, such a plan read every grant on every ledger write once
- * the tables had grown. The hot statements find their rows by key, so index lookups are right
- * whatever the statistics say.
+ * Sent (in a transaction) before a statement's first execution on a connection, when its generic
+ * plan is made and cached: a plan made while the tables were still small (a fresh database, the
+ * first minutes of a service) would otherwise scan them whole for as long as the connection lives
+ * (until an ANALYZE invalidates it) — every write of the ledger reading every grant. The hot
+ * statements find their rows by key, so they are planned as index lookups whatever the statistics.
  */
 export const INDEX_PLANS = 'SET LOCAL enable_seqscan = off';
 /** Undoes INDEX_PLANS for the rest of the transaction. */
@@ -141,9 +140,8 @@ async function send(client: pg.PoolClient, before: string[], calls: Call[], afte
       fresh.push(name);
     }
   }
-  // Every send with statements is inside a transaction (BEGIN goes with the first): SET LOCAL holds,
-  // and travels in the same message.
-  const planning = calls.length > 0;
+  // Every send with statements is inside a transaction (BEGIN goes with the first): SET LOCAL holds.
+  const planning = fresh.length > 0;
   if (planning) parts.push(INDEX_PLANS);
   const firstExecute = parts.length;
   for (const call of calls) {
