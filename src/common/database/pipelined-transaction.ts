@@ -31,11 +31,15 @@ const configured = new WeakSet<pg.PoolClient>();
 export const GENERIC_PLANS = 'SET plan_cache_mode = force_generic_plan';
 
 /**
- * Sent (in a transaction) before a statement's first execution on a connection, when its generic
- * plan is made and cached: a plan made while the tables were still small (a fresh database, the
- * first minutes of a service) would otherwise scan them whole for as long as the connection lives
- * (until an ANALYZE invalidates it) — every write of the ledger reading every grant. The hot
- * statements find their rows by key, so they are planned as index lookups whatever the statistics.
+ * Sent (in a transaction) before every execution of the hot prepared statements, and undone by
+ * ANY_PLANS right after them (in the same message or round trip), so that their generic plan —
+ * made at the first execution on a connection, and made again whenever PostgreSQL invalidates it
+ * (an ANALYZE, say) — is never a sequential scan chosen while the tables were small (a fresh
+ * database, the first minutes of a service): kept for the connection's life, such a plan read every
+ * grant on every ledger write once the tables had grown. The hot statements find their rows by key,
+ * so index lookups are right whatever the statistics say. It must not stay on for the rest of the
+ * transaction: a set-based statement there (the allowance grant's over temporary tables) whose
+ * sequential scans cannot be avoided gets an estimate above jit_above_cost and spends seconds in JIT.
  */
 export const INDEX_PLANS = 'SET LOCAL enable_seqscan = off';
 /** Undoes INDEX_PLANS for the rest of the transaction. */
@@ -140,8 +144,9 @@ async function send(client: pg.PoolClient, before: string[], calls: Call[], afte
       fresh.push(name);
     }
   }
-  // Every send with statements is inside a transaction (BEGIN goes with the first): SET LOCAL holds.
-  const planning = fresh.length > 0;
+  // Every send with statements is inside a transaction (BEGIN goes with the first): SET LOCAL holds,
+  // and both SETs travel in the same message as the EXECUTEs.
+  const planning = calls.length > 0;
   if (planning) parts.push(INDEX_PLANS);
   const firstExecute = parts.length;
   for (const call of calls) {

@@ -1,0 +1,113 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DataSource } from 'typeorm';
+import { AuditService } from '../../src/audit/audit.service';
+import { dataSourceOptions } from '../../src/common/database/data-source';
+import { openDataSource } from '../../src/common/database/database.module';
+import { SystemClock } from '../../src/infra/clock/clock';
+import { PipelinedSession, poolOf } from '../../src/common/database/pipelined-transaction';
+import { preparedRows } from '../../src/common/database/prepared';
+import { LedgerService } from '../../src/ledger/ledger.service';
+import { inject } from 'vitest';
+
+// The ledger's hot statements keep the generic plan made at their first execution on a connection, and remade whenever
+// PostgreSQL invalidates it (an ANALYZE). Made on a young database (tiny tables, statistics saying so), that plan must
+// still find rows by key: a sequential scan kept for the connection's life read every grant on every write once the
+// tables had grown. The setting that ensures it (enable_seqscan off) must not outlive the hot statement in its
+// transaction: set-based statements after it would be planned with it.
+describe('ledger plans on a fresh database', () => {
+  const name = `billing_plans_${process.pid}_${Date.now()}`;
+  let admin: pg.Client;
+  let ds: DataSource;
+
+  beforeAll(async () => {
+    const server = inject('databaseUrl');
+    admin = new pg.Client({ connectionString: server });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    const url = new URL(server);
+    url.pathname = `/${name}`;
+    ds = await openDataSource(dataSourceOptions(url.toString(), 2));
+  });
+  afterAll(async () => {
+    await ds?.destroy();
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  });
+
+  const clock = new SystemClock();
+  const newLedger = (): LedgerService => new LedgerService(ds, new AuditService(ds, clock), clock);
+
+  it('plans the write statement as index lookups even when its tables were tiny at planning time', async () => {
+    const ledger = newLedger();
+    await ds.query(`INSERT INTO accounts (id, kind, plan) VALUES ('acc_plans', 'user', 'enterprise')`);
+    // A few rows, and statistics that say so (autovacuum's ANALYZE of a young database).
+    await ledger.grantTx({ accountId: 'acc_plans', source: 'admin', amount: 1_000_000n, expiresAt: null, idempotencyKey: 'g0', reason: 'test', actor: 'test' });
+    await ledger.createHoldTx({ accountId: 'acc_plans', holdId: 'hold_first', amount: 100_000n, reference: 'rt', idempotencyKey: 'h0' });
+    await ledger.settleHoldTx({ holdId: 'hold_first', amount: 50_000n });
+    await ds.query(`ANALYZE grants, holds, hold_allocations, wallets, ledger_transactions, ledger_entries`);
+    const runner = ds.createQueryRunner();
+    await runner.connect();
+    try {
+      await runner.startTransaction();
+      const em = runner.manager;
+      await ledger.grant(em, { accountId: 'acc_plans', source: 'admin', amount: 5_000_000n, expiresAt: null, idempotencyKey: 'g1', reason: 'test', actor: 'test' });
+      await ledger.createHold(em, { accountId: 'acc_plans', holdId: 'hold_plans', amount: 1_000_000n, reference: 'rt', idempotencyKey: 'h1' });
+      await ledger.settleHold(em, { holdId: 'hold_plans', amount: 500_000n });
+      // The plan this connection keeps for the write (every parameter NULL: EXPLAIN only plans it).
+      const plan: { 'QUERY PLAN': string }[] = await runner.query(`EXPLAIN EXECUTE ledger_write_v2(${Array(29).fill('NULL').join(', ')})`);
+      const text = plan.map((r) => r['QUERY PLAN']).join('\n');
+      expect(text).toMatch(/Index Scan|Index Only Scan|Bitmap Index Scan/);
+      expect(text).not.toMatch(/Seq Scan on (grants|holds|hold_allocations|wallets)/);
+      await runner.commitTransaction();
+    } finally {
+      await runner.release();
+    }
+  });
+
+  it('runs every execution of a hot statement with enable_seqscan off, and turns it back on after it', async () => {
+    const probe = { name: 'plans_test_probe_v1', text: `SELECT current_setting('enable_seqscan') AS v` };
+    const runner = ds.createQueryRunner();
+    await runner.connect();
+    try {
+      await runner.startTransaction();
+      const em = runner.manager;
+      // Not only the first execution on the connection: a plan remade later is made with the setting too.
+      for (let i = 0; i < 3; i++) {
+        expect(await preparedRows<{ v: string }>(em, probe.name, probe.text, [])).toEqual([{ v: 'off' }]);
+        expect(await runner.query(`SHOW enable_seqscan`)).toEqual([{ enable_seqscan: 'on' }]);
+      }
+      await runner.commitTransaction();
+    } finally {
+      await runner.release();
+    }
+    // The group-committed batches: the SETs travel with the EXECUTEs, every time.
+    const session = await PipelinedSession.begin(poolOf(ds), [{ statement: probe, values: [] }]);
+    try {
+      expect(session.rows).toEqual([{ v: 'off' }]);
+      expect(await session.query([{ statement: probe, values: [] }])).toEqual([[{ v: 'off' }]]);
+      await session.commit([]);
+    } catch (error) {
+      session.abandon();
+      throw error;
+    }
+  });
+
+  it('leaves enable_seqscan on for the rest of a transaction that wrote through the ledger', async () => {
+    await ds.query(`INSERT INTO accounts (id, kind, plan) VALUES ('acc_plans_leak', 'user', 'enterprise') ON CONFLICT DO NOTHING`);
+    const runner = ds.createQueryRunner();
+    await runner.connect();
+    try {
+      await runner.startTransaction();
+      const em = runner.manager;
+      const ledger = newLedger();
+      await ledger.grant(em, { accountId: 'acc_plans_leak', source: 'admin', amount: 1_000_000n, expiresAt: null, idempotencyKey: 'leak1', reason: 'test', actor: 'test' });
+      expect(await runner.query(`SHOW enable_seqscan`)).toEqual([{ enable_seqscan: 'on' }]);
+      await ledger.createHold(em, { accountId: 'acc_plans_leak', holdId: 'hold_leak', amount: 100_000n, reference: 'rt', idempotencyKey: 'leak2' });
+      expect(await runner.query(`SHOW enable_seqscan`)).toEqual([{ enable_seqscan: 'on' }]);
+      await runner.commitTransaction();
+    } finally {
+      await runner.release();
+    }
+  });
+});
