@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AccountsModule } from '../accounts/accounts.module';
 import { LedgerModule } from '../ledger/ledger.module';
 import { MembersModule } from '../members/members.module';
 import { PlansModule } from '../plans/plans.module';
@@ -14,7 +15,7 @@ import { TopUpsService } from './top-ups.service';
 
 /** Stripe: Team subscriptions and their seats, top-ups through Checkout, webhooks, reconciliation and recovery. */
 @Module({
-  imports: [LedgerModule, PlansModule, MembersModule, SpendLimitsModule],
+  imports: [AccountsModule, LedgerModule, PlansModule, MembersModule, SpendLimitsModule],
   controllers: [StripeController],
   // SuspensionService is not exported by its module; it is stateless, so an instance here is the same service.
   providers: [StripeGateway, SubscriptionsService, SeatsService, StripeEventsService, TopUpsService, StripeJobs, SuspensionService],

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
+import { AccountHooks } from '../accounts/account-hooks';
 import { AuditService } from '../audit/audit.service';
 import { inTransaction, rows } from '../common/database/transaction';
 import { BillingException } from '../common/errors/billing.exception';
@@ -40,6 +41,7 @@ export class SubscriptionsService {
     private readonly members: MembersService,
     private readonly audit: AuditService,
     private readonly clock: Clock,
+    private readonly accountHooks: AccountHooks,
   ) {}
 
   async row(em: Pick<EntityManager, 'query'> | undefined, by: { accountId?: string; subscriptionId?: string }, lock = false): Promise<SubscriptionRow | null> {
@@ -118,7 +120,11 @@ export class SubscriptionsService {
     });
   }
 
-  /** Sets plan and cycle anchor; audited as `plan.changed` when either changes. */
+  /**
+   * Sets plan and cycle anchor; audited as `plan.changed` when either changes. A new plan runs the
+   * plan-set hooks in this transaction, as an admin's change does: a downgrade to Free gets this
+   * month's Free credits at once (Team's come with its paid invoice).
+   */
   async setPlan(em: EntityManager, accountId: string, plan: 'team' | 'free', anchor: Date | null, actor: string, why: Record<string, unknown>): Promise<void> {
     const [before] = await rows<{ plan: string; billing_cycle_anchor: Date | null }>(
       em,
@@ -137,6 +143,7 @@ export class SubscriptionsService {
       after: { plan, billingCycleAnchor: anchor?.toISOString() ?? null, ...why },
       at: this.clock.now(),
     });
+    if (before.plan !== plan) await this.accountHooks.planWasSet(em, accountId);
   }
 
   async view(accountId: string): Promise<Record<string, unknown>> {

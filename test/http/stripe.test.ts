@@ -198,6 +198,11 @@ describe('Stripe over HTTP, against the local fake', () => {
     await deliver(fake.emit('customer.subscription.deleted', { ...fake.subscriptions.get(subscriptionId)!, status: 'canceled' }));
     view = (await h.request('GET', `/v1/accounts/${accountId}/subscription`, { key: admin })).body;
     expect(view).toMatchObject({ plan: 'free', billingCycleAnchor: null, subscription: { status: 'canceled' } });
+    // Free's credits for this month come with the downgrade, not at the first launch or the next reset; once.
+    const allowances = async () => ((await wallet(accountId)).grants as { source: string; amount: string }[]).filter((g) => g.source === 'plan_allowance');
+    expect(await allowances()).toEqual([expect.objectContaining({ amount: '50.000000' })]);
+    await deliver(fake.emit('customer.subscription.deleted', { ...fake.subscriptions.get(subscriptionId)!, status: 'canceled' }));
+    expect(await allowances()).toHaveLength(1);
   });
 
   it('keeps the seat quantity absolute through random churn, retries a timed-out call into one object, and reconciles drift', async () => {
