@@ -10,6 +10,7 @@
 // Options: BENCH_EVENTS (200000), BENCH_RUNTIMES (2000), BENCH_SECONDS (10), BENCH_RATE (500),
 // BENCH_CONCURRENCY (32), BENCH_POOL (20, the service's DATABASE_POOL_SIZE), BENCH_REQUEST_TIMEOUT_MS
 // (10000: a fixed-rate request not answered by then counts as timed out).
+// BENCH_SERVICE_PROF=<dir> writes the service's V8 CPU profile there (node --cpu-prof) when it exits.
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
@@ -31,7 +32,7 @@ const adminKey = `bench-admin-${tag}-key-0000`;
 const scratch = await scratchDatabase('metering');
 const port = await freePort();
 console.log(machineLine());
-const service = spawn(process.execPath, ['dist/src/main.js'], {
+const service = spawn(process.execPath, [...(process.env.BENCH_SERVICE_PROF ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.BENCH_SERVICE_PROF] : []), 'dist/src/main.js'], {
   env: {
     ...process.env,
     PORT: String(port),
