@@ -2,6 +2,7 @@
 // the machine line, PostgreSQL's own ceiling measured with pgbench, and the figures handed to
 // bench/run.mjs (which prints them as one table at the end).
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
@@ -50,7 +51,23 @@ export function freePort() {
 /** One line about the machine; the load average says how much of it other work was using. */
 export function machineLine() {
   const load = os.loadavg().map((l) => l.toFixed(1)).join(' ');
-  return `machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}, Node ${process.version}, load average ${load}`;
+  return `machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}, Node ${process.version}, load average ${load}, ${cpuReference()}`;
+}
+
+/**
+ * One core's speed now, as a fixed piece of work (JSON round trips and SHA-256 of 1 KiB, 300 ms):
+ * the same model of virtual machine can be twice as fast one day as another, so figures taken on
+ * different days compare through this, not through the model name.
+ */
+export function cpuReference() {
+  const block = JSON.stringify({ id: 'ev_0123456789', type: 'runtime.heartbeat', accountId: 'acc_0123', seq: 1, data: { text: 'x'.repeat(900) } });
+  let rounds = 0;
+  const deadline = performance.now() + 300;
+  while (performance.now() < deadline) {
+    for (let i = 0; i < 100; i++) createHash('sha256').update(JSON.stringify(JSON.parse(block))).digest('hex');
+    rounds += 100;
+  }
+  return `cpu reference ${Math.round(rounds / 0.3 / 1000)}k JSON+SHA-256 rounds/s on one core`;
 }
 
 // pgbench scripts mirroring the ledger's transactions on plain tables of the same shape (no triggers,
