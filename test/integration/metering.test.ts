@@ -60,6 +60,9 @@ describe('metering on the real broker: reserve, run, pause, settle', () => {
 
     const wallet = await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin });
     expect(wallet.body).toMatchObject({ total: '4.500000', held: '0.000000', available: '4.500000' });
+    // The runtime's row, rebuilt from its events: instants to the millisecond, and the reason it ended.
+    const [row] = await h.ds.query(`SELECT started_at, terminated_at, termination_reason FROM runtimes WHERE runtime_id = $1`, [runtimeId]);
+    expect(row).toEqual({ started_at: at(0), terminated_at: at(40), termination_reason: 'user' });
 
     const usage = await h.request('GET', `/v1/accounts/${accountId}/usage?groupBy=runtime&from=${at(-1).toISOString()}&to=${at(60).toISOString()}`, { key: admin });
     expect(usage.status).toBe(200);
