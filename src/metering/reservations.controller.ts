@@ -24,7 +24,8 @@ export class ReservationsController {
   @Doc('Authorize a launch and deduct its time reservation up front (idempotent on runtimeId)', reservationSchema)
   async reserve(@Body() body: unknown, @Res({ passthrough: true }) reply: FastifyReply): Promise<ReservationView> {
     const request = parsePricedRequest(reservationSchema, body ?? {}, this.rateCard.current());
-    const { created, view } = await this.reservations.reserve(request);
+    const raw = reply.request.raw;
+    const { created, view } = await this.reservations.reserve(request, { abandoned: () => raw.socket?.destroyed === true });
     void reply.status(created ? 201 : 200);
     return view;
   }

@@ -52,13 +52,28 @@ export class ReservationsService {
     private readonly quotas: QuotasService,
   ) {}
 
-  /** Returns the reservation and whether it was created now (201) or already existed (200). */
-  async reserve(request: ReservationRequest): Promise<{ created: boolean; view: ReservationView }> {
+  /**
+   * Returns the reservation and whether it was created now (201) or already existed (200).
+   * `abandoned` tells whether the caller has gone (its connection closed): a request that waited
+   * for a database connection past its client's patience is not worked on — under overload the
+   * service then spends itself on requests someone still waits for, and nothing is reserved for
+   * nobody (a retry with the same runtimeId reserves as usual).
+   */
+  async reserve(request: ReservationRequest, opts: { abandoned?: () => boolean } = {}): Promise<{ created: boolean; view: ReservationView }> {
     const requestFingerprint = fingerprint(request);
     const existing = await this.existing(request.runtimeId, requestFingerprint);
     if (existing) return { created: false, view: existing };
+    const unlessAbandoned = (): void => {
+      if (opts.abandoned?.()) {
+        throw new BillingException('DL_BILLING_UNAVAILABLE', `The client closed the connection before runtime ${request.runtimeId} was reserved: nothing was reserved`);
+      }
+    };
+    unlessAbandoned();
     try {
-      const view = await inTransaction(this.ds, (em) => this.createWithin(em, request, requestFingerprint));
+      const view = await inTransaction(this.ds, (em) => {
+        unlessAbandoned();
+        return this.createWithin(em, request, requestFingerprint);
+      });
       return { created: true, view };
     } catch (error) {
       // A concurrent request for the same runtime won the race: answer as a replay (or a conflict).

@@ -1,3 +1,6 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fundedAccount, lifecycle, SMALL } from '../support/accounts';
 import { startApp, uid, type Harness } from '../support/app';
@@ -141,5 +144,75 @@ describe('reservations over HTTP', () => {
     const bad = await h.request('GET', `/v1/accounts/${accountId}/usage?groupBy=planet`, { key: admin });
     expect(bad.status).toBe(400);
     expect(bad.body.error.findings[0].field).toBe('groupBy');
+  });
+});
+
+describe('reservations whose client has gone', () => {
+  let h: Harness;
+  let admin: string;
+  let cp: string;
+  let port: number;
+
+  beforeAll(async () => {
+    // Two database connections: a third reservation waits for one while the first two are held up.
+    h = await startApp({ env: { DATABASE_POOL_SIZE: '2' } });
+    admin = await h.key('admin');
+    cp = await h.key('control-plane');
+    await h.app.listen(0, '127.0.0.1');
+    port = (h.app.getHttpServer().address() as AddressInfo).port;
+  });
+  afterAll(() => h.close());
+
+  /** POSTs a reservation over a real connection; `giveUpAfterMs` closes it before the answer. */
+  const post = (body: object, giveUpAfterMs?: number) =>
+    new Promise<number | 'gone'>((resolve, reject) => {
+      const data = JSON.stringify(body);
+      const req = http.request({
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/v1/reservations',
+        agent: false,
+        headers: { authorization: `Bearer ${cp}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) },
+      });
+      req.on('response', (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.on('error', (error) => (giveUpAfterMs === undefined ? reject(error) : resolve('gone')));
+      req.end(data);
+      if (giveUpAfterMs !== undefined) setTimeout(() => req.destroy(), giveUpAfterMs);
+    });
+  const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  it('does not reserve for a client that closed its connection while the request waited, and serves those still waiting', async () => {
+    const accountId = await fundedAccount(h, admin, { credits: '5.000000' });
+    const other = await fundedAccount(h, admin, { credits: '5.000000' });
+    const waiting = uid('rt');
+    const abandoned = uid('rt');
+    // Another session holds both accounts' wallet locks: the first two reservations wait on them,
+    // holding the service's two connections; the third waits for a connection.
+    const blocker = new pg.Client({ connectionString: h.config.database.url });
+    await blocker.connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query('SELECT 1 FROM wallets WHERE account_id = ANY($1) FOR UPDATE', [[accountId, other]]);
+      const first = post({ accountId, runtimeId: waiting, ...SMALL, minutes: 60 });
+      const second = post({ accountId: other, runtimeId: uid('rt'), ...SMALL, minutes: 60 });
+      await pause(300);
+      expect(await post({ accountId, runtimeId: abandoned, ...SMALL, minutes: 60 }, 300)).toBe('gone');
+      await pause(200);
+      await blocker.query('ROLLBACK');
+      expect([await first, await second]).toEqual([201, 201]);
+    } finally {
+      await blocker.end();
+    }
+    // The abandoned request got a connection after them, and reserved nothing.
+    await pause(500);
+    expect((await h.request('GET', `/v1/reservations/${abandoned}`, { key: cp })).status).toBe(404);
+    const wallet = await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin });
+    expect(wallet.body).toMatchObject({ total: '5.000000', held: '1.000000', available: '4.000000' });
+    // Asked again (same runtimeId), it is reserved as usual.
+    expect(await post({ accountId, runtimeId: abandoned, ...SMALL, minutes: 60 })).toBe(201);
   });
 });
