@@ -98,11 +98,12 @@ for (const id of accounts) {
   await call('POST', `/v1/admin/accounts/${id}/grants`, { credits: '1000000.000000', reason: 'bench' }, { 'idempotency-key': `${id}-funds` });
 }
 const env = { variant: 'datalayer', environment: { name: 'python', sizeClass: 'small' } };
+/** Runtime n of the benchmark: its id and account (the events phase uses the same). */
+const runtimeId = (n) => `bench_${tag}_rt${n}`;
+const reserveRuntime = (n, timeoutMs) =>
+  call('POST', '/v1/reservations', { accountId: accounts[n % ACCOUNTS], runtimeId: runtimeId(n), ...env, minutes: 60 }, {}, timeoutMs);
 let runtimeCounter = 0;
-const reserve = (timeoutMs) => {
-  const n = runtimeCounter++;
-  return call('POST', '/v1/reservations', { accountId: accounts[n % ACCOUNTS], runtimeId: `bench_${tag}_rt${n}`, ...env, minutes: 60 }, {}, timeoutMs);
-};
+const reserve = (timeoutMs) => reserveRuntime(runtimeCounter++, timeoutMs);
 const pct = (sorted, p) => (sorted.length === 0 ? null : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]);
 const ms = (v) => (v === null ? '—' : v.toFixed(2));
 /** Why a request did not complete (`call`'s own timeout counts as timed out; the rest by their error code). */
@@ -185,23 +186,17 @@ const reservationCeiling = await pgbenchCeiling({ url: scratch.url, script: 'res
 // them is reserved first, as the control plane does before a launch (the reservation phases may have
 // left some out: requests that timed out, or fewer than RUNTIMES): the figure is the normal path, not
 // runtimes started without a reservation (reserved on the fly or told to terminate, at every rebuild).
-const ids = Array.from({ length: RUNTIMES }, (_, r) => `bench_${tag}_rt${r}`);
-const { rows: alreadyReserved } = await (async () => {
-  const c = new pg.Client({ connectionString: scratch.url });
-  await c.connect();
-  try {
-    return await c.query(`SELECT runtime_id FROM runtimes WHERE runtime_id = ANY($1) AND hold_id IS NOT NULL`, [ids]);
-  } finally {
-    await c.end();
-  }
-})();
+const q = new pg.Client({ connectionString: scratch.url });
+await q.connect();
+const ids = Array.from({ length: RUNTIMES }, (_, r) => runtimeId(r));
+const { rows: alreadyReserved } = await q.query(`SELECT runtime_id FROM runtimes WHERE runtime_id = ANY($1) AND hold_id IS NOT NULL`, [ids]);
 const reservedIds = new Set(alreadyReserved.map((r) => r.runtime_id));
-const missing = ids.map((id, r) => ({ id, r })).filter(({ id }) => !reservedIds.has(id));
+const missing = ids.flatMap((id, r) => (reservedIds.has(id) ? [] : [r]));
 for (let i = 0; i < missing.length; i += 16) {
   await Promise.all(
-    missing.slice(i, i + 16).map(async ({ id, r }) => {
-      const res = await call('POST', '/v1/reservations', { accountId: accounts[r % ACCOUNTS], runtimeId: id, ...env, minutes: 60 });
-      if (res.status !== 201 && res.status !== 200) throw new Error(`reserving ${id} for the events: HTTP ${res.status} ${JSON.stringify(res.body)}`);
+    missing.slice(i, i + 16).map(async (r) => {
+      const res = await reserveRuntime(r);
+      if (res.status !== 201 && res.status !== 200) throw new Error(`reserving ${runtimeId(r)} for the events: HTTP ${res.status} ${JSON.stringify(res.body)}`);
     }),
   );
 }
@@ -211,8 +206,6 @@ await kadmin.connect();
 await kadmin.createTopics({ topics: [{ topic, numPartitions: 4 }], waitForLeaders: true });
 await kadmin.disconnect();
 // Polls (every 50 ms, from now on) until every event is applied; resolves with the database's time then.
-const q = new pg.Client({ connectionString: scratch.url });
-await q.connect();
 const appliedAll = (async () => {
   for (;;) {
     const { rows: [r] } = await q.query(`SELECT count(*)::int AS n, clock_timestamp() AS at FROM runtime_events`);
@@ -231,7 +224,7 @@ for (let i = 0; i < EVENTS; i++) {
   const accountId = accounts[r % ACCOUNTS];
   messages.push({
     key: accountId,
-    value: JSON.stringify({ id: `ev_${tag}_${i}`, type, occurredAt: new Date(t0 + round * 1000).toISOString(), accountId, runtimeId: `bench_${tag}_rt${r}`, seq: round + 1, data: {} }),
+    value: JSON.stringify({ id: `ev_${tag}_${i}`, type, occurredAt: new Date(t0 + round * 1000).toISOString(), accountId, runtimeId: runtimeId(r), seq: round + 1, data: {} }),
   });
 }
 for (let i = 0; i < messages.length; i += 10_000) await producer.send({ topic, messages: messages.slice(i, i + 10_000) });
