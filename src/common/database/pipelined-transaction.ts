@@ -146,13 +146,13 @@ async function send(client: pg.PoolClient, before: string[], calls: Call[], afte
   }
   // Every send with statements is inside a transaction (BEGIN goes with the first): SET LOCAL holds,
   // and both SETs travel in the same message as the EXECUTEs.
-  const planning = calls.length > 0;
-  if (planning) parts.push(INDEX_PLANS);
+  const indexPlans = calls.length > 0;
+  if (indexPlans) parts.push(INDEX_PLANS);
   const firstExecute = parts.length;
   for (const call of calls) {
     parts.push(`EXECUTE ${sqlName(call.statement.name)}${call.values.length ? `(${call.values.map(literal).join(', ')})` : ''}`);
   }
-  if (planning) parts.push(ANY_PLANS);
+  if (indexPlans) parts.push(ANY_PLANS);
   parts.push(...after);
   const raw = (await client.query(parts.join(';\n'))) as unknown as pg.QueryResult<Row> | pg.QueryResult<Row>[];
   for (const name of fresh) known.add(name);
