@@ -15,6 +15,7 @@ import { DropPlanAllowances1796214833510 } from './1796214833510-DropPlanAllowan
 import { LedgerBalanceCheckSetBased1796214833511 } from './1796214833511-LedgerBalanceCheckSetBased';
 import { LedgerBalanceCheckLookups1796220000000 } from './1796220000000-LedgerBalanceCheckLookups';
 import { RuntimeEventsSessionIndex1796227202725 } from './1796227202725-RuntimeEventsSessionIndex';
+import { UpdatedInPlaceFillfactor1796290000000 } from './1796290000000-UpdatedInPlaceFillfactor';
 
 /** Every migration, in order. `npm run migration:generate -- <Name>` writes a file here; add it to this list. */
-export const MIGRATIONS: (new () => object)[] = [Foundation1796204055048, Metering1796204484544, Ledger1796204668759, LedgerTriggers1796204668760, Plans1796205733689, SpendLimits1796206329676, LedgerBalanceCheckByIndex1796206563447, Stripe1796206667218, Reports1796207234078, ReportsRollups1796208457072, LedgerHoldsByKey1796210659424, LedgerStatementIndex1796211838776, ReportsAccountRollups1796213965882, DropPlanAllowances1796214833510, LedgerBalanceCheckSetBased1796214833511, LedgerBalanceCheckLookups1796220000000, RuntimeEventsSessionIndex1796227202725];
+export const MIGRATIONS: (new () => object)[] = [Foundation1796204055048, Metering1796204484544, Ledger1796204668759, LedgerTriggers1796204668760, Plans1796205733689, SpendLimits1796206329676, LedgerBalanceCheckByIndex1796206563447, Stripe1796206667218, Reports1796207234078, ReportsRollups1796208457072, LedgerHoldsByKey1796210659424, LedgerStatementIndex1796211838776, ReportsAccountRollups1796213965882, DropPlanAllowances1796214833510, LedgerBalanceCheckSetBased1796214833511, LedgerBalanceCheckLookups1796220000000, RuntimeEventsSessionIndex1796227202725, UpdatedInPlaceFillfactor1796290000000];

@@ -110,4 +110,34 @@ describe('ledger plans on a fresh database', () => {
       await runner.release();
     }
   });
+
+  it('updates a wallet row in place (no new index entry) even when its page is full of other wallets', async () => {
+    // 300 wallets fill their pages as far as the table lets inserts fill them; a page in the middle is then full
+    // unless the table keeps room for new row versions (fillfactor): then an update is HOT, not a new index entry.
+    await ds.query(`INSERT INTO accounts (id, kind, plan) SELECT 'acc_hot_' || lpad(i::text, 4, '0'), 'user', 'enterprise' FROM generate_series(1, 300) AS i`);
+    await ds.query(`INSERT INTO wallets (account_id) SELECT 'acc_hot_' || lpad(i::text, 4, '0') FROM generate_series(1, 300) AS i`);
+    const runner = ds.createQueryRunner();
+    await runner.connect();
+    try {
+      await runner.startTransaction();
+      const em = runner.manager;
+      const ledger = newLedger();
+      await ledger.grant(em, { accountId: 'acc_hot_0150', source: 'admin', amount: 1_000_000n, expiresAt: null, idempotencyKey: 'hot1', reason: 'test', actor: 'test' });
+      await ledger.createHold(em, { accountId: 'acc_hot_0150', holdId: 'hold_hot', amount: 100_000n, reference: 'rt', idempotencyKey: 'hot2' });
+      const [counts] = await runner.query(
+        `SELECT pg_stat_get_xact_tuples_updated('wallets'::regclass)::int AS updated, pg_stat_get_xact_tuples_hot_updated('wallets'::regclass)::int AS hot`,
+      );
+      expect(counts.updated).toBeGreaterThanOrEqual(2);
+      expect(counts.hot).toBe(counts.updated);
+      await runner.commitTransaction();
+    } finally {
+      await runner.release();
+    }
+  });
+
+  it("gives the service's connections room for the monthly reset's temporary tables in memory", async () => {
+    // A reset batch's temporary tables (5,000 accounts, their audit records) outgrow the default 8 MB of temp_buffers:
+    // they were then written to and read back from files, a tenth of the reset's time.
+    expect(await ds.query(`SHOW temp_buffers`)).toEqual([{ temp_buffers: '64MB' }]);
+  });
 });

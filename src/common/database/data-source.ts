@@ -13,7 +13,7 @@ export function dataSourceOptions(url: string, poolSize = 20): DataSourceOptions
     synchronize: false,
     migrationsRun: false,
     logging: ['error'],
-    extra: { max: poolSize, application_name: 'dl-billing' },
+    extra: { max: poolSize, application_name: 'dl-billing', options: '-c temp_buffers=64MB' },
   };
 }
 
