@@ -86,8 +86,18 @@ export class LedgerService {
    * the available balance drops at once. Refused with DL_BILLING_INSUFFICIENT_CREDITS (details
    * `available`, `required`) when the available balance, every open hold already deducted, is short.
    */
-  createHold(em: EntityManager, input: CreateHoldInput): Promise<HoldResult> {
-    return this.runIn(em, createHoldOperation(input));
+  createHold(em: EntityManager, input: CreateHoldInput, read?: unknown[]): Promise<HoldResult> {
+    return this.runIn(em, createHoldOperation(input), read);
+  }
+
+  /**
+   * The statement createHold starts with (lock the wallet, read its ledger), for a caller that sends
+   * it ahead in one of its own round trips, after taking the wallet's lock (a reservation: with its
+   * checks' reads). Its rows go to createHold as `read`; a caller that wrote to the wallet in between
+   * must not pass them (they would be stale: the write then fails on the wallet version, and retries).
+   */
+  holdReadCall(lock: { accountId: string; holdId: string; idempotencyKey: string }): Call {
+    return LedgerStore.lockCall(lock);
   }
 
   /** Holds `amount` more on an open hold (a reservation's extension); refused like createHold when it would overdraw. */
@@ -148,6 +158,11 @@ export class LedgerService {
    * Only the wallet's row lock (first in the lock order), without reading its ledger: for callers
    * that count or check under the lock and write through the ledger afterwards (a reservation).
    */
+  /** lockWalletRow's statement, for a caller that sends it ahead with its own reads (it returns no row without a wallet). */
+  lockWalletRowCall(accountId: string): Call {
+    return LedgerStore.lockOnlyCall({ accountId });
+  }
+
   async lockWalletRow(em: EntityManager, accountId: string): Promise<void> {
     const call = LedgerStore.lockOnlyCall({ accountId });
     if ((await preparedRows(em, call.statement.name, call.statement.text, call.values)).length > 0) return;
@@ -472,8 +487,9 @@ export class LedgerService {
   // ---------------------------------------------------------------- execution
 
   /** Lock, decide, write and audit with the caller's EntityManager (three statements). */
-  private async runIn<R>(em: EntityManager, op: Operation<R>): Promise<R> {
-    const state = await this.lockIn(em, op);
+  private async runIn<R>(em: EntityManager, op: Operation<R>, read?: unknown[]): Promise<R> {
+    const ahead = read ? LedgerStore.parseLock(read) : null;
+    const state = ahead && ahead !== 'stale' ? ahead : await this.lockIn(em, op);
     const decision = op.decide(state, this.clock.now());
     if (decision.write === null) return decision.result;
     const transactionId = await LedgerStore.write(em, completeWrite(state, decision.write));

@@ -21,6 +21,8 @@ export interface LaunchRequest {
 export interface LaunchVerdict {
   /** Runs left in the period once this reservation counts; null when the plan does not count runs. */
   runsRemaining: number | null;
+  /** Whether the checks wrote to the wallet (the period's allowance granted lazily): what the caller read of it before is stale. */
+  walletChanged: boolean;
   /** Called with the wallet's available credits after the hold (same transaction): low-balance notice. */
   afterHold(available: bigint): Promise<void>;
 }

@@ -3,19 +3,20 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { fingerprint } from '../common/canonical-json';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { inOneRoundTrip, type PreparedStatement } from '../common/database/pipelined-transaction';
 import { inTransaction, isUniqueViolation, rows } from '../common/database/transaction';
 import { BillingException } from '../common/errors/billing.exception';
 import { formatCredits } from '../common/money';
 import { Clock } from '../infra/clock/clock';
 import { LedgerService } from '../ledger/ledger.service';
 import type { Balance } from '../ledger/ledger.types';
-import { loadPlanAccount, lockAndLoadPlanAccount, type PlanAccount } from '../plans/plan-accounts';
+import { loadPlanAccount, lockAndLoadPlanAccount, PLAN_ACCOUNT_COLUMNS, planAccountOf, type PlanAccount, type PlanAccountRow } from '../plans/plan-accounts';
 import { QuotasService } from '../plans/quotas.service';
 import type { Environment } from '../pricing/environment';
 import { holdFor, chargeFor } from '../pricing/charges';
 import { priceEnvironment } from '../pricing/pricing';
 import { RateCard } from '../pricing/rate-card';
-import { SpendLimitsService } from '../spend-limits/spend-limits.service';
+import { limitsInScopeJson, SpendLimitsService, type LimitRow } from '../spend-limits/spend-limits.service';
 import { LaunchGuard } from './launch-guard';
 import type { ReservationRequest } from './dto/reservation.dto';
 import { runningMsOf, type RuntimeRow } from './runtime-row';
@@ -61,28 +62,29 @@ export class ReservationsService {
    */
   async reserve(request: ReservationRequest, opts: { abandoned?: () => boolean } = {}): Promise<{ created: boolean; view: ReservationView }> {
     const requestFingerprint = fingerprint(request);
-    const existing = await this.existing(request.runtimeId, requestFingerprint);
-    if (existing) return { created: false, view: existing };
     const unlessAbandoned = (): void => {
       if (opts.abandoned?.()) {
         throw new BillingException('DL_BILLING_UNAVAILABLE', `The client closed the connection before runtime ${request.runtimeId} was reserved: nothing was reserved`);
       }
     };
     unlessAbandoned();
+    let view: ReservationView | 'reserved';
     try {
-      const view = await inTransaction(this.ds, (em) => {
+      view = await inTransaction(this.ds, (em) => {
         unlessAbandoned();
-        return this.createWithin(em, request, requestFingerprint);
+        return this.create(em, request, requestFingerprint);
       });
-      return { created: true, view };
     } catch (error) {
       // A concurrent request for the same runtime won the race: answer as a replay (or a conflict).
-      if (isUniqueViolation(error)) {
-        const winner = await this.existing(request.runtimeId, requestFingerprint);
-        if (winner) return { created: false, view: winner };
-      }
+      const winner = isUniqueViolation(error) ? await this.existing(request.runtimeId, requestFingerprint) : null;
+      if (winner) return { created: false, view: winner };
       throw error;
     }
+    if (view !== 'reserved') return { created: true, view };
+    // Reserved already (a retry, or a copy that waited for the first one's lock): a replay, or a conflict if the request differs.
+    const existing = await this.existing(request.runtimeId, requestFingerprint);
+    if (!existing) throw new Error(`runtime ${request.runtimeId} was reserved, and its reservation is gone`);
+    return { created: false, view: existing };
   }
 
   private async existing(runtimeId: string, requestFingerprint: string): Promise<ReservationView | null> {
@@ -99,10 +101,47 @@ export class ReservationsService {
     return this.view(this.ds.manager, row);
   }
 
-  /** Creates the reservation in the caller's transaction (also used to reserve a runtime on the fly). */
-  async createWithin(em: EntityManager, request: ReservationRequest, requestFingerprint = fingerprint(request)): Promise<ReservationView> {
+  /** Creates the reservation in the caller's transaction (used to reserve a runtime on the fly). */
+  async createWithin(em: EntityManager, request: ReservationRequest): Promise<ReservationView> {
+    const view = await this.create(em, request, fingerprint(request));
+    if (view === 'reserved') throw new BillingException('DL_BILLING_IDEMPOTENCY_CONFLICT', `Runtime ${request.runtimeId} is already reserved`);
+    return view;
+  }
+
+  /**
+   * The launch's first round trip: the account's wallet lock, then (so that they read what the lock
+   * holder before us committed) the account, whether the runtime is reserved already and the spend
+   * limits in scope, and the wallet's ledger as the hold will need it. An account without a wallet
+   * row yet (or no account) takes the longer way.
+   */
+  private async lockForLaunch(em: EntityManager, request: ReservationRequest): Promise<Launch | 'reserved'> {
+    const { accountId, runtimeId } = request;
+    const [locked, launch, ledgerRead] = await inOneRoundTrip(em, [
+      this.ledger.lockWalletRowCall(accountId),
+      { statement: LAUNCH_READ, values: [accountId, runtimeId, request.userId ?? ''] },
+      this.ledger.holdReadCall({ accountId, ...holdKeys(runtimeId) }),
+    ]);
+    const row = launch?.[0] as (PlanAccountRow & { reserved: boolean; spend_limits: LimitRow[] }) | undefined;
+    if (!locked?.length || !row) {
+      if (await this.isReserved(em, runtimeId)) return 'reserved';
+      return { account: await this.lockActiveAccount(em, accountId) };
+    }
+    if (row.reserved) return 'reserved';
+    const account = planAccountOf(row);
+    if (!account) throw BillingException.notFound(`Account ${accountId}`);
+    return { account: activeOnly(account), limits: row.spend_limits, ledgerRead };
+  }
+
+  private async isReserved(em: EntityManager, runtimeId: string): Promise<boolean> {
+    return (await rows(em, `SELECT 1 FROM runtimes WHERE runtime_id = $1 AND reservation_id IS NOT NULL`, [runtimeId])).length > 0;
+  }
+
+  /** The reservation in the caller's transaction, or 'reserved' when the runtime has one already. */
+  private async create(em: EntityManager, request: ReservationRequest, requestFingerprint: string): Promise<ReservationView | 'reserved'> {
     const now = this.clock.now();
-    const account = await this.lockActiveAccount(em, request.accountId);
+    const launch = await this.lockForLaunch(em, request);
+    if (launch === 'reserved') return launch;
+    const { account } = launch;
     const environment = request.environment as Environment;
     const price = priceEnvironment(this.rateCard.current(), request.variant, environment);
     const amount = holdFor(price.ratePerHourMicros, request.minutes);
@@ -118,18 +157,22 @@ export class ReservationsService {
       kind: 'reservation',
     });
     // The spend limit is the last check before the credits.
-    const limits = await this.spendLimits.check(em, { accountId: request.accountId, userId: request.userId ?? null, amount, now });
+    const limits = await this.spendLimits.check(em, { accountId: request.accountId, userId: request.userId ?? null, amount, now }, launch.limits);
     const reservationId = `res_${request.runtimeId}`;
-    const holdId = `hold_${request.runtimeId}`;
-    const hold = await this.ledger.createHold(em, {
-      accountId: request.accountId,
-      holdId,
-      amount,
-      // Metering's sweeper voids a hold whose runtime never started; the hold itself does not expire.
-      expiresAt: null,
-      reference: request.runtimeId,
-      idempotencyKey: `reservation:${request.runtimeId}`,
-    });
+    const { holdId, idempotencyKey } = holdKeys(request.runtimeId);
+    const hold = await this.ledger.createHold(
+      em,
+      {
+        accountId: request.accountId,
+        holdId,
+        amount,
+        // Metering's sweeper voids a hold whose runtime never started; the hold itself does not expire.
+        expiresAt: null,
+        reference: request.runtimeId,
+        idempotencyKey,
+      },
+      verdict.walletChanged ? undefined : launch.ledgerRead,
+    );
     // A runtime whose events arrived before its reservation already has a row: attach the reservation.
     const [row] = await rows<RuntimeRow>(
       em,
@@ -182,10 +225,7 @@ export class ReservationsService {
       account = await loadPlanAccount(em, accountId);
     }
     if (!account) throw BillingException.notFound(`Account ${accountId}`);
-    if (account.status !== 'active') {
-      throw new BillingException('DL_BILLING_ACCOUNT_SUSPENDED', `Account ${accountId} is suspended: no new launches`);
-    }
-    return account;
+    return activeOnly(account);
   }
 
   /** Adds minutes to a reservation: the hold grows by their price at the reservation's own rate. */
@@ -276,6 +316,33 @@ export class ReservationsService {
   get commandsTopic(): string {
     return this.config.kafka?.topics.commands ?? 'billing.commands.v1';
   }
+}
+
+/** What a launch read with its wallet lock (limits and the ledger read: when it took the short way). */
+interface Launch {
+  account: PlanAccount;
+  limits?: LimitRow[];
+  ledgerRead?: unknown[];
+}
+
+const LAUNCH_READ: PreparedStatement = {
+  name: 'launch_read_v1',
+  text: `SELECT ${PLAN_ACCOUNT_COLUMNS},
+      EXISTS (SELECT 1 FROM runtimes r WHERE r.runtime_id = $2 AND r.reservation_id IS NOT NULL) AS reserved,
+      ${limitsInScopeJson('a.id', '$3')} AS spend_limits
+    FROM accounts a WHERE a.id = $1`,
+};
+
+/** A reservation's hold and the hold's idempotency key. */
+function holdKeys(runtimeId: string): { holdId: string; idempotencyKey: string } {
+  return { holdId: `hold_${runtimeId}`, idempotencyKey: `reservation:${runtimeId}` };
+}
+
+function activeOnly(account: PlanAccount): PlanAccount {
+  if (account.status !== 'active') {
+    throw new BillingException('DL_BILLING_ACCOUNT_SUSPENDED', `Account ${account.id} is suspended: no new launches`);
+  }
+  return account;
 }
 
 /**

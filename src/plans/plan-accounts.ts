@@ -13,7 +13,10 @@ export interface PlanAccount {
   billingCycleAnchor: Date | null;
 }
 
-interface Row {
+/** The columns of `accounts a` that make a PlanAccount (planAccountOf parses a row of them). */
+export const PLAN_ACCOUNT_COLUMNS = 'a.id, a.plan, a.status, a.plan_overrides, a.billing_cycle_anchor';
+
+export interface PlanAccountRow {
   id: string;
   plan: string;
   status: string;
@@ -22,13 +25,13 @@ interface Row {
 }
 
 export async function loadPlanAccount(em: Pick<EntityManager, 'query'>, accountId: string): Promise<PlanAccount | null> {
-  const [row] = await rows<Row>(em, `SELECT id, plan, status, plan_overrides, billing_cycle_anchor FROM accounts WHERE id = $1`, [accountId]);
+  const [row] = await rows<PlanAccountRow>(em, `SELECT id, plan, status, plan_overrides, billing_cycle_anchor FROM accounts WHERE id = $1`, [accountId]);
   return planAccountOf(row);
 }
 
 const LOCK_AND_LOAD = {
   name: 'plan_account_lock_v1',
-  text: `SELECT a.id, a.plan, a.status, a.plan_overrides, a.billing_cycle_anchor
+  text: `SELECT ${PLAN_ACCOUNT_COLUMNS}
          FROM wallets w JOIN accounts a ON a.id = w.account_id WHERE w.account_id = $1 FOR UPDATE OF w`,
 };
 
@@ -37,11 +40,11 @@ const LOCK_AND_LOAD = {
  * the same statement; null when the account has no wallet row (yet) or does not exist.
  */
 export async function lockAndLoadPlanAccount(em: EntityManager, accountId: string): Promise<PlanAccount | null> {
-  const [row] = await preparedRows<Row>(em, LOCK_AND_LOAD.name, LOCK_AND_LOAD.text, [accountId]);
+  const [row] = await preparedRows<PlanAccountRow>(em, LOCK_AND_LOAD.name, LOCK_AND_LOAD.text, [accountId]);
   return planAccountOf(row);
 }
 
-function planAccountOf(row: Row | undefined): PlanAccount | null {
+export function planAccountOf(row: PlanAccountRow | undefined): PlanAccount | null {
   if (!row || !isPlanId(row.plan)) return null;
   return { id: row.id, plan: row.plan, status: row.status, overrides: row.plan_overrides, billingCycleAnchor: row.billing_cycle_anchor };
 }

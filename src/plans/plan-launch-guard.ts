@@ -55,7 +55,7 @@ export class PlanLaunchGuard extends LaunchGuard {
     const { em, account, now } = request;
     const accountId = account.id;
     const { plan, period } = termsOf(this.catalog, account, now);
-    await this.allowances.ensure(em, account, plan, period, now);
+    const granted = await this.allowances.ensure(em, account, plan, period, now);
 
     const findings = planFindings(plan, request.environment);
     if (findings.length > 0) throw planForbidsException(findings);
@@ -98,6 +98,7 @@ export class PlanLaunchGuard extends LaunchGuard {
 
     return {
       runsRemaining,
+      walletChanged: granted > 0n,
       // Sent with the reservation (same transaction): a refused hold sends nothing.
       afterHold: async (available) => {
         const threshold = lowBalanceThreshold(plan);

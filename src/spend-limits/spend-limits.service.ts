@@ -42,6 +42,17 @@ export interface SpendLimitView {
   terminated: string[];
 }
 
+/**
+ * The spend limits in scope of a launch by `user` on `account` (SQL expressions), as one JSON value
+ * that pg parses into LimitRow[] (in the order limitsInScope reads them): for a statement that reads
+ * them in the same round trip as the wallet lock (ReservationsService), then given to `check`.
+ */
+export function limitsInScopeJson(account: string, user: string): string {
+  return `(SELECT coalesce(json_agg(json_build_object('id', l.id, 'account_id', l.account_id, 'scope_user_id', l.scope_user_id,
+      'period', l.period, 'limit_micros', l.limit_micros::text, 'thresholds', l.thresholds) ORDER BY l.scope_user_id), '[]'::json)
+    FROM spend_limits l WHERE l.account_id = ${account} AND (l.scope_user_id = '' OR l.scope_user_id = ${user}))`;
+}
+
 /** Runtimes whose status means they may still run (and so be told to terminate). */
 const ACTIVE = `('reserved', 'running', 'paused', 'terminating')`;
 
@@ -67,11 +78,16 @@ export class SpendLimitsService implements OnModuleInit {
 
   /**
    * In a reservation's transaction, before its hold: refuses what would pass a limit. Returns the
-   * limits in scope, for `notifyThresholds` after the hold. The caller holds the account's wallet
+   * limits in scope, for `notifyThresholds` after the hold (`known`: read already, under the lock,
+   * with limitsInScopeJson). The caller holds the account's wallet
    * lock (the reservation takes it first), so concurrent launches are counted one at a time.
    */
-  async check(em: EntityManager, request: { accountId: string; userId: string | null; amount: bigint; now: Date }): Promise<LimitRow[]> {
-    const limits = await this.limitsInScope(em, request.accountId, request.userId);
+  async check(
+    em: EntityManager,
+    request: { accountId: string; userId: string | null; amount: bigint; now: Date },
+    known?: LimitRow[],
+  ): Promise<LimitRow[]> {
+    const limits = known ?? (await this.limitsInScope(em, request.accountId, request.userId));
     const period = calendarMonth(request.now);
     for (const limit of limits) {
       if (limit.limit_micros === null) continue;

@@ -57,6 +57,20 @@ describe('reservations over HTTP', () => {
     expect(other.body.error.code).toBe('DL_BILLING_IDEMPOTENCY_CONFLICT');
   });
 
+  it('reserves once for concurrent copies of one request (the others are replays) and refuses a concurrent different one', async () => {
+    const accountId = await fundedAccount(h, admin, { credits: '2.000000' });
+    const runtimeId = uid('rt');
+    const copies = await Promise.all(Array.from({ length: 6 }, () => reserve({ accountId, runtimeId, ...SMALL })));
+    expect(copies.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 201]);
+    expect(new Set(copies.map((r) => r.body.reservationId))).toEqual(new Set([`res_${runtimeId}`]));
+    const wallet = await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin });
+    expect(wallet.body).toMatchObject({ held: '0.166667', available: '1.833333' });
+    const other = uid('rt');
+    const different = await Promise.all([reserve({ accountId, runtimeId: other, ...SMALL }), reserve({ accountId, runtimeId: other, ...SMALL, minutes: 20 })]);
+    expect(different.map((r) => r.status).sort()).toEqual([201, 409]);
+    expect(different.find((r) => r.status === 409)!.body.error.code).toBe('DL_BILLING_IDEMPOTENCY_CONFLICT');
+  });
+
   it('extends a reservation once per Idempotency-Key', async () => {
     const accountId = await fundedAccount(h, admin, { credits: '2.000000' });
     const runtimeId = uid('rt');

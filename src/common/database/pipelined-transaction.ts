@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { isRetryable } from './transaction';
 
 /** A statement kept prepared on every connection that ran it. */
@@ -159,6 +159,33 @@ async function send(client: pg.PoolClient, before: string[], calls: Call[], afte
   prepared.set(client, known);
   const results = Array.isArray(raw) ? raw : [raw];
   return calls.map((_, i) => results[firstExecute + i]?.rows ?? []);
+}
+
+/**
+ * Several prepared statements in the caller's TypeORM transaction, in one round trip (each sees what
+ * the ones before it did); returns each statement's rows. A statement new to the connection is
+ * PREPAREd first on its own (once per connection), so that the pipelined message never prepares:
+ * an error in it then leaves the connection's prepared statements as they were (the transaction is
+ * aborted and rolled back by its owner as usual).
+ */
+export async function inOneRoundTrip(em: EntityManager, calls: Call[]): Promise<Row[][]> {
+  const runner = em.queryRunner as (QueryRunner & { databaseConnection?: pg.PoolClient }) | undefined;
+  const client = runner && !runner.isReleased && runner.isTransactionActive ? runner.databaseConnection : undefined;
+  if (!client) throw new Error('inOneRoundTrip runs in a transaction');
+  const known = prepared.get(client) ?? new Set<string>();
+  prepared.set(client, known);
+  if (!configured.has(client)) {
+    // Session-level, as PipelinedSession.begin sets it (see GENERIC_PLANS).
+    await client.query(GENERIC_PLANS);
+    configured.add(client);
+  }
+  for (const call of calls) {
+    const name = sqlName(call.statement.name);
+    if (known.has(name)) continue;
+    await client.query(`PREPARE ${name} AS ${call.statement.text}`);
+    known.add(name);
+  }
+  return send(client, [], calls, []);
 }
 
 /** The pg pool behind a TypeORM data source (same connections, same limits). */
