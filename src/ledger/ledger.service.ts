@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AuditService, type AuditEntry } from '../audit/audit.service';
 import { fingerprint } from '../common/canonical-json';
-import { PipelinedSession, poolOf, retrying, type Call } from '../common/database/pipelined-transaction';
+import { inOneRoundTrip, PipelinedSession, poolOf, retrying, type Call } from '../common/database/pipelined-transaction';
 import { preparedRows } from '../common/database/prepared';
 import { inTransaction, rows } from '../common/database/transaction';
 import { BillingException } from '../common/errors/billing.exception';
@@ -88,6 +88,16 @@ export class LedgerService {
    */
   createHold(em: EntityManager, input: CreateHoldInput, read?: unknown[]): Promise<HoldResult> {
     return this.runIn(em, createHoldOperation(input), read);
+  }
+
+  /**
+   * createHold, with `also`: statements sent in the same round trip as the hold's write, after it (a
+   * reservation's runtime row); returns their rows too. A replayed hold writes nothing: `also` then
+   * goes alone. An error in any of them aborts the caller's transaction.
+   */
+  async createHoldWith(em: EntityManager, input: CreateHoldInput, read: unknown[] | undefined, also: Call[]): Promise<{ hold: HoldResult; also: unknown[][] }> {
+    const [hold, rowsOfAlso] = await this.runInWith(em, createHoldOperation(input), read, also);
+    return { hold, also: rowsOfAlso };
   }
 
   /**
@@ -486,15 +496,24 @@ export class LedgerService {
 
   // ---------------------------------------------------------------- execution
 
-  /** Lock, decide, write and audit with the caller's EntityManager (three statements). */
+  /**
+   * Lock and read, decide, then write and audit with the caller's EntityManager: two round trips
+   * (one when the caller sent the read ahead: `read`, the rows of LedgerStore.lockCall).
+   */
   private async runIn<R>(em: EntityManager, op: Operation<R>, read?: unknown[]): Promise<R> {
+    return (await this.runInWith(em, op, read, []))[0];
+  }
+
+  private async runInWith<R>(em: EntityManager, op: Operation<R>, read: unknown[] | undefined, also: Call[]): Promise<[R, unknown[][]]> {
     const ahead = read ? LedgerStore.parseLock(read) : null;
     const state = ahead && ahead !== 'stale' ? ahead : await this.lockIn(em, op);
     const decision = op.decide(state, this.clock.now());
-    if (decision.write === null) return decision.result;
-    const transactionId = await LedgerStore.write(em, completeWrite(state, decision.write));
-    if (decision.audit) await this.audit.record(em, decision.audit);
-    return this.remember(decision.result(transactionId));
+    if (decision.write === null) return [decision.result, also.length > 0 ? await inOneRoundTrip(em, also) : []];
+    const write = completeWrite(state, decision.write);
+    const calls = [LedgerStore.writeCall(write), ...(decision.audit ? [this.audit.recordCall([decision.audit])] : []), ...also];
+    const results = await inOneRoundTrip(em, calls);
+    const transactionId = LedgerStore.parseWrite(results[0] ?? [], write.accountId);
+    return [this.remember(decision.result(transactionId)), results.slice(calls.length - also.length)];
   }
 
   private async lockIn(em: EntityManager, op: Operation<unknown>): Promise<LockedWallet> {

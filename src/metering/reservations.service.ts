@@ -160,7 +160,9 @@ export class ReservationsService {
     const limits = await this.spendLimits.check(em, { accountId: request.accountId, userId: request.userId ?? null, amount, now }, launch.limits);
     const reservationId = `res_${request.runtimeId}`;
     const { holdId, idempotencyKey } = holdKeys(request.runtimeId);
-    const hold = await this.ledger.createHold(
+    // The runtime row goes with the hold's write (same round trip). A runtime whose events arrived
+    // before its reservation already has a row: the reservation is attached to it.
+    const { hold, also } = await this.ledger.createHoldWith(
       em,
       {
         accountId: request.accountId,
@@ -172,41 +174,31 @@ export class ReservationsService {
         idempotencyKey,
       },
       verdict.walletChanged ? undefined : launch.ledgerRead,
-    );
-    // A runtime whose events arrived before its reservation already has a row: attach the reservation.
-    const [row] = await rows<RuntimeRow>(
-      em,
-      `INSERT INTO runtimes (runtime_id, account_id, reservation_id, user_id, agent_id, variant, environment, size_class,
-         rate_per_hour, rate_card_version, reserved_minutes, reserved_amount, hold_id, request_fingerprint, status,
-         start_deadline, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 'reserved', $15, $16)
-       ON CONFLICT (runtime_id) DO UPDATE SET
-         reservation_id = EXCLUDED.reservation_id, user_id = EXCLUDED.user_id, agent_id = EXCLUDED.agent_id,
-         variant = EXCLUDED.variant, environment = EXCLUDED.environment, size_class = EXCLUDED.size_class,
-         rate_per_hour = EXCLUDED.rate_per_hour, rate_card_version = EXCLUDED.rate_card_version,
-         reserved_minutes = EXCLUDED.reserved_minutes, reserved_amount = EXCLUDED.reserved_amount,
-         hold_id = EXCLUDED.hold_id, request_fingerprint = EXCLUDED.request_fingerprint, start_deadline = EXCLUDED.start_deadline
-       WHERE runtimes.reservation_id IS NULL
-       RETURNING *`,
       [
-        request.runtimeId,
-        request.accountId,
-        reservationId,
-        request.userId ?? null,
-        request.agentId ?? null,
-        request.variant,
-        JSON.stringify(environment),
-        environment.sizeClass,
-        price.ratePerHourMicros.toString(),
-        price.rateCardVersion,
-        request.minutes,
-        amount.toString(),
-        holdId,
-        requestFingerprint,
-        new Date(now.getTime() + START_WINDOW_MS).toISOString(),
-        now.toISOString(),
+        {
+          statement: RESERVE_RUNTIME,
+          values: [
+            request.runtimeId,
+            request.accountId,
+            reservationId,
+            request.userId ?? null,
+            request.agentId ?? null,
+            request.variant,
+            JSON.stringify(environment),
+            environment.sizeClass,
+            price.ratePerHourMicros.toString(),
+            price.rateCardVersion,
+            request.minutes,
+            amount.toString(),
+            holdId,
+            requestFingerprint,
+            new Date(now.getTime() + START_WINDOW_MS).toISOString(),
+            now.toISOString(),
+          ],
+        },
       ],
     );
+    const row = also[0]?.[0] as RuntimeRow | undefined;
     if (!row) throw new BillingException('DL_BILLING_IDEMPOTENCY_CONFLICT', `Runtime ${request.runtimeId} is already reserved`);
     await verdict.afterHold(hold.balance.available);
     if (limits.length > 0) await this.spendLimits.notifyThresholds(em, request.accountId, request.userId ?? null, now, limits);
@@ -324,6 +316,23 @@ interface Launch {
   limits?: LimitRow[];
   ledgerRead?: unknown[];
 }
+
+/** The reservation's runtime row (attached to the row of a runtime whose events came first); no row: reserved already. */
+const RESERVE_RUNTIME: PreparedStatement = {
+  name: 'reserve_runtime_v1',
+  text: `INSERT INTO runtimes (runtime_id, account_id, reservation_id, user_id, agent_id, variant, environment, size_class,
+      rate_per_hour, rate_card_version, reserved_minutes, reserved_amount, hold_id, request_fingerprint, status,
+      start_deadline, created_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 'reserved', $15, $16)
+    ON CONFLICT (runtime_id) DO UPDATE SET
+      reservation_id = EXCLUDED.reservation_id, user_id = EXCLUDED.user_id, agent_id = EXCLUDED.agent_id,
+      variant = EXCLUDED.variant, environment = EXCLUDED.environment, size_class = EXCLUDED.size_class,
+      rate_per_hour = EXCLUDED.rate_per_hour, rate_card_version = EXCLUDED.rate_card_version,
+      reserved_minutes = EXCLUDED.reserved_minutes, reserved_amount = EXCLUDED.reserved_amount,
+      hold_id = EXCLUDED.hold_id, request_fingerprint = EXCLUDED.request_fingerprint, start_deadline = EXCLUDED.start_deadline
+    WHERE runtimes.reservation_id IS NULL
+    RETURNING *`,
+};
 
 const LAUNCH_READ: PreparedStatement = {
   name: 'launch_read_v1',
