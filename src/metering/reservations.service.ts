@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { fingerprint } from '../common/canonical-json';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import { inOneRoundTrip, type PreparedStatement } from '../common/database/pipelined-transaction';
+import { inOneRoundTrip, inTransactionFrom, type Call, type PreparedStatement } from '../common/database/pipelined-transaction';
 import { inTransaction, isUniqueViolation, rows } from '../common/database/transaction';
 import { BillingException } from '../common/errors/billing.exception';
 import { formatCredits } from '../common/money';
@@ -70,9 +70,9 @@ export class ReservationsService {
     unlessAbandoned();
     let view: ReservationView | 'reserved';
     try {
-      view = await inTransaction(this.ds, (em) => {
+      view = await inTransactionFrom(this.ds, this.launchCalls(request), (em, launchRows) => {
         unlessAbandoned();
-        return this.create(em, request, requestFingerprint);
+        return this.create(em, request, requestFingerprint, launchRows);
       });
     } catch (error) {
       // A concurrent request for the same runtime won the race: answer as a replay (or a conflict).
@@ -114,13 +114,19 @@ export class ReservationsService {
    * limits in scope, and the wallet's ledger as the hold will need it. An account without a wallet
    * row yet (or no account) takes the longer way.
    */
-  private async lockForLaunch(em: EntityManager, request: ReservationRequest): Promise<Launch | 'reserved'> {
+  private launchCalls(request: ReservationRequest): Call[] {
     const { accountId, runtimeId } = request;
-    const [locked, launch, ledgerRead] = await inOneRoundTrip(em, [
+    return [
       this.ledger.lockWalletRowCall(accountId),
       { statement: LAUNCH_READ, values: [accountId, runtimeId, request.userId ?? ''] },
       this.ledger.holdReadCall({ accountId, ...holdKeys(runtimeId) }),
-    ]);
+    ];
+  }
+
+  /** `launchRows`: the rows of launchCalls, when the caller sent them (with its BEGIN). */
+  private async lockForLaunch(em: EntityManager, request: ReservationRequest, launchRows?: unknown[][]): Promise<Launch | 'reserved'> {
+    const { accountId, runtimeId } = request;
+    const [locked, launch, ledgerRead] = launchRows ?? (await inOneRoundTrip(em, this.launchCalls(request)));
     const row = launch?.[0] as (PlanAccountRow & { reserved: boolean; spend_limits: LimitRow[] }) | undefined;
     if (!locked?.length || !row) {
       if (await this.isReserved(em, runtimeId)) return 'reserved';
@@ -137,9 +143,9 @@ export class ReservationsService {
   }
 
   /** The reservation in the caller's transaction, or 'reserved' when the runtime has one already. */
-  private async create(em: EntityManager, request: ReservationRequest, requestFingerprint: string): Promise<ReservationView | 'reserved'> {
+  private async create(em: EntityManager, request: ReservationRequest, requestFingerprint: string, launchRows?: unknown[][]): Promise<ReservationView | 'reserved'> {
     const now = this.clock.now();
-    const launch = await this.lockForLaunch(em, request);
+    const launch = await this.lockForLaunch(em, request, launchRows);
     if (launch === 'reserved') return launch;
     const { account } = launch;
     const environment = request.environment as Environment;

@@ -172,6 +172,50 @@ export async function inOneRoundTrip(em: EntityManager, calls: Call[]): Promise<
   const runner = em.queryRunner as (QueryRunner & { databaseConnection?: pg.PoolClient }) | undefined;
   const client = runner && !runner.isReleased && runner.isTransactionActive ? runner.databaseConnection : undefined;
   if (!client) throw new Error('inOneRoundTrip runs in a transaction');
+  await prepareOn(client, calls);
+  return send(client, [], calls, []);
+}
+
+/**
+ * inTransaction (common/database/transaction.ts) whose BEGIN travels with its first statements: one
+ * round trip for both. `work` gets the transaction's manager and the rows of each first statement;
+ * COMMIT follows it, ROLLBACK an error, and a deadlock or serialization failure runs it all again.
+ */
+export async function inTransactionFrom<T>(ds: DataSource, first: Call[], work: (em: EntityManager, rows: Row[][]) => Promise<T>): Promise<T> {
+  return retrying(async () => {
+    const runner = ds.createQueryRunner() as QueryRunner & { transactionDepth: number };
+    try {
+      const client = (await runner.connect()) as pg.PoolClient;
+      await prepareOn(client, first);
+      let rows: Row[][];
+      try {
+        rows = await send(client, ['BEGIN'], first, []);
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+      // The transaction TypeORM's startTransaction would have opened: its manager, commit and rollback work as usual.
+      Object.assign(runner, { isTransactionActive: true, transactionDepth: 1 });
+      try {
+        const result = await work(runner.manager, rows);
+        await runner.commitTransaction();
+        return result;
+      } catch (error) {
+        if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+        throw error;
+      }
+    } finally {
+      await runner.release();
+    }
+  });
+}
+
+/**
+ * Gets a connection ready to EXECUTE `calls` pipelined: the session's plan setting, and a PREPARE on
+ * its own for each statement new to it (once per connection), so that a pipelined message never
+ * prepares and an error in it leaves the connection's prepared statements as they were.
+ */
+async function prepareOn(client: pg.PoolClient, calls: Call[]): Promise<void> {
   const known = prepared.get(client) ?? new Set<string>();
   prepared.set(client, known);
   if (!configured.has(client)) {
@@ -185,7 +229,6 @@ export async function inOneRoundTrip(em: EntityManager, calls: Call[]): Promise<
     await client.query(`PREPARE ${name} AS ${call.statement.text}`);
     known.add(name);
   }
-  return send(client, [], calls, []);
 }
 
 /** The pg pool behind a TypeORM data source (same connections, same limits). */
