@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { AuditService } from '../../src/audit/audit.service';
 import { dataSourceOptions } from '../../src/common/database/data-source';
 import { openDataSource } from '../../src/common/database/database.module';
@@ -37,6 +37,19 @@ describe('ledger plans on a fresh database', () => {
 
   const clock = new SystemClock();
   const newLedger = (): LedgerService => new LedgerService(ds, new AuditService(ds, clock), clock);
+
+  /** Runs `work` in a transaction of its own connection, and commits it. */
+  const inCommittedTransaction = async (work: (em: EntityManager) => Promise<void>): Promise<void> => {
+    const runner = ds.createQueryRunner();
+    await runner.connect();
+    try {
+      await runner.startTransaction();
+      await work(runner.manager);
+      await runner.commitTransaction();
+    } finally {
+      await runner.release();
+    }
+  };
 
   it('plans the write statement as index lookups even when its tables were tiny at planning time', async () => {
     const ledger = newLedger();
@@ -95,20 +108,13 @@ describe('ledger plans on a fresh database', () => {
 
   it('leaves enable_seqscan on for the rest of a transaction that wrote through the ledger', async () => {
     await ds.query(`INSERT INTO accounts (id, kind, plan) VALUES ('acc_plans_leak', 'user', 'enterprise') ON CONFLICT DO NOTHING`);
-    const runner = ds.createQueryRunner();
-    await runner.connect();
-    try {
-      await runner.startTransaction();
-      const em = runner.manager;
+    await inCommittedTransaction(async (em) => {
       const ledger = newLedger();
       await ledger.grant(em, { accountId: 'acc_plans_leak', source: 'admin', amount: 1_000_000n, expiresAt: null, idempotencyKey: 'leak1', reason: 'test', actor: 'test' });
-      expect(await runner.query(`SHOW enable_seqscan`)).toEqual([{ enable_seqscan: 'on' }]);
+      expect(await em.query(`SHOW enable_seqscan`)).toEqual([{ enable_seqscan: 'on' }]);
       await ledger.createHold(em, { accountId: 'acc_plans_leak', holdId: 'hold_leak', amount: 100_000n, reference: 'rt', idempotencyKey: 'leak2' });
-      expect(await runner.query(`SHOW enable_seqscan`)).toEqual([{ enable_seqscan: 'on' }]);
-      await runner.commitTransaction();
-    } finally {
-      await runner.release();
-    }
+      expect(await em.query(`SHOW enable_seqscan`)).toEqual([{ enable_seqscan: 'on' }]);
+    });
   });
 
   it('updates a wallet row in place (no new index entry) even when its page is full of other wallets', async () => {
@@ -116,23 +122,16 @@ describe('ledger plans on a fresh database', () => {
     // unless the table keeps room for new row versions (fillfactor): then an update is HOT, not a new index entry.
     await ds.query(`INSERT INTO accounts (id, kind, plan) SELECT 'acc_hot_' || lpad(i::text, 4, '0'), 'user', 'enterprise' FROM generate_series(1, 300) AS i`);
     await ds.query(`INSERT INTO wallets (account_id) SELECT 'acc_hot_' || lpad(i::text, 4, '0') FROM generate_series(1, 300) AS i`);
-    const runner = ds.createQueryRunner();
-    await runner.connect();
-    try {
-      await runner.startTransaction();
-      const em = runner.manager;
+    await inCommittedTransaction(async (em) => {
       const ledger = newLedger();
       await ledger.grant(em, { accountId: 'acc_hot_0150', source: 'admin', amount: 1_000_000n, expiresAt: null, idempotencyKey: 'hot1', reason: 'test', actor: 'test' });
       await ledger.createHold(em, { accountId: 'acc_hot_0150', holdId: 'hold_hot', amount: 100_000n, reference: 'rt', idempotencyKey: 'hot2' });
-      const [counts] = await runner.query(
+      const [counts] = await em.query(
         `SELECT pg_stat_get_xact_tuples_updated('wallets'::regclass)::int AS updated, pg_stat_get_xact_tuples_hot_updated('wallets'::regclass)::int AS hot`,
       );
       expect(counts.updated).toBeGreaterThanOrEqual(2);
       expect(counts.hot).toBe(counts.updated);
-      await runner.commitTransaction();
-    } finally {
-      await runner.release();
-    }
+    });
   });
 
   it("gives the service's connections room for the monthly reset's temporary tables in memory", async () => {
