@@ -8,9 +8,8 @@
 // BENCH_WALLETS (10000). A scratch database is created on DATABASE_URL's server and dropped after.
 import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
-import { figure, machineLine, pgbenchCeiling, pgbenchText, scratchDatabase } from './support.mjs';
+import { backendCpuMs, cpuBetween, figure, machineLine, pgbenchCeiling, pgbenchText, scratchDatabase } from './support.mjs';
 
 const require = createRequire(import.meta.url);
 require('reflect-metadata');
@@ -104,7 +103,7 @@ try {
     const latencies = [];
     const load = os.loadavg()[0];
     const cpu0 = process.cpuUsage();
-    const pg0 = await backendCpuMs();
+    const pg0 = await backendCpuMs(ds);
     let pairs = 0;
     let errors = 0;
     const deadline = Date.now() + SECONDS * 1000;
@@ -131,7 +130,7 @@ try {
     latencies.sort((a, b) => a - b);
     const q = (p) => Math.round((latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? 0) * 10) / 10;
     const cpu = process.cpuUsage(cpu0);
-    const pg1 = await backendCpuMs();
+    const pg1 = await backendCpuMs(ds);
     const out = {
       pairs,
       seconds: Math.round(seconds * 10) / 10,
@@ -154,29 +153,6 @@ try {
 }
 
 /** User+system CPU (ms) of each of the benchmark database's backends, read from /proc; null if unavailable. */
-async function backendCpuMs() {
-  try {
-    const pids = (await ds.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database()`)).map((r) => r.pid);
-    const tick = 1000 / 100; // USER_HZ
-    const cpu = new Map();
-    for (const pid of pids) {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      cpu.set(pid, (Number(fields[11]) + Number(fields[12])) * tick);
-    }
-    return cpu;
-  } catch {
-    return null;
-  }
-}
-
-/** CPU the backends used between two samples (a backend that closed meanwhile was idle; a new one counts whole). */
-function cpuBetween(before, after) {
-  if (!before || !after) return null;
-  let total = 0;
-  for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0);
-  return total;
-}
-
 async function pool(items, width, work) {
   let next = 0;
   await Promise.all(

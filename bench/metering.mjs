@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
-import { figure, fmt, freePort, machineLine, pgbenchCeiling, pgbenchText, scratchDatabase } from './support.mjs';
+import { backendCpuMs, cpuBetween, cpuMsByPid, figure, fmt, freePort, machineLine, pgbenchCeiling, pgbenchText, scratchDatabase } from './support.mjs';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 200_000);
 const RUNTIMES = Number(process.env.BENCH_RUNTIMES ?? 2_000);
@@ -165,6 +165,11 @@ for (const drainStart = performance.now(); performance.now() - drainStart < 30_0
 }
 
 // --- Reservations at peak: CONCURRENCY requests in flight, each sent when the previous one answered.
+// CPU per reservation of the service, its database backends and this load generator (all on this machine).
+const cpuProbe = new pg.Client({ connectionString: scratch.url });
+await cpuProbe.connect();
+const cpuSample = async () => ({ service: cpuMsByPid([service.pid]), postgres: await backendCpuMs(cpuProbe), generator: process.cpuUsage() });
+const cpu0 = await cpuSample();
 let done = 0;
 let peakErrors = 0;
 const peakStart = performance.now();
@@ -178,6 +183,14 @@ await Promise.all(
   }),
 );
 const peak = done / ((performance.now() - peakStart) / 1000);
+const cpu1 = await cpuSample();
+await cpuProbe.end();
+const perReservation = (ms) => (ms === null || done === 0 ? null : Math.round((ms / done) * 100) / 100);
+const peakCpu = {
+  serviceMs: perReservation(cpuBetween(cpu0.service, cpu1.service)),
+  postgresMs: perReservation(cpuBetween(cpu0.postgres, cpu1.postgres)),
+  generatorMs: perReservation((() => { const u = process.cpuUsage(cpu0.generator); return (u.user + u.system) / 1000; })()),
+};
 
 // PostgreSQL's own rate for a reservation-shaped transaction, with the service's connections.
 const reservationCeiling = await pgbenchCeiling({ url: scratch.url, script: 'reservation', clients: Math.min(CONCURRENCY, POOL), wallets: ACCOUNTS, seconds: SECONDS });
@@ -279,7 +292,9 @@ figure({
   name: `reservations at peak (${CONCURRENCY} in flight)`,
   value: Math.round(peak),
   unit: 'reservations/s',
-  valueText: `${fmt(peak)} reservations/s${peakErrors > 0 ? ` (${peakErrors} failed)` : ''}`,
+  valueText:
+    `${fmt(peak)} reservations/s${peakErrors > 0 ? ` (${peakErrors} failed)` : ''}; CPU per reservation: service ${peakCpu.serviceMs ?? '—'} ms, ` +
+    `PostgreSQL ${peakCpu.postgresMs ?? '—'} ms, load generator ${peakCpu.generatorMs ?? '—'} ms`,
   ceiling: reservationCeilingValue,
   ceilingText: pgbenchText(reservationCeiling, 'tx/s'),
   target: '≥ 2,000/s',

@@ -5,10 +5,9 @@
 // A scratch database is created on DATABASE_URL's server and dropped after (BENCH_KEEP keeps it).
 // Three runs: the first month (grants only), the month boundary (expire the 50 left + grant 50 new:
 // the figure that matters), and the same month again (idempotent: grants nothing).
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
-import { figure, fmt, machineLine, scratchDatabase } from './support.mjs';
+import { backendCpuMs, cpuBetween, figure, fmt, machineLine, scratchDatabase } from './support.mjs';
 
 const require = createRequire(import.meta.url);
 require('reflect-metadata');
@@ -49,29 +48,16 @@ try {
 
   // CPU seconds spent by this process and by the database's backends (local server, /proc): what the
   // run costs whatever else the machine is doing; on an idle 2-core machine the wall time is about half.
-  const backendCpu = async () => {
-    const pids = (await ds.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database()`)).map((r) => r.pid);
-    let ticks = 0;
-    for (const pid of pids) {
-      try {
-        const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-        ticks += Number(fields[11]) + Number(fields[12]);
-      } catch {
-        // not local, or gone
-      }
-    }
-    return ticks / 100;
-  };
   const runs = {};
   const run = async (name, at) => {
     clock.set(at);
     const cpu0 = process.cpuUsage();
-    const db0 = await backendCpu();
+    const db0 = await backendCpuMs(ds);
     const started = process.hrtime.bigint();
     const result = await allowances.monthlyReset(clock.now(), { batchSize: BATCH, workers: WORKERS });
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const cpu = process.cpuUsage(cpu0);
-    const cpuSeconds = Math.round(((cpu.user + cpu.system) / 1e6 + ((await backendCpu()) - db0)) * 100) / 100;
+    const cpuSeconds = Math.round(((cpu.user + cpu.system) / 1e6 + (cpuBetween(db0, await backendCpuMs(ds)) ?? 0) / 1000) * 100) / 100;
     runs[name] = { seconds: Math.round(seconds * 100) / 100, cpuSeconds, accountsPerSecond: Math.round(result.accounts / seconds), ...result };
     console.error(`${name}: ${result.accounts} accounts granted, ${result.expiredGrants} grants expired in ${seconds.toFixed(2)} s (${cpuSeconds} CPU s)`);
     await ds.query('ANALYZE');

@@ -3,13 +3,46 @@
 // bench/run.mjs (which prints them as one table at the end).
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 
 export const serverUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** CPU milliseconds each local process has used so far (/proc), by pid; pids not found are left out. */
+export function cpuMsByPid(pids) {
+  const cpu = new Map();
+  for (const pid of pids) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      cpu.set(pid, (Number(fields[11]) + Number(fields[12])) * 10); // USER_HZ = 100
+    } catch {
+      // gone, or not on this machine
+    }
+  }
+  return cpu;
+}
+
+/**
+ * CPU so far of the PostgreSQL backends serving the database `client` (a pg client or a TypeORM
+ * data source) is connected to (null when the server is not local): sample before and after, and subtract with cpuBetween.
+ */
+export async function backendCpuMs(client) {
+  const result = await client.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database()`);
+  const rows = Array.isArray(result) ? result : result.rows; // a TypeORM DataSource, or a pg client
+  const cpu = cpuMsByPid(rows.map((r) => r.pid));
+  return cpu.size > 0 ? cpu : null;
+}
+
+/** CPU used between two samples (a process gone meanwhile was idle; a new one counts whole). */
+export function cpuBetween(before, after) {
+  if (!before || !after) return null;
+  let total = 0;
+  for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0);
+  return total;
+}
 
 /**
  * A database created on DATABASE_URL's server for this run: `{name, url, drop}`. `drop()` removes it
