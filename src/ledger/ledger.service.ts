@@ -86,14 +86,15 @@ export class LedgerService {
    * the available balance drops at once. Refused with DL_BILLING_INSUFFICIENT_CREDITS (details
    * `available`, `required`) when the available balance, every open hold already deducted, is short.
    */
-  createHold(em: EntityManager, input: CreateHoldInput, read?: unknown[]): Promise<HoldResult> {
-    return this.runIn(em, createHoldOperation(input), read);
+  createHold(em: EntityManager, input: CreateHoldInput): Promise<HoldResult> {
+    return this.runIn(em, createHoldOperation(input));
   }
 
   /**
-   * createHold, with `also`: statements sent in the same round trip as the hold's write, after it (a
-   * reservation's runtime row); returns their rows too. A replayed hold writes nothing: `also` then
-   * goes alone. An error in any of them aborts the caller's transaction.
+   * createHold, with `read` (the rows of holdReadCall, when the caller sent it ahead) and `also`:
+   * statements sent in the same round trip as the hold's write, after it (a reservation's runtime
+   * row); returns their rows too. A replayed hold writes nothing: `also` then goes alone. An error in
+   * any of them aborts the caller's transaction.
    */
   async createHoldWith(em: EntityManager, input: CreateHoldInput, read: unknown[] | undefined, also: Call[]): Promise<{ hold: HoldResult; also: unknown[][] }> {
     const [hold, rowsOfAlso] = await this.runInWith(em, createHoldOperation(input), read, also);
@@ -103,7 +104,7 @@ export class LedgerService {
   /**
    * The statement createHold starts with (lock the wallet, read its ledger), for a caller that sends
    * it ahead in one of its own round trips, after taking the wallet's lock (a reservation: with its
-   * checks' reads). Its rows go to createHold as `read`; a caller that wrote to the wallet in between
+   * checks' reads). Its rows go to createHoldWith as `read`; a caller that wrote to the wallet in between
    * must not pass them (they would be stale: the write then fails on the wallet version, and retries).
    */
   holdReadCall(lock: { accountId: string; holdId: string; idempotencyKey: string }): Call {
@@ -164,15 +165,15 @@ export class LedgerService {
     return balanceNow(state, this.clock.now());
   }
 
-  /**
-   * Only the wallet's row lock (first in the lock order), without reading its ledger: for callers
-   * that count or check under the lock and write through the ledger afterwards (a reservation).
-   */
   /** lockWalletRow's statement, for a caller that sends it ahead with its own reads (it returns no row without a wallet). */
   lockWalletRowCall(accountId: string): Call {
     return LedgerStore.lockOnlyCall({ accountId });
   }
 
+  /**
+   * Only the wallet's row lock (first in the lock order), without reading its ledger: for callers
+   * that count or check under the lock and write through the ledger afterwards (a reservation).
+   */
   async lockWalletRow(em: EntityManager, accountId: string): Promise<void> {
     const call = LedgerStore.lockOnlyCall({ accountId });
     if ((await preparedRows(em, call.statement.name, call.statement.text, call.values)).length > 0) return;
@@ -500,8 +501,8 @@ export class LedgerService {
    * Lock and read, decide, then write and audit with the caller's EntityManager: two round trips
    * (one when the caller sent the read ahead: `read`, the rows of LedgerStore.lockCall).
    */
-  private async runIn<R>(em: EntityManager, op: Operation<R>, read?: unknown[]): Promise<R> {
-    return (await this.runInWith(em, op, read, []))[0];
+  private async runIn<R>(em: EntityManager, op: Operation<R>): Promise<R> {
+    return (await this.runInWith(em, op, undefined, []))[0];
   }
 
   private async runInWith<R>(em: EntityManager, op: Operation<R>, read: unknown[] | undefined, also: Call[]): Promise<[R, unknown[][]]> {

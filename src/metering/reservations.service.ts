@@ -88,7 +88,7 @@ export class ReservationsService {
   }
 
   private async existing(runtimeId: string, requestFingerprint: string): Promise<ReservationView | null> {
-    const [row] = await rows<RuntimeRow>(this.ds, `SELECT * FROM runtimes WHERE runtime_id = $1 AND reservation_id IS NOT NULL`, [runtimeId]);
+    const [row] = await rows<RuntimeRow>(this.ds, RESERVED_RUNTIME, [runtimeId]);
     if (!row) return null;
     if (row.request_fingerprint !== requestFingerprint) {
       throw new BillingException(
@@ -139,7 +139,7 @@ export class ReservationsService {
   }
 
   private async isReserved(em: EntityManager, runtimeId: string): Promise<boolean> {
-    return (await rows(em, `SELECT 1 FROM runtimes WHERE runtime_id = $1 AND reservation_id IS NOT NULL`, [runtimeId])).length > 0;
+    return (await rows(em, RESERVED_RUNTIME, [runtimeId])).length > 0;
   }
 
   /** The reservation in the caller's transaction, or 'reserved' when the runtime has one already. */
@@ -230,7 +230,7 @@ export class ReservationsService {
   async extend(runtimeId: string, minutes: number, idempotencyKey: string): Promise<ReservationView> {
     return inTransaction(this.ds, async (em) => {
       const now = this.clock.now();
-      const [row] = await rows<RuntimeRow>(em, `SELECT * FROM runtimes WHERE runtime_id = $1 AND reservation_id IS NOT NULL`, [runtimeId]);
+      const [row] = await rows<RuntimeRow>(em, RESERVED_RUNTIME, [runtimeId]);
       if (!row?.hold_id) throw BillingException.notFound(`Reservation of runtime ${runtimeId}`);
       const key = `extend:${runtimeId}:${idempotencyKey}`;
       const increase = holdFor(BigInt(row.rate_per_hour), minutes);
@@ -315,6 +315,9 @@ export class ReservationsService {
     return this.config.kafka?.topics.commands ?? 'billing.commands.v1';
   }
 }
+
+/** A runtime's row once it is reserved (none before). */
+const RESERVED_RUNTIME = `SELECT * FROM runtimes WHERE runtime_id = $1 AND reservation_id IS NOT NULL`;
 
 /** What a launch read with its wallet lock (limits and the ledger read: when it took the short way). */
 interface Launch {

@@ -183,7 +183,7 @@ export async function inOneRoundTrip(em: EntityManager, calls: Call[]): Promise<
  */
 export async function inTransactionFrom<T>(ds: DataSource, first: Call[], work: (em: EntityManager, rows: Row[][]) => Promise<T>): Promise<T> {
   return retrying(async () => {
-    const runner = ds.createQueryRunner() as QueryRunner & { transactionDepth: number };
+    const runner = ds.createQueryRunner();
     try {
       const client = (await runner.connect()) as pg.PoolClient;
       await prepareOn(client, first);
