@@ -1,0 +1,136 @@
+import pg from 'pg';
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import type { DataSource } from 'typeorm';
+import { dataSourceOptions } from '../../src/common/database/data-source';
+import { openDataSource } from '../../src/common/database/database.module';
+import { inOneRoundTrip, inTransactionFrom, poolOf, type Call } from '../../src/common/database/pipelined-transaction';
+
+// inTransactionFrom sends BEGIN with a transaction's first statements (one round trip), then hands
+// TypeORM's manager to the work as if TypeORM had opened the transaction itself. These tests try to
+// break what callers rely on: all or nothing, a deadlock run again from the start, and a pool that
+// gets every connection back with no transaction left open.
+describe('transactions whose BEGIN travels with their first statements', () => {
+  const name = `billing_pipelined_${process.pid}_${Date.now()}`;
+  let admin: pg.Client;
+  let ds: DataSource;
+
+  const lockRow = (id: string): Call => ({
+    statement: { name: 'pipelined_test_lock_v1', text: `SELECT id, v FROM pipelined_probe WHERE id = $1 FOR UPDATE` },
+    values: [id],
+  });
+  const failing: Call = { statement: { name: 'pipelined_test_fail_v1', text: `SELECT 1 / $1::int AS x` }, values: [0] };
+
+  const values = async (): Promise<Record<string, number>> =>
+    Object.fromEntries(((await ds.query(`SELECT id, v FROM pipelined_probe ORDER BY id`)) as { id: string; v: number }[]).map((r) => [r.id, r.v]));
+
+  /** Sessions of this database still inside a transaction (none once every caller has finished). */
+  const openTransactions = async (): Promise<number> => {
+    const [row] = (await admin.query(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND state LIKE 'idle in transaction%'`,
+      [name],
+    )).rows as { n: number }[];
+    return row!.n;
+  };
+
+  const expectPoolSettled = async (): Promise<void> => {
+    const pool = poolOf(ds);
+    expect(pool.totalCount - pool.idleCount).toBe(0);
+    expect(await openTransactions()).toBe(0);
+  };
+
+  beforeAll(async () => {
+    const server = inject('databaseUrl');
+    admin = new pg.Client({ connectionString: server });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    const url = new URL(server);
+    url.pathname = `/${name}`;
+    ds = await openDataSource(dataSourceOptions(url.toString(), 4));
+    await ds.query(`CREATE TABLE pipelined_probe (id text PRIMARY KEY, v int NOT NULL)`);
+  });
+  afterAll(async () => {
+    await ds?.destroy();
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  });
+  beforeEach(async () => {
+    await ds.query(`TRUNCATE pipelined_probe`);
+    await ds.query(`INSERT INTO pipelined_probe (id, v) VALUES ('a', 0), ('b', 0)`);
+  });
+
+  it('gives the work the first statements’ rows, and commits what both wrote', async () => {
+    const result = await inTransactionFrom(ds, [lockRow('a'), lockRow('b')], async (em, rows) => {
+      expect(rows).toEqual([[{ id: 'a', v: 0 }], [{ id: 'b', v: 0 }]]);
+      await em.query(`UPDATE pipelined_probe SET v = v + 1 WHERE id IN ('a', 'b')`);
+      // The work can pipeline too: the runner counts as in a transaction.
+      const [[read]] = (await inOneRoundTrip(em, [lockRow('a')])) as [[{ v: number }]];
+      return read.v;
+    });
+    expect(result).toBe(1);
+    expect(await values()).toEqual({ a: 1, b: 1 });
+    await expectPoolSettled();
+  });
+
+  it('rolls back everything when the work throws, and gives its error to the caller', async () => {
+    await expect(
+      inTransactionFrom(ds, [lockRow('a')], async (em) => {
+        await em.query(`UPDATE pipelined_probe SET v = 10 WHERE id = 'a'`);
+        await em.query(`INSERT INTO pipelined_probe (id, v) VALUES ('c', 1)`);
+        throw new Error('refused by the work');
+      }),
+    ).rejects.toThrow('refused by the work');
+    expect(await values()).toEqual({ a: 0, b: 0 });
+    await expectPoolSettled();
+  });
+
+  it('rejects when a first statement fails, runs no work, and leaves the connection usable', async () => {
+    let ran = false;
+    await expect(
+      inTransactionFrom(ds, [lockRow('a'), failing], async () => {
+        ran = true;
+      }),
+    ).rejects.toThrow(/division by zero/);
+    expect(ran).toBe(false);
+    await expectPoolSettled();
+    // Every pooled connection still works in a transaction of its own (none was left aborted).
+    const pool = poolOf(ds);
+    const ok = await Promise.all(
+      Array.from({ length: pool.totalCount }, () => inTransactionFrom(ds, [lockRow('b')], async (_em, rows) => rows[0]?.length)),
+    );
+    expect(ok.every((n) => n === 1)).toBe(true);
+    await expectPoolSettled();
+  });
+
+  it('runs a transaction chosen as a deadlock victim again from its BEGIN, so both commit once', async () => {
+    // Two transactions take the rows in opposite orders: each locks its first row with BEGIN, waits
+    // until the other has too, then asks for the other's row. PostgreSQL aborts one (40P01); it is
+    // run again from the start (first statements included) once the winner has committed.
+    let bothLocked: () => void = () => undefined;
+    let lockedCount = 0;
+    const barrier = new Promise<void>((resolve) => (bothLocked = resolve));
+    const attempts = { ab: 0, ba: 0 };
+    const seen: Record<string, number[]> = { ab: [], ba: [] };
+    const transfer = (first: 'a' | 'b', second: 'a' | 'b', label: 'ab' | 'ba'): Promise<string> =>
+      inTransactionFrom(ds, [lockRow(first)], async (em, rows) => {
+        attempts[label]++;
+        seen[label]!.push((rows[0]?.[0] as { v: number }).v);
+        if (++lockedCount === 2) bothLocked();
+        await barrier;
+        await em.query(`SELECT 1 FROM pipelined_probe WHERE id = $1 FOR UPDATE`, [second]);
+        await em.query(`UPDATE pipelined_probe SET v = v + 1 WHERE id IN ($1, $2)`, [first, second]);
+        return label;
+      });
+    const done = await Promise.all([transfer('a', 'b', 'ab'), transfer('b', 'a', 'ba')]);
+    expect(done).toEqual(['ab', 'ba']);
+    // One of them ran twice; the second run read, with its BEGIN, the row the winner had committed.
+    expect(attempts.ab + attempts.ba).toBe(3);
+    const victim = attempts.ab === 2 ? 'ab' : 'ba';
+    expect(seen[victim]).toEqual([0, 1]);
+    expect(await values()).toEqual({ a: 2, b: 2 });
+    await expectPoolSettled();
+  });
+
+  it('refuses to pipeline outside a transaction', async () => {
+    await expect(inOneRoundTrip(ds.manager, [lockRow('a')])).rejects.toThrow('inOneRoundTrip runs in a transaction');
+  });
+});
