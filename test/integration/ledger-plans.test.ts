@@ -1,7 +1,9 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DataSource, EntityManager } from 'typeorm';
+import { auditHash, GENESIS_HASH, type AuditRecord } from '../../src/audit/audit-hash';
 import { AuditService } from '../../src/audit/audit.service';
+import { canonicalJson } from '../../src/common/canonical-json';
 import { dataSourceOptions } from '../../src/common/database/data-source';
 import { openDataSource } from '../../src/common/database/database.module';
 import { SystemClock } from '../../src/infra/clock/clock';
@@ -138,5 +140,18 @@ describe('ledger plans on a fresh database', () => {
     // A reset batch's temporary tables (5,000 accounts, their audit records) outgrow the default 8 MB of temp_buffers:
     // they were then written to and read back from files, a tenth of the reset's time.
     expect(await ds.query(`SHOW temp_buffers`)).toEqual([{ temp_buffers: '64MB' }]);
+  });
+
+  it('inlines audit_hash into the statements that call it, and it hashes as `audit verify` does', async () => {
+    // Not inlined (declared more immutable than its body), every call ran the SQL-function executor.
+    const plan: { 'QUERY PLAN': string }[] = await ds.query(
+      `EXPLAIN VERBOSE SELECT audit_hash(md5(i::text), i, '{}') FROM generate_series(1, 3) AS i`,
+    );
+    const text = plan.map((r) => r['QUERY PLAN']).join('\n');
+    expect(text).toContain('sha256(convert_to(');
+    expect(text).not.toContain('audit_hash(');
+    const record: AuditRecord = { chain: 'acc_x', at: '2026-12-03T09:00:00.000Z', actor: 'test', action: 'probe', accountId: 'acc_x', before: null, after: { a: '1' }, correlationId: null };
+    const [row] = await ds.query(`SELECT audit_hash($1, 7, $2) AS hash`, [GENESIS_HASH, canonicalJson(record)]);
+    expect(row.hash).toBe(auditHash(GENESIS_HASH, 7, record));
   });
 });
