@@ -4,7 +4,7 @@ import { BillingException, type Finding } from '../common/errors/billing.excepti
 import { Clock } from '../infra/clock/clock';
 import { Metrics } from '../health/metrics';
 import { lifecycleValidator, type LifecycleEvent, type LifecycleValidator } from './lifecycle-event';
-import { LifecycleIngestService, type IngestResult } from './lifecycle-ingest.service';
+import { EventsRefused, LifecycleIngestService, type IngestResult } from './lifecycle-ingest.service';
 
 const MAX_EVENTS = 10_000;
 
@@ -24,7 +24,7 @@ export class EventsController {
 
   @Post()
   @HttpCode(200)
-  async post(@Body() body: unknown): Promise<IngestResult> {
+  async post(@Body() body: unknown): Promise<Pick<IngestResult, 'accepted' | 'duplicates'>> {
     const { items, prefix } = unwrap(body);
     const findings: Finding[] = [];
     const events: LifecycleEvent[] = [];
@@ -35,15 +35,24 @@ export class EventsController {
     });
     // All or nothing: a refused request applies none of its events, so a corrected retry loses none.
     if (findings.length > 0) throw BillingException.invalid(findings, 'One or more events are invalid');
-    const result = await this.ingest.ingest(events);
+    let result: IngestResult;
+    try {
+      result = await this.ingest.ingest(events, { allOrNothing: true });
+    } catch (error) {
+      if (!(error instanceof EventsRefused)) throw error;
+      // Every item was valid, so events[i] is items[i].
+      const named = error.refused.flatMap((r) => r.findings.map((f) => ({ ...f, field: joinField(prefix(events.indexOf(r.event)), f.field) })));
+      throw BillingException.invalid(named, 'One or more events are invalid');
+    }
     this.metrics.eventsApplied.inc({ source: 'http' }, result.accepted);
     this.metrics.eventsDuplicate.inc({ source: 'http' }, result.duplicates);
-    return result;
+    return { accepted: result.accepted, duplicates: result.duplicates };
   }
 }
 
 function unwrap(body: unknown): { items: unknown[]; prefix: (i: number) => string } {
-  if (Array.isArray(body)) return checkSize(body, (i) => `[${i}]`);
+  // Findings name an event by its place, `events[3].seq`, whichever of the two list forms was sent.
+  if (Array.isArray(body)) return checkSize(body, (i) => `events[${i}]`);
   if (typeof body === 'object' && body !== null && 'events' in body) {
     const events = (body as { events: unknown }).events;
     if (!Array.isArray(events)) throw BillingException.invalid([{ field: 'events', message: 'must be an array' }]);
@@ -51,6 +60,10 @@ function unwrap(body: unknown): { items: unknown[]; prefix: (i: number) => strin
   }
   if (typeof body === 'object' && body !== null) return { items: [body], prefix: () => '' };
   throw BillingException.invalid([{ field: 'body', message: 'must be an event object, an array of events or {events: [...]}' }]);
+}
+
+function joinField(prefix: string, field: string): string {
+  return prefix ? `${prefix}.${field}` : field;
 }
 
 function checkSize(items: unknown[], prefix: (i: number) => string): { items: unknown[]; prefix: (i: number) => string } {

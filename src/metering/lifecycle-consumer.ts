@@ -42,26 +42,33 @@ export class LifecycleConsumer implements OnModuleInit {
     }
     await this.deadLetter(poison, dlqTopic);
     try {
-      await this.apply(good.map((g) => g.event));
+      await this.deadLetter(await this.apply(good), dlqTopic);
     } catch (error) {
       if (!isDataError(error)) throw error; // the database is away: kafkajs retries the batch
       // One event the database refuses must not block its partition: find it, park it, apply the rest.
-      for (const { message, event } of good) {
+      for (const one of good) {
         try {
-          await this.apply([event]);
+          await this.deadLetter(await this.apply([one]), dlqTopic);
         } catch (single) {
           if (!isDataError(single)) throw single;
           const reason = `processing failed: ${(single as Error).message}`;
-          await this.deadLetter([{ message, reason, findings: [{ field: 'value', message: reason }], code: 'DL_BILLING_INTERNAL' }], dlqTopic);
+          await this.deadLetter([{ message: one.message, reason, findings: [{ field: 'value', message: reason }], code: 'DL_BILLING_INTERNAL' }], dlqTopic);
         }
       }
     }
   }
 
-  private async apply(events: LifecycleEvent[]): Promise<void> {
-    const result = await this.ingest.ingest(events);
+  /** Applies the events; returns those refused by what the database knows (not applied), to be parked. */
+  private async apply(good: { message: InboundMessage; event: LifecycleEvent }[]): Promise<Poison[]> {
+    const result = await this.ingest.ingest(good.map((g) => g.event));
     this.metrics.eventsApplied.inc({ source: 'kafka' }, result.accepted);
     this.metrics.eventsDuplicate.inc({ source: 'kafka' }, result.duplicates);
+    return result.refused.map(({ event, findings }) => ({
+      message: good.find((g) => g.event === event)!.message,
+      reason: `invalid event: ${findings.map((f) => `${f.field}: ${f.message}`).join('; ')}`,
+      findings,
+      code: 'DL_BILLING_REQUEST_INVALID' as const,
+    }));
   }
 
   private async deadLetter(poison: Poison[], dlqTopic: string): Promise<void> {

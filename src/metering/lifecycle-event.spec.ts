@@ -7,6 +7,10 @@ const good = { id: 'evt_1', type: 'runtime.started', occurredAt: '2026-12-02T09:
 const parse = (value: unknown) => parseLifecycleMessage(Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)), validate);
 
 describe('parseLifecycleMessage', () => {
+  it.each(['user', 'culled', 'expired', 'anomaly', 'unreachable', 'spend_limit', 'admin'])('accepts a termination for the reason %s', (reason) => {
+    expect(parse({ ...good, type: 'runtime.terminated', data: { reason } }).ok).toBe(true);
+  });
+
   it('accepts a contract event', () => {
     const r = parse(good);
     expect(r.ok && r.event.occurredAt.toISOString()).toBe('2026-12-02T09:00:00.000Z');
@@ -19,6 +23,9 @@ describe('parseLifecycleMessage', () => {
     ['a negative seq', { ...good, seq: -1 }, /seq: must not be negative/],
     ['a date in year 9999', { ...good, occurredAt: '9999-01-01T00:00:00.000Z' }, /occurredAt/],
     ['missing fields', { id: 'evt_2', type: 'runtime.started' }, /occurredAt.*accountId.*runtimeId.*seq/],
+    ['a termination without its reason', { ...good, type: 'runtime.terminated', data: {} }, /data\.reason: must be one of user, culled/],
+    ['a termination for a reason not in the contract', { ...good, type: 'runtime.terminated', data: { reason: 'bored' } }, /data\.reason/],
+    ['a failed launch without its reason', { ...good, type: 'runtime.launch_failed', data: {} }, /data\.reason: must be a string/],
   ])('refuses %s with a reason', (_what, value, reason) => {
     const r = parse(value);
     expect(r.ok).toBe(false);

@@ -13,6 +13,9 @@ export const LIFECYCLE_TYPES = [
 ] as const;
 export type LifecycleType = (typeof LIFECYCLE_TYPES)[number];
 
+/** Why a runtime ended, as `runtime.terminated` says (the contract's list). */
+export const TERMINATION_REASONS = ['user', 'culled', 'expired', 'anomaly', 'unreachable', 'spend_limit', 'admin'] as const;
+
 const EARLIEST = Date.parse('2000-01-01T00:00:00Z');
 /** Events stamped further in the future than this are refused: a clock that far off is a bug. */
 export const FUTURE_TOLERANCE_MS = 24 * 3600_000;
@@ -33,6 +36,16 @@ export function lifecycleEventSchema(now: () => Date) {
     runtimeId: id,
     seq: z.number().int('must be an integer').min(0, 'must not be negative').max(Number.MAX_SAFE_INTEGER),
     data: z.record(z.string(), z.unknown()).default({}),
+  }).superRefine((e, ctx) => {
+    // The data the contract gives a meaning to is checked; other keys in data are kept as sent (a
+    // control plane may add some, and refusing a pause for one would charge the paused time).
+    const reason = e.data.reason;
+    if (e.type === 'runtime.terminated' && !TERMINATION_REASONS.includes(reason as (typeof TERMINATION_REASONS)[number])) {
+      ctx.addIssue({ code: 'custom', path: ['data', 'reason'], message: `must be one of ${TERMINATION_REASONS.join(', ')}` });
+    }
+    if (e.type === 'runtime.launch_failed' && (typeof reason !== 'string' || reason.length === 0 || reason.length > 500)) {
+      ctx.addIssue({ code: 'custom', path: ['data', 'reason'], message: 'must be a string of 1-500 characters' });
+    }
   });
 }
 

@@ -1,13 +1,28 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import { inTransaction } from '../common/database/transaction';
+import { inTransaction, rows } from '../common/database/transaction';
+import type { Finding } from '../common/errors/billing.exception';
 import type { LifecycleEvent } from './lifecycle-event';
 import { MeteringService } from './metering.service';
 
 export interface IngestResult {
   accepted: number;
   duplicates: number;
+  /** Events refused by what the database knows (neither stored nor applied), with their findings. */
+  refused: RefusedEvent[];
+}
+
+export interface RefusedEvent {
+  event: LifecycleEvent;
+  findings: Finding[];
+}
+
+/** Thrown by an all-or-nothing ingest that refused some of its events: none was stored. */
+export class EventsRefused extends Error {
+  constructor(readonly refused: RefusedEvent[]) {
+    super(`${refused.length} event(s) refused: ${refused.map((r) => r.findings.map((f) => `${f.field}: ${f.message}`).join('; ')).join(' | ')}`);
+  }
 }
 
 /**
@@ -21,16 +36,44 @@ export class LifecycleIngestService {
     private readonly metering: MeteringService,
   ) {}
 
-  async ingest(events: LifecycleEvent[]): Promise<IngestResult> {
+  /**
+   * `allOrNothing`: refused events make the whole call throw EventsRefused with nothing stored (the
+   * HTTP answer); otherwise they are returned, and the others applied (the consumer parks them).
+   */
+  async ingest(events: LifecycleEvent[], opts: { allOrNothing?: boolean } = {}): Promise<IngestResult> {
     const unique = [...new Map(events.map((e) => [e.id, e])).values()];
-    if (unique.length === 0) return { accepted: 0, duplicates: events.length };
-    const fresh = await inTransaction(this.ds, async (em) => {
-      const inserted = await insertEvents(em, unique);
+    if (unique.length === 0) return { accepted: 0, duplicates: events.length, refused: [] };
+    const { fresh, refused } = await inTransaction(this.ds, async (em) => {
+      const checked = await refuseForeign(em, unique);
+      if (checked.refused.length > 0 && opts.allOrNothing) throw new EventsRefused(checked.refused);
+      const inserted = await insertEvents(em, checked.ok);
       await this.metering.apply(em, inserted);
-      return inserted;
+      return { fresh: inserted, refused: checked.refused };
     });
-    return { accepted: fresh.length, duplicates: events.length - fresh.length };
+    return { accepted: fresh.length, duplicates: events.length - fresh.length - refused.length, refused };
   }
+}
+
+/**
+ * A runtime belongs to one account: the account of its reservation, or of its first event. An event
+ * that names another account is refused (the contract keys the topic by account; applied, it would
+ * move one account's charges with another's runtime). A runtime first seen in this batch belongs to
+ * the account of its first event in it.
+ */
+async function refuseForeign(em: EntityManager, events: LifecycleEvent[]): Promise<{ ok: LifecycleEvent[]; refused: RefusedEvent[] }> {
+  const known = await rows<{ runtime_id: string; account_id: string }>(em, `SELECT runtime_id, account_id FROM runtimes WHERE runtime_id = ANY($1)`, [
+    [...new Set(events.map((e) => e.runtimeId))],
+  ]);
+  const owner = new Map(known.map((r) => [r.runtime_id, r.account_id]));
+  const ok: LifecycleEvent[] = [];
+  const refused: RefusedEvent[] = [];
+  for (const e of events) {
+    const account = owner.get(e.runtimeId) ?? e.accountId;
+    owner.set(e.runtimeId, account);
+    if (account === e.accountId) ok.push(e);
+    else refused.push({ event: e, findings: [{ field: 'accountId', message: `runtime ${e.runtimeId} belongs to another account` }] });
+  }
+  return { ok, refused };
 }
 
 /** Multi-row insert of events; returns those whose id was not seen before. */

@@ -185,7 +185,8 @@ export class MeteringService {
 
   private async applySession(em: EntityManager, row: RuntimeRow, session: Session, t: Touched, now: Date, commanded: Set<string>, pending: Pending): Promise<void> {
     let current = row;
-    const active = session.status === 'running' || session.status === 'paused';
+    // Running, or sending events without ever having been reserved (a heartbeat, a pause: it runs).
+    const active = session.status === 'running' || session.status === 'paused' || (!current.hold_id && session.status === 'reserved');
     if (active && (!current.hold_id || current.status === 'voided')) {
       // A reservation's checks read the account's runtimes: write this chunk's rows first.
       await this.flush(em, pending);

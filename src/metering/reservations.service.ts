@@ -127,12 +127,15 @@ export class ReservationsService {
   private async lockForLaunch(em: EntityManager, request: ReservationRequest, launchRows?: unknown[][]): Promise<Launch | 'reserved'> {
     const { accountId, runtimeId } = request;
     const [locked, launch, ledgerRead] = launchRows ?? (await inOneRoundTrip(em, this.launchCalls(request)));
-    const row = launch?.[0] as (PlanAccountRow & { reserved: boolean; spend_limits: LimitRow[] }) | undefined;
+    const row = launch?.[0] as (PlanAccountRow & { reserved: boolean; runtime_account: string | null; spend_limits: LimitRow[] }) | undefined;
     if (!locked?.length || !row) {
       if (await this.isReserved(em, runtimeId)) return 'reserved';
+      const [known] = await rows<{ account_id: string }>(em, `SELECT account_id FROM runtimes WHERE runtime_id = $1`, [runtimeId]);
+      ownRuntime(request, known?.account_id ?? null);
       return { account: await this.lockActiveAccount(em, accountId) };
     }
     if (row.reserved) return 'reserved';
+    ownRuntime(request, row.runtime_account);
     const account = planAccountOf(row);
     if (!account) throw BillingException.notFound(`Account ${accountId}`);
     return { account: activeOnly(account), limits: row.spend_limits, ledgerRead };
@@ -339,17 +342,29 @@ const RESERVE_RUNTIME: PreparedStatement = {
       rate_per_hour = EXCLUDED.rate_per_hour, rate_card_version = EXCLUDED.rate_card_version,
       reserved_minutes = EXCLUDED.reserved_minutes, reserved_amount = EXCLUDED.reserved_amount,
       hold_id = EXCLUDED.hold_id, request_fingerprint = EXCLUDED.request_fingerprint, start_deadline = EXCLUDED.start_deadline
-    WHERE runtimes.reservation_id IS NULL
+    WHERE runtimes.reservation_id IS NULL AND runtimes.account_id = EXCLUDED.account_id
     RETURNING *`,
 };
 
 const LAUNCH_READ: PreparedStatement = {
-  name: 'launch_read_v1',
+  name: 'launch_read_v2',
   text: `SELECT ${PLAN_ACCOUNT_COLUMNS},
       EXISTS (SELECT 1 FROM runtimes r WHERE r.runtime_id = $2 AND r.reservation_id IS NOT NULL) AS reserved,
+      (SELECT r.account_id FROM runtimes r WHERE r.runtime_id = $2) AS runtime_account,
       ${limitsInScopeJson('a.id', '$3')} AS spend_limits
     FROM accounts a WHERE a.id = $1`,
 };
+
+/**
+ * A runtime known before its reservation (its events came first) belongs to the account its events
+ * named: a reservation of it for another account is refused (runtimeId is the reservation's key).
+ */
+function ownRuntime(request: ReservationRequest, runtimeAccount: string | null): void {
+  if (runtimeAccount === null || runtimeAccount === request.accountId) return;
+  throw new BillingException('DL_BILLING_IDEMPOTENCY_CONFLICT', `Runtime ${request.runtimeId} belongs to another account`, [
+    { field: 'runtimeId', message: 'is a runtime of another account' },
+  ]);
+}
 
 /** A reservation's hold and the hold's idempotency key. */
 function holdKeys(runtimeId: string): { holdId: string; idempotencyKey: string } {

@@ -123,6 +123,73 @@ describe('reservations over HTTP', () => {
     expect(outbox[0].payload).toMatchObject({ type: 'runtime.terminate', reason: 'unreserved', accountId: poor });
   });
 
+  it('keeps a runtime with the account its first event named: events and reservations naming another account are refused', async () => {
+    const owner = await fundedAccount(h, admin, { credits: '1.000000' });
+    const other = await fundedAccount(h, admin, { credits: '1.000000' });
+    const runtimeId = uid('rt');
+    const first = await h.request('POST', '/v1/events', { key: cp, body: [lifecycle(owner, runtimeId, 'runtime.heartbeat', new Date(), 1)] });
+    expect(first.body).toEqual({ accepted: 1, duplicates: 0 });
+
+    const foreign = await h.request('POST', '/v1/events', {
+      key: cp,
+      body: [lifecycle(owner, runtimeId, 'runtime.heartbeat', new Date(), 2), lifecycle(other, runtimeId, 'runtime.paused', new Date(), 3)],
+    });
+    expect(foreign.status).toBe(400);
+    expect(foreign.body.error).toMatchObject({
+      code: 'DL_BILLING_REQUEST_INVALID',
+      findings: [{ field: 'events[1].accountId', message: `runtime ${runtimeId} belongs to another account` }],
+    });
+    // All or nothing: the valid heartbeat of that request was not applied either.
+    expect((await h.ds.query(`SELECT count(*)::int AS n FROM runtime_events WHERE runtime_id = $1`, [runtimeId]))[0].n).toBe(1);
+
+    const taken = await reserve({ accountId: other, runtimeId, ...SMALL });
+    expect(taken.status).toBe(409);
+    expect(taken.body.error).toMatchObject({ code: 'DL_BILLING_IDEMPOTENCY_CONFLICT', findings: [{ field: 'runtimeId', message: 'is a runtime of another account' }] });
+    const otherWallet = await h.request('GET', `/v1/accounts/${other}/wallet`, { key: admin });
+    expect(otherWallet.body).toMatchObject({ held: '0.000000', available: '1.000000' });
+
+    const own = await reserve({ accountId: owner, runtimeId, ...SMALL });
+    expect(own.status).toBe(201);
+    expect((await h.request('GET', `/v1/accounts/${owner}/wallet`, { key: admin })).body).toMatchObject({ held: '0.166667' });
+    const ownerKey = await h.key(`account:${owner}`);
+    expect((await h.request('GET', `/v1/reservations/${runtimeId}`, { key: ownerKey })).body).toMatchObject({ accountId: owner });
+  });
+
+  it('tells a runtime that sends events without ever being reserved to terminate, and never shows it as reserved', async () => {
+    const accountId = await fundedAccount(h, admin, { credits: '1.000000' });
+    const beating = uid('rt');
+    const pausing = uid('rt');
+    const res = await h.request('POST', '/v1/events', {
+      key: cp,
+      body: [lifecycle(accountId, beating, 'runtime.heartbeat', new Date(), 1), lifecycle(accountId, pausing, 'runtime.paused', new Date(), 1)],
+    });
+    expect(res.body).toEqual({ accepted: 2, duplicates: 0 });
+    for (const runtimeId of [beating, pausing]) {
+      const view = await h.request('GET', `/v1/reservations/${runtimeId}`, { key: cp });
+      expect(view.body.status).toBe('terminating');
+      expect(view.body.commands).toEqual([expect.objectContaining({ type: 'runtime.terminate', reason: 'unreserved', acknowledgedAt: null })]);
+    }
+    // Nothing was held for them.
+    expect((await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body).toMatchObject({ held: '0.000000' });
+  });
+
+  it("refuses a termination or a failed launch without the contract's reason, naming each event by its place in either list form", async () => {
+    const accountId = await fundedAccount(h, admin, { credits: '1.000000' });
+    const runtimeId = uid('rt');
+    const started = lifecycle(accountId, runtimeId, 'runtime.started', new Date(), 1);
+    const bored = lifecycle(accountId, runtimeId, 'runtime.terminated', new Date(), 2, { reason: 'bored' });
+    const silent = lifecycle(accountId, uid('rt'), 'runtime.launch_failed', new Date(), 1);
+    for (const body of [[started, bored, silent], { events: [started, bored, silent] }]) {
+      const res = await h.request('POST', '/v1/events', { key: cp, body });
+      expect(res.status).toBe(400);
+      expect(res.body.error.findings).toEqual([
+        { field: 'events[1].data.reason', message: 'must be one of user, culled, expired, anomaly, unreachable, spend_limit, admin' },
+        { field: 'events[2].data.reason', message: 'must be a string of 1-500 characters' },
+      ]);
+    }
+    expect((await h.ds.query(`SELECT count(*)::int AS n FROM runtime_events WHERE runtime_id = $1`, [runtimeId]))[0].n).toBe(0);
+  });
+
   it('reports usage by runtime, environment, day and user, agreeing with the settled charges', async () => {
     const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
     const start = new Date(Date.now() - 2 * 3600_000);

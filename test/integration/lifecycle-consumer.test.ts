@@ -55,6 +55,30 @@ describe('lifecycle consumer on the real broker', () => {
     expect(stored).toEqual([{ id: good.id }]);
   });
 
+  it("parks an event that names another account than its runtime's, and applies its neighbours", async () => {
+    const runtimeId = uid('rt');
+    const topics = h.config.kafka!.topics;
+    await produce(topics.lifecycle, [{ key: 'acc_consumer', value: event(runtimeId, 'runtime.heartbeat', 1) }]);
+    await eventually(async () => (await eventsCount(h, runtimeId)) === 1, 30_000, 'the first event');
+    const foreign = { ...event(runtimeId, 'runtime.paused', 2), accountId: 'acc_someone_else' };
+    const next = event(runtimeId, 'runtime.heartbeat', 3);
+    await produce(topics.lifecycle, [
+      { key: 'acc_someone_else', value: foreign },
+      { key: 'acc_consumer', value: next },
+    ]);
+    await eventually(async () => (await eventsCount(h, runtimeId)) === 2, 30_000, 'the neighbour');
+    const dlq = (await readTopic(topics.lifecycleDlq, 6, 20_000, 1_000)).filter((m) => m.value.includes(foreign.id));
+    expect(dlq).toHaveLength(1);
+    expect(dlq[0]!.headers['x-dlq-code']).toBe('DL_BILLING_REQUEST_INVALID');
+    expect(dlq[0]!.headers['x-dlq-reason']).toMatch(/accountId: runtime .* belongs to another account/);
+    expect(JSON.parse(dlq[0]!.headers['x-dlq-findings']!)).toEqual([{ field: 'accountId', message: `runtime ${runtimeId} belongs to another account` }]);
+    const stored: { id: string }[] = await h.ds.query('SELECT id FROM runtime_events WHERE runtime_id = $1 ORDER BY seq', [runtimeId]);
+    expect(stored.map((e) => e.id)).not.toContain(foreign.id);
+    const [row] = await h.ds.query('SELECT account_id, status FROM runtimes WHERE runtime_id = $1', [runtimeId]);
+    expect(row.account_id).toBe('acc_consumer');
+    expect(row.status).not.toBe('paused');
+  });
+
   it('applies a duplicated event id once, whether it comes twice from Kafka or again over HTTP', async () => {
     const runtimeId = uid('rt');
     const first = event(runtimeId, 'runtime.heartbeat', 1);
