@@ -106,6 +106,22 @@ const RECORD_STATEMENT: PreparedStatement = {
 };
 
 /**
+ * Entries in rounds of one row per chain (a chain head advances once per statement), each chain's
+ * rows in the given order: the first row of every chain, then the second, and so on.
+ */
+export function auditRounds<T extends { entry: AuditEntry }>(items: readonly T[]): T[][] {
+  const rounds: T[][] = [];
+  const seen = new Map<string, number>();
+  for (const item of items) {
+    const chain = item.entry.accountId ?? GLOBAL_CHAIN;
+    const round = seen.get(chain) ?? 0;
+    seen.set(chain, round + 1);
+    (rounds[round] ??= []).push(item);
+  }
+  return rounds;
+}
+
+/**
  * The append-only, hash-chained audit log. `record` writes in the caller's transaction and takes
  * the chain head's row lock: call it LAST in a transaction (after every ledger lock), so the head
  * is held only until commit and no lock cycle can form. Each account has its own chain (the wallet
@@ -126,16 +142,7 @@ export class AuditService {
   /** Several rows in one statement per round; rows of the same chain are written in the given order. */
   async recordMany(em: EntityManager, entries: readonly AuditEntry[]): Promise<AuditRef[]> {
     const refs: AuditRef[] = new Array<AuditRef>(entries.length);
-    // One row per chain per statement (a chain head advances once per statement).
-    const rounds: { ord: number; entry: AuditEntry }[][] = [];
-    const seen = new Map<string, number>();
-    entries.forEach((entry, ord) => {
-      const chain = entry.accountId ?? GLOBAL_CHAIN;
-      const round = seen.get(chain) ?? 0;
-      seen.set(chain, round + 1);
-      (rounds[round] ??= []).push({ ord, entry });
-    });
-    for (const round of rounds) {
+    for (const round of auditRounds(entries.map((entry, ord) => ({ ord, entry })))) {
       const call = this.recordCall(round.map((r) => r.entry));
       const written = await preparedRows<{ ord: number; id: string; chain: string; seq: string; hash: string }>(
         em,

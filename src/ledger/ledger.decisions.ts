@@ -15,6 +15,7 @@ import type { AllocationDelta, GrantRow, HoldRow, HoldUpdate, LockedWallet, Lock
 import type {
   AdjustHoldInput,
   AdjustResult,
+  AuditOptions,
   Balance,
   CreateHoldInput,
   GrantInput,
@@ -183,6 +184,7 @@ export function createHoldOperation(input: CreateHoldInput): Operation<HoldResul
       const posting = new Posting();
       for (const p of parts) posting.move(Accounts.grant(p.grantId), Accounts.hold(input.holdId), p.amount);
       const entries = posting.entries();
+      const before = balanceNow(state, now);
       const after = afterBalance(state, entries, now);
       const hold: HoldView = {
         id: input.holdId,
@@ -214,8 +216,7 @@ export function createHoldOperation(input: CreateHoldInput): Operation<HoldResul
           newHold: { id: input.holdId, amount: input.amount, reference: input.reference, expiresAt },
           allocationDeltas: parts.map((p) => ({ holdId: input.holdId, grantId: p.grantId, held: p.amount })),
         },
-        // Reservations are not audited here: the caller (metering) audits the reservation it makes.
-        audit: null,
+        audit: holdAudit(input, 'hold.created', input.accountId, before, after, { hold: input.holdId, held: formatCredits(input.amount), reference: input.reference }, now),
         result: (transactionId) => ({ hold, balance: after, transactionId, replayed: false }),
       };
     },
@@ -244,6 +245,7 @@ export function increaseHoldOperation(input: IncreaseHoldInput): Operation<HoldR
       const posting = new Posting();
       for (const p of parts) posting.move(Accounts.grant(p.grantId), Accounts.hold(hold.id), p.amount);
       const entries = posting.entries();
+      const before = balanceNow(state, now);
       const after = afterBalance(state, entries, now);
       return {
         write: {
@@ -261,7 +263,15 @@ export function increaseHoldOperation(input: IncreaseHoldInput): Operation<HoldR
           holdUpdates: [{ id: hold.id, amount: input.amount }],
           allocationDeltas: parts.map((p) => ({ holdId: hold.id, grantId: p.grantId, held: p.amount })),
         },
-        audit: null,
+        audit: holdAudit(
+          input,
+          'hold.increased',
+          hold.accountId,
+          before,
+          after,
+          { hold: hold.id, increase: formatCredits(input.amount), held: formatCredits(hold.amount + input.amount), reference: hold.reference },
+          now,
+        ),
         result: (transactionId) => ({ hold: { ...hold, amount: hold.amount + input.amount }, balance: after, transactionId, replayed: false }),
       };
     },
@@ -620,6 +630,19 @@ function newId(prefix: string): string {
 
 export function grantView(g: GrantRow): GrantView {
   return { id: g.id, source: g.source, amount: g.amount, remaining: g.remaining, priority: g.priority, expiresAt: g.expiresAt, createdAt: g.createdAt };
+}
+
+/** The audit row of a hold's creation or increase: the balances before and after, and the hold. */
+function holdAudit(opts: AuditOptions, action: string, accountId: string, before: Balance, after: Balance, hold: Record<string, string | null>, at: Date): AuditEntry {
+  return {
+    actor: opts.actor ?? SYSTEM_ACTOR,
+    action,
+    accountId,
+    before: balanceJson(before),
+    after: { ...balanceJson(after), ...hold, ...(opts.reason ? { reason: opts.reason } : {}) },
+    correlationId: opts.correlationId ?? null,
+    at,
+  };
 }
 
 export function balanceJson(b: Balance): Record<string, string> {

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import { AuditService, type AuditEntry } from '../audit/audit.service';
+import { auditRounds, AuditService, type AuditEntry } from '../audit/audit.service';
 import { fingerprint } from '../common/canonical-json';
 import { inOneRoundTrip, PipelinedSession, poolOf, retrying, type Call } from '../common/database/pipelined-transaction';
 import { preparedRows } from '../common/database/prepared';
@@ -584,6 +584,7 @@ export class LedgerService {
         wallets.flatMap((w) => [LedgerStore.lockOnlyCall({ accountId: w }), lockManyCall(w, byWallet.get(w)!.map(lockOf))]),
       );
       const calls: Call[] = [];
+      const audits: AuditEntry[] = [];
       const onCommitted: ((results: unknown[][]) => void)[] = [];
       wallets.forEach((w, i) => {
         const state = WalletBatch.parse(session!.results[2 * i + 1] ?? []);
@@ -610,13 +611,15 @@ export class LedgerService {
           state.apply(write); // (throws — and the whole batch runs again one by one — if it cannot)
           const at = calls.length;
           calls.push(LedgerStore.writeCall(write));
-          if (decision.audit) calls.push(this.audit.recordCall([decision.audit]));
+          if (decision.audit) audits.push(decision.audit);
           let transactionId = '';
           const answer = decision.result;
           onCommitted.push((results) => (transactionId = LedgerStore.parseWrite(results[at] ?? [], w)));
           outcomes.set(item, { ok: true, value: () => answer(transactionId) });
         }
       });
+      // The audit rows last (after every write's locks): one statement per round of distinct chains.
+      for (const round of auditRounds(audits.map((entry) => ({ entry })))) calls.push(this.audit.recordCall(round.map((r) => r.entry)));
       const results = await session.commit(calls);
       for (const handle of onCommitted) handle(results);
     } catch (error) {

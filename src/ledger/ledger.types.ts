@@ -67,7 +67,7 @@ export interface GrantResult {
   replayed: boolean;
 }
 
-export interface CreateHoldInput {
+export interface CreateHoldInput extends AuditOptions {
   accountId: string;
   holdId: string;
   amount: bigint;
@@ -76,7 +76,7 @@ export interface CreateHoldInput {
   idempotencyKey: string;
 }
 
-export interface IncreaseHoldInput {
+export interface IncreaseHoldInput extends AuditOptions {
   holdId: string;
   amount: bigint;
   idempotencyKey: string;
@@ -90,12 +90,15 @@ export interface HoldResult {
   replayed: boolean;
 }
 
-export interface ResolveOptions {
+/** Who and why, for the audit row of a ledger write. */
+export interface AuditOptions {
   actor?: string;
   correlationId?: string | null;
-  /** Why (kept in the transaction's explanation and the audit row). */
+  /** Why (kept in the audit row, and in the transaction's explanation where it has one). */
   reason?: string;
 }
+
+export type ResolveOptions = AuditOptions;
 
 export interface SettleHoldInput extends ResolveOptions {
   holdId: string;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
+import type { AuditService } from '../audit/audit.service';
 import { enqueue } from '../messaging/outbox';
 
 export const TERMINATE_REASONS = [
@@ -18,12 +19,21 @@ export interface TerminateTarget {
   reason: TerminateReason;
 }
 
+/** Where a command goes and who issues it (`system:<job>`, or the key of an admin's request). */
+export interface CommandIssuer {
+  topic: string;
+  actor: string;
+  audit: AuditService;
+}
+
 /**
- * Writes `runtime.terminate` commands: a row each (so GET /v1/reservations shows them) and an
- * outbox message each for `billing.commands.v1`, in the caller's transaction.
+ * Writes `runtime.terminate` commands: a row each (so GET /v1/reservations shows them), an outbox
+ * message each for `billing.commands.v1`, and an audit row each (an enforcement), in the caller's
+ * transaction.
  */
-export async function issueTerminate(em: EntityManager, topic: string, targets: TerminateTarget[], now: Date): Promise<void> {
+export async function issueTerminate(em: EntityManager, issuer: CommandIssuer, targets: TerminateTarget[], now: Date): Promise<void> {
   if (targets.length === 0) return;
+  const { topic } = issuer;
   const commands = targets.map((t) => ({ id: `cmd_${randomUUID()}`, ...t }));
   await em.query(
     `INSERT INTO runtime_commands (id, runtime_id, account_id, type, reason, issued_at)
@@ -43,6 +53,16 @@ export async function issueTerminate(em: EntityManager, topic: string, targets: 
         reason: c.reason,
         issuedAt: now.toISOString(),
       },
+    })),
+  );
+  await issuer.audit.recordMany(
+    em,
+    commands.map((c) => ({
+      actor: issuer.actor,
+      action: 'runtime.terminate_issued',
+      accountId: c.accountId,
+      after: { command: c.id, runtimeId: c.runtimeId, reason: c.reason },
+      at: now,
     })),
   );
 }

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { AuditService } from '../audit/audit.service';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { rows } from '../common/database/transaction';
 import { BillingException } from '../common/errors/billing.exception';
@@ -17,6 +18,9 @@ import type { RuntimeStatus } from './entities/runtime.entity';
 import type { LifecycleEvent, LifecycleType } from './lifecycle-event';
 import { ReservationsService } from './reservations.service';
 import type { RuntimeRow } from './runtime-row';
+
+/** Who, in the audit log, for what metering does on its own (reservations on the fly, terminate commands). */
+const METERING_ACTOR = 'system:metering';
 
 interface Touched {
   accountId: string;
@@ -59,6 +63,7 @@ export class MeteringService {
 
   constructor(
     private readonly ledger: LedgerService,
+    private readonly audit: AuditService,
     private readonly reservations: ReservationsService,
     private readonly rateCard: RateCard,
     private readonly clock: Clock,
@@ -262,13 +267,11 @@ export class MeteringService {
     await em.query('SAVEPOINT reserve_on_the_fly');
     try {
       const request = validateEnvironmentRequest(this.rateCard.current(), { variant: data.variant ?? row.variant, environment: data.environment ?? row.environment });
-      await this.reservations.createWithin(em, {
-        accountId: row.account_id,
-        runtimeId: row.runtime_id,
-        variant: request.variant,
-        environment: request.environment,
-        minutes: DEFAULT_MINUTES,
-      });
+      await this.reservations.createWithin(
+        em,
+        { accountId: row.account_id, runtimeId: row.runtime_id, variant: request.variant, environment: request.environment, minutes: DEFAULT_MINUTES },
+        METERING_ACTOR,
+      );
       await em.query('RELEASE SAVEPOINT reserve_on_the_fly');
       const [reserved] = await rows<RuntimeRow>(em, `SELECT * FROM runtimes WHERE runtime_id = $1`, [row.runtime_id]);
       return reserved ?? row;
@@ -285,7 +288,12 @@ export class MeteringService {
   private async terminateUnreserved(em: EntityManager, row: RuntimeRow, now: Date): Promise<void> {
     const [open] = await rows<{ n: number }>(em, `SELECT count(*)::int AS n FROM runtime_commands WHERE runtime_id = $1 AND acknowledged_at IS NULL`, [row.runtime_id]);
     if ((open?.n ?? 0) > 0) return;
-    await issueTerminate(em, topicsOf(this.config).commands, [{ runtimeId: row.runtime_id, accountId: row.account_id, reason: 'unreserved' }], now);
+    await issueTerminate(
+      em,
+      { topic: topicsOf(this.config).commands, actor: METERING_ACTOR, audit: this.audit },
+      [{ runtimeId: row.runtime_id, accountId: row.account_id, reason: 'unreserved' }],
+      now,
+    );
   }
 }
 

@@ -22,10 +22,10 @@ export class ReservationsController {
   @Post()
   @Access('control-plane')
   @Doc('Authorize a launch and deduct its time reservation up front (idempotent on runtimeId)', reservationSchema)
-  async reserve(@Body() body: unknown, @Res({ passthrough: true }) reply: FastifyReply): Promise<ReservationView> {
+  async reserve(@Body() body: unknown, @Res({ passthrough: true }) reply: FastifyReply, @CurrentPrincipal() principal: Principal): Promise<ReservationView> {
     const request = parsePricedRequest(reservationSchema, body ?? {}, this.rateCard.current());
     const raw = reply.request.raw;
-    const { created, view } = await this.reservations.reserve(request, { abandoned: () => raw.socket?.destroyed === true });
+    const { created, view } = await this.reservations.reserve(request, { abandoned: () => raw.socket?.destroyed === true, actor: `key:${principal.keyId}` });
     void reply.status(created ? 201 : 200);
     return view;
   }
@@ -38,12 +38,13 @@ export class ReservationsController {
     @Param('runtimeId') runtimeId: string,
     @Body() body: unknown,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
+    @CurrentPrincipal() principal: Principal,
   ): Promise<ReservationView> {
     const request = parseOrThrow(extendSchema, body ?? {});
     if (!idempotencyKey || idempotencyKey.length > 200) {
       throw BillingException.invalid([{ field: 'Idempotency-Key', message: 'header is required (1-200 characters)' }]);
     }
-    return this.reservations.extend(runtimeId, request.minutes, idempotencyKey);
+    return this.reservations.extend(runtimeId, request.minutes, idempotencyKey, `key:${principal.keyId}`);
   }
 
   @Get(':runtimeId')

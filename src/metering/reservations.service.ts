@@ -60,7 +60,7 @@ export class ReservationsService {
    * service then spends itself on requests someone still waits for, and nothing is reserved for
    * nobody (a retry with the same runtimeId reserves as usual).
    */
-  async reserve(request: ReservationRequest, opts: { abandoned?: () => boolean } = {}): Promise<{ created: boolean; view: ReservationView }> {
+  async reserve(request: ReservationRequest, opts: { abandoned?: () => boolean; actor?: string } = {}): Promise<{ created: boolean; view: ReservationView }> {
     const requestFingerprint = fingerprint(request);
     const unlessAbandoned = (): void => {
       if (opts.abandoned?.()) {
@@ -72,7 +72,7 @@ export class ReservationsService {
     try {
       view = await inTransactionFrom(this.ds, this.launchCalls(request), (em, launchRows) => {
         unlessAbandoned();
-        return this.create(em, request, requestFingerprint, launchRows);
+        return this.create(em, request, requestFingerprint, opts.actor ?? RESERVATION_ACTOR, launchRows);
       });
     } catch (error) {
       // A concurrent request for the same runtime won the race: answer as a replay (or a conflict).
@@ -102,8 +102,8 @@ export class ReservationsService {
   }
 
   /** Creates the reservation in the caller's transaction (used to reserve a runtime on the fly). */
-  async createWithin(em: EntityManager, request: ReservationRequest): Promise<ReservationView> {
-    const view = await this.create(em, request, fingerprint(request));
+  async createWithin(em: EntityManager, request: ReservationRequest, actor: string): Promise<ReservationView> {
+    const view = await this.create(em, request, fingerprint(request), actor);
     if (view === 'reserved') throw new BillingException('DL_BILLING_IDEMPOTENCY_CONFLICT', `Runtime ${request.runtimeId} is already reserved`);
     return view;
   }
@@ -146,7 +146,13 @@ export class ReservationsService {
   }
 
   /** The reservation in the caller's transaction, or 'reserved' when the runtime has one already. */
-  private async create(em: EntityManager, request: ReservationRequest, requestFingerprint: string, launchRows?: unknown[][]): Promise<ReservationView | 'reserved'> {
+  private async create(
+    em: EntityManager,
+    request: ReservationRequest,
+    requestFingerprint: string,
+    actor: string,
+    launchRows?: unknown[][],
+  ): Promise<ReservationView | 'reserved'> {
     const now = this.clock.now();
     const launch = await this.lockForLaunch(em, request, launchRows);
     if (launch === 'reserved') return launch;
@@ -181,6 +187,8 @@ export class ReservationsService {
         expiresAt: null,
         reference: request.runtimeId,
         idempotencyKey,
+        actor,
+        reason: `reservation of runtime ${request.runtimeId}: ${request.minutes} minutes of ${request.variant} ${environment.sizeClass} at ${formatCredits(price.ratePerHourMicros)}/h (rate card ${price.rateCardVersion})`,
       },
       verdict.walletChanged ? undefined : launch.ledgerRead,
       [
@@ -230,7 +238,7 @@ export class ReservationsService {
   }
 
   /** Adds minutes to a reservation: the hold grows by their price at the reservation's own rate. */
-  async extend(runtimeId: string, minutes: number, idempotencyKey: string): Promise<ReservationView> {
+  async extend(runtimeId: string, minutes: number, idempotencyKey: string, actor = RESERVATION_ACTOR): Promise<ReservationView> {
     return inTransaction(this.ds, async (em) => {
       const now = this.clock.now();
       const [row] = await rows<RuntimeRow>(em, RESERVED_RUNTIME, [runtimeId]);
@@ -263,7 +271,13 @@ export class ReservationsService {
         kind: 'extension',
       });
       const limits = await this.spendLimits.check(em, { accountId: row.account_id, userId: row.user_id, amount: increase, now });
-      const hold = await this.ledger.increaseHold(em, { holdId: row.hold_id, amount: increase, idempotencyKey: key });
+      const hold = await this.ledger.increaseHold(em, {
+        holdId: row.hold_id,
+        amount: increase,
+        idempotencyKey: key,
+        actor,
+        reason: `extension of runtime ${runtimeId}'s reservation by ${minutes} minutes`,
+      });
       await em.query(`INSERT INTO reservation_extensions (idempotency_key, runtime_id, minutes, amount, fingerprint) VALUES ($1, $2, $3, $4, $5)`, [
         key,
         runtimeId,
@@ -318,6 +332,9 @@ export class ReservationsService {
     return this.config.kafka?.topics.commands ?? 'billing.commands.v1';
   }
 }
+
+/** Who reserves, in the audit log, when the caller does not say (a key's requests say `key:<id>`). */
+const RESERVATION_ACTOR = 'system:reservations';
 
 /** A runtime's row once it is reserved (none before). */
 const RESERVED_RUNTIME = `SELECT * FROM runtimes WHERE runtime_id = $1 AND reservation_id IS NOT NULL`;

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
+import { AuditService } from '../audit/audit.service';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { inTransaction, rows } from '../common/database/transaction';
 import { Clock } from '../infra/clock/clock';
@@ -10,7 +11,7 @@ import { LedgerService } from '../ledger/ledger.service';
 import { topicsOf } from '../messaging/topics';
 import { chargeFor } from '../pricing/charges';
 import { addToUsageRollups, rollupDelta } from '../reports/usage-rollups';
-import { issueTerminate, type TerminateReason } from './commands';
+import { issueTerminate, type CommandIssuer, type TerminateReason } from './commands';
 import type { RuntimeRow } from './runtime-row';
 
 const BATCH = 500;
@@ -36,11 +37,16 @@ export class SweeperService implements OnApplicationBootstrap {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     private readonly ledger: LedgerService,
+    private readonly audit: AuditService,
     private readonly jobs: JobsService,
     private readonly clock: Clock,
     private readonly schedules: SchedulerRegistry,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
+
+  private get issuer(): CommandIssuer {
+    return { topic: topicsOf(this.config).commands, actor: 'system:expiry-sweep', audit: this.audit };
+  }
 
   onApplicationBootstrap(): void {
     this.jobs.register('expiry-sweep', () => this.sweep());
@@ -96,7 +102,7 @@ export class SweeperService implements OnApplicationBootstrap {
          ORDER BY r.runtime_id LIMIT ${BATCH} FOR UPDATE OF r SKIP LOCKED`,
         reason === 'reservation_expired' ? [now.toISOString()] : [now.toISOString(), this.config.metering.heartbeatTimeoutMs],
       );
-      await issueTerminate(em, topicsOf(this.config).commands, due.map((r) => ({ runtimeId: r.runtime_id, accountId: r.account_id, reason })), now);
+      await issueTerminate(em, this.issuer, due.map((r) => ({ runtimeId: r.runtime_id, accountId: r.account_id, reason })), now);
       await em.query(`UPDATE runtimes SET status = 'terminating', updated_at = now() WHERE runtime_id = ANY($1)`, [due.map((r) => r.runtime_id)]);
       return due.length;
     });
@@ -115,7 +121,7 @@ export class SweeperService implements OnApplicationBootstrap {
          ORDER BY r.runtime_id LIMIT ${BATCH} FOR UPDATE OF r SKIP LOCKED`,
         [now.toISOString(), this.config.metering.terminateGraceMs],
       );
-      await issueTerminate(em, topicsOf(this.config).commands, due.map((r) => ({ runtimeId: r.runtime_id, accountId: r.account_id, reason: r.reason })), now);
+      await issueTerminate(em, this.issuer, due.map((r) => ({ runtimeId: r.runtime_id, accountId: r.account_id, reason: r.reason })), now);
       return due.length;
     });
   }

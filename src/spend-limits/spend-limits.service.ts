@@ -216,7 +216,12 @@ export class SpendLimitsService implements OnModuleInit {
       [accountId, userId, reason],
     );
     const ids = targets.map((t) => t.runtime_id);
-    await issueTerminate(em, topicsOf(this.config).commands, ids.map((runtimeId) => ({ runtimeId, accountId, reason })), now);
+    await issueTerminate(
+      em,
+      { topic: topicsOf(this.config).commands, actor: `system:${reason}`, audit: this.audit },
+      ids.map((runtimeId) => ({ runtimeId, accountId, reason })),
+      now,
+    );
     await em.query(`UPDATE runtimes SET status = 'terminating', updated_at = now() WHERE runtime_id = ANY($1)`, [ids]);
     return ids;
   }

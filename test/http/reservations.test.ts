@@ -90,6 +90,36 @@ describe('reservations over HTTP', () => {
     expect((await h.request('POST', `/v1/reservations/${uid('rt')}/extend`, { key: cp, body: { minutes: 5 }, headers: { 'idempotency-key': 'k' } })).status).toBe(404);
   });
 
+  it('audits every reservation, extension and terminate command, once, with who did it and the balances around it', async () => {
+    const accountId = await fundedAccount(h, admin, { credits: '2.000000' });
+    const runtimeId = uid('rt');
+    const stray = uid('rt');
+    await reserve({ accountId, runtimeId, ...SMALL, minutes: 30 });
+    await reserve({ accountId, runtimeId, ...SMALL, minutes: 30 }); // a replay changes nothing: no second row
+    const extend = { key: cp, body: { minutes: 30 }, headers: { 'idempotency-key': 'ext-audit' } };
+    await h.request('POST', `/v1/reservations/${runtimeId}/extend`, extend);
+    await h.request('POST', `/v1/reservations/${runtimeId}/extend`, extend);
+    await h.request('POST', '/v1/events', { key: cp, body: [lifecycle(accountId, stray, 'runtime.heartbeat', new Date(), 1)] });
+
+    const audit = await h.request('GET', `/v1/audit?accountId=${accountId}`, { key: admin });
+    const rows = (audit.body.items as { action: string; actor: string; before: unknown; after: Record<string, unknown> }[]).filter((r) =>
+      ['hold.created', 'hold.increased', 'runtime.terminate_issued'].includes(r.action),
+    );
+    expect(rows.map((r) => r.action)).toEqual(['runtime.terminate_issued', 'hold.increased', 'hold.created']);
+    const [terminate, increased, created] = rows;
+    expect(created).toMatchObject({
+      actor: expect.stringMatching(/^key:/),
+      before: { available: '2.000000', held: '0.000000' },
+      after: { available: '1.500000', held: '0.500000', hold: `hold_${runtimeId}`, reference: runtimeId, reason: expect.stringContaining('30 minutes of datalayer') },
+    });
+    expect(increased).toMatchObject({
+      actor: expect.stringMatching(/^key:/),
+      before: { available: '1.500000', held: '0.500000' },
+      after: { available: '1.000000', held: '1.000000', increase: '0.500000' },
+    });
+    expect(terminate).toMatchObject({ actor: 'system:metering', after: { runtimeId: stray, reason: 'unreserved', command: expect.stringMatching(/^cmd_/) } });
+  });
+
   it("hides another account's reservation from an account key", async () => {
     const mine = await fundedAccount(h, admin, { credits: '1.000000' });
     const theirs = await fundedAccount(h, admin, { credits: '1.000000' });

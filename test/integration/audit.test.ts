@@ -42,9 +42,9 @@ describe('audit log: hash chains and `audit verify`', () => {
   it('chains every row of an account: who, what, when, before/after, correlation id', async () => {
     const acc = await someHistory();
     const { items } = await h.app.get(AuditService).list({ accountId: acc, limit: 10 });
-    expect(items.map((r) => r.action)).toEqual(['hold.settled', 'credits.granted', 'account.created']);
+    expect(items.map((r) => r.action)).toEqual(['hold.settled', 'hold.created', 'credits.granted', 'account.created']);
     const settled = items[0]!;
-    expect(settled).toMatchObject({ actor: 'test', chain: acc, seq: 3, correlationId: 'corr-1', accountId: acc });
+    expect(settled).toMatchObject({ actor: 'test', chain: acc, seq: 4, correlationId: 'corr-1', accountId: acc });
     expect(settled.before).toMatchObject({ status: 'reserved', held: '2.000000' });
     expect(settled.after).toMatchObject({ status: 'settled', charged: '1.000000', released: '1.000000' });
     expect(items[0]!.prevHash).toBe(items[1]!.hash);
@@ -96,7 +96,7 @@ describe('audit log: hash chains and `audit verify`', () => {
     try {
       await admin.query(`DELETE FROM audit_log WHERE id = $1`, [last.id]);
       const result = await h.app.get(AuditService).verify();
-      expect(result).toMatchObject({ ok: false, problem: { chain: acc, seq: 3, reason: 'missing row' } });
+      expect(result).toMatchObject({ ok: false, problem: { chain: acc, seq: 4, reason: 'missing row' } });
     } finally {
       const cols = Object.keys(last);
       await admin.query(
@@ -114,7 +114,8 @@ describe('audit log: hash chains and `audit verify`', () => {
     await Promise.all(holds.map((holdId) => h.ledger.createHoldTx({ accountId: acc, holdId, amount: c(1), reference: null, idempotencyKey: holdId })));
     await Promise.all(holds.map((holdId) => h.ledger.settleHoldTx({ holdId, amount: c(0.5) })));
     const seqs = (await h.ds.query(`SELECT seq::int AS seq FROM audit_log WHERE chain = $1 ORDER BY seq`, [acc])).map((r: { seq: number }) => r.seq);
-    expect(seqs).toEqual(Array.from({ length: 32 }, (_, i) => i + 1));
+    // The account's creation, the grant, then a row for each hold's creation and one for its settlement.
+    expect(seqs).toEqual(Array.from({ length: 62 }, (_, i) => i + 1));
     const v = await h.app.get(AuditService).verify();
     expect(v.ok ? 'ok' : JSON.stringify(v.problem)).toBe('ok');
   });
