@@ -1,0 +1,40 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/infra/clock/clock';
+import { fundedAccount } from '../support/accounts';
+import { startApp, uid, type Harness } from '../support/app';
+
+// Long before the other HTTP test files' clocks: this file's grant-expiry runs expire only its own
+// grants, and theirs never expire its grant.
+const T0 = '2011-03-01T09:00:00.000Z';
+
+describe('jobs run over HTTP', () => {
+  let h: Harness;
+  let admin: string;
+  const clock = new ManualClock(new Date(T0));
+
+  beforeAll(async () => {
+    h = await startApp({ clock });
+    admin = await h.key('admin');
+  });
+  afterAll(() => h.close());
+
+  it('grant-expiry answers the amount expired in credits with 6 decimals, "0.000000" when nothing expired', async () => {
+    const accountId = await fundedAccount(h, admin);
+    const granted = await h.request('POST', `/v1/admin/accounts/${accountId}/grants`, {
+      key: admin,
+      body: { credits: '0.833333', expiresAt: '2011-03-01T10:00:00.000Z', reason: 'expires within the hour' },
+      headers: { 'idempotency-key': uid('grant') },
+    });
+    expect(granted.status).toBe(201);
+
+    clock.set('2011-03-01T11:00:00.000Z');
+    const run = await h.request('POST', '/v1/admin/jobs/grant-expiry/run', { key: admin });
+    expect(run.status).toBe(200);
+    expect(run.body).toEqual({ job: 'grant-expiry', ran: true, result: { grants: 1, wallets: 1, amount: '0.833333' } });
+
+    const again = await h.request('POST', '/v1/admin/jobs/grant-expiry/run', { key: admin });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual({ job: 'grant-expiry', ran: true, result: { grants: 0, wallets: 0, amount: '0.000000' } });
+    expect((await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body).toMatchObject({ total: '0.000000' });
+  });
+});
