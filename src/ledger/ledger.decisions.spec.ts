@@ -33,7 +33,12 @@ describe('ledger decisions (pure: locked state + request → transaction to writ
       { account: 'hold:h1', amount: 2_000_000n },
     ]);
     expect(d.write.after).toEqual({ total: 5_000_000n, held: 2_000_000n, available: 3_000_000n, debt: 0n });
-    expect(d.audit).toBeNull();
+    expect(d.audit).toMatchObject({
+      action: 'hold.created',
+      accountId: 'acc',
+      before: { available: '5.000000', held: '0.000000' },
+      after: { available: '3.000000', held: '2.000000', hold: 'h1', reference: 'rt' },
+    });
 
     const big = createHoldOperation({ accountId: 'acc', holdId: 'h2', amount: 5_000_001n, reference: null, idempotencyKey: 'k2' });
     const refused = (() => {

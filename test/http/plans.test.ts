@@ -245,7 +245,7 @@ describe('plans and quotas over HTTP', () => {
     expect((await h.request('POST', '/v1/accounts', { key: admin, body: { id: accountId, kind: 'user', plan: 'free' } })).status).toBe(200);
     expect((await reserve(accountId)).body.balance).toEqual({ total: '50.000000', held: '0.016667', available: '49.983333' });
     const audit = await h.request('GET', `/v1/audit?accountId=${accountId}`, { key: admin });
-    expect(audit.body.items.map((r: { action: string }) => r.action).reverse()).toEqual(['account.created', 'credits.granted']);
+    expect(audit.body.items.map((r: { action: string }) => r.action).reverse()).toEqual(['account.created', 'credits.granted', 'hold.created']);
 
     // An account created on Team (credits come with its paid invoice) gets nothing here; moved to an
     // Enterprise contract with 200 included credits, it gets them at once.

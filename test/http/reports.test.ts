@@ -63,7 +63,8 @@ describe('admin reports', () => {
     await h.request('POST', '/v1/admin/jobs/expiry-sweep/run', { key: admin });
     clock.advance(h.config.metering.settleGraceMs + MIN);
     const swept = await h.request('POST', '/v1/admin/jobs/expiry-sweep/run', { key: admin });
-    expect(swept.body.result.forcedSettlements).toBe(1);
+    // (The sweep is global: runtimes of other test files sharing this database may be settled by it too.)
+    expect(swept.body.result.forcedSettlements).toBeGreaterThanOrEqual(1);
     const [forced] = await h.ds.query(`SELECT charged::text, settlement FROM runtimes WHERE runtime_id = 'rt_b1'`);
     expect(forced).toEqual({ charged: '166667', settlement: 'forced_reservation_expired' });
     await events([lifecycle(b, 'rt_b1', 'runtime.terminated', new Date(start.getTime() + 6 * MIN), 3, { reason: 'user' })]);
