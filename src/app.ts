@@ -7,6 +7,7 @@ import { AppModule } from './app.module';
 import type { AppConfig } from './common/config/config';
 import { JsonLogger } from './common/logging/json-logger';
 import { registerOpenApi } from './common/http/openapi';
+import { registerRequestChecks } from './common/http/request-checks';
 import { Metrics } from './health/metrics';
 
 const BODY_LIMIT = 5 * 1024 * 1024;
@@ -21,7 +22,7 @@ function fastifyAdapter(): FastifyAdapter {
   });
 }
 
-/** Hooks shared by production and tests: request ids, access log, HTTP metrics. */
+/** Hooks shared by production and tests: request ids, access log, HTTP metrics, 415 for non-JSON bodies. */
 function configure(app: NestFastifyApplication, logger: JsonLogger): void {
   const fastify = app.getHttpAdapter().getInstance();
   const metrics = app.get(Metrics);
@@ -41,6 +42,7 @@ function configure(app: NestFastifyApplication, logger: JsonLogger): void {
       );
     }
   });
+  registerRequestChecks(fastify);
   registerOpenApi(app);
   app.enableShutdownHooks();
 }

@@ -15,6 +15,9 @@ const HTTP_TO_CODE: Record<number, ErrorCode> = {
   503: 'DL_BILLING_UNAVAILABLE',
 };
 
+/** Where the errors Fastify raises itself lie: a body it cannot parse, a content type it has no parser for. */
+const FINDING_FIELD: Record<number, string> = { 400: 'body', 415: 'content-type' };
+
 /** Maps every error to the contract's body; anything unexpected becomes a 500 that hides internals. */
 @Catch()
 export class BillingExceptionFilter implements ExceptionFilter {
@@ -36,7 +39,8 @@ export function toBillingException(error: unknown): BillingException {
   if (status !== undefined) {
     const code = HTTP_TO_CODE[status] ?? (status >= 500 ? 'DL_BILLING_INTERNAL' : 'DL_BILLING_REQUEST_INVALID');
     const message = status >= 500 ? 'Internal error' : messageOf(error, status);
-    return new BillingException(code, message, status === 400 ? [{ field: 'body', message }] : []);
+    const field = FINDING_FIELD[status];
+    return new BillingException(code, message, field ? [{ field, message }] : []);
   }
   return new BillingException('DL_BILLING_INTERNAL', 'Internal error');
 }

@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fundedAccount, SMALL } from '../support/accounts';
+import { startApp, uid, type Harness } from '../support/app';
+
+describe('content types and methods over HTTP', () => {
+  let h: Harness;
+  let admin: string;
+  let cp: string;
+
+  beforeAll(async () => {
+    h = await startApp();
+    admin = await h.key('admin');
+    cp = await h.key('control-plane');
+  });
+  afterAll(() => h.close());
+
+  /** A request exactly as given: no content type is added to the payload. */
+  const send = async (method: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS', url: string, headers: Record<string, string> = {}, payload?: string) => {
+    const res = await h.app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload: Buffer.from(payload) }) });
+    let body: unknown = res.body;
+    try {
+      body = JSON.parse(res.body);
+    } catch {
+      // HTML or empty
+    }
+    return { status: res.statusCode, headers: res.headers, body: body as any };
+  };
+  const unsupported = (message: string) => ({
+    error: { code: 'DL_BILLING_UNSUPPORTED_MEDIA_TYPE', message: 'The request body must be JSON', findings: [{ field: 'content-type', message }] },
+  });
+  const reservation = (accountId = uid('acc')) => JSON.stringify({ accountId, runtimeId: uid('rt'), ...SMALL });
+
+  describe('a body that is not JSON: 415 DL_BILLING_UNSUPPORTED_MEDIA_TYPE', () => {
+    it('refuses text/plain, a form, a missing content type, application/*+json and a charset other than UTF-8', async () => {
+      const auth = { authorization: `Bearer ${cp}` };
+      const cases: [Record<string, string>, string][] = [
+        [{ 'content-type': 'text/plain' }, 'must be application/json, not text/plain'],
+        [{ 'content-type': 'text/plain; charset=utf-8' }, 'must be application/json, not text/plain'],
+        [{ 'content-type': 'application/x-www-form-urlencoded' }, 'must be application/json, not application/x-www-form-urlencoded'],
+        [{}, 'is required with a body: application/json'],
+        [{ 'content-type': 'application/merge-patch+json' }, 'must be application/json, not application/merge-patch+json'],
+        [{ 'content-type': 'application/json; charset=iso-8859-1' }, 'charset must be utf-8, not iso-8859-1'],
+      ];
+      for (const [headers, message] of cases) {
+        const res = await send('POST', '/v1/reservations', { ...auth, ...headers }, reservation());
+        expect({ headers, status: res.status, body: res.body }).toEqual({ headers, status: 415, body: unsupported(message) });
+      }
+    });
+
+    it('on every JSON endpoint, before authentication (as 404 and 413 are), and nothing is done', async () => {
+      const accountId = await fundedAccount(h, admin, { credits: '1.000000' });
+      const limitBefore = await h.request('GET', `/v1/accounts/${accountId}/spend-limit`, { key: admin });
+      const newAccount = uid('acc');
+      const targets: ['POST' | 'PUT', string, string, string | undefined][] = [
+        ['POST', '/v1/accounts', JSON.stringify({ id: newAccount, kind: 'user', plan: 'free' }), admin],
+        ['PUT', `/v1/accounts/${accountId}/spend-limit`, JSON.stringify({ credits: '0.000000', period: 'month' }), admin],
+        ['POST', `/v1/admin/accounts/${accountId}/grants`, JSON.stringify({ credits: '5.000000', reason: 'text' }), admin],
+        ['POST', '/v1/events', JSON.stringify([]), cp],
+        ['POST', '/v1/reservations', reservation(accountId), undefined],
+      ];
+      for (const [method, url, payload, key] of targets) {
+        const res = await send(method, url, { 'content-type': 'text/plain', ...(key ? { authorization: `Bearer ${key}` } : {}) }, payload);
+        expect({ url, status: res.status, body: res.body }).toEqual({ url, status: 415, body: unsupported('must be application/json, not text/plain') });
+      }
+      expect((await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body).toMatchObject({ total: '1.000000', held: '0.000000' });
+      expect((await h.request('GET', `/v1/accounts/${accountId}/spend-limit`, { key: admin })).body).toEqual(limitBefore.body);
+      expect((await h.request('GET', `/v1/accounts/${newAccount}/wallet`, { key: admin })).status).toBe(404);
+    });
+
+    it('refuses a Stripe webhook whose body is not JSON (Stripe sends application/json; charset=utf-8)', async () => {
+      const res = await send('POST', '/v1/stripe/webhooks', { 'content-type': 'text/plain', 'stripe-signature': 't=1,v1=00' }, '{}');
+      expect(res).toMatchObject({ status: 415, body: unsupported('must be application/json, not text/plain') });
+    });
+
+    it('takes application/json with or without charset=utf-8, and a request without a body as before', async () => {
+      const accountId = await fundedAccount(h, admin, { credits: '1.000000' });
+      const auth = { authorization: `Bearer ${cp}` };
+      for (const type of ['application/json', 'application/json; charset=utf-8', 'Application/JSON;charset="UTF-8"']) {
+        expect((await send('POST', '/v1/reservations', { ...auth, 'content-type': type }, reservation(accountId))).status).toBe(201);
+      }
+      // No body (content-length 0), whatever the content type: the route's own validation answers.
+      const missing = { accountId: 'Invalid input: expected string, received undefined', runtimeId: 'Invalid input: expected string, received undefined', variant: 'is required', environment: 'is required' };
+      for (const headers of [{}, { 'content-type': 'text/plain' }, { 'content-type': 'application/x-www-form-urlencoded' }] as Record<string, string>[]) {
+        const res = await send('POST', '/v1/reservations', { ...auth, ...headers, 'content-length': '0' });
+        expect(res.status).toBe(400);
+        expect(res.body.error.code).toBe('DL_BILLING_REQUEST_INVALID');
+      }
+      const empty = await send('POST', '/v1/reservations', { ...auth, 'content-length': '0' });
+      expect(empty.body.error.findings).toEqual(Object.entries(missing).map(([field, message]) => ({ field, message })));
+      const job = await send('POST', '/v1/admin/jobs/expiry-sweep/run', { authorization: `Bearer ${admin}`, 'content-length': '0' });
+      expect(job).toMatchObject({ status: 200, body: { job: 'expiry-sweep', ran: true } });
+    });
+
+    it('leaves the admin dashboard sign-in form (outside /v1) as it is', async () => {
+      const res = await send('POST', '/admin/login', { 'content-type': 'application/x-www-form-urlencoded' }, 'key=not-a-key');
+      expect(res.status).toBe(401);
+      expect(res.headers['content-type']).toMatch(/^text\/html/);
+      const xml = await send('POST', '/admin/login', { 'content-type': 'text/xml' }, '<key/>');
+      expect(xml).toMatchObject({ status: 415, body: { error: { code: 'DL_BILLING_UNSUPPORTED_MEDIA_TYPE', findings: [{ field: 'content-type', message: expect.any(String) }] } } });
+    });
+  });
+});
