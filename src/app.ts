@@ -22,7 +22,7 @@ function fastifyAdapter(): FastifyAdapter {
   });
 }
 
-/** Hooks shared by production and tests: request ids, access log, HTTP metrics, 415 for non-JSON bodies. */
+/** Hooks shared by production and tests: request ids, access log, HTTP metrics, 405 and 415. */
 function configure(app: NestFastifyApplication, logger: JsonLogger): void {
   const fastify = app.getHttpAdapter().getInstance();
   const metrics = app.get(Metrics);

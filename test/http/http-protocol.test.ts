@@ -99,4 +99,49 @@ describe('content types and methods over HTTP', () => {
       expect(xml).toMatchObject({ status: 415, body: { error: { code: 'DL_BILLING_UNSUPPORTED_MEDIA_TYPE', findings: [{ field: 'content-type', message: expect.any(String) }] } } });
     });
   });
+
+  describe('a known path with another method: 405 DL_BILLING_METHOD_NOT_ALLOWED with Allow', () => {
+    const notAllowed = (method: string, allowed: string) => ({
+      error: {
+        code: 'DL_BILLING_METHOD_NOT_ALLOWED',
+        message: `Method ${method} is not allowed here (allowed: ${allowed})`,
+        findings: [{ field: 'method', message: `must be one of ${allowed}` }],
+      },
+    });
+
+    it('lists the methods of the path, with or without a key, as a 404 is answered before authentication', async () => {
+      const cases: [Parameters<typeof send>[0], string, string][] = [
+        ['DELETE', '/v1/reservations/rt_1', 'GET, HEAD'],
+        ['PUT', '/v1/reservations', 'POST'],
+        ['GET', '/v1/reservations', 'POST'],
+        ['PATCH', '/v1/accounts/acc_1/wallet?x=1', 'GET, HEAD'],
+        ['DELETE', '/v1/accounts/acc_1/spend-limit', 'GET, HEAD, PUT'],
+        ['GET', '/v1/accounts/acc_1/members/u_1', 'PUT, DELETE'],
+        ['OPTIONS', '/v1/stripe/webhooks', 'POST'],
+      ];
+      for (const [method, url, allowed] of cases) {
+        for (const headers of [{ authorization: `Bearer ${admin}` }, {}] as Record<string, string>[]) {
+          const res = await send(method, url, headers);
+          expect({ method, url, status: res.status, allow: res.headers.allow, body: res.body }).toEqual({ method, url, status: 405, allow: allowed, body: notAllowed(method, allowed) });
+        }
+      }
+    });
+
+    it('answers before reading the body', async () => {
+      const res = await send('DELETE', '/v1/reservations/rt_1', { authorization: `Bearer ${admin}`, 'content-type': 'text/plain' }, 'not json');
+      expect(res).toMatchObject({ status: 405, body: notAllowed('DELETE', 'GET, HEAD') });
+    });
+
+    it('keeps 404 for unknown paths', async () => {
+      for (const [method, url] of [['GET', '/v1/nothing'], ['DELETE', '/v1/reservations/rt_1/nothing'], ['GET', '/v1/reservations/rt_1/']] as const) {
+        const res = await send(method, url, { authorization: `Bearer ${admin}` });
+        expect({ url, status: res.status, allow: res.headers.allow, body: res.body }).toEqual({
+          url,
+          status: 404,
+          allow: undefined,
+          body: { error: { code: 'DL_BILLING_NOT_FOUND', message: 'Route not found' } },
+        });
+      }
+    });
+  });
 });

@@ -1,20 +1,41 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, HTTPMethods } from 'fastify';
 import { BillingException } from '../errors/billing.exception';
+
+/** The methods a route of the service may have (HEAD is served for every GET). */
+const METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
 /**
  * Checks made before authentication and before a body is read, as Fastify's own 404, 413 and
- * 415 are: a body sent to the JSON API (/v1) must be JSON. Errors go through the global filter,
- * so their bodies are the contract's.
+ * 415 are: a known path with the wrong method is a 405 (with `Allow`), and a body sent to the JSON
+ * API (/v1) must be JSON. Errors go through the global filter, so their bodies are the contract's.
  */
 export function registerRequestChecks(fastify: FastifyInstance): void {
   // A callback hook, not an async one: it runs on every request and rarely has anything to say.
-  fastify.addHook('onRequest', (request, _reply, done) => {
+  fastify.addHook('onRequest', (request, reply, done) => {
+    if (request.is404) {
+      const allowed = METHODS.filter((method) => routeExists(fastify, method, request.url));
+      if (allowed.length === 0) return done(); // an unknown path: Nest's 404
+      void reply.header('allow', allowed.join(', '));
+      return done(
+        new BillingException('DL_BILLING_METHOD_NOT_ALLOWED', `Method ${request.method} is not allowed here (allowed: ${allowed.join(', ')})`, [
+          { field: 'method', message: `must be one of ${allowed.join(', ')}` },
+        ]),
+      );
+    }
     if (request.routeOptions.url?.startsWith('/v1/') && hasBody(request)) {
       const refused = nonJson(request.headers['content-type']);
       if (refused) return done(new BillingException('DL_BILLING_UNSUPPORTED_MEDIA_TYPE', 'The request body must be JSON', [{ field: 'content-type', message: refused }]));
     }
     done();
   });
+}
+
+function routeExists(fastify: FastifyInstance, method: HTTPMethods, url: string): boolean {
+  try {
+    return fastify.findRoute({ method, url }) !== null;
+  } catch {
+    return false; // a URL the router cannot decode matches no route
+  }
 }
 
 /** As Fastify decides whether to parse one: a body is announced by its length or by chunked transfer. */
