@@ -3,7 +3,6 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { tryAdvisoryLock } from '../common/database/advisory-lock';
 import { BillingException } from '../common/errors/billing.exception';
-import { presentJobResult } from './job-results';
 
 export const JOB_NAMES = ['monthly-reset', 'expiry-sweep', 'grant-expiry', 'seat-reconciliation', 'stripe-recovery'] as const;
 export type JobName = (typeof JOB_NAMES)[number];
@@ -33,7 +32,7 @@ export class JobsService {
     }
     const outcome = await tryAdvisoryLock(this.ds, `job:${name}`, work);
     if (!outcome.ran) return { job: name, ran: false, reason: 'another instance is running it' };
-    return { job: name, ran: true, result: presentJobResult(name, outcome.result) };
+    return { job: name, ran: true, result: outcome.result };
   }
 
   /** For schedules: runs the job and logs (never throws) so a failure waits for the next tick. */

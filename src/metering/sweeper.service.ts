@@ -4,6 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AuditService } from '../audit/audit.service';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { formatCredits } from '../common/money';
 import { inTransaction, rows } from '../common/database/transaction';
 import { Clock } from '../infra/clock/clock';
 import { JobsService } from '../jobs/jobs.service';
@@ -52,7 +53,8 @@ export class SweeperService implements OnApplicationBootstrap {
     this.jobs.register('expiry-sweep', () => this.sweep());
     this.jobs.register('grant-expiry', async () => {
       const r = await this.ledger.expireGrants(this.clock.now());
-      return { grants: r.grants, wallets: r.wallets, amount: r.amount.toString() };
+      // Amounts in answers are credits ("0.833333"), as everywhere in the API.
+      return { grants: r.grants, wallets: r.wallets, amount: formatCredits(r.amount) };
     });
     if (!this.config.cronEnabled) return;
     this.schedules.addInterval('expiry-sweep', setInterval(() => void this.jobs.tick('expiry-sweep'), this.config.metering.sweepIntervalMs));
