@@ -2,9 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { INestApplication, ModuleMetadata } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Test } from '@nestjs/testing';
 import { AppModule } from './app.module';
 import type { AppConfig } from './common/config/config';
+import { BillingException } from './common/errors/billing.exception';
+import { toBillingException } from './common/errors/billing-exception.filter';
 import { JsonLogger } from './common/logging/json-logger';
 import { registerOpenApi } from './common/http/openapi';
 import { registerRequestChecks } from './common/http/request-checks';
@@ -19,6 +22,15 @@ function fastifyAdapter(): FastifyAdapter {
     genReqId: () => randomUUID(),
     // Requests are logged by the hook below, without headers (API keys never reach the log).
     logger: false,
+    // Errors Fastify answers before any route runs (a URL it cannot decode, a malformed
+    // content type) get the contract's error body too.
+    frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
+      const exception =
+        error.code === 'FST_ERR_BAD_URL'
+          ? BillingException.invalid([{ field: 'url', message: 'is not a valid URL (malformed percent-encoding)' }])
+          : toBillingException(error);
+      void reply.status(exception.status).send(exception.toBody());
+    },
   });
 }
 

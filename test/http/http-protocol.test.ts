@@ -144,4 +144,14 @@ describe('content types and methods over HTTP', () => {
       }
     });
   });
+
+  it("answers a URL the router cannot decode with the contract's error body, not Fastify's", async () => {
+    for (const url of ['/v1/%E0%A4%A', '/v1/reservations/%zz']) {
+      const res = await send('GET', url, { authorization: `Bearer ${cp}` });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({
+        error: { code: 'DL_BILLING_REQUEST_INVALID', message: 'The request is invalid', findings: [{ field: 'url', message: 'is not a valid URL (malformed percent-encoding)' }] },
+      });
+    }
+  });
 });
