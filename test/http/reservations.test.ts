@@ -18,6 +18,14 @@ describe('reservations over HTTP', () => {
   afterAll(() => h.close());
 
   const reserve = (body: unknown, key = cp) => h.request('POST', '/v1/reservations', { key, body });
+  /**
+   * Ends runtimes a test told to terminate: its commands are acknowledged, so that no other test
+   * file's sweep (they share the database) settles them later under its own clock.
+   */
+  const terminate = async (accountId: string, runtimeIds: string[]) => {
+    const body = runtimeIds.map((runtimeId) => lifecycle(accountId, runtimeId, 'runtime.terminated', new Date(), 99, { reason: 'user' }));
+    expect((await h.request('POST', '/v1/events', { key: cp, body })).status).toBe(200);
+  };
 
   it('lists every finding of a malformed request with its field', async () => {
     const res = await reserve({ accountId: '', runtimeId: 'rt 1', variant: 'datalayer', environment: { sizeClass: 'huge' }, minutes: 0, extra: true });
@@ -106,7 +114,7 @@ describe('reservations over HTTP', () => {
       ['hold.created', 'hold.increased', 'runtime.terminate_issued'].includes(r.action),
     );
     expect(rows.map((r) => r.action)).toEqual(['runtime.terminate_issued', 'hold.increased', 'hold.created']);
-    const [terminate, increased, created] = rows;
+    const [command, increased, created] = rows;
     expect(created).toMatchObject({
       actor: expect.stringMatching(/^key:/),
       before: { available: '2.000000', held: '0.000000' },
@@ -117,7 +125,8 @@ describe('reservations over HTTP', () => {
       before: { available: '1.500000', held: '0.500000' },
       after: { available: '1.000000', held: '1.000000', increase: '0.500000' },
     });
-    expect(terminate).toMatchObject({ actor: 'system:metering', after: { runtimeId: stray, reason: 'unreserved', command: expect.stringMatching(/^cmd_/) } });
+    expect(command).toMatchObject({ actor: 'system:metering', after: { runtimeId: stray, reason: 'unreserved', command: expect.stringMatching(/^cmd_/) } });
+    await terminate(accountId, [stray]);
   });
 
   it("hides another account's reservation from an account key", async () => {
@@ -151,6 +160,8 @@ describe('reservations over HTTP', () => {
     const outbox = await h.ds.query(`SELECT payload FROM outbox WHERE payload->>'runtimeId' = $1`, [refused]);
     expect(outbox).toHaveLength(1);
     expect(outbox[0].payload).toMatchObject({ type: 'runtime.terminate', reason: 'unreserved', accountId: poor });
+    await terminate(rich, [onTheFly]);
+    await terminate(poor, [refused]);
   });
 
   it('keeps a runtime with the account its first event named: events and reservations naming another account are refused', async () => {
@@ -183,6 +194,7 @@ describe('reservations over HTTP', () => {
     expect((await h.request('GET', `/v1/accounts/${owner}/wallet`, { key: admin })).body).toMatchObject({ held: '0.166667' });
     const ownerKey = await h.key(`account:${owner}`);
     expect((await h.request('GET', `/v1/reservations/${runtimeId}`, { key: ownerKey })).body).toMatchObject({ accountId: owner });
+    await terminate(owner, [runtimeId]);
   });
 
   it('tells a runtime that sends events without ever being reserved to terminate, and never shows it as reserved', async () => {
@@ -201,6 +213,7 @@ describe('reservations over HTTP', () => {
     }
     // Nothing was held for them.
     expect((await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body).toMatchObject({ held: '0.000000' });
+    await terminate(accountId, [beating, pausing]);
   });
 
   it("refuses a termination or a failed launch without the contract's reason, naming each event by its place in either list form", async () => {
