@@ -1,16 +1,13 @@
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DataSource, EntityManager } from 'typeorm';
 import { auditHash, GENESIS_HASH, type AuditRecord } from '../../src/audit/audit-hash';
 import { AuditService } from '../../src/audit/audit.service';
 import { canonicalJson } from '../../src/common/canonical-json';
-import { dataSourceOptions } from '../../src/common/database/data-source';
-import { openDataSource } from '../../src/common/database/database.module';
 import { SystemClock } from '../../src/infra/clock/clock';
 import { PipelinedSession, poolOf } from '../../src/common/database/pipelined-transaction';
 import { preparedRows } from '../../src/common/database/prepared';
 import { LedgerService } from '../../src/ledger/ledger.service';
-import { inject } from 'vitest';
+import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
 
 // The ledger's hot statements keep the generic plan made at their first execution on a connection, and remade whenever
 // PostgreSQL invalidates it (an ANALYZE). Made on a young database (tiny tables, statistics saying so), that plan must
@@ -18,24 +15,14 @@ import { inject } from 'vitest';
 // tables had grown. The setting that ensures it (enable_seqscan off) must not outlive the hot statement in its
 // transaction: set-based statements after it would be planned with it.
 describe('ledger plans on a fresh database', () => {
-  const name = `billing_plans_${process.pid}_${Date.now()}`;
-  let admin: pg.Client;
+  let db: FreshDatabase;
   let ds: DataSource;
 
   beforeAll(async () => {
-    const server = inject('databaseUrl');
-    admin = new pg.Client({ connectionString: server });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    const url = new URL(server);
-    url.pathname = `/${name}`;
-    ds = await openDataSource(dataSourceOptions(url.toString(), 2));
+    db = await freshDatabase('plans');
+    ds = db.ds;
   });
-  afterAll(async () => {
-    await ds?.destroy();
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
-  });
+  afterAll(() => db?.drop());
 
   const clock = new SystemClock();
   const newLedger = (): LedgerService => new LedgerService(ds, new AuditService(ds, clock), clock);

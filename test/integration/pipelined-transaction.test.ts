@@ -1,17 +1,14 @@
-import pg from 'pg';
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { DataSource } from 'typeorm';
-import { dataSourceOptions } from '../../src/common/database/data-source';
-import { openDataSource } from '../../src/common/database/database.module';
 import { inOneRoundTrip, inTransactionFrom, poolOf, type Call } from '../../src/common/database/pipelined-transaction';
+import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
 
 // inTransactionFrom sends BEGIN with a transaction's first statements (one round trip), then hands
 // TypeORM's manager to the work as if TypeORM had opened the transaction itself. These tests try to
 // break what callers rely on: all or nothing, a deadlock run again from the start, and a pool that
 // gets every connection back with no transaction left open.
 describe('transactions whose BEGIN travels with their first statements', () => {
-  const name = `billing_pipelined_${process.pid}_${Date.now()}`;
-  let admin: pg.Client;
+  let db: FreshDatabase;
   let ds: DataSource;
 
   const lockRow = (id: string): Call => ({
@@ -25,9 +22,9 @@ describe('transactions whose BEGIN travels with their first statements', () => {
 
   /** Sessions of this database still inside a transaction (none once every caller has finished). */
   const openTransactions = async (): Promise<number> => {
-    const [row] = (await admin.query(
+    const [row] = (await db.admin.query(
       `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND state LIKE 'idle in transaction%'`,
-      [name],
+      [db.name],
     )).rows as { n: number }[];
     return row!.n;
   };
@@ -39,20 +36,11 @@ describe('transactions whose BEGIN travels with their first statements', () => {
   };
 
   beforeAll(async () => {
-    const server = inject('databaseUrl');
-    admin = new pg.Client({ connectionString: server });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    const url = new URL(server);
-    url.pathname = `/${name}`;
-    ds = await openDataSource(dataSourceOptions(url.toString(), 4));
+    db = await freshDatabase('pipelined', 4);
+    ds = db.ds;
     await ds.query(`CREATE TABLE pipelined_probe (id text PRIMARY KEY, v int NOT NULL)`);
   });
-  afterAll(async () => {
-    await ds?.destroy();
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
-  });
+  afterAll(() => db?.drop());
   beforeEach(async () => {
     await ds.query(`TRUNCATE pipelined_probe`);
     await ds.query(`INSERT INTO pipelined_probe (id, v) VALUES ('a', 0), ('b', 0)`);
