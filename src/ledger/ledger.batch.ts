@@ -12,7 +12,7 @@ import { GRANT_JSON, toGrant, toHold, type AllocationRow, type GrantRow, type Ho
 const LOCK_MANY_SQL = `
 SELECT w.account_id, w.version::text AS version, w.grants_balance::text AS grants_balance, w.holds_balance::text AS holds_balance,
   w.issued::text AS issued, w.consumed::text AS consumed, w.expired::text AS expired, w.debt::text AS debt,
-  (SELECT coalesce(json_agg(${GRANT_JSON}), '[]'::json) FROM grants g WHERE g.account_id = w.account_id AND g.remaining > 0) AS grants,
+  (SELECT coalesce(json_agg(${GRANT_JSON}), '[]'::json) FROM grants g WHERE g.account_id = w.account_id AND g.status = 'active' AND g.remaining > 0) AS grants,
   (SELECT coalesce(json_agg(json_build_object('key', t.idempotency_key, 'id', t.id::text, 'kind', t.kind, 'fingerprint', t.fingerprint,
      'holdId', t.hold_id, 'grantId', t.grant_id, 'explanation', t.explanation,
      'grant', (SELECT ${GRANT_JSON} FROM grants g WHERE g.id = t.grant_id))), '[]'::json)
@@ -31,7 +31,7 @@ FROM wallets w
 WHERE w.account_id = $1
 FOR UPDATE OF w`;
 
-export const LOCK_MANY_STATEMENT: PreparedStatement = { name: 'ledger_lock_many_v2', text: LOCK_MANY_SQL };
+export const LOCK_MANY_STATEMENT: PreparedStatement = { name: 'ledger_lock_many_v3', text: LOCK_MANY_SQL };
 
 export function lockManyCall(accountId: string, locks: readonly LockKey[]): Call {
   const keys = [...new Set(locks.map((l) => l.idempotencyKey).filter((k): k is string => !!k))];

@@ -245,8 +245,8 @@ export class LedgerService {
       em,
       `SELECT g.id, g.account_id, g.source, g.remaining::text AS remaining, g.expires_at,
          w.holds_balance::text AS holds_balance, w.debt::text AS debt,
-         (SELECT coalesce(sum(x.remaining), 0)::text FROM grants x WHERE x.account_id = g.account_id AND x.remaining > 0
-            AND (x.expires_at IS NULL OR x.expires_at > $2)) AS spendable
+         (SELECT coalesce(sum(x.remaining), 0)::text FROM grants x WHERE x.account_id = g.account_id AND x.status = 'active'
+            AND x.remaining > 0 AND (x.expires_at IS NULL OR x.expires_at > $2)) AS spendable
        FROM grants g JOIN wallets w ON w.account_id = g.account_id
        WHERE g.account_id = ANY($1) AND g.status = 'active' AND g.expires_at <= $2
        ORDER BY g.account_id, g.expires_at, g.id`,
@@ -339,7 +339,7 @@ export class LedgerService {
          (SELECT coalesce(json_agg(json_build_object('id', g.id, 'source', g.source, 'amount', g.amount::text,
             'remaining', g.remaining::text, 'priority', g.priority, 'expiresAt', g.expires_at, 'createdAt', g.created_at,
             'status', g.status)), '[]'::json)
-          FROM grants g WHERE g.account_id = w.account_id AND g.remaining > 0) AS grants
+          FROM grants g WHERE g.account_id = w.account_id AND g.status = 'active' AND g.remaining > 0) AS grants
        FROM wallets w WHERE w.account_id = $1`,
       [accountId],
     );

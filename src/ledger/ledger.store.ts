@@ -178,7 +178,7 @@ const LOCK_SQL = `
 SELECT w.account_id, w.version::text AS version, w.grants_balance::text AS grants_balance, w.holds_balance::text AS holds_balance,
   w.issued::text AS issued, w.consumed::text AS consumed, w.expired::text AS expired, w.debt::text AS debt,
   (SELECT s.version::text FROM wallets s WHERE s.account_id = w.account_id) AS seen_version,
-  (SELECT coalesce(json_agg(${GRANT_JSON}), '[]'::json) FROM grants g WHERE g.account_id = w.account_id AND g.remaining > 0) AS grants,
+  (SELECT coalesce(json_agg(${GRANT_JSON}), '[]'::json) FROM grants g WHERE g.account_id = w.account_id AND g.status = 'active' AND g.remaining > 0) AS grants,
   (SELECT json_build_object('id', t.id::text, 'kind', t.kind, 'fingerprint', t.fingerprint, 'holdId', t.hold_id, 'grantId', t.grant_id,
      'explanation', t.explanation, 'grant', (SELECT ${GRANT_JSON} FROM grants g WHERE g.id = t.grant_id))
      FROM ledger_transactions t WHERE t.account_id = w.account_id AND t.idempotency_key = $2) AS prior,
@@ -253,7 +253,7 @@ SELECT (SELECT id::text FROM tx) AS id,
 
 const str = (v: bigint): string => v.toString();
 
-export const LOCK_STATEMENT: PreparedStatement = { name: 'ledger_lock_v3', text: LOCK_SQL };
+export const LOCK_STATEMENT: PreparedStatement = { name: 'ledger_lock_v4', text: LOCK_SQL };
 /** Only the wallet's row lock: run before LOCK_STATEMENT in the same message, whose snapshot is then current. */
 export const LOCK_ONLY_STATEMENT: PreparedStatement = {
   name: 'ledger_lock_only_v1',

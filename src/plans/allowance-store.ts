@@ -157,8 +157,8 @@ export async function grantAllowances(em: EntityManager, input: GrantAllowancesI
     `CREATE TEMP TABLE plan_allowance_expiring (grant_id text PRIMARY KEY, account_id text NOT NULL, source text NOT NULL,
        remaining bigint NOT NULL, expires_at timestamptz NOT NULL) ON COMMIT DROP`,
   );
-  // Per account, one index scan of its grants gives its available balance, what expires, and whether
-  // this period's grant exists (the idempotency key, checked under the wallet lock).
+  // Per account, one index scan of its live grants gives its available balance and what expires; the
+  // period's grant is looked up by its id (the idempotency key, checked under the wallet lock).
   await em.query(
     `INSERT INTO plan_allowance_batch (account_id, amount, plan_name, debt, grant_id, held, available_before, expired)
      WITH d AS (SELECT * FROM jsonb_to_recordset($2::jsonb) AS d(plan text, name text, amount bigint))
@@ -172,11 +172,10 @@ export async function grantAllowances(em: EntityManager, input: GrantAllowancesI
                                 'alw_' || md5(a.id || '|' || $3::text) AS grant_id) x
      CROSS JOIN LATERAL (
        SELECT coalesce(sum(g.remaining) FILTER (WHERE g.remaining > 0 AND (g.expires_at IS NULL OR g.expires_at > $4)), 0)::bigint AS available,
-         coalesce(sum(g.remaining) FILTER (WHERE g.status = 'active' AND g.expires_at <= $4), 0)::bigint AS expired,
-         coalesce(bool_or(g.id = x.grant_id), false) AS granted
-       FROM grants g WHERE g.account_id = a.id
+         coalesce(sum(g.remaining) FILTER (WHERE g.expires_at <= $4), 0)::bigint AS expired
+       FROM grants g WHERE g.account_id = a.id AND g.status = 'active'
      ) s
-     WHERE a.id = ANY(${ids}) AND x.amount > 0 AND NOT s.granted`,
+     WHERE a.id = ANY(${ids}) AND x.amount > 0 AND NOT EXISTS (SELECT 1 FROM grants p WHERE p.id = x.grant_id)`,
     [accountIds, defaults, startIso, now],
   );
   const inDebt = (await rows<{ account_id: string }>(em, `DELETE FROM plan_allowance_batch WHERE debt < 0 RETURNING account_id`)).map((r) => r.account_id);

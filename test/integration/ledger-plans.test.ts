@@ -7,6 +7,7 @@ import { SystemClock } from '../../src/infra/clock/clock';
 import { PipelinedSession, poolOf } from '../../src/common/database/pipelined-transaction';
 import { preparedRows } from '../../src/common/database/prepared';
 import { LedgerService } from '../../src/ledger/ledger.service';
+import { LOCK_STATEMENT } from '../../src/ledger/ledger.store';
 import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
 
 // The ledger's hot statements keep the generic plan made at their first execution on a connection, and remade whenever
@@ -127,6 +128,38 @@ describe('ledger plans on a fresh database', () => {
     // A reset batch's temporary tables (5,000 accounts, their audit records) outgrow the default 8 MB of temp_buffers:
     // they were then written to and read back from files, a tenth of the reset's time.
     expect(await ds.query(`SHOW temp_buffers`)).toEqual([{ temp_buffers: '64MB' }]);
+  });
+
+  it("reads a wallet's grants through the index of live grants, however long the account's history", async () => {
+    // 50 accounts with two years of expired monthly allowances each, and statistics that say so.
+    await ds.query(`INSERT INTO accounts (id, kind, plan) SELECT 'acc_old_' || i, 'user', 'enterprise' FROM generate_series(1, 50) AS i`);
+    await ds.query(
+      `INSERT INTO grants (id, account_id, source, amount, remaining, priority, expires_at, status, reason, created_at)
+       SELECT 'old_' || a || '_' || m, 'acc_old_' || a, 'plan_allowance', 50000000, 0, 0, now() - m * interval '1 month', 'expired', 'old',
+         now() - (m + 1) * interval '1 month'
+       FROM generate_series(1, 50) AS a, generate_series(1, 24) AS m`,
+    );
+    await ds.query(`ANALYZE grants`);
+    const runner = ds.createQueryRunner();
+    await runner.connect();
+    try {
+      // As the service runs it: the generic plan, made with enable_seqscan off (see pipelined-transaction.ts).
+      await runner.query(`SET plan_cache_mode = force_generic_plan`);
+      await runner.query(`SET enable_seqscan = off`);
+      await runner.query(`PREPARE live_probe AS ${LOCK_STATEMENT.text}`);
+      const plan: { 'QUERY PLAN': string }[] = await runner.query(`EXPLAIN EXECUTE live_probe('acc_old_1', NULL, NULL)`);
+      const text = plan.map((r) => r['QUERY PLAN']).join('\n');
+      expect(text).toContain('grants_live_idx');
+      expect(text).not.toContain('grants_account_idx');
+      // What keeps that index complete: an expired grant holds nothing.
+      await expect(runner.query(`UPDATE grants SET status = 'expired' WHERE id = (SELECT id FROM grants WHERE remaining > 0 LIMIT 1)`)).rejects.toThrow(
+        /grants_expired_empty_check/,
+      );
+    } finally {
+      await runner.query(`DEALLOCATE ALL`);
+      await runner.query(`RESET ALL`);
+      await runner.release();
+    }
   });
 
   it('inlines audit_hash into the statements that call it, and it hashes as `audit verify` does', async () => {
