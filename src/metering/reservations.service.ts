@@ -129,9 +129,9 @@ export class ReservationsService {
     const [locked, launch, ledgerRead] = launchRows ?? (await inOneRoundTrip(em, this.launchCalls(request)));
     const row = launch?.[0] as (PlanAccountRow & { reserved: boolean; runtime_account: string | null; spend_limits: LimitRow[] }) | undefined;
     if (!locked?.length || !row) {
-      if (await this.isReserved(em, runtimeId)) return 'reserved';
-      const [known] = await rows<{ account_id: string }>(em, `SELECT account_id FROM runtimes WHERE runtime_id = $1`, [runtimeId]);
-      ownRuntime(request, known?.account_id ?? null);
+      const [known] = await rows<{ runtime_account: string; reserved: boolean }>(em, KNOWN_RUNTIME, [runtimeId]);
+      if (known?.reserved) return 'reserved';
+      ownRuntime(request, known?.runtime_account ?? null);
       return { account: await this.lockActiveAccount(em, accountId) };
     }
     if (row.reserved) return 'reserved';
@@ -139,10 +139,6 @@ export class ReservationsService {
     const account = planAccountOf(row);
     if (!account) throw BillingException.notFound(`Account ${accountId}`);
     return { account: activeOnly(account), limits: row.spend_limits, ledgerRead };
-  }
-
-  private async isReserved(em: EntityManager, runtimeId: string): Promise<boolean> {
-    return (await rows(em, RESERVED_RUNTIME, [runtimeId])).length > 0;
   }
 
   /** The reservation in the caller's transaction, or 'reserved' when the runtime has one already. */
@@ -363,13 +359,14 @@ const RESERVE_RUNTIME: PreparedStatement = {
     RETURNING *`,
 };
 
+/** A runtime already known (reserved, or made known by its events first) and its account; no row: unknown. */
+const KNOWN_RUNTIME = `SELECT r.account_id AS runtime_account, r.reservation_id IS NOT NULL AS reserved FROM runtimes r WHERE r.runtime_id = $1`;
+
 const LAUNCH_READ: PreparedStatement = {
-  name: 'launch_read_v2',
-  text: `SELECT ${PLAN_ACCOUNT_COLUMNS},
-      EXISTS (SELECT 1 FROM runtimes r WHERE r.runtime_id = $2 AND r.reservation_id IS NOT NULL) AS reserved,
-      (SELECT r.account_id FROM runtimes r WHERE r.runtime_id = $2) AS runtime_account,
+  name: 'launch_read_v3',
+  text: `SELECT ${PLAN_ACCOUNT_COLUMNS}, coalesce(k.reserved, false) AS reserved, k.runtime_account,
       ${limitsInScopeJson('a.id', '$3')} AS spend_limits
-    FROM accounts a WHERE a.id = $1`,
+    FROM accounts a LEFT JOIN LATERAL (${KNOWN_RUNTIME.replace('$1', '$2')}) k ON true WHERE a.id = $1`,
 };
 
 /**
