@@ -4,7 +4,7 @@
 // balances, commit; a hold then a settle), with as many connections as the benchmark uses.
 // Runs on the build (npx nest build; or `npm run bench` which builds and runs bench/run.mjs):
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node bench/ledger.mjs
-// Options (environment): BENCH_SECONDS (10 per scenario), BENCH_CONCURRENCY (32), BENCH_POOL (20),
+// Options (environment): BENCH_SECONDS (10 per scenario), BENCH_CONCURRENCY (64: callers with a hold+settle in flight), BENCH_POOL (20),
 // BENCH_WALLETS (10000). A scratch database is created on DATABASE_URL's server and dropped after.
 import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
@@ -22,7 +22,7 @@ const { AuditService } = require('../dist/src/audit/audit.service.js');
 const { SystemClock } = require('../dist/src/infra/clock/clock.js');
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64);
 const POOL = Number(process.env.BENCH_POOL ?? 20);
 const WALLETS = Number(process.env.BENCH_WALLETS ?? 10_000);
 const CREDIT = 1_000_000n;

@@ -375,7 +375,7 @@ export const LedgerStore = {
   },
 };
 
-function bigintAsString(_key: string, value: unknown): unknown {
+export function bigintAsString(_key: string, value: unknown): unknown {
   return typeof value === 'bigint' ? value.toString() : value;
 }
 

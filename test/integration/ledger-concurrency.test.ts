@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BillingException } from '../../src/common/errors/billing.exception';
 import { uid } from '../support/app';
+import type { Call } from '../../src/common/database/pipelined-transaction';
+import { preparedRows } from '../../src/common/database/prepared';
+import { batchWriteCall } from '../../src/ledger/ledger.batch';
+import type { TransactionWrite } from '../../src/ledger/ledger.store';
 import { c, startLedger, type LedgerHarness } from '../support/ledger';
 
 describe('ledger under concurrency', () => {
@@ -95,6 +99,103 @@ describe('ledger under concurrency', () => {
       }
     } finally {
       h.clock.set(t0);
+    }
+  });
+
+  it('group-commits a grant and a hold that draws on it in one batch: the grant is written with what is left of it', async () => {
+    const acc = await h.account();
+    const later = new Date(h.clock.now().getTime() + 86_400_000);
+    const before = { ...h.ledger.stats };
+    // The first grant starts a batch of its own; what arrives meanwhile (for the same wallet, so the same lane) is the next batch.
+    const first = h.ledger.grantTx({ accountId: acc, source: 'top_up', amount: c(5), expiresAt: null, idempotencyKey: 'first', reason: 'x', actor: 'test' });
+    const second = h.ledger.grantTx({ accountId: acc, source: 'promotion', amount: c(3), expiresAt: later, idempotencyKey: 'second', reason: 'x', actor: 'test' });
+    // Burn order: the expiring grant (created in this very batch) first, then the top-up.
+    const hold = h.ledger.createHoldTx({ accountId: acc, holdId: uid('fold'), amount: c(4), reference: null, idempotencyKey: 'hold' });
+    const [, granted, held] = await Promise.all([first, second, hold]);
+    expect(h.ledger.stats.batches - before.batches).toBe(2);
+    expect(h.ledger.stats.batchedOperations - before.batchedOperations).toBe(3);
+    expect(h.ledger.stats.batchFallbacks).toBe(before.batchFallbacks);
+    const grants: { id: string; remaining: string }[] = await h.ds.query(`SELECT id, remaining::text AS remaining FROM grants WHERE account_id = $1 ORDER BY created_at, id`, [acc]);
+    expect(Object.fromEntries(grants.map((g) => [g.id, BigInt(g.remaining)]))).toEqual({ [granted.grant.id]: 0n, [grants.find((g) => g.id !== granted.grant.id)!.id]: c(4) });
+    expect(held.hold.amount).toBe(c(4));
+    expect(await h.ledger.wallet(undefined, acc)).toMatchObject({ total: c(8), held: c(4), available: c(4) });
+    expect(await h.ledger.reconcile(acc)).toEqual([]);
+    // Each operation has its own transaction row, in the order they were decided.
+    const kinds: { kind: string }[] = await h.ds.query(`SELECT kind FROM ledger_transactions WHERE account_id = $1 ORDER BY id`, [acc]);
+    expect(kinds.map((k) => k.kind)).toEqual(['top-up', 'grant', 'reservation']);
+  });
+
+  it('refuses a batch write decided on a wallet version that is no longer current, and writes nothing of it', async () => {
+    const acc = await h.account();
+    await h.ledger.grantTx({ accountId: acc, source: 'admin', amount: c(10), expiresAt: null, idempotencyKey: 'g', reason: 'x', actor: 'test' });
+    const [{ version }] = await h.ds.query(`SELECT version::text AS version FROM wallets WHERE account_id = $1`, [acc]);
+    const write = (key: string, expectedVersion: bigint): TransactionWrite => {
+      const grantId = uid('g');
+      return {
+      accountId: acc,
+      kind: 'grant',
+      idempotencyKey: key,
+      fingerprint: 'f',
+      amount: c(1),
+      holdId: null,
+      grantId: null,
+      reference: null,
+      after: { total: c(11), held: 0n, available: c(11) },
+      explanation: {},
+      at: h.clock.now(),
+      entries: [
+        { account: 'issued', amount: -c(1) },
+        { account: `grant:${grantId}`, amount: c(1) },
+      ],
+      expectedVersion,
+      newGrant: { id: grantId, source: 'admin', amount: c(1), remaining: c(1), priority: 0, expiresAt: null, reason: 'x', reference: null },
+      };
+    };
+    // Two writes decided one after the other on the current version: accepted (then rolled back).
+    const run = (calls: Call[]) =>
+      h.ds.transaction(async (em) => {
+        const call = calls[0]!;
+        const found = await preparedRows(em, call.statement.name, call.statement.text, call.values);
+        throw Object.assign(new Error('roll back'), { found });
+      }).catch((e: Error & { found?: unknown[] }) => e);
+    const ok = await run([batchWriteCall([write('a', BigInt(version)), write('b', BigInt(version) + 1n)])]);
+    expect(ok.message).toBe('roll back');
+    expect(ok.found).toHaveLength(2);
+    // The same, decided on an older version: refused by the statement.
+    const stale = await run([batchWriteCall([write('a', BigInt(version) - 1n), write('b', BigInt(version))])]);
+    expect(stale.message).toMatch(/not at the version read under its lock/);
+    // Not consecutive: refused before anything is sent.
+    expect(() => batchWriteCall([write('a', BigInt(version)), write('b', BigInt(version))])).toThrow(/decided on version/);
+    const [after] = await h.ds.query(`SELECT version::text AS version, grants_balance::text AS g FROM wallets WHERE account_id = $1`, [acc]);
+    expect(after).toEqual({ version, g: String(c(10)) });
+    expect(await h.ds.query(`SELECT 1 FROM ledger_transactions WHERE account_id = $1 AND idempotency_key IN ('a', 'b')`, [acc])).toEqual([]);
+  });
+
+  it('runs a batch that fails in the database again one operation at a time: only the failing one fails', async () => {
+    const acc = await h.account();
+    const poison = uid('poison');
+    // A database-side failure of one operation (a trigger refuses its transaction row).
+    await h.ds.query(`CREATE FUNCTION test_refuse_poison() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.idempotency_key = '${poison}' THEN RAISE EXCEPTION 'poisoned write'; END IF; RETURN NEW; END $$`);
+    await h.ds.query(`CREATE TRIGGER test_refuse_poison BEFORE INSERT ON ledger_transactions FOR EACH ROW EXECUTE FUNCTION test_refuse_poison()`);
+    try {
+      const before = { ...h.ledger.stats };
+      const first = h.ledger.grantTx({ accountId: acc, source: 'admin', amount: c(10), expiresAt: null, idempotencyKey: 'g', reason: 'x', actor: 'test' });
+      const holds = ['ok1', poison, 'ok2'].map((key) =>
+        h.ledger.createHoldTx({ accountId: acc, holdId: uid(key), amount: c(2), reference: null, idempotencyKey: key }).then(
+          (r) => r.hold.amount,
+          (e: Error) => e.message,
+        ),
+      );
+      await first;
+      expect(await Promise.all(holds)).toEqual([c(2), 'poisoned write', c(2)]);
+      expect(h.ledger.stats.batchFallbacks - before.batchFallbacks).toBe(1);
+      expect(await h.ledger.wallet(undefined, acc)).toMatchObject({ total: c(10), held: c(4), available: c(6) });
+      const keys: { idempotency_key: string }[] = await h.ds.query(`SELECT idempotency_key FROM ledger_transactions WHERE account_id = $1 ORDER BY id`, [acc]);
+      expect(keys.map((k) => k.idempotency_key)).toEqual(['g', 'ok1', 'ok2']);
+      expect(await h.ledger.reconcile(acc)).toEqual([]);
+    } finally {
+      await h.ds.query(`DROP TRIGGER test_refuse_poison ON ledger_transactions; DROP FUNCTION test_refuse_poison()`);
     }
   });
 });

@@ -48,12 +48,22 @@ export const ANY_PLANS = 'SET LOCAL enable_seqscan = on';
 /** A value as an SQL literal; EXECUTE coerces it to the prepared parameter's type. */
 function literal(value: unknown): string {
   if (value === null || value === undefined) return 'NULL';
-  if (value instanceof Date) return pg.escapeLiteral(value.toISOString());
-  if (typeof value === 'string') return pg.escapeLiteral(value);
-  if (typeof value === 'number' || typeof value === 'bigint') return pg.escapeLiteral(String(value));
+  if (value instanceof Date) return quoted(value.toISOString());
+  if (typeof value === 'string') return quoted(value);
+  if (typeof value === 'number' || typeof value === 'bigint') return quoted(String(value));
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   if (Array.isArray(value)) return value.length === 0 ? `'{}'` : `ARRAY[${value.map(literal).join(', ')}]`;
   throw new TypeError(`cannot pass a ${typeof value} as a literal`);
+}
+
+/**
+ * A string as an SQL literal, exactly as pg.escapeLiteral writes it (quotes doubled; with a
+ * backslash, backslashes doubled in an E'' literal), by two regular expressions instead of its loop
+ * that appends one character at a time: a batch of ledger writes sends tens of kilobytes of JSON.
+ */
+export function quoted(text: string): string {
+  const body = text.replace(/'/g, "''");
+  return text.includes('\\') ? ` E'${body.replace(/\\/g, '\\\\')}'` : `'${body}'`;
 }
 
 /**
