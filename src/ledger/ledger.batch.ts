@@ -24,11 +24,14 @@ const READ_BATCH_SQL = `
 SELECT w.account_id, w.version::text AS version, w.grants_balance::text AS grants_balance, w.holds_balance::text AS holds_balance,
   w.issued::text AS issued, w.consumed::text AS consumed, w.expired::text AS expired, w.debt::text AS debt,
   (SELECT coalesce(json_agg(${GRANT_JSON}), '[]'::json) FROM grants g WHERE g.account_id = w.account_id AND g.status = 'active' AND g.remaining > 0) AS grants,
-  (SELECT coalesce(json_agg(json_build_object('key', t.idempotency_key, 'id', t.id::text, 'kind', t.kind, 'fingerprint', t.fingerprint,
-     'holdId', t.hold_id, 'grantId', t.grant_id, 'explanation', t.explanation,
-     'grant', (SELECT ${GRANT_JSON} FROM grants g WHERE g.id = t.grant_id))), '[]'::json)
-     FROM ledger_transactions t
-     WHERE t.account_id = w.account_id AND t.idempotency_key = ANY(ARRAY(SELECT jsonb_array_elements_text($2::jsonb -> w.account_id)))) AS priors,
+  -- One probe of (account_id, idempotency_key) per key (LIMIT 1 keeps the subquery a parameterized index
+  -- lookup: as a join or with = ANY, the plan found the account's rows and filtered them by key, a
+  -- read that grows with the account's history).
+  (SELECT coalesce(json_agg(p.prior), '[]'::json) FROM jsonb_array_elements_text($2::jsonb -> w.account_id) AS k(key),
+     LATERAL (SELECT json_build_object('key', t.idempotency_key, 'id', t.id::text, 'kind', t.kind, 'fingerprint', t.fingerprint,
+       'holdId', t.hold_id, 'grantId', t.grant_id, 'explanation', t.explanation,
+       'grant', (SELECT ${GRANT_JSON} FROM grants g WHERE g.id = t.grant_id)) AS prior
+       FROM ledger_transactions t WHERE t.account_id = w.account_id AND t.idempotency_key = k.key LIMIT 1) p) AS priors,
   (SELECT coalesce(json_agg(json_build_object('id', h.id, 'accountId', h.account_id, 'status', h.status, 'amount', h.amount::text,
      'settledAmount', h.settled_amount::text, 'releasedAmount', h.released_amount::text, 'chargedAmount', h.charged_amount::text,
      'debtAmount', h.debt_amount::text, 'reference', h.reference, 'expiresAt', h.expires_at, 'createdAt', h.created_at,
@@ -43,7 +46,7 @@ SELECT w.account_id, w.version::text AS version, w.grants_balance::text AS grant
 FROM wallets w
 WHERE w.account_id = ANY($1::text[])`;
 
-const READ_BATCH_STATEMENT: PreparedStatement = { name: 'ledger_read_batch_v1', text: READ_BATCH_SQL };
+const READ_BATCH_STATEMENT: PreparedStatement = { name: 'ledger_read_batch_v2', text: READ_BATCH_SQL };
 
 /** The first statements of a batch: lock its wallets, then read them (`locks`: each wallet's operations' keys). */
 export function batchReadCalls(locks: ReadonlyMap<string, readonly LockKey[]>): Call[] {

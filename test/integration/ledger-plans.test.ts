@@ -130,6 +130,18 @@ describe('ledger plans on a fresh database', () => {
     expect(await ds.query(`SHOW temp_buffers`)).toEqual([{ temp_buffers: '64MB' }]);
   });
 
+  it("never compiles the service's statements with JIT, whatever their plan costs", async () => {
+    // A plan costed above jit_above_cost (here: a scan costed by enable_seqscan = off, as the hot statements run) would
+    // be compiled by LLVM at every execution of it.
+    const plan: { 'QUERY PLAN': string }[] = await ds.transaction(async (em) => {
+      await em.query(`SET LOCAL enable_seqscan = off`);
+      return em.query(`EXPLAIN SELECT * FROM wallets WHERE debt < 0`);
+    });
+    const text = plan.map((r) => r['QUERY PLAN']).join('\n');
+    expect(text).toMatch(/cost=1\d{10}/);
+    expect(text).not.toMatch(/JIT/);
+  });
+
   it("reads a wallet's grants through the index of live grants, however long the account's history", async () => {
     // 50 accounts with two years of expired monthly allowances each, and statistics that say so.
     await ds.query(`INSERT INTO accounts (id, kind, plan) SELECT 'acc_old_' || i, 'user', 'enterprise' FROM generate_series(1, 50) AS i`);
