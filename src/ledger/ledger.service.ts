@@ -21,7 +21,8 @@ import {
   resolveOperation,
   type Operation,
 } from './ledger.decisions';
-import { batchReadCalls, batchWriteCall, parseBatchWrite, WalletBatch } from './ledger.batch';
+import { batchReadCalls, WalletBatch } from './ledger.batch';
+import { parseWrite, writeCall } from './ledger.write';
 import { LedgerStore, toGrant, toHold, type LockedWallet, type LockKey, type TransactionWrite } from './ledger.store';
 import type {
   AdjustHoldInput,
@@ -513,7 +514,7 @@ export class LedgerService {
     const write = completeWrite(state, decision.write);
     const calls = [LedgerStore.writeCall(write), ...(decision.audit ? [this.audit.recordCall([decision.audit])] : []), ...also];
     const results = await inOneRoundTrip(em, calls);
-    const transactionId = LedgerStore.parseWrite(results[0] ?? [], write.accountId);
+    const transactionId = LedgerStore.parseWrite(results[0] ?? [], write);
     return [this.remember(decision.result(transactionId)), results.slice(calls.length - also.length)];
   }
 
@@ -615,10 +616,10 @@ export class LedgerService {
         }
       }
       // Every write in one statement, then the audit rows (after every write's locks): one statement per round of distinct chains.
-      const calls: Call[] = writes.length > 0 ? [batchWriteCall(writes)] : [];
+      const calls: Call[] = writes.length > 0 ? [writeCall(writes)] : [];
       for (const round of auditRounds(audits.map((entry) => ({ entry })))) calls.push(this.audit.recordCall(round.map((r) => r.entry)));
       const results = await session.commit(calls);
-      if (writes.length > 0) transactionIds = parseBatchWrite(results[0] ?? [], writes);
+      if (writes.length > 0) transactionIds = parseWrite(results[0] ?? [], writes);
     } catch (error) {
       session?.abandon();
       // Nothing of the batch is committed: run each operation again on its own.
@@ -680,7 +681,7 @@ export class LedgerService {
         const write = completeWrite(state, decision.write);
         const calls = [LedgerStore.writeCall(write), ...(decision.audit ? [this.audit.recordCall([decision.audit])] : [])];
         const [written] = await session.commit(calls);
-        return decision.result(LedgerStore.parseWrite(written ?? [], write.accountId));
+        return decision.result(LedgerStore.parseWrite(written ?? [], write));
       } catch (error) {
         if (error instanceof BillingException) await session.rollback();
         else session.abandon();

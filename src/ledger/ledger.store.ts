@@ -2,7 +2,8 @@ import type { EntityManager } from 'typeorm';
 import { preparedRows } from '../common/database/prepared';
 import type { Call, PreparedStatement } from '../common/database/pipelined-transaction';
 import type { DebtHold } from './core/returns';
-import { grantDeltas, walletDelta, type Entry } from './core/posting';
+import type { Entry } from './core/posting';
+import { parseWrite, writeCall } from './ledger.write';
 import type { GrantBucket, GrantSource } from './core/types';
 import type { HoldStatus } from './entities/hold.entity';
 import type { TransactionKind } from './entities/ledger-transaction.entity';
@@ -195,71 +196,12 @@ FROM wallets w
 WHERE w.account_id = coalesce($1::text, (SELECT x.account_id FROM holds x WHERE x.id = $3))
 FOR UPDATE OF w`;
 
-const WRITE_SQL = `
-WITH tx AS (
-  INSERT INTO ledger_transactions (account_id, kind, idempotency_key, fingerprint, amount, hold_id, grant_id, reference,
-    total_after, held_after, available_after, explanation, created_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
-  RETURNING id
-), ent AS (
-  INSERT INTO ledger_entries (transaction_id, line, ledger_account, amount)
-  SELECT tx.id, e.line, e.account, e.amount FROM tx, jsonb_to_recordset($14::jsonb) AS e(line smallint, account text, amount bigint)
-), new_grant AS (
-  INSERT INTO grants (id, account_id, source, amount, remaining, priority, expires_at, reason, reference, created_at)
-  SELECT g.id, $1, g.source, g.amount, g.remaining, g.priority, g.expires_at, g.reason, g.reference, $13
-  FROM jsonb_to_recordset($15::jsonb) AS g(id text, source text, amount bigint, remaining bigint, priority int,
-    expires_at timestamptz, reason text, reference text)
-)
-  -- The updates below find their rows by primary key (= ANY of an id array; the ids come from the state
-  -- read under this wallet's lock) and take their deltas from a JSON object keyed by id: no join, and
-  -- no other index, that the planner could turn into a scan of a growing set of rows.
-, grant_update AS (
-  UPDATE grants g SET remaining = g.remaining + ($16::jsonb ->> g.id)::bigint, version = g.version + 1
-  WHERE g.id = ANY($27::text[])
-), new_hold AS (
-  INSERT INTO holds (id, account_id, status, amount, reference, expires_at, created_at)
-  SELECT h.id, $1, 'reserved', h.amount, h.reference, h.expires_at, $13
-  FROM jsonb_to_recordset($17::jsonb) AS h(id text, amount bigint, reference text, expires_at timestamptz)
-), hold_update AS (
-  UPDATE holds h SET status = coalesce($18::jsonb -> h.id ->> 'status', h.status),
-    amount = h.amount + ($18::jsonb -> h.id ->> 'amount')::bigint,
-    settled_amount = h.settled_amount + ($18::jsonb -> h.id ->> 'settled')::bigint,
-    released_amount = h.released_amount + ($18::jsonb -> h.id ->> 'released')::bigint,
-    charged_amount = h.charged_amount + ($18::jsonb -> h.id ->> 'charged')::bigint,
-    debt_amount = h.debt_amount + ($18::jsonb -> h.id ->> 'debt')::bigint,
-    resolved_at = coalesce(($18::jsonb -> h.id ->> 'resolved_at')::timestamptz, h.resolved_at), version = h.version + 1
-  WHERE h.id = ANY($28::text[])
-), allocation_update AS (
-  -- Allocation deltas are keyed 'hold|grant' (ids cannot contain '|'). Existing rows are updated,
-  -- new ones inserted (so that CHECKs always see final values).
-  UPDATE hold_allocations a SET held = a.held + ($19::jsonb -> (a.hold_id || '|' || a.grant_id) ->> 'held')::bigint,
-    charged = a.charged + ($19::jsonb -> (a.hold_id || '|' || a.grant_id) ->> 'charged')::bigint,
-    released = a.released + ($19::jsonb -> (a.hold_id || '|' || a.grant_id) ->> 'released')::bigint
-  WHERE a.hold_id = ANY($29::text[]) AND $19::jsonb ? (a.hold_id || '|' || a.grant_id)
-), allocation_insert AS (
-  INSERT INTO hold_allocations (hold_id, grant_id, held, charged, released)
-  SELECT split_part(d.key, '|', 1), split_part(d.key, '|', 2), (d.value ->> 'held')::bigint, (d.value ->> 'charged')::bigint,
-    (d.value ->> 'released')::bigint
-  FROM jsonb_each($19::jsonb) AS d
-  WHERE (SELECT count(*) FROM hold_allocations a WHERE a.hold_id = split_part(d.key, '|', 1) AND a.grant_id = split_part(d.key, '|', 2)) = 0
-), wallet AS (
-  UPDATE wallets SET grants_balance = grants_balance + $20, holds_balance = holds_balance + $21, issued = issued + $22,
-    consumed = consumed + $23, expired = expired + $24, debt = debt + $25, version = version + 1, updated_at = $13
-  WHERE account_id = $1 AND version = $26
-  RETURNING version
-)
-SELECT (SELECT id::text FROM tx) AS id,
-  ledger_assert(EXISTS (SELECT 1 FROM wallet), 'ledger write refused: the wallet is not at the version read under its lock') AS ok`;
-
-const str = (v: bigint): string => v.toString();
-
 export const LOCK_STATEMENT: PreparedStatement = { name: 'ledger_lock_v4', text: LOCK_SQL };
 /** Only the wallet's row lock: run before LOCK_STATEMENT in the same message, whose snapshot is then current. */
 export const LOCK_ONLY_STATEMENT: PreparedStatement = {
   name: 'ledger_lock_only_v1',
   text: `SELECT 1 FROM wallets WHERE account_id = coalesce($1::text, (SELECT x.account_id FROM holds x WHERE x.id = $2)) FOR UPDATE`,
 };
-export const WRITE_STATEMENT: PreparedStatement = { name: 'ledger_write_v2', text: WRITE_SQL };
 
 export interface LockKey {
   accountId?: string;
@@ -298,86 +240,21 @@ export const LedgerStore = {
     throw new Error('wallet state kept changing under its lock');
   },
 
+  /** One transaction's write statement (ledger.write.ts: the statement a group-committed batch writes with). */
   writeCall(w: TransactionWrite): Call {
-    const delta = walletDelta(w.entries);
-    const newGrantId = w.newGrant?.id;
-    const grantChanges = grantDeltas(w.entries).filter((g) => g.grantId !== newGrantId);
-    const holdUpdates = w.holdUpdates ?? [];
-    const allocations = w.allocationDeltas ?? [];
-    return {
-      statement: WRITE_STATEMENT,
-      values: [
-        w.accountId,
-        w.kind,
-        w.idempotencyKey,
-        w.fingerprint,
-        str(w.amount),
-        w.holdId,
-        w.grantId,
-        w.reference,
-        str(w.after.total),
-        str(w.after.held),
-        str(w.after.available),
-        JSON.stringify(w.explanation, bigintAsString),
-        w.at,
-        JSON.stringify(w.entries.map((e, i) => ({ line: i + 1, account: e.account, amount: str(e.amount) }))),
-        JSON.stringify(w.newGrant ? [{ ...w.newGrant, expires_at: w.newGrant.expiresAt }] : [], bigintAsString),
-        JSON.stringify(Object.fromEntries(grantChanges.map((g) => [g.grantId, str(g.amount)]))),
-        JSON.stringify(w.newHold ? [{ ...w.newHold, expires_at: w.newHold.expiresAt }] : [], bigintAsString),
-        JSON.stringify(
-          Object.fromEntries(
-            holdUpdates.map((h) => [
-              h.id,
-              {
-                status: h.status ?? null,
-                amount: str(h.amount ?? 0n),
-                settled: str(h.settled ?? 0n),
-                released: str(h.released ?? 0n),
-                charged: str(h.charged ?? 0n),
-                debt: str(h.debt ?? 0n),
-                resolved_at: h.resolvedAt ?? null,
-              },
-            ]),
-          ),
-        ),
-        JSON.stringify(
-          Object.fromEntries(
-            allocations.map((a) => [
-              `${a.holdId}|${a.grantId}`,
-              { held: str(a.held ?? 0n), charged: str(a.charged ?? 0n), released: str(a.released ?? 0n) },
-            ]),
-          ),
-        ),
-        str(delta.grants),
-        str(delta.holds),
-        str(delta.issued),
-        str(delta.consumed),
-        str(delta.expired),
-        str(delta.debt),
-        str(w.expectedVersion),
-        grantChanges.map((g) => g.grantId),
-        holdUpdates.map((h) => h.id),
-        [...new Set(allocations.map((a) => a.holdId))],
-      ],
-    };
+    return writeCall([w]);
   },
 
   /** The new transaction's id; throws if the wallet was not the version read under the lock. */
-  parseWrite(found: unknown[], accountId: string): string {
-    const row = found[0] as { id: string | null; ok: boolean } | undefined;
-    if (!row?.id || !row.ok) throw new Error(`ledger write of wallet ${accountId} returned no transaction`);
-    return row.id;
+  parseWrite(found: unknown[], w: TransactionWrite): string {
+    return parseWrite(found, [w])[0]!;
   },
 
   async write(em: EntityManager, w: TransactionWrite): Promise<string> {
     const call = LedgerStore.writeCall(w);
-    return LedgerStore.parseWrite(await preparedRows(em, call.statement.name, call.statement.text, call.values), w.accountId);
+    return LedgerStore.parseWrite(await preparedRows(em, call.statement.name, call.statement.text, call.values), w);
   },
 };
-
-export function bigintAsString(_key: string, value: unknown): unknown {
-  return typeof value === 'bigint' ? value.toString() : value;
-}
 
 export function toGrant(g: RawGrant): GrantRow {
   return {

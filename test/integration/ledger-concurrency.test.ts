@@ -3,7 +3,7 @@ import { BillingException } from '../../src/common/errors/billing.exception';
 import { uid } from '../support/app';
 import type { Call } from '../../src/common/database/pipelined-transaction';
 import { preparedRows } from '../../src/common/database/prepared';
-import { batchWriteCall } from '../../src/ledger/ledger.batch';
+import { writeCall } from '../../src/ledger/ledger.write';
 import type { TransactionWrite } from '../../src/ledger/ledger.store';
 import { c, startLedger, type LedgerHarness } from '../support/ledger';
 
@@ -158,14 +158,14 @@ describe('ledger under concurrency', () => {
         const found = await preparedRows(em, call.statement.name, call.statement.text, call.values);
         throw Object.assign(new Error('roll back'), { found });
       }).catch((e: Error & { found?: unknown[] }) => e);
-    const ok = await run([batchWriteCall([write('a', BigInt(version)), write('b', BigInt(version) + 1n)])]);
+    const ok = await run([writeCall([write('a', BigInt(version)), write('b', BigInt(version) + 1n)])]);
     expect(ok.message).toBe('roll back');
     expect(ok.found).toHaveLength(2);
     // The same, decided on an older version: refused by the statement.
-    const stale = await run([batchWriteCall([write('a', BigInt(version) - 1n), write('b', BigInt(version))])]);
+    const stale = await run([writeCall([write('a', BigInt(version) - 1n), write('b', BigInt(version))])]);
     expect(stale.message).toMatch(/not at the version read under its lock/);
     // Not consecutive: refused before anything is sent.
-    expect(() => batchWriteCall([write('a', BigInt(version)), write('b', BigInt(version))])).toThrow(/decided on version/);
+    expect(() => writeCall([write('a', BigInt(version)), write('b', BigInt(version))])).toThrow(/decided on version/);
     const [after] = await h.ds.query(`SELECT version::text AS version, grants_balance::text AS g FROM wallets WHERE account_id = $1`, [acc]);
     expect(after).toEqual({ version, g: String(c(10)) });
     expect(await h.ds.query(`SELECT 1 FROM ledger_transactions WHERE account_id = $1 AND idempotency_key IN ('a', 'b')`, [acc])).toEqual([]);

@@ -1,0 +1,204 @@
+import type { Call, PreparedStatement } from '../common/database/pipelined-transaction';
+import { grantDeltas, walletDelta, type WalletDelta } from './core/posting';
+import type { TransactionWrite } from './ledger.store';
+
+/**
+ * Writes ledger transactions — one operation's, or every one of a group-committed batch — in one
+ * statement: the transactions (in the given order, so their ids follow it) and their entries, new
+ * grants and holds, the changes of existing grants, holds and allocations (summed per row), and
+ * each wallet once, checked at the version its first write was decided on. Rows are found by
+ * primary key (= ANY of an id array, deltas from JSON objects keyed by id), never by a join the
+ * planner could turn into a scan. Returns each transaction's id with its account and key.
+ */
+const WRITE_SQL = `
+WITH tx AS (
+  INSERT INTO ledger_transactions (account_id, kind, idempotency_key, fingerprint, amount, hold_id, grant_id, reference,
+    total_after, held_after, available_after, explanation, created_at)
+  SELECT r.account_id, r.kind, r.key, r.fingerprint, r.amount, r.hold_id, r.grant_id, r.reference, r.total_after, r.held_after,
+    r.available_after, r.explanation, r.at
+  FROM jsonb_to_recordset($1::jsonb) AS r(ord int, account_id text, kind text, key text, fingerprint text, amount bigint, hold_id text,
+    grant_id text, reference text, total_after bigint, held_after bigint, available_after bigint, explanation jsonb, at timestamptz)
+  ORDER BY r.ord
+  RETURNING id, account_id, idempotency_key
+), ent AS (
+  INSERT INTO ledger_entries (transaction_id, line, ledger_account, amount)
+  SELECT tx.id, e.line, e.account, e.amount
+  FROM jsonb_to_recordset($2::jsonb) AS e(account_id text, key text, line smallint, account text, amount bigint)
+  JOIN tx ON tx.account_id = e.account_id AND tx.idempotency_key = e.key
+), new_grant AS (
+  INSERT INTO grants (id, account_id, source, amount, remaining, priority, expires_at, reason, reference, created_at)
+  SELECT g.id, g.account_id, g.source, g.amount, g.remaining, g.priority, g.expires_at, g.reason, g.reference, g.at
+  FROM jsonb_to_recordset($3::jsonb) AS g(id text, account_id text, source text, amount bigint, remaining bigint, priority int,
+    expires_at timestamptz, reason text, reference text, at timestamptz)
+), grant_update AS (
+  UPDATE grants g SET remaining = g.remaining + ($4::jsonb ->> g.id)::bigint, version = g.version + 1
+  WHERE g.id = ANY($5::text[])
+), new_hold AS (
+  INSERT INTO holds (id, account_id, status, amount, reference, expires_at, created_at)
+  SELECT h.id, h.account_id, 'reserved', h.amount, h.reference, h.expires_at, h.at
+  FROM jsonb_to_recordset($6::jsonb) AS h(id text, account_id text, amount bigint, reference text, expires_at timestamptz, at timestamptz)
+), hold_update AS (
+  UPDATE holds h SET status = coalesce($7::jsonb -> h.id ->> 'status', h.status),
+    amount = h.amount + ($7::jsonb -> h.id ->> 'amount')::bigint,
+    settled_amount = h.settled_amount + ($7::jsonb -> h.id ->> 'settled')::bigint,
+    released_amount = h.released_amount + ($7::jsonb -> h.id ->> 'released')::bigint,
+    charged_amount = h.charged_amount + ($7::jsonb -> h.id ->> 'charged')::bigint,
+    debt_amount = h.debt_amount + ($7::jsonb -> h.id ->> 'debt')::bigint,
+    resolved_at = coalesce(($7::jsonb -> h.id ->> 'resolved_at')::timestamptz, h.resolved_at), version = h.version + 1
+  WHERE h.id = ANY($8::text[])
+), allocation_update AS (
+  UPDATE hold_allocations a SET held = a.held + ($9::jsonb -> (a.hold_id || '|' || a.grant_id) ->> 'held')::bigint,
+    charged = a.charged + ($9::jsonb -> (a.hold_id || '|' || a.grant_id) ->> 'charged')::bigint,
+    released = a.released + ($9::jsonb -> (a.hold_id || '|' || a.grant_id) ->> 'released')::bigint
+  WHERE a.hold_id = ANY($10::text[]) AND $9::jsonb ? (a.hold_id || '|' || a.grant_id)
+), allocation_insert AS (
+  INSERT INTO hold_allocations (hold_id, grant_id, held, charged, released)
+  SELECT split_part(d.key, '|', 1), split_part(d.key, '|', 2), (d.value ->> 'held')::bigint, (d.value ->> 'charged')::bigint,
+    (d.value ->> 'released')::bigint
+  FROM jsonb_each($9::jsonb) AS d
+  WHERE (SELECT count(*) FROM hold_allocations a WHERE a.hold_id = split_part(d.key, '|', 1) AND a.grant_id = split_part(d.key, '|', 2)) = 0
+), wallet AS (
+  UPDATE wallets w SET grants_balance = w.grants_balance + ($11::jsonb -> w.account_id ->> 'grants')::bigint,
+    holds_balance = w.holds_balance + ($11::jsonb -> w.account_id ->> 'holds')::bigint,
+    issued = w.issued + ($11::jsonb -> w.account_id ->> 'issued')::bigint,
+    consumed = w.consumed + ($11::jsonb -> w.account_id ->> 'consumed')::bigint,
+    expired = w.expired + ($11::jsonb -> w.account_id ->> 'expired')::bigint,
+    debt = w.debt + ($11::jsonb -> w.account_id ->> 'debt')::bigint,
+    version = w.version + ($11::jsonb -> w.account_id ->> 'writes')::bigint,
+    updated_at = ($11::jsonb -> w.account_id ->> 'at')::timestamptz
+  WHERE w.account_id = ANY($12::text[]) AND w.version = ($11::jsonb -> w.account_id ->> 'expected')::bigint
+  RETURNING 1
+)
+SELECT tx.account_id, tx.idempotency_key AS key, tx.id::text AS id,
+  ledger_assert((SELECT count(*) FROM wallet) = cardinality($12::text[]),
+    'ledger write refused: a wallet is not at the version read under its lock') AS ok
+FROM tx`;
+
+export const WRITE_STATEMENT: PreparedStatement = { name: 'ledger_write_v3', text: WRITE_SQL };
+
+interface HoldChange {
+  status: string | null;
+  amount: bigint;
+  settled: bigint;
+  released: bigint;
+  charged: bigint;
+  debt: bigint;
+  resolved_at: Date | null;
+}
+
+interface WalletChange extends WalletDelta {
+  expected: bigint;
+  writes: bigint;
+  at: Date;
+}
+
+/**
+ * The statement that writes `writes` (decided in this order, each on its wallet's state with the
+ * ones before it applied: WalletBatch in ledger.batch.ts). A grant created by one write and drawn on by a later one is
+ * inserted with its final balance (a statement cannot update a row it inserts). Throws — before
+ * anything is sent — on a batch the statement cannot express: a write not decided on its wallet's
+ * version after the previous write, or a hold both created and changed.
+ */
+export function writeCall(writes: readonly TransactionWrite[]): Call {
+  const txs: unknown[] = [];
+  const entries: unknown[] = [];
+  const newGrants = new Map<string, { remaining: bigint } & Record<string, unknown>>();
+  const grantChanges = new Map<string, bigint>();
+  const newHolds = new Map<string, Record<string, unknown>>();
+  const holdChanges = new Map<string, HoldChange>();
+  const allocationChanges = new Map<string, { holdId: string; held: bigint; charged: bigint; released: bigint }>();
+  const walletChanges = new Map<string, WalletChange>();
+  writes.forEach((w, ord) => {
+    txs.push({
+      ord,
+      account_id: w.accountId,
+      kind: w.kind,
+      key: w.idempotencyKey,
+      fingerprint: w.fingerprint,
+      amount: w.amount,
+      hold_id: w.holdId,
+      grant_id: w.grantId,
+      reference: w.reference,
+      total_after: w.after.total,
+      held_after: w.after.held,
+      available_after: w.after.available,
+      explanation: w.explanation,
+      at: w.at,
+    });
+    w.entries.forEach((e, i) => entries.push({ account_id: w.accountId, key: w.idempotencyKey, line: i + 1, account: e.account, amount: e.amount }));
+    if (w.newGrant) newGrants.set(w.newGrant.id, { ...w.newGrant, account_id: w.accountId, expires_at: w.newGrant.expiresAt, at: w.at });
+    for (const change of grantDeltas(w.entries)) {
+      if (change.grantId === w.newGrant?.id) continue;
+      const created = newGrants.get(change.grantId);
+      if (created) created.remaining += change.amount;
+      else grantChanges.set(change.grantId, (grantChanges.get(change.grantId) ?? 0n) + change.amount);
+    }
+    if (w.newHold) newHolds.set(w.newHold.id, { ...w.newHold, account_id: w.accountId, expires_at: w.newHold.expiresAt, at: w.at });
+    for (const u of w.holdUpdates ?? []) {
+      if (newHolds.has(u.id)) throw new Error(`hold ${u.id} is created and changed in one batch`);
+      const c = holdChanges.get(u.id) ?? { status: null, amount: 0n, settled: 0n, released: 0n, charged: 0n, debt: 0n, resolved_at: null };
+      holdChanges.set(u.id, {
+        status: u.status ?? c.status,
+        amount: c.amount + (u.amount ?? 0n),
+        settled: c.settled + (u.settled ?? 0n),
+        released: c.released + (u.released ?? 0n),
+        charged: c.charged + (u.charged ?? 0n),
+        debt: c.debt + (u.debt ?? 0n),
+        resolved_at: u.resolvedAt ?? c.resolved_at,
+      });
+    }
+    for (const a of w.allocationDeltas ?? []) {
+      const key = `${a.holdId}|${a.grantId}`;
+      const c = allocationChanges.get(key) ?? { holdId: a.holdId, held: 0n, charged: 0n, released: 0n };
+      allocationChanges.set(key, { holdId: a.holdId, held: c.held + (a.held ?? 0n), charged: c.charged + (a.charged ?? 0n), released: c.released + (a.released ?? 0n) });
+    }
+    const wallet = walletChanges.get(w.accountId) ?? { expected: w.expectedVersion, writes: 0n, grants: 0n, holds: 0n, issued: 0n, consumed: 0n, expired: 0n, debt: 0n, at: w.at };
+    if (w.expectedVersion !== wallet.expected + wallet.writes) {
+      throw new Error(`a write of wallet ${w.accountId} was decided on version ${w.expectedVersion}, not ${wallet.expected + wallet.writes}`);
+    }
+    const d = walletDelta(w.entries);
+    walletChanges.set(w.accountId, {
+      expected: wallet.expected,
+      writes: wallet.writes + 1n,
+      grants: wallet.grants + d.grants,
+      holds: wallet.holds + d.holds,
+      issued: wallet.issued + d.issued,
+      consumed: wallet.consumed + d.consumed,
+      expired: wallet.expired + d.expired,
+      debt: wallet.debt + d.debt,
+      at: w.at,
+    });
+  });
+  const json = (value: unknown): string => JSON.stringify(value, bigintAsString);
+  return {
+    statement: WRITE_STATEMENT,
+    values: [
+      json(txs),
+      json(entries),
+      json([...newGrants.values()]),
+      json(Object.fromEntries(grantChanges)),
+      [...grantChanges.keys()],
+      json([...newHolds.values()]),
+      json(Object.fromEntries(holdChanges)),
+      [...holdChanges.keys()],
+      json(Object.fromEntries([...allocationChanges].map(([key, { holdId: _, ...a }]) => [key, a]))),
+      [...new Set([...allocationChanges.values()].map((a) => a.holdId))],
+      json(Object.fromEntries(walletChanges)),
+      [...walletChanges.keys()],
+    ],
+  };
+}
+
+/** The id of each write's transaction, in the order of `writes`; throws if the statement did not write them all. */
+export function parseWrite(found: unknown[], writes: readonly TransactionWrite[]): string[] {
+  const ids = new Map((found as { account_id: string; key: string; id: string; ok: boolean }[]).filter((r) => r.ok).map((r) => [`${r.account_id}\u0000${r.key}`, r.id]));
+  return writes.map((w) => {
+    const id = ids.get(`${w.accountId}\u0000${w.idempotencyKey}`);
+    if (!id) throw new Error(`the ledger write of wallet ${w.accountId} returned no transaction for ${w.idempotencyKey}`);
+    return id;
+  });
+}
+
+export function bigintAsString(_key: string, value: unknown): unknown {
+  return typeof value === 'bigint' ? value.toString() : value;
+}
