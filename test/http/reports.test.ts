@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/infra/clock/clock';
 import { fundedAccount, lifecycle, SMALL } from '../support/accounts';
 import { startApp, uid, type Harness } from '../support/app';
+import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
 import { USAGE_GRAINS, USAGE_ROLLUPS } from '../../src/reports/usage-rollups';
 
 const MIN = 60_000;
@@ -10,6 +11,8 @@ const T0 = new Date('2031-03-04T10:00:00.000Z');
 const PERIOD = 'from=2031-03-01T00:00:00Z&to=2031-04-01T00:00:00Z';
 
 describe('admin reports', () => {
+  // A database of its own: another file's expiry sweep (its clock years ahead) would settle this file's running runtime.
+  let db: FreshDatabase;
   let h: Harness;
   let admin: string;
   let cp: string;
@@ -31,7 +34,8 @@ describe('admin reports', () => {
   };
 
   beforeAll(async () => {
-    h = await startApp({ clock });
+    db = await freshDatabase('reports');
+    h = await startApp({ clock, env: { DATABASE_URL: db.url } });
     admin = await h.key('admin');
     cp = await h.key('control-plane');
     reportsKey = await h.key('reports');
@@ -63,7 +67,6 @@ describe('admin reports', () => {
     await h.request('POST', '/v1/admin/jobs/expiry-sweep/run', { key: admin });
     clock.advance(h.config.metering.settleGraceMs + MIN);
     const swept = await h.request('POST', '/v1/admin/jobs/expiry-sweep/run', { key: admin });
-    // (The sweep is global: runtimes of other test files sharing this database may be settled by it too.)
     expect(swept.body.result.forcedSettlements).toBeGreaterThanOrEqual(1);
     const [forced] = await h.ds.query(`SELECT charged::text, settlement FROM runtimes WHERE runtime_id = 'rt_b1'`);
     expect(forced).toEqual({ charged: '166667', settlement: 'forced_reservation_expired' });
@@ -75,7 +78,10 @@ describe('admin reports', () => {
     const limit = await h.request('PUT', `/v1/accounts/${b}/spend-limit`, { key: admin, body: { credits: '0.100000', period: 'month', thresholds: [50, 100] } });
     expect(limit.status, JSON.stringify(limit.body)).toBe(200);
   });
-  afterAll(() => h.close());
+  afterAll(async () => {
+    await h?.close();
+    await db?.drop();
+  });
 
   it('keeps the usage rollups equal to the settled charges, after corrections and forced settlements', async () => {
     const [runtimes] = await h.ds.query(

@@ -9,6 +9,8 @@ export interface FreshDatabase {
   ds: DataSource;
   /** Its name, for queries about it from outside (pg_stat_activity). */
   name: string;
+  /** Its URL (DATABASE_URL for an app or a service process on it). */
+  url: string;
   /** A connection to the test server, outside the database. */
   admin: pg.Client;
   /** Closes the data source and drops the database. */
@@ -28,6 +30,7 @@ export async function freshDatabase(prefix: string, poolSize = 2): Promise<Fresh
   return {
     ds,
     name,
+    url: url.toString(),
     admin,
     async drop() {
       await ds.destroy();
