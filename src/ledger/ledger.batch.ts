@@ -1,6 +1,9 @@
+import { auditRounds, type AuditEntry, type AuditService } from '../audit/audit.service';
 import type { Call, PreparedStatement } from '../common/database/pipelined-transaction';
 import { grantDeltas, walletDelta } from './core/posting';
 import type { DebtHold } from './core/returns';
+import { completeWrite, type Operation } from './ledger.decisions';
+import { parseWrite, writeCall } from './ledger.write';
 import { GRANT_JSON, toGrant, toHold, type AllocationRow, type GrantRow, type HoldRow, type LockedWallet, type LockKey, type PriorTransaction, type TransactionWrite } from './ledger.store';
 
 /**
@@ -232,5 +235,89 @@ export class WalletBatch {
       explanation: w.explanation,
       grant: w.newGrant ? { ...this.grants.get(w.newGrant.id)! } : null,
     });
+  }
+}
+
+/**
+ * The ledger's part of a group-committed batch: the wallets read by batchReadCalls (under their
+ * locks), operations decided one after the other on them, each wallet's state with the batch's
+ * earlier operations applied, and every write with its audit rows sent in the batch's last round
+ * trip. Used by the ledger's own lanes and by callers that group-commit ledger operations with rows
+ * of their own (reservations).
+ */
+export class LedgerBatch {
+  private readonly writes: TransactionWrite[] = [];
+  private readonly audits: (AuditEntry | null)[] = [];
+  private readonly dropped = new Set<string>();
+  private transactionIds = new Map<TransactionWrite, string>();
+
+  private constructor(
+    private readonly states: Map<string, WalletBatch>,
+    private readonly audit: AuditService,
+  ) {}
+
+  /** `found`: the rows of batchReadCalls' read statement. */
+  static of(found: unknown[], audit: AuditService): LedgerBatch {
+    return new LedgerBatch(WalletBatch.parseAll(found), audit);
+  }
+
+  /** Whether the account's wallet was read (it exists). */
+  has(accountId: string): boolean {
+    return this.states.has(accountId);
+  }
+
+  /**
+   * Decides `op` on its wallet's current state and, when it writes, applies the write to that state.
+   * A refusal (what deciding throws) changes nothing and is returned; otherwise the operation's
+   * answer, to be read after `written`. Throws only when the write cannot be applied to the state
+   * (the whole batch must then fail).
+   */
+  decide<R>(accountId: string, op: Operation<R>, now: Date): { refused: unknown } | { answer: () => R } {
+    const state = this.states.get(accountId);
+    if (!state) throw new Error(`the wallet of ${accountId} is not in the batch`);
+    const view = state.view({ ...op.lock, accountId });
+    let decision: ReturnType<typeof op.decide>;
+    try {
+      decision = op.decide(view, now);
+    } catch (refused) {
+      return { refused };
+    }
+    if (decision.write === null) {
+      const result = decision.result;
+      return { answer: () => result };
+    }
+    const write = completeWrite(view, decision.write);
+    state.apply(write);
+    this.writes.push(write);
+    this.audits.push(decision.audit);
+    const answer = decision.result;
+    return { answer: () => answer(this.transactionIds.get(write)!) };
+  }
+
+  /** Leaves out every write of the account decided so far (its operations run elsewhere); the account is done for this batch. */
+  drop(accountId: string): void {
+    this.dropped.add(accountId);
+    this.states.delete(accountId);
+  }
+
+  /** The statements that write the batch: every transaction in one, then the audit rows (one statement per round of distinct chains). */
+  writeCalls(): Call[] {
+    const kept = this.kept();
+    const calls: Call[] = kept.length > 0 ? [writeCall(kept.map((k) => k.write))] : [];
+    const entries = kept.flatMap((k) => (k.audit ? [{ entry: k.audit }] : []));
+    for (const round of auditRounds(entries)) calls.push(this.audit.recordCall(round.map((r) => r.entry)));
+    return calls;
+  }
+
+  /** `results`: the rows of writeCalls' statements, once committed; the answers can be read after this. */
+  written(results: unknown[][]): void {
+    const writes = this.kept().map((k) => k.write);
+    if (writes.length === 0) return;
+    const ids = parseWrite(results[0] ?? [], writes);
+    this.transactionIds = new Map(writes.map((w, i) => [w, ids[i]!]));
+  }
+
+  private kept(): { write: TransactionWrite; audit: AuditEntry | null }[] {
+    return this.writes.map((write, i) => ({ write, audit: this.audits[i]! })).filter((k) => !this.dropped.has(k.write.accountId));
   }
 }

@@ -1,8 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import { auditRounds, AuditService, type AuditEntry } from '../audit/audit.service';
+import { AuditService, type AuditEntry } from '../audit/audit.service';
 import { fingerprint } from '../common/canonical-json';
+import { GroupCommitLanes, takeDistinct } from '../common/database/group-commit';
 import { inOneRoundTrip, PipelinedSession, poolOf, retrying, type Call } from '../common/database/pipelined-transaction';
 import { preparedRows } from '../common/database/prepared';
 import { inTransaction, rows } from '../common/database/transaction';
@@ -21,9 +22,8 @@ import {
   resolveOperation,
   type Operation,
 } from './ledger.decisions';
-import { batchReadCalls, WalletBatch } from './ledger.batch';
-import { parseWrite, writeCall } from './ledger.write';
-import { LedgerStore, toGrant, toHold, type LockedWallet, type LockKey, type TransactionWrite } from './ledger.store';
+import { batchReadCalls, LedgerBatch } from './ledger.batch';
+import { LedgerStore, toGrant, toHold, type LockedWallet, type LockKey } from './ledger.store';
 import type {
   AdjustHoldInput,
   AdjustResult,
@@ -547,28 +547,17 @@ export class LedgerService {
   private runPipelined<R>(op: Operation<R>): Promise<R> {
     const accountId = op.lock.accountId ?? (op.lock.holdId ? this.holdAccounts.get(op.lock.holdId) : undefined);
     if (!accountId) return this.runSingle(op).then((r) => this.remember(r));
-    const lane = this.lanes[laneOf(accountId)]!;
     return new Promise<R>((resolve, reject) => {
-      lane.queue.push({ op: op as Operation<unknown>, accountId, resolve: resolve as (r: unknown) => void, reject });
-      if (!lane.running) void this.drain(lane);
+      this.lanes.push(accountId, { op: op as Operation<unknown>, accountId, resolve: resolve as (r: unknown) => void, reject });
     });
   }
 
-  private readonly lanes: Lane[] = Array.from({ length: LANES }, () => ({ queue: [], running: false }));
+  private readonly lanes = new GroupCommitLanes<Pending>(LANES, takeBatch, (batch) => this.runBatch(batch));
   private readonly logger = new Logger('Ledger');
   /** Counters of the own-transaction path (for tests and diagnostics). */
   readonly stats = { batches: 0, batchedOperations: 0, batchFallbacks: 0 };
   /** Which account a hold belongs to (never changes), so that settling it can join its wallet's lane. */
   private readonly holdAccounts = new Map<string, string>();
-
-  private async drain(lane: Lane): Promise<void> {
-    lane.running = true;
-    try {
-      while (lane.queue.length > 0) await this.runBatch(takeBatch(lane.queue));
-    } finally {
-      lane.running = false;
-    }
-  }
 
   private async runBatch(batch: Pending[]): Promise<void> {
     type Outcome = { ok: true; value: () => unknown } | { ok: false; error: unknown } | { fallback: true };
@@ -582,44 +571,19 @@ export class LedgerService {
     let session: PipelinedSession | undefined;
     try {
       session = await PipelinedSession.begin(poolOf(this.ds), batchReadCalls(new Map(wallets.map((w) => [w, byWallet.get(w)!.map(lockOf)]))));
-      const states = WalletBatch.parseAll(session.rows);
-      const writes: TransactionWrite[] = [];
-      const audits: AuditEntry[] = [];
-      let transactionIds: string[] = [];
+      const ledger = LedgerBatch.of(session.rows, this.audit);
       for (const w of wallets) {
-        const state = states.get(w);
         for (const item of byWallet.get(w)!) {
-          if (!state) {
+          if (!ledger.has(w)) {
             outcomes.set(item, { fallback: true });
             continue;
           }
-          const view = state.view(lockOf(item));
-          let decision: ReturnType<typeof item.op.decide>;
-          try {
-            decision = item.op.decide(view, now);
-          } catch (error) {
-            // Refused (or a bug in deciding): this operation only; deciding changed nothing.
-            outcomes.set(item, { ok: false, error });
-            continue;
-          }
-          if (decision.write === null) {
-            const result = decision.result;
-            outcomes.set(item, { ok: true, value: () => result });
-            continue;
-          }
-          const write = completeWrite(view, decision.write);
-          state.apply(write); // (throws — and the whole batch runs again one by one — if it cannot)
-          const at = writes.push(write) - 1;
-          if (decision.audit) audits.push(decision.audit);
-          const answer = decision.result;
-          outcomes.set(item, { ok: true, value: () => answer(transactionIds[at]!) });
+          // Refused (or a bug in deciding): this operation only; deciding changed nothing.
+          const decided = ledger.decide(w, item.op, now);
+          outcomes.set(item, 'refused' in decided ? { ok: false, error: decided.refused } : { ok: true, value: decided.answer });
         }
       }
-      // Every write in one statement, then the audit rows (after every write's locks): one statement per round of distinct chains.
-      const calls: Call[] = writes.length > 0 ? [writeCall(writes)] : [];
-      for (const round of auditRounds(audits.map((entry) => ({ entry })))) calls.push(this.audit.recordCall(round.map((r) => r.entry)));
-      const results = await session.commit(calls);
-      if (writes.length > 0) transactionIds = parseWrite(results[0] ?? [], writes);
+      ledger.written(await session.commit(ledger.writeCalls()));
     } catch (error) {
       session?.abandon();
       // Nothing of the batch is committed: run each operation again on its own.
@@ -689,8 +653,6 @@ export class LedgerService {
       }
     });
   }
-
-
 }
 
 interface Pending {
@@ -698,11 +660,6 @@ interface Pending {
   accountId: string;
   resolve: (result: unknown) => void;
   reject: (error: unknown) => void;
-}
-
-interface Lane {
-  queue: Pending[];
-  running: boolean;
 }
 
 /**
@@ -715,25 +672,13 @@ const LANES = 2;
 const MAX_BATCH = 64;
 const HOLD_ACCOUNT_CACHE = 100_000;
 
-function laneOf(accountId: string): number {
-  let h = 2166136261;
-  for (let i = 0; i < accountId.length; i++) h = Math.imul(h ^ accountId.charCodeAt(i), 16777619);
-  return (h >>> 0) % LANES;
-}
-
 /**
  * The next batch from a lane's queue: up to MAX_BATCH operations, stopping before one that touches
  * an idempotency key or hold already in the batch (it goes to the next batch, so that it sees the
  * first one committed).
  */
 function takeBatch(queue: Pending[]): Pending[] {
-  const keys = new Set<string>();
-  let n = 0;
-  for (; n < queue.length && n < MAX_BATCH; n++) {
-    const { idempotencyKey, holdId } = queue[n]!.op.lock;
-    const mine = [idempotencyKey && `k:${queue[n]!.accountId}:${idempotencyKey}`, holdId && `h:${holdId}`].filter((k): k is string => !!k);
-    if (mine.some((k) => keys.has(k))) break;
-    for (const k of mine) keys.add(k);
-  }
-  return queue.splice(0, Math.max(n, 1));
+  return takeDistinct(queue, MAX_BATCH, ({ op, accountId }) =>
+    [op.lock.idempotencyKey && `k:${accountId}:${op.lock.idempotencyKey}`, op.lock.holdId && `h:${op.lock.holdId}`].filter((k): k is string => !!k),
+  );
 }

@@ -9,7 +9,8 @@ import { notifyOnce, type Notification } from './notifications';
 import { termsOf } from './plan-accounts';
 import { PlanCatalog, planFindings, planForbidsException, type Plan } from './plan-catalog';
 import type { Period } from './periods';
-import { usageOf } from './quotas.service';
+import type { Environment } from '../pricing/environment';
+import { usageOf, type Usage } from './quotas.service';
 
 export type QuotaName = 'runs' | 'agents' | 'concurrency';
 
@@ -53,46 +54,12 @@ export class PlanLaunchGuard extends LaunchGuard {
 
   async check(request: LaunchRequest): Promise<LaunchVerdict> {
     const { em, account, now } = request;
-    const accountId = account.id;
     const { plan, period } = termsOf(this.catalog, account, now);
     const granted = await this.allowances.ensure(em, account, plan, period, now);
-
-    const findings = planFindings(plan, request.environment);
-    if (findings.length > 0) throw planForbidsException(findings);
-
-    const notices: Notification[] = [];
-    let runsRemaining: number | null = null;
-    const countsUsage = plan.runsPerPeriod !== null || plan.agentsPerPeriod !== null || plan.concurrentRuntimes !== null;
-    if (request.kind === 'reservation' && countsUsage) {
-      const usage = await usageOf(em, accountId, period, { exceptRuntime: request.runtimeId, agentId: request.agentId });
-      if (plan.runsPerPeriod !== null && usage.runs >= plan.runsPerPeriod) {
-        throw quotaExceeded('runs', `The ${plan.name} plan includes ${plan.runsPerPeriod} runs per period; all are used`, plan.runsPerPeriod, usage.runs, period.end);
-      }
-      const newAgent = request.agentId !== null && !usage.agentSeen;
-      if (plan.agentsPerPeriod !== null && newAgent && usage.agents >= plan.agentsPerPeriod) {
-        throw quotaExceeded(
-          'agents',
-          `The ${plan.name} plan allows ${plan.agentsPerPeriod} distinct agents per period; agent ${request.agentId} would be one more`,
-          plan.agentsPerPeriod,
-          usage.agents,
-          period.end,
-        );
-      }
-      if (plan.concurrentRuntimes !== null && usage.active >= plan.concurrentRuntimes) {
-        throw quotaExceeded(
-          'concurrency',
-          `The ${plan.name} plan allows ${plan.concurrentRuntimes} runtimes at once; ${usage.active} are active`,
-          plan.concurrentRuntimes,
-          usage.active,
-          null,
-        );
-      }
-      if (plan.runsPerPeriod !== null) runsRemaining = plan.runsPerPeriod - usage.runs - 1;
-      if (plan.runsPerPeriod !== null && usage.runs + 1 === plan.runsPerPeriod) notices.push(exhausted('runs', accountId, period, plan.runsPerPeriod));
-      if (plan.agentsPerPeriod !== null && newAgent && usage.agents + 1 === plan.agentsPerPeriod) {
-        notices.push(exhausted('agents', accountId, period, plan.agentsPerPeriod));
-      }
-    }
+    planAllows(plan, request.environment);
+    const counted = request.kind === 'reservation' && countsUsage(plan);
+    const usage = counted ? await usageOf(em, account.id, period, { exceptRuntime: request.runtimeId, agentId: request.agentId }) : null;
+    const { runsRemaining, notices } = quotaVerdict(plan, period, account.id, request.agentId, usage);
     const topic = topicsOf(this.config).notifications;
     await notifyOnce(em, topic, notices, now);
 
@@ -101,24 +68,77 @@ export class PlanLaunchGuard extends LaunchGuard {
       walletChanged: granted > 0n,
       // Sent with the reservation (same transaction): a refused hold sends nothing.
       afterHold: async (available) => {
-        const threshold = lowBalanceThreshold(plan);
-        if (available < 0n || available >= threshold) return;
-        await notifyOnce(
-          em,
-          topic,
-          [
-            {
-              type: 'wallet.low_balance',
-              accountId,
-              cause: `wallet.low_balance:${accountId}:${period.start.toISOString()}`,
-              data: { available: formatCredits(available), threshold: formatCredits(threshold), period: periodJson(period) },
-            },
-          ],
-          now,
-        );
+        const notice = lowBalanceNotice(plan, period, account.id, available);
+        if (notice) await notifyOnce(em, topic, [notice], now);
       },
     };
   }
+}
+
+/** Refuses an environment the plan does not allow (its size class, GPUs). */
+export function planAllows(plan: Plan, environment: Environment): void {
+  const findings = planFindings(plan, environment);
+  if (findings.length > 0) throw planForbidsException(findings);
+}
+
+/** Whether a launch on the plan needs the account's usage counted (runs, agents or concurrency quotas). */
+export function countsUsage(plan: Plan): boolean {
+  return plan.runsPerPeriod !== null || plan.agentsPerPeriod !== null || plan.concurrentRuntimes !== null;
+}
+
+/**
+ * The quotas of a reservation, in the contract's order (runs → agents → concurrency), on the
+ * account's usage before it (null: the plan counts nothing, or an extension). Throws
+ * DL_BILLING_QUOTA_EXCEEDED; otherwise the runs left once it counts and the quotas it exhausts.
+ */
+export function quotaVerdict(
+  plan: Plan,
+  period: Period,
+  accountId: string,
+  agentId: string | null,
+  usage: Usage | null,
+): { runsRemaining: number | null; notices: Notification[] } {
+  if (!usage) return { runsRemaining: null, notices: [] };
+  const notices: Notification[] = [];
+  if (plan.runsPerPeriod !== null && usage.runs >= plan.runsPerPeriod) {
+    throw quotaExceeded('runs', `The ${plan.name} plan includes ${plan.runsPerPeriod} runs per period; all are used`, plan.runsPerPeriod, usage.runs, period.end);
+  }
+  const newAgent = agentId !== null && !usage.agentSeen;
+  if (plan.agentsPerPeriod !== null && newAgent && usage.agents >= plan.agentsPerPeriod) {
+    throw quotaExceeded(
+      'agents',
+      `The ${plan.name} plan allows ${plan.agentsPerPeriod} distinct agents per period; agent ${agentId} would be one more`,
+      plan.agentsPerPeriod,
+      usage.agents,
+      period.end,
+    );
+  }
+  if (plan.concurrentRuntimes !== null && usage.active >= plan.concurrentRuntimes) {
+    throw quotaExceeded(
+      'concurrency',
+      `The ${plan.name} plan allows ${plan.concurrentRuntimes} runtimes at once; ${usage.active} are active`,
+      plan.concurrentRuntimes,
+      usage.active,
+      null,
+    );
+  }
+  if (plan.runsPerPeriod !== null && usage.runs + 1 === plan.runsPerPeriod) notices.push(exhausted('runs', accountId, period, plan.runsPerPeriod));
+  if (plan.agentsPerPeriod !== null && newAgent && usage.agents + 1 === plan.agentsPerPeriod) {
+    notices.push(exhausted('agents', accountId, period, plan.agentsPerPeriod));
+  }
+  return { runsRemaining: plan.runsPerPeriod === null ? null : plan.runsPerPeriod - usage.runs - 1, notices };
+}
+
+/** `wallet.low_balance` when a reservation leaves `available` below the plan's threshold (once per period: its cause). */
+export function lowBalanceNotice(plan: Plan, period: Period, accountId: string, available: bigint): Notification | null {
+  const threshold = lowBalanceThreshold(plan);
+  if (available < 0n || available >= threshold) return null;
+  return {
+    type: 'wallet.low_balance',
+    accountId,
+    cause: `wallet.low_balance:${accountId}:${period.start.toISOString()}`,
+    data: { available: formatCredits(available), threshold: formatCredits(threshold), period: periodJson(period) },
+  };
 }
 
 function periodJson(period: Period): { from: string; to: string } {

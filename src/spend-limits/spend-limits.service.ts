@@ -30,6 +30,11 @@ export interface Spend {
   held: bigint;
 }
 
+export interface SpendAlert {
+  kind: 'threshold_crossed' | 'reached';
+  threshold: number;
+}
+
 export interface SpendLimitView {
   accountId: string;
   scope: { userId: string } | null;
@@ -91,26 +96,8 @@ export class SpendLimitsService implements OnModuleInit {
     const period = calendarMonth(request.now);
     for (const limit of limits) {
       if (limit.limit_micros === null) continue;
-      const cap = BigInt(limit.limit_micros);
       const spend = await this.spendOf(em, request.accountId, limit.scope_user_id || null, period);
-      const used = spend.charged + spend.held;
-      if (used + request.amount > cap) {
-        const remaining = cap > used ? cap - used : 0n;
-        throw new BillingException(
-          'DL_BILLING_SPEND_LIMIT_REACHED',
-          `This would pass the ${limit.scope_user_id ? `spend limit of member ${limit.scope_user_id}` : 'account spend limit'} of ${formatCredits(cap)} credits this month`,
-          [],
-          {
-            remaining: formatCredits(remaining),
-            limit: formatCredits(cap),
-            spent: formatCredits(spend.charged),
-            held: formatCredits(spend.held),
-            required: formatCredits(request.amount),
-            scope: limit.scope_user_id ? { userId: limit.scope_user_id } : null,
-            resetsAt: period.end.toISOString(),
-          },
-        );
-      }
+      passesLimit(limit, spend, request.amount, period);
     }
     return limits;
   }
@@ -127,8 +114,7 @@ export class SpendLimitsService implements OnModuleInit {
       const cap = BigInt(limit.limit_micros);
       const spend = await this.spendOf(em, accountId, limit.scope_user_id || null, period);
       const used = spend.charged + spend.held;
-      const due = limit.thresholds.filter((t) => used * 100n >= cap * BigInt(t)).map((t) => ({ kind: 'threshold_crossed', threshold: t }));
-      if (used >= cap) due.push({ kind: 'reached', threshold: 100 });
+      const due = dueAlerts(limit, used);
       if (due.length === 0) continue;
       const fresh = await rows<{ kind: string; threshold: number }>(
         em,
@@ -281,6 +267,41 @@ export class SpendLimitsService implements OnModuleInit {
       terminated,
     };
   }
+}
+
+/**
+ * Refuses (DL_BILLING_SPEND_LIMIT_REACHED) a reservation of `amount` that would take the limit's
+ * scope past it, given the scope's spend this period before it.
+ */
+export function passesLimit(limit: LimitRow, spend: Spend, amount: bigint, period: Period): void {
+  if (limit.limit_micros === null) return;
+  const cap = BigInt(limit.limit_micros);
+  const used = spend.charged + spend.held;
+  if (used + amount <= cap) return;
+  const remaining = cap > used ? cap - used : 0n;
+  throw new BillingException(
+    'DL_BILLING_SPEND_LIMIT_REACHED',
+    `This would pass the ${limit.scope_user_id ? `spend limit of member ${limit.scope_user_id}` : 'account spend limit'} of ${formatCredits(cap)} credits this month`,
+    [],
+    {
+      remaining: formatCredits(remaining),
+      limit: formatCredits(cap),
+      spent: formatCredits(spend.charged),
+      held: formatCredits(spend.held),
+      required: formatCredits(amount),
+      scope: limit.scope_user_id ? { userId: limit.scope_user_id } : null,
+      resetsAt: period.end.toISOString(),
+    },
+  );
+}
+
+/** The alerts a spend of `used` calls for (each crossed threshold, and `reached` at 100 %), sent or not. */
+export function dueAlerts(limit: LimitRow, used: bigint): SpendAlert[] {
+  if (limit.limit_micros === null) return [];
+  const cap = BigInt(limit.limit_micros);
+  const due = limit.thresholds.filter((t) => used * 100n >= cap * BigInt(t)).map((t): SpendAlert => ({ kind: 'threshold_crossed', threshold: t }));
+  if (used >= cap) due.push({ kind: 'reached', threshold: 100 });
+  return due;
 }
 
 function show(limit: LimitRow): Record<string, unknown> {
