@@ -8,8 +8,9 @@
 // The service runs as a real process on a scratch database of DATABASE_URL's server; Kafka is
 // KAFKA_BROKERS or the project's broker (started and left running).
 // Options: BENCH_EVENTS (200000), BENCH_RUNTIMES (2000), BENCH_SECONDS (10), BENCH_RATE (500),
-// BENCH_CONCURRENCY (32), BENCH_POOL (20, the service's DATABASE_POOL_SIZE), BENCH_REQUEST_TIMEOUT_MS
-// (10000: a fixed-rate request not answered by then counts as timed out).
+// BENCH_CONCURRENCY (64), BENCH_POOL (20, the service's DATABASE_POOL_SIZE), BENCH_REQUEST_TIMEOUT_MS
+// (10000: a fixed-rate request not answered by then counts as timed out), BENCH_WARMUP_SECONDS (3:
+// the fixed rate is measured after this long at the same rate; its figures are printed too).
 // BENCH_SERVICE_PROF=<dir> writes the service's V8 CPU profile there (node --cpu-prof) when it exits.
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -22,9 +23,10 @@ const EVENTS = Number(process.env.BENCH_EVENTS ?? 200_000);
 const RUNTIMES = Number(process.env.BENCH_RUNTIMES ?? 2_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const RATE = Number(process.env.BENCH_RATE ?? 500);
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64);
 const POOL = Number(process.env.BENCH_POOL ?? 20);
 const REQUEST_TIMEOUT_MS = Number(process.env.BENCH_REQUEST_TIMEOUT_MS ?? 10_000);
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 const brokers = process.env.KAFKA_BROKERS ?? execFileSync('bash', ['scripts/kafka/kafka.sh', 'start'], { encoding: 'utf8' }).trim().split('\n').pop().split('=')[1];
 const tag = randomBytes(3).toString('hex');
 const topic = `bench.lifecycle.${tag}`;
@@ -114,46 +116,59 @@ const failure = (error) => {
 
 // --- Reservations at a fixed rate, open loop: a request leaves when it is due, whatever is still in
 // flight, so a service slower than the rate shows as a lower achieved rate and timeouts, not a crash.
-const fixed = { sent: 0, created: 0, firstDone: 0, lastDone: 0, refused: 0, timedOut: 0, failed: 0, reasons: {}, latencies: [] };
-const note = (reason) => (fixed.reasons[reason] = (fixed.reasons[reason] ?? 0) + 1);
-const fixedStart = performance.now();
-const inflight = [];
-for (let i = 0; i < RATE * SECONDS; i++) {
-  const due = fixedStart + (i * 1000) / RATE;
-  const wait = due - performance.now();
-  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-  const t = performance.now();
-  fixed.sent++;
-  inflight.push(
-    reserve(REQUEST_TIMEOUT_MS).then(
-      (res) => {
-        if (res.status === 201) {
-          const now = performance.now();
-          if (fixed.created++ === 0) fixed.firstDone = now;
-          fixed.lastDone = now;
-          fixed.latencies.push(now - t);
-        } else {
-          fixed.refused++;
-          note(`HTTP ${res.status}`);
-        }
-      },
-      (error) => {
-        const f = failure(error);
-        if (f.timedOut) fixed.timedOut++;
-        else fixed.failed++;
-        note(f.code);
-      },
-    ),
-  );
+async function openLoop(rate, seconds) {
+  const run = { sent: 0, created: 0, firstDone: 0, lastDone: 0, refused: 0, timedOut: 0, failed: 0, reasons: {}, latencies: [], perSecond: [] };
+  const note = (reason) => (run.reasons[reason] = (run.reasons[reason] ?? 0) + 1);
+  const start = performance.now();
+  const inflight = [];
+  for (let i = 0; i < rate * seconds; i++) {
+    const due = start + (i * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const t = performance.now();
+    run.sent++;
+    inflight.push(
+      reserve(REQUEST_TIMEOUT_MS).then(
+        (res) => {
+          if (res.status === 201) {
+            const now = performance.now();
+            if (run.created++ === 0) run.firstDone = now;
+            run.lastDone = now;
+            run.latencies.push(now - t);
+            (run.perSecond[Math.floor((t - start) / 1000)] ??= []).push(now - t);
+          } else {
+            run.refused++;
+            note(`HTTP ${res.status}`);
+          }
+        },
+        (error) => {
+          const f = failure(error);
+          if (f.timedOut) run.timedOut++;
+          else run.failed++;
+          note(f.code);
+        },
+      ),
+    );
+  }
+  await Promise.all(inflight);
+  run.latencies.sort((a, b) => a - b);
+  // The rate at which reservations completed, first to last completion: what the service kept up with,
+  // whatever the latency (which only shifts the completions).
+  run.achieved = run.created > 1 ? (run.created - 1) / ((run.lastDone - run.firstDone) / 1000) : run.created / seconds;
+  run.p50 = pct(run.latencies, 50);
+  run.p99 = pct(run.latencies, 99);
+  run.sustained = run.achieved >= 0.95 * rate && run.timedOut + run.failed + run.refused === 0;
+  return run;
 }
-await Promise.all(inflight);
-fixed.latencies.sort((a, b) => a - b);
-// The rate at which reservations completed, first to last completion: what the service kept up with,
-// whatever the latency (which only shifts the completions).
-fixed.achieved = fixed.created > 1 ? (fixed.created - 1) / ((fixed.lastDone - fixed.firstDone) / 1000) : fixed.created / SECONDS;
-fixed.p50 = pct(fixed.latencies, 50);
-fixed.p99 = pct(fixed.latencies, 99);
-fixed.sustained = fixed.achieved >= 0.95 * RATE && fixed.timedOut + fixed.failed + fixed.refused === 0;
+const bySecond = (run) => run.perSecond.map((l) => (l.sort((a, b) => a - b), `${ms(pct(l, 50))}/${ms(pct(l, 99))}`)).join(' ');
+
+// The service was just started: its first seconds of load run code V8 has not compiled yet. A
+// warm-up at the same rate comes first (its figures are printed beside the measured ones).
+const warmup = WARMUP_SECONDS > 0 ? await openLoop(RATE, WARMUP_SECONDS) : null;
+const fixed = await openLoop(RATE, SECONDS);
+// Second by second (by when the request was sent), on stderr: where the slow ones were.
+if (warmup) console.error(`warm-up at ${fmt(RATE)}/s, p50/p99 ms by second: ${bySecond(warmup)}`);
+console.error(`fixed rate, p50/p99 ms by second: ${bySecond(fixed)}`);
 
 // Requests given up on may still be running in the service: let it drain (its readiness check waits
 // for a database connection behind them) before the peak, for at most 30 s.
@@ -283,7 +298,8 @@ figure({
   valueText:
     `${fixed.sustained ? 'sustained' : 'not sustained'}: ${fmt(fixed.achieved)}/s achieved, p50 ${ms(fixed.p50)} ms, p99 ${ms(fixed.p99)} ms of ${fmt(fixed.created)} completed; ` +
     `${fmt(fixed.timedOut)} timed out, ${fmt(fixed.failed + fixed.refused)} failed of ${fmt(fixed.sent)} sent` +
-    (lost > 0 ? ` (${Object.entries(fixed.reasons).map(([k, v]) => `${k} ${v}`).join(', ')})` : ''),
+    (lost > 0 ? ` (${Object.entries(fixed.reasons).map(([k, v]) => `${k} ${v}`).join(', ')})` : '') +
+    (warmup ? `; after a ${WARMUP_SECONDS}-s warm-up at the same rate (p50 ${ms(warmup.p50)} ms, p99 ${ms(warmup.p99)} ms)` : ''),
   ceiling: reservationCeilingValue,
   ceilingText: pgbenchText(reservationCeiling, 'tx/s'),
   target: `p99 ≤ 10 ms at 500/s`,

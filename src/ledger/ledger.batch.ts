@@ -300,21 +300,32 @@ export class LedgerBatch {
     this.states.delete(accountId);
   }
 
-  /** The statements that write the batch: every transaction in one, then the audit rows (one statement per round of distinct chains). */
-  writeCalls(): Call[] {
+  /**
+   * The statements that write the batch: every transaction in one, then `also` (a caller's own
+   * writes, after the ledger's locks), then the audit rows (one statement per round of distinct
+   * chains: the chain heads are locked last).
+   */
+  writeCalls(also: Call[] = []): Call[] {
     const kept = this.kept();
     const calls: Call[] = kept.length > 0 ? [writeCall(kept.map((k) => k.write))] : [];
+    calls.push(...also);
     const entries = kept.flatMap((k) => (k.audit ? [{ entry: k.audit }] : []));
     for (const round of auditRounds(entries)) calls.push(this.audit.recordCall(round.map((r) => r.entry)));
     return calls;
   }
 
-  /** `results`: the rows of writeCalls' statements, once committed; the answers can be read after this. */
-  written(results: unknown[][]): void {
+  /**
+   * `results`: the rows of writeCalls' statements, once committed; the answers can be read after
+   * this. Returns the rows of `also` (`count` statements).
+   */
+  written(results: unknown[][], count = 0): unknown[][] {
     const writes = this.kept().map((k) => k.write);
-    if (writes.length === 0) return;
-    const ids = parseWrite(results[0] ?? [], writes);
-    this.transactionIds = new Map(writes.map((w, i) => [w, ids[i]!]));
+    if (writes.length > 0) {
+      const ids = parseWrite(results[0] ?? [], writes);
+      this.transactionIds = new Map(writes.map((w, i) => [w, ids[i]!]));
+    }
+    const from = writes.length > 0 ? 1 : 0;
+    return results.slice(from, from + count);
   }
 
   private kept(): { write: TransactionWrite; audit: AuditEntry | null }[] {

@@ -1,16 +1,20 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { fingerprint } from '../common/canonical-json';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import { inOneRoundTrip, inTransactionFrom, type Call, type PreparedStatement } from '../common/database/pipelined-transaction';
+import { GroupCommitLanes, takeDistinct } from '../common/database/group-commit';
+import { inOneRoundTrip, inTransactionFrom, PipelinedSession, poolOf, type Call, type PreparedStatement } from '../common/database/pipelined-transaction';
 import { inTransaction, isUniqueViolation, rows } from '../common/database/transaction';
 import { BillingException } from '../common/errors/billing.exception';
 import { formatCredits } from '../common/money';
 import { Clock } from '../infra/clock/clock';
+import { AuditService } from '../audit/audit.service';
+import { batchReadCalls, LedgerBatch } from '../ledger/ledger.batch';
 import { LedgerService } from '../ledger/ledger.service';
 import type { Balance } from '../ledger/ledger.types';
 import { loadPlanAccount, lockAndLoadPlanAccount, PLAN_ACCOUNT_COLUMNS, planAccountOf, type PlanAccount, type PlanAccountRow } from '../plans/plan-accounts';
+import { PlanCatalog } from '../plans/plan-catalog';
 import { QuotasService } from '../plans/quotas.service';
 import type { Environment } from '../pricing/environment';
 import { holdFor, chargeFor } from '../pricing/charges';
@@ -18,6 +22,20 @@ import { priceEnvironment } from '../pricing/pricing';
 import { RateCard } from '../pricing/rate-card';
 import { limitsInScopeJson, SpendLimitsService, type LimitRow } from '../spend-limits/spend-limits.service';
 import { LaunchGuard } from './launch-guard';
+import {
+  AccountLaunches,
+  activeOnly,
+  holdKeys,
+  KNOWN_RUNTIME,
+  launchReadCall,
+  launchRows,
+  needsReadCall,
+  needsRows,
+  ownRuntime,
+  reservedRows,
+  reserveRuntimesCall,
+  type LaunchOutcome,
+} from './reservation-batch';
 import type { ReservationRequest } from './dto/reservation.dto';
 import { runningMsOf, type RuntimeRow } from './runtime-row';
 
@@ -51,6 +69,8 @@ export class ReservationsService {
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly quotas: QuotasService,
+    private readonly catalog: PlanCatalog,
+    private readonly audit: AuditService,
   ) {}
 
   /**
@@ -61,18 +81,128 @@ export class ReservationsService {
    * nobody (a retry with the same runtimeId reserves as usual).
    */
   async reserve(request: ReservationRequest, opts: { abandoned?: () => boolean; actor?: string } = {}): Promise<{ created: boolean; view: ReservationView }> {
-    const requestFingerprint = fingerprint(request);
-    const unlessAbandoned = (): void => {
-      if (opts.abandoned?.()) {
-        throw new BillingException('DL_BILLING_UNAVAILABLE', `The client closed the connection before runtime ${request.runtimeId} was reserved: nothing was reserved`);
+    if (opts.abandoned?.()) throw abandonedLaunch(request.runtimeId);
+    const launch: PendingLaunch = {
+      request,
+      fingerprint: fingerprint(request),
+      actor: opts.actor ?? RESERVATION_ACTOR,
+      abandoned: opts.abandoned,
+      answer: () => undefined,
+    };
+    const answer = await new Promise<BatchAnswer>((resolve, reject) => {
+      launch.answer = (a) => (a.error !== undefined ? reject(a.error) : resolve(a));
+      this.lanes.push(request.accountId, launch);
+    });
+    if (answer.view) return { created: true, view: answer.view };
+    if (answer.alone) return answer.alone;
+    return this.replay(request.runtimeId, launch.fingerprint);
+  }
+
+  /**
+   * Launches group-committed (GroupCommitLanes, by account): a batch is one transaction of three
+   * round trips whatever its size. BEGIN, the lock of all its wallets (sorted) and the reads of
+   * the wallets, accounts, runtimes and spend limits; then what its accounts' checks count
+   * (reservation-batch.ts); the launches decided in memory, account by account in arrival order;
+   * then one statement writing every hold, one every runtime row, the audit rows and COMMIT. Answers
+   * are given after COMMIT. Launches a batch does not take (an allowance to grant, a notice to
+   * send) run on their own after it, in arrival order; if the batch fails in the database, all of
+   * its launches do.
+   */
+  private async runBatch(batch: PendingLaunch[]): Promise<void> {
+    const now = this.clock.now();
+    const byAccount = new Map<string, PendingLaunch[]>();
+    for (const launch of batch) byAccount.set(launch.request.accountId, [...(byAccount.get(launch.request.accountId) ?? []), launch]);
+    const accounts = [...byAccount.keys()].sort();
+    const decided = new Map<PendingLaunch, LaunchOutcome>();
+    const alone: PendingLaunch[] = [];
+    let session: PipelinedSession | undefined;
+    let reserved: Map<string, RuntimeRow>;
+    let ledger: LedgerBatch;
+    try {
+      const locks = new Map(accounts.map((a) => [a, byAccount.get(a)!.map((l) => ({ accountId: a, ...holdKeys(l.request.runtimeId) }))]));
+      session = await PipelinedSession.begin(poolOf(this.ds), [...batchReadCalls(locks), launchReadCall(batch.map((l) => l.request))]);
+      const [, wallets, launches] = session.results;
+      ledger = LedgerBatch.of(wallets ?? [], this.audit);
+      const rows = launchRows(launches ?? []);
+      const deciders = new Map<string, AccountLaunches>();
+      for (const a of accounts) {
+        const items = byAccount.get(a)!;
+        const decider = AccountLaunches.of(this.catalog, items.map((l) => ({ request: l.request, row: rows.get(l.request.runtimeId) })), ledger.has(a), now);
+        if (decider) deciders.set(a, decider);
+        else alone.push(...items);
       }
+      const needs = needsReadCall([...deciders.values()]);
+      if (needs) {
+        for (const [a, counted] of needsRows((await session.query([needs]))[0] ?? [])) deciders.get(a)!.counted(counted);
+      }
+      const rateCard = this.rateCard.current();
+      for (const [a, decider] of deciders) {
+        const items = byAccount.get(a)!;
+        const inputs = items.map((l) => ({ ...l, now, rateCard, startWindowMs: START_WINDOW_MS }));
+        const outcomes = decider.fallback ? [] : decider.decide(inputs, ledger);
+        if (decider.fallback) {
+          ledger.drop(a);
+          alone.push(...items);
+          continue;
+        }
+        items.forEach((l, i) => decided.set(l, outcomes[i]!));
+      }
+      const inserts = [...decided.values()].flatMap((o) => ('reserved' in o ? [o.reserved.insert] : []));
+      const also = inserts.length > 0 ? [reserveRuntimesCall(inserts)] : [];
+      const [insertedRows] = ledger.written(await session.commit(ledger.writeCalls(also)), also.length);
+      reserved = reservedRows(insertedRows ?? []);
+    } catch (error) {
+      session?.abandon();
+      // Nothing of the batch is committed: each launch runs again on its own.
+      this.logger.warn(`a batch of ${batch.length} reservations failed (${String(error)}); running them one by one`);
+      this.stats.failedBatches++;
+      this.stats.alone += batch.length;
+      await this.oneByOne(batch);
+      return;
+    }
+    for (const [launch, outcome] of decided) {
+      if ('refused' in outcome) launch.answer({ error: outcome.refused });
+      else if ('replay' in outcome) launch.answer({});
+      else {
+        const { insert, hold, runsRemaining } = outcome.reserved;
+        launch.answer({ view: this.viewOf(reserved.get(insert.runtime_id)!, hold().balance, runsRemaining) });
+      }
+    }
+    this.stats.batches++;
+    this.stats.decided += decided.size;
+    this.stats.alone += alone.length;
+    await this.oneByOne(alone.sort((x, y) => batch.indexOf(x) - batch.indexOf(y)));
+  }
+
+  /** Launches each in a transaction of its own, one after the other in the order they came, before the lane takes its next batch. */
+  private async oneByOne(launches: PendingLaunch[]): Promise<void> {
+    for (const launch of launches) {
+      await this.reserveAlone(launch).then(
+        (alone) => launch.answer({ alone }),
+        (error: unknown) => launch.answer({ error }),
+      );
+    }
+  }
+
+  private readonly lanes = new GroupCommitLanes<PendingLaunch>(LANES, (queue) => takeDistinct(queue, MAX_BATCH, (l) => [l.request.runtimeId]), (batch) =>
+    this.runBatch(batch),
+  );
+  private readonly logger = new Logger('Reservations');
+  /** Counters of the batches (for tests and diagnostics): launches decided in batches, and those run on their own. */
+  readonly stats = { batches: 0, decided: 0, alone: 0, failedBatches: 0 };
+
+  /** One launch in a transaction of its own (what a batch leaves to it). */
+  private async reserveAlone(launch: PendingLaunch): Promise<{ created: boolean; view: ReservationView }> {
+    const { request, fingerprint: requestFingerprint, actor } = launch;
+    const unlessAbandoned = (): void => {
+      if (launch.abandoned?.()) throw abandonedLaunch(request.runtimeId);
     };
     unlessAbandoned();
     let view: ReservationView | 'reserved';
     try {
       view = await inTransactionFrom(this.ds, this.launchCalls(request), (em, launchRows) => {
         unlessAbandoned();
-        return this.create(em, request, requestFingerprint, opts.actor ?? RESERVATION_ACTOR, launchRows);
+        return this.create(em, request, requestFingerprint, actor, launchRows);
       });
     } catch (error) {
       // A concurrent request for the same runtime won the race: answer as a replay (or a conflict).
@@ -81,9 +211,13 @@ export class ReservationsService {
       throw error;
     }
     if (view !== 'reserved') return { created: true, view };
-    // Reserved already (a retry, or a copy that waited for the first one's lock): a replay, or a conflict if the request differs.
-    const existing = await this.existing(request.runtimeId, requestFingerprint);
-    if (!existing) throw new Error(`runtime ${request.runtimeId} was reserved, and its reservation is gone`);
+    return this.replay(request.runtimeId, requestFingerprint);
+  }
+
+  /** Reserved already (a retry, or a copy that waited for the first one's lock): a replay, or a conflict if the request differs. */
+  private async replay(runtimeId: string, requestFingerprint: string): Promise<{ created: boolean; view: ReservationView }> {
+    const existing = await this.existing(runtimeId, requestFingerprint);
+    if (!existing) throw new Error(`runtime ${runtimeId} was reserved, and its reservation is gone`);
     return { created: false, view: existing };
   }
 
@@ -329,6 +463,33 @@ export class ReservationsService {
   }
 }
 
+/** A launch waiting in a lane, and how it is answered. */
+interface PendingLaunch {
+  request: ReservationRequest;
+  fingerprint: string;
+  actor: string;
+  abandoned?: () => boolean;
+  answer(answer: BatchAnswer): void;
+}
+
+/** Created in the batch (`view`), refused (`error`), run on its own (`alone`), or none: reserved already. */
+interface BatchAnswer {
+  view?: ReservationView;
+  alone?: { created: boolean; view: ReservationView };
+  error?: unknown;
+}
+
+/**
+ * Concurrent batches of launches per process (each holds one connection while it runs): two keep
+ * the database working while Node decides the next batch.
+ */
+const LANES = 2;
+const MAX_BATCH = 64;
+
+function abandonedLaunch(runtimeId: string): BillingException {
+  return new BillingException('DL_BILLING_UNAVAILABLE', `The client closed the connection before runtime ${runtimeId} was reserved: nothing was reserved`);
+}
+
 /** Who reserves, in the audit log, when the caller does not say (a key's requests say `key:<id>`). */
 const RESERVATION_ACTOR = 'system:reservations';
 
@@ -359,38 +520,12 @@ const RESERVE_RUNTIME: PreparedStatement = {
     RETURNING *`,
 };
 
-/** A runtime already known (reserved, or made known by its events first) and its account; no row: unknown. */
-const KNOWN_RUNTIME = `SELECT r.account_id AS runtime_account, r.reservation_id IS NOT NULL AS reserved FROM runtimes r WHERE r.runtime_id = $1`;
-
 const LAUNCH_READ: PreparedStatement = {
   name: 'launch_read_v3',
   text: `SELECT ${PLAN_ACCOUNT_COLUMNS}, coalesce(k.reserved, false) AS reserved, k.runtime_account,
       ${limitsInScopeJson('a.id', '$3')} AS spend_limits
     FROM accounts a LEFT JOIN LATERAL (${KNOWN_RUNTIME.replace('$1', '$2')}) k ON true WHERE a.id = $1`,
 };
-
-/**
- * A runtime known before its reservation (its events came first) belongs to the account its events
- * named: a reservation of it for another account is refused (runtimeId is the reservation's key).
- */
-function ownRuntime(request: ReservationRequest, runtimeAccount: string | null): void {
-  if (runtimeAccount === null || runtimeAccount === request.accountId) return;
-  throw new BillingException('DL_BILLING_IDEMPOTENCY_CONFLICT', `Runtime ${request.runtimeId} belongs to another account`, [
-    { field: 'runtimeId', message: 'is a runtime of another account' },
-  ]);
-}
-
-/** A reservation's hold and the hold's idempotency key. */
-function holdKeys(runtimeId: string): { holdId: string; idempotencyKey: string } {
-  return { holdId: `hold_${runtimeId}`, idempotencyKey: `reservation:${runtimeId}` };
-}
-
-function activeOnly(account: PlanAccount): PlanAccount {
-  if (account.status !== 'active') {
-    throw new BillingException('DL_BILLING_ACCOUNT_SUSPENDED', `Account ${account.id} is suspended: no new launches`);
-  }
-  return account;
-}
 
 /**
  * When the reservation runs out: before the start, the start deadline; while running, the moment

@@ -136,7 +136,7 @@ export function lowBalanceNotice(plan: Plan, period: Period, accountId: string, 
   return {
     type: 'wallet.low_balance',
     accountId,
-    cause: `wallet.low_balance:${accountId}:${period.start.toISOString()}`,
+    cause: lowBalanceCause(accountId, period),
     data: { available: formatCredits(available), threshold: formatCredits(threshold), period: periodJson(period) },
   };
 }
@@ -145,11 +145,24 @@ function periodJson(period: Period): { from: string; to: string } {
   return { from: period.start.toISOString(), to: period.end.toISOString() };
 }
 
+/** The causes of the notices a launch may send (each sent once: notifications_sent). */
+export function launchNoticeCauses(accountId: string, period: Period): string[] {
+  return [lowBalanceCause(accountId, period), exhaustedCause('runs', accountId, period), exhaustedCause('agents', accountId, period)];
+}
+
+function lowBalanceCause(accountId: string, period: Period): string {
+  return `wallet.low_balance:${accountId}:${period.start.toISOString()}`;
+}
+
+function exhaustedCause(quota: 'runs' | 'agents', accountId: string, period: Period): string {
+  return `quota.exhausted:${accountId}:${quota}:${period.start.toISOString()}`;
+}
+
 function exhausted(quota: 'runs' | 'agents', accountId: string, period: Period, limit: number): Notification {
   return {
     type: 'quota.exhausted',
     accountId,
-    cause: `quota.exhausted:${accountId}:${quota}:${period.start.toISOString()}`,
+    cause: exhaustedCause(quota, accountId, period),
     data: { quota, limit, resetsAt: period.end.toISOString(), period: periodJson(period) },
   };
 }

@@ -33,27 +33,31 @@ export interface RunsWalletView extends RunsView {
 }
 
 /**
- * Counts an account's runs, agents and active runtimes. A run is a reservation (`reservation_id`)
- * created in the period whose runtime was not voided by a launch failure (that gives the run back).
+ * The query counting an account's usage (SQL expressions for its parameters): runs, distinct
+ * agents, which of the `asked` agents are among them, and active runtimes. A run is a reservation
+ * (`reservation_id`) created in the period whose runtime was not voided by a launch failure (that
+ * gives the run back). `except`: a runtime left out (the one being reserved).
  */
+export function usageQuery(p: { account: string; from: string; to: string; except: string; asked: string }): string {
+  const inPeriod = `created_at >= ${p.from} AND created_at < ${p.to}`;
+  return `SELECT count(*) FILTER (WHERE r.is_run)::int AS runs,
+      count(DISTINCT r.agent_id) FILTER (WHERE r.is_run)::int AS agents,
+      coalesce(array_agg(DISTINCT r.agent_id) FILTER (WHERE r.is_run AND r.agent_id = ANY(${p.asked})), '{}') AS agents_seen,
+      count(*) FILTER (WHERE r.status IN ('reserved', 'running', 'paused', 'terminating'))::int AS active
+    FROM (SELECT agent_id, status, (${inPeriod} AND NOT (status = 'voided' AND settlement IS NOT DISTINCT FROM 'launch_failed')) AS is_run
+          FROM runtimes
+          WHERE account_id = ${p.account} AND reservation_id IS NOT NULL AND runtime_id <> ${p.except}
+            AND ((${inPeriod}) OR status IN ('reserved', 'running', 'paused', 'terminating'))) r`;
+}
+
+/** Counts an account's runs, agents and active runtimes (usageQuery). */
 export async function usageOf(em: Pick<EntityManager, 'query'>, accountId: string, period: Period, opts: { exceptRuntime?: string; agentId?: string | null } = {}): Promise<Usage> {
-  const [row] = await rows<{ runs: number; agents: number; agent_seen: boolean | null; active: number }>(
+  const [row] = await rows<{ runs: number; agents: number; agents_seen: string[]; active: number }>(
     em,
-    `WITH r AS (
-       SELECT runtime_id, agent_id, status,
-         (created_at >= $2 AND created_at < $3 AND NOT (status = 'voided' AND settlement IS NOT DISTINCT FROM 'launch_failed')) AS is_run
-       FROM runtimes
-       WHERE account_id = $1 AND reservation_id IS NOT NULL AND runtime_id <> $4
-         AND ((created_at >= $2 AND created_at < $3) OR status IN ('reserved', 'running', 'paused', 'terminating'))
-     )
-     SELECT count(*) FILTER (WHERE is_run)::int AS runs,
-       count(DISTINCT agent_id) FILTER (WHERE is_run)::int AS agents,
-       coalesce(bool_or(agent_id = $5) FILTER (WHERE is_run), false) AS agent_seen,
-       count(*) FILTER (WHERE status IN ('reserved', 'running', 'paused', 'terminating'))::int AS active
-     FROM r`,
+    usageQuery({ account: '$1', from: '$2', to: '$3', except: '$4', asked: 'ARRAY[$5]::text[]' }),
     [accountId, period.start, period.end, opts.exceptRuntime ?? '', opts.agentId ?? null],
   );
-  return { runs: row?.runs ?? 0, agents: row?.agents ?? 0, agentSeen: row?.agent_seen ?? false, active: row?.active ?? 0 };
+  return { runs: row?.runs ?? 0, agents: row?.agents ?? 0, agentSeen: (row?.agents_seen.length ?? 0) > 0, active: row?.active ?? 0 };
 }
 
 /** Read side of the quotas: runs remaining, and the `runs` part of the wallet view. */

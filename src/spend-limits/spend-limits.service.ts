@@ -58,6 +58,18 @@ export function limitsInScopeJson(account: string, user: string): string {
     FROM spend_limits l WHERE l.account_id = ${account} AND (l.scope_user_id = '' OR l.scope_user_id = ${user}))`;
 }
 
+/**
+ * The query of a scope's spend in a period (SQL expressions for its parameters; `user` NULL: the
+ * whole account): settled charges and open holds of the runtimes reserved in the period.
+ */
+export function spendQuery(p: { account: string; user: string; from: string; to: string }): string {
+  return `SELECT COALESCE(sum(charged) FILTER (WHERE status IN ('settled', 'voided')), 0)::text AS charged,
+      COALESCE(sum(reserved_amount) FILTER (WHERE status NOT IN ('settled', 'voided')), 0)::text AS held
+    FROM runtimes
+    WHERE account_id = ${p.account} AND (${p.user} IS NULL OR user_id = ${p.user}) AND hold_id IS NOT NULL
+      AND created_at >= ${p.from} AND created_at < ${p.to}`;
+}
+
 /** Runtimes whose status means they may still run (and so be told to terminate). */
 const ACTIVE = `('reserved', 'running', 'paused', 'terminating')`;
 
@@ -213,14 +225,12 @@ export class SpendLimitsService implements OnModuleInit {
   }
 
   async spendOf(em: Pick<EntityManager, 'query'>, accountId: string, userId: string | null, period: Period): Promise<Spend> {
-    const [row] = await rows<{ charged: string; held: string }>(
-      em,
-      `SELECT COALESCE(sum(charged) FILTER (WHERE status IN ('settled', 'voided')), 0)::text AS charged,
-              COALESCE(sum(reserved_amount) FILTER (WHERE status NOT IN ('settled', 'voided')), 0)::text AS held
-       FROM runtimes
-       WHERE account_id = $1 AND ($2::text IS NULL OR user_id = $2) AND hold_id IS NOT NULL AND created_at >= $3 AND created_at < $4`,
-      [accountId, userId, period.start.toISOString(), period.end.toISOString()],
-    );
+    const [row] = await rows<{ charged: string; held: string }>(em, spendQuery({ account: '$1', user: '$2::text', from: '$3', to: '$4' }), [
+      accountId,
+      userId,
+      period.start.toISOString(),
+      period.end.toISOString(),
+    ]);
     return { charged: BigInt(row?.charged ?? '0'), held: BigInt(row?.held ?? '0') };
   }
 
