@@ -24,4 +24,4 @@ COPY config ./config
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s CMD node -e "fetch('http://127.0.0.1:'+process.env.PORT+'/health/ready').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
-CMD ["node", "dist/src/main.js"]
+CMD ["node", "--max-semi-space-size=32", "dist/src/main.js"]
