@@ -9,7 +9,7 @@
 // KAFKA_BROKERS or the project's broker (started and left running).
 // Options: BENCH_EVENTS (200000), BENCH_RUNTIMES (2000), BENCH_SECONDS (10), BENCH_RATE (500),
 // BENCH_CONCURRENCY (64), BENCH_POOL (20, the service's DATABASE_POOL_SIZE), BENCH_REQUEST_TIMEOUT_MS
-// (10000: a fixed-rate request not answered by then counts as timed out), BENCH_WARMUP_SECONDS (3:
+// (10000: a fixed-rate request not answered by then counts as timed out), BENCH_WARMUP_SECONDS (5:
 // the fixed rate is measured after this long at the same rate; its figures are printed too).
 // BENCH_SERVICE_PROF=<dir> writes the service's V8 CPU profile there (node --cpu-prof) when it exits.
 import { execFileSync, spawn } from 'node:child_process';
@@ -26,7 +26,7 @@ const RATE = Number(process.env.BENCH_RATE ?? 500);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64);
 const POOL = Number(process.env.BENCH_POOL ?? 20);
 const REQUEST_TIMEOUT_MS = Number(process.env.BENCH_REQUEST_TIMEOUT_MS ?? 10_000);
-const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
 const brokers = process.env.KAFKA_BROKERS ?? execFileSync('bash', ['scripts/kafka/kafka.sh', 'start'], { encoding: 'utf8' }).trim().split('\n').pop().split('=')[1];
 const tag = randomBytes(3).toString('hex');
 const topic = `bench.lifecycle.${tag}`;
@@ -164,8 +164,10 @@ async function openLoop(rate, seconds) {
 }
 const bySecond = (run) => run.perSecond.map((l) => (l.sort((a, b) => a - b), `${ms(pct(l, 50))}/${ms(pct(l, 99))}`)).join(' ');
 
-// The service was just started: its first seconds of load run code V8 has not compiled yet. A
-// warm-up at the same rate comes first (its figures are printed beside the measured ones).
+// The service was just started on a new database: in its first seconds of load V8 is still
+// compiling the hot code, and PostgreSQL analyzes the growing tables every few hundred rows (each
+// ANALYZE makes every connection plan the statements on that table again). A warm-up at the same
+// rate comes first; its figures are printed beside the measured ones.
 const warmup = WARMUP_SECONDS > 0 ? await openLoop(RATE, WARMUP_SECONDS) : null;
 const fixed = await openLoop(RATE, SECONDS);
 // Second by second (by when the request was sent), on stderr: where the slow ones were.
