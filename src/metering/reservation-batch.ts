@@ -3,7 +3,7 @@ import { BillingException } from '../common/errors/billing.exception';
 import { formatCredits } from '../common/money';
 import type { LedgerBatch } from '../ledger/ledger.batch';
 import { createHoldOperation } from '../ledger/ledger.decisions';
-import type { HoldResult } from '../ledger/ledger.types';
+import type { CreateHoldInput, HoldResult } from '../ledger/ledger.types';
 import { PLAN_ACCOUNT_COLUMNS, grantsAllowanceHere, planAccountOf, termsOf, type PlanAccount, type PlanAccountRow } from '../plans/plan-accounts';
 import { allowanceGrantId } from '../plans/allowance-store';
 import type { PlanCatalog, Plan } from '../plans/plan-catalog';
@@ -12,7 +12,7 @@ import { calendarMonth, type Period } from '../plans/periods';
 import { usageQuery, type Usage } from '../plans/quotas.service';
 import type { Environment } from '../pricing/environment';
 import { holdFor } from '../pricing/charges';
-import { priceEnvironment } from '../pricing/pricing';
+import { priceEnvironment, type Price } from '../pricing/pricing';
 import type { RateCardVersion } from '../pricing/rate-card';
 import { dueAlerts, limitsInScopeJson, passesLimit, spendQuery, type LimitRow, type Spend } from '../spend-limits/spend-limits.service';
 import type { ReservationRequest } from './dto/reservation.dto';
@@ -146,6 +146,49 @@ export function reserveRuntimesCall(inserts: readonly RuntimeInsert[]): Call {
   return { statement: RESERVE_RUNTIMES, values: [JSON.stringify(inserts)] };
 }
 
+/** A runtime's reservation is given this long to start before its hold is voided. */
+export const START_WINDOW_MS = 15 * 60_000;
+
+/** The hold of a reservation (the time reservation, deducted up front). */
+export function reservationHold(request: ReservationRequest, price: Price, amount: bigint, actor: string): CreateHoldInput {
+  const { holdId, idempotencyKey } = holdKeys(request.runtimeId);
+  const environment = request.environment as Environment;
+  return {
+    accountId: request.accountId,
+    holdId,
+    amount,
+    // Metering's sweeper voids a hold whose runtime never started; the hold itself does not expire.
+    expiresAt: null,
+    reference: request.runtimeId,
+    idempotencyKey,
+    actor,
+    reason: `reservation of runtime ${request.runtimeId}: ${request.minutes} minutes of ${request.variant} ${environment.sizeClass} at ${formatCredits(price.ratePerHourMicros)}/h (rate card ${price.rateCardVersion})`,
+  };
+}
+
+/** The runtime row of a reservation: the rate and rate-card version it was priced with, its hold, its start deadline. */
+export function runtimeInsert(request: ReservationRequest, price: Price, amount: bigint, requestFingerprint: string, now: Date): RuntimeInsert {
+  const environment = request.environment as Environment;
+  return {
+    runtime_id: request.runtimeId,
+    account_id: request.accountId,
+    reservation_id: `res_${request.runtimeId}`,
+    user_id: request.userId ?? null,
+    agent_id: request.agentId ?? null,
+    variant: request.variant,
+    environment,
+    size_class: environment.sizeClass,
+    rate_per_hour: price.ratePerHourMicros.toString(),
+    rate_card_version: price.rateCardVersion,
+    reserved_minutes: request.minutes,
+    reserved_amount: amount.toString(),
+    hold_id: holdKeys(request.runtimeId).holdId,
+    request_fingerprint: requestFingerprint,
+    start_deadline: new Date(now.getTime() + START_WINDOW_MS).toISOString(),
+    created_at: now.toISOString(),
+  };
+}
+
 /** A launch decided in a batch: reserved (its hold's answer after commit), reserved already, or refused. */
 export type LaunchOutcome =
   | { reserved: { insert: RuntimeInsert; hold: () => HoldResult; runsRemaining: number | null } }
@@ -160,7 +203,6 @@ export interface LaunchInput {
   abandoned?: () => boolean;
   now: Date;
   rateCard: RateCardVersion;
-  startWindowMs: number;
 }
 
 /**
@@ -263,22 +305,7 @@ export class AccountLaunches {
     const userId = request.userId ?? null;
     const limits = row.spend_limits.filter((l) => l.limit_micros !== null);
     for (const limit of limits) passesLimit(limit, this.spendOf(limit), amount, this.month);
-    const { holdId, idempotencyKey } = holdKeys(request.runtimeId);
-    const decided = ledger.decide(
-      request.accountId,
-      createHoldOperation({
-        accountId: request.accountId,
-        holdId,
-        amount,
-        // Metering's sweeper voids a hold whose runtime never started; the hold itself does not expire.
-        expiresAt: null,
-        reference: request.runtimeId,
-        idempotencyKey,
-        actor: input.actor,
-        reason: `reservation of runtime ${request.runtimeId}: ${request.minutes} minutes of ${request.variant} ${environment.sizeClass} at ${formatCredits(price.ratePerHourMicros)}/h (rate card ${price.rateCardVersion})`,
-      }),
-      now,
-    );
+    const decided = ledger.decide(request.accountId, createHoldOperation(reservationHold(request, price, amount, input.actor)), now);
     if ('refused' in decided) throw decided.refused;
     // Passed: it counts now, for the account's next launches.
     if (this.usage) {
@@ -297,24 +324,7 @@ export class AccountLaunches {
     const alerts = limits.flatMap((l) => dueAlerts(l, this.spendOf(l).charged + this.spendOf(l).held).map((a) => `${l.id}:${a.kind}:${a.threshold}`));
     if (fresh.length > 0) this.fallback = `it sends ${fresh.map((n) => n.type).join(', ')}`;
     else if (alerts.some((a) => !this.alertsSent.has(a))) this.fallback = 'it crosses a spend-limit threshold';
-    const insert: RuntimeInsert = {
-      runtime_id: request.runtimeId,
-      account_id: request.accountId,
-      reservation_id: `res_${request.runtimeId}`,
-      user_id: userId,
-      agent_id: agentId,
-      variant: request.variant,
-      environment,
-      size_class: environment.sizeClass,
-      rate_per_hour: price.ratePerHourMicros.toString(),
-      rate_card_version: price.rateCardVersion,
-      reserved_minutes: request.minutes,
-      reserved_amount: amount.toString(),
-      hold_id: holdId,
-      request_fingerprint: input.fingerprint,
-      start_deadline: new Date(now.getTime() + input.startWindowMs).toISOString(),
-      created_at: now.toISOString(),
-    };
+    const insert = runtimeInsert(request, price, amount, input.fingerprint, now);
     return { reserved: { insert, hold, runsRemaining } };
   }
 

@@ -33,14 +33,13 @@ import {
   needsRows,
   ownRuntime,
   reservedRows,
+  reservationHold,
   reserveRuntimesCall,
+  runtimeInsert,
   type LaunchOutcome,
 } from './reservation-batch';
 import type { ReservationRequest } from './dto/reservation.dto';
 import { runningMsOf, type RuntimeRow } from './runtime-row';
-
-/** A runtime's reservation is given this long to start before its hold is voided. */
-export const START_WINDOW_MS = 15 * 60_000;
 
 export interface ReservationView {
   reservationId: string;
@@ -138,7 +137,7 @@ export class ReservationsService {
       const rateCard = this.rateCard.current();
       for (const [a, decider] of deciders) {
         const items = byAccount.get(a)!;
-        const inputs = items.map((l) => ({ ...l, now, rateCard, startWindowMs: START_WINDOW_MS }));
+        const inputs = items.map((l) => ({ ...l, now, rateCard }));
         const outcomes = decider.fallback ? [] : decider.decide(inputs, ledger);
         if (decider.fallback) {
           ledger.drop(a);
@@ -303,48 +302,11 @@ export class ReservationsService {
     });
     // The spend limit is the last check before the credits.
     const limits = await this.spendLimits.check(em, { accountId: request.accountId, userId: request.userId ?? null, amount, now }, launch.limits);
-    const reservationId = `res_${request.runtimeId}`;
-    const { holdId, idempotencyKey } = holdKeys(request.runtimeId);
     // The runtime row goes with the hold's write (same round trip). A runtime whose events arrived
     // before its reservation already has a row: the reservation is attached to it.
-    const { hold, also } = await this.ledger.createHoldWith(
-      em,
-      {
-        accountId: request.accountId,
-        holdId,
-        amount,
-        // Metering's sweeper voids a hold whose runtime never started; the hold itself does not expire.
-        expiresAt: null,
-        reference: request.runtimeId,
-        idempotencyKey,
-        actor,
-        reason: `reservation of runtime ${request.runtimeId}: ${request.minutes} minutes of ${request.variant} ${environment.sizeClass} at ${formatCredits(price.ratePerHourMicros)}/h (rate card ${price.rateCardVersion})`,
-      },
-      verdict.walletChanged ? undefined : launch.ledgerRead,
-      [
-        {
-          statement: RESERVE_RUNTIME,
-          values: [
-            request.runtimeId,
-            request.accountId,
-            reservationId,
-            request.userId ?? null,
-            request.agentId ?? null,
-            request.variant,
-            JSON.stringify(environment),
-            environment.sizeClass,
-            price.ratePerHourMicros.toString(),
-            price.rateCardVersion,
-            request.minutes,
-            amount.toString(),
-            holdId,
-            requestFingerprint,
-            new Date(now.getTime() + START_WINDOW_MS).toISOString(),
-            now.toISOString(),
-          ],
-        },
-      ],
-    );
+    const { hold, also } = await this.ledger.createHoldWith(em, reservationHold(request, price, amount, actor), verdict.walletChanged ? undefined : launch.ledgerRead, [
+      reserveRuntimesCall([runtimeInsert(request, price, amount, requestFingerprint, now)]),
+    ]);
     const row = also[0]?.[0] as RuntimeRow | undefined;
     if (!row) throw new BillingException('DL_BILLING_IDEMPOTENCY_CONFLICT', `Runtime ${request.runtimeId} is already reserved`);
     await verdict.afterHold(hold.balance.available);
@@ -502,23 +464,6 @@ interface Launch {
   limits?: LimitRow[];
   ledgerRead?: unknown[];
 }
-
-/** The reservation's runtime row (attached to the row of a runtime whose events came first); no row: reserved already. */
-const RESERVE_RUNTIME: PreparedStatement = {
-  name: 'reserve_runtime_v1',
-  text: `INSERT INTO runtimes (runtime_id, account_id, reservation_id, user_id, agent_id, variant, environment, size_class,
-      rate_per_hour, rate_card_version, reserved_minutes, reserved_amount, hold_id, request_fingerprint, status,
-      start_deadline, created_at)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 'reserved', $15, $16)
-    ON CONFLICT (runtime_id) DO UPDATE SET
-      reservation_id = EXCLUDED.reservation_id, user_id = EXCLUDED.user_id, agent_id = EXCLUDED.agent_id,
-      variant = EXCLUDED.variant, environment = EXCLUDED.environment, size_class = EXCLUDED.size_class,
-      rate_per_hour = EXCLUDED.rate_per_hour, rate_card_version = EXCLUDED.rate_card_version,
-      reserved_minutes = EXCLUDED.reserved_minutes, reserved_amount = EXCLUDED.reserved_amount,
-      hold_id = EXCLUDED.hold_id, request_fingerprint = EXCLUDED.request_fingerprint, start_deadline = EXCLUDED.start_deadline
-    WHERE runtimes.reservation_id IS NULL AND runtimes.account_id = EXCLUDED.account_id
-    RETURNING *`,
-};
 
 const LAUNCH_READ: PreparedStatement = {
   name: 'launch_read_v3',
