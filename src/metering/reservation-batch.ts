@@ -281,6 +281,8 @@ export class AccountLaunches {
         if (this.fallback) return [];
         outcomes.push(outcome);
       } catch (refused) {
+        // A refusal changes nothing; anything else (a bug, a state the batch cannot apply) fails the batch.
+        if (!(refused instanceof BillingException)) throw refused;
         outcomes.push({ refused });
       }
     }
@@ -289,9 +291,7 @@ export class AccountLaunches {
 
   private decideOne(input: LaunchInput, row: LaunchRow, ledger: LedgerBatch): LaunchOutcome {
     const { request, now } = input;
-    if (input.abandoned?.()) {
-      throw new BillingException('DL_BILLING_UNAVAILABLE', `The client closed the connection before runtime ${request.runtimeId} was reserved: nothing was reserved`);
-    }
+    if (input.abandoned?.()) throw abandonedLaunch(request.runtimeId);
     if (row.reserved) return { replay: true };
     ownRuntime(request, row.runtime_account);
     activeOnly(this.account);
@@ -319,6 +319,7 @@ export class AccountLaunches {
     for (const [scope, spend] of this.spend) if (scope === '' || scope === userId) spend.held += amount;
     // A notice or alert not sent yet is left to the launch on its own (it sends it in its transaction).
     const hold = decided.answer;
+    // (The hold's balance is known now; only its transaction id waits for the commit.)
     const low = lowBalanceNotice(this.plan, this.period, this.account.id, hold().balance.available);
     const fresh = [...notices, ...(low ? [low] : [])].filter((n) => !this.sent.has(n.cause));
     const alerts = limits.flatMap((l) => dueAlerts(l, this.spendOf(l).charged + this.spendOf(l).held).map((a) => `${l.id}:${a.kind}:${a.threshold}`));
@@ -344,6 +345,11 @@ export function ownRuntime(request: ReservationRequest, runtimeAccount: string |
   throw new BillingException('DL_BILLING_IDEMPOTENCY_CONFLICT', `Runtime ${request.runtimeId} belongs to another account`, [
     { field: 'runtimeId', message: 'is a runtime of another account' },
   ]);
+}
+
+/** A launch whose client closed its connection before it was worked on: nothing is reserved. */
+export function abandonedLaunch(runtimeId: string): BillingException {
+  return new BillingException('DL_BILLING_UNAVAILABLE', `The client closed the connection before runtime ${runtimeId} was reserved: nothing was reserved`);
 }
 
 /** A reservation's hold and the hold's idempotency key. */

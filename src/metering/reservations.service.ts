@@ -23,6 +23,7 @@ import { RateCard } from '../pricing/rate-card';
 import { limitsInScopeJson, SpendLimitsService, type LimitRow } from '../spend-limits/spend-limits.service';
 import { LaunchGuard } from './launch-guard';
 import {
+  abandonedLaunch,
   AccountLaunches,
   activeOnly,
   holdKeys,
@@ -98,54 +99,27 @@ export class ReservationsService {
   }
 
   /**
-   * Launches group-committed (GroupCommitLanes, by account): a batch is one transaction of three
-   * round trips whatever its size. BEGIN, the lock of all its wallets (sorted) and the reads of
-   * the wallets, accounts, runtimes and spend limits; then what its accounts' checks count
-   * (reservation-batch.ts); the launches decided in memory, account by account in arrival order;
-   * then one statement writing every hold, one every runtime row, the audit rows and COMMIT. Answers
-   * are given after COMMIT. Launches a batch does not take (an allowance to grant, a notice to
-   * send) run on their own after it, in arrival order; if the batch fails in the database, all of
-   * its launches do.
+   * Launches group-committed (GroupCommitLanes, by account): a batch is one transaction of two round
+   * trips whatever its size (three when its accounts' checks count something). BEGIN, the lock of
+   * all its wallets (sorted) and the reads of the wallets, accounts, runtimes and spend limits; then
+   * what its accounts' checks count (reservation-batch.ts); the launches decided in memory, account
+   * by account in arrival order; then one statement writing every hold, one every runtime row, the
+   * audit rows and COMMIT. Answers are given after COMMIT. Launches a batch does not take (an
+   * allowance to grant, a notice to send) run on their own after it, in arrival order; if the batch
+   * fails in the database, all of its launches do.
    */
   private async runBatch(batch: PendingLaunch[]): Promise<void> {
-    const now = this.clock.now();
     const byAccount = new Map<string, PendingLaunch[]>();
     for (const launch of batch) byAccount.set(launch.request.accountId, [...(byAccount.get(launch.request.accountId) ?? []), launch]);
-    const accounts = [...byAccount.keys()].sort();
-    const decided = new Map<PendingLaunch, LaunchOutcome>();
-    const alone: PendingLaunch[] = [];
     let session: PipelinedSession | undefined;
+    let decided: Map<PendingLaunch, LaunchOutcome>;
+    let alone: PendingLaunch[];
     let reserved: Map<string, RuntimeRow>;
-    let ledger: LedgerBatch;
     try {
-      const locks = new Map(accounts.map((a) => [a, byAccount.get(a)!.map((l) => ({ accountId: a, ...holdKeys(l.request.runtimeId) }))]));
+      const locks = new Map([...byAccount].map(([a, items]) => [a, items.map((l) => ({ accountId: a, ...holdKeys(l.request.runtimeId) }))]));
       session = await PipelinedSession.begin(poolOf(this.ds), [...batchReadCalls(locks), launchReadCall(batch.map((l) => l.request))]);
-      const [, wallets, launches] = session.results;
-      ledger = LedgerBatch.of(wallets ?? [], this.audit);
-      const rows = launchRows(launches ?? []);
-      const deciders = new Map<string, AccountLaunches>();
-      for (const a of accounts) {
-        const items = byAccount.get(a)!;
-        const decider = AccountLaunches.of(this.catalog, items.map((l) => ({ request: l.request, row: rows.get(l.request.runtimeId) })), ledger.has(a), now);
-        if (decider) deciders.set(a, decider);
-        else alone.push(...items);
-      }
-      const needs = needsReadCall([...deciders.values()]);
-      if (needs) {
-        for (const [a, counted] of needsRows((await session.query([needs]))[0] ?? [])) deciders.get(a)!.counted(counted);
-      }
-      const rateCard = this.rateCard.current();
-      for (const [a, decider] of deciders) {
-        const items = byAccount.get(a)!;
-        const inputs = items.map((l) => ({ ...l, now, rateCard }));
-        const outcomes = decider.fallback ? [] : decider.decide(inputs, ledger);
-        if (decider.fallback) {
-          ledger.drop(a);
-          alone.push(...items);
-          continue;
-        }
-        items.forEach((l, i) => decided.set(l, outcomes[i]!));
-      }
+      let ledger: LedgerBatch;
+      ({ ledger, decided, alone } = await this.decideBatch(session, byAccount));
       const inserts = [...decided.values()].flatMap((o) => ('reserved' in o ? [o.reserved.insert] : []));
       const also = inserts.length > 0 ? [reserveRuntimesCall(inserts)] : [];
       const [insertedRows] = ledger.written(await session.commit(ledger.writeCalls(also)), also.length);
@@ -171,6 +145,42 @@ export class ReservationsService {
     this.stats.decided += decided.size;
     this.stats.alone += alone.length;
     await this.oneByOne(alone.sort((x, y) => batch.indexOf(x) - batch.indexOf(y)));
+  }
+
+  /** The batch's launches decided on what its first round trip read (and, if they need it, the counts of a second). */
+  private async decideBatch(
+    session: PipelinedSession,
+    byAccount: Map<string, PendingLaunch[]>,
+  ): Promise<{ ledger: LedgerBatch; decided: Map<PendingLaunch, LaunchOutcome>; alone: PendingLaunch[] }> {
+    const now = this.clock.now();
+    const [, wallets, launches] = session.results;
+    const ledger = LedgerBatch.of(wallets ?? [], this.audit);
+    const rows = launchRows(launches ?? []);
+    const decided = new Map<PendingLaunch, LaunchOutcome>();
+    const alone: PendingLaunch[] = [];
+    const deciders = new Map<string, AccountLaunches>();
+    for (const [a, items] of byAccount) {
+      const decider = AccountLaunches.of(this.catalog, items.map((l) => ({ request: l.request, row: rows.get(l.request.runtimeId) })), ledger.has(a), now);
+      if (decider) deciders.set(a, decider);
+      else alone.push(...items);
+    }
+    const needs = needsReadCall([...deciders.values()]);
+    if (needs) {
+      for (const [a, counted] of needsRows((await session.query([needs]))[0] ?? [])) deciders.get(a)!.counted(counted);
+    }
+    const rateCard = this.rateCard.current();
+    for (const [a, decider] of deciders) {
+      const items = byAccount.get(a)!;
+      const outcomes = decider.fallback ? [] : decider.decide(items.map((l) => ({ ...l, now, rateCard })), ledger);
+      if (decider.fallback) {
+        this.logger.debug(`the launches of ${a} run on their own: ${decider.fallback}`);
+        ledger.drop(a);
+        alone.push(...items);
+        continue;
+      }
+      items.forEach((l, i) => decided.set(l, outcomes[i]!));
+    }
+    return { ledger, decided, alone };
   }
 
   /** Launches each in a transaction of its own, one after the other in the order they came, before the lane takes its next batch. */
@@ -447,10 +457,6 @@ interface BatchAnswer {
  */
 const LANES = 2;
 const MAX_BATCH = 64;
-
-function abandonedLaunch(runtimeId: string): BillingException {
-  return new BillingException('DL_BILLING_UNAVAILABLE', `The client closed the connection before runtime ${runtimeId} was reserved: nothing was reserved`);
-}
 
 /** Who reserves, in the audit log, when the caller does not say (a key's requests say `key:<id>`). */
 const RESERVATION_ACTOR = 'system:reservations';
