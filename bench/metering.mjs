@@ -165,9 +165,8 @@ async function openLoop(rate, seconds) {
 const bySecond = (run) => run.perSecond.map((l) => (l.sort((a, b) => a - b), `${ms(pct(l, 50))}/${ms(pct(l, 99))}`)).join(' ');
 
 // The service was just started on a new database: in its first seconds of load V8 is still
-// compiling the hot code, and PostgreSQL analyzes the growing tables every few hundred rows (each
-// ANALYZE makes every connection plan the statements on that table again). A warm-up at the same
-// rate comes first; its figures are printed beside the measured ones.
+// compiling the hot code, and the database's connections are still filling their caches. A warm-up
+// at the same rate comes first; its figures are printed beside the measured ones.
 const warmup = WARMUP_SECONDS > 0 ? await openLoop(RATE, WARMUP_SECONDS) : null;
 const fixed = await openLoop(RATE, SECONDS);
 // Second by second (by when the request was sent), on stderr: where the slow ones were.
