@@ -60,10 +60,12 @@ export function batchReadCalls(locks: ReadonlyMap<string, readonly LockKey[]>): 
     keys[accountId] = [...new Set(of.map((l) => l.idempotencyKey).filter((k): k is string => !!k))];
     holds[accountId] = [...new Set(of.map((l) => l.holdId).filter((h): h is string => !!h))];
   }
-  return [
-    { statement: LOCK_WALLETS_STATEMENT, values: [accounts] },
-    { statement: READ_BATCH_STATEMENT, values: [accounts, JSON.stringify(keys), JSON.stringify(holds)] },
-  ];
+  return [lockWalletsCall(accounts), { statement: READ_BATCH_STATEMENT, values: [accounts, JSON.stringify(keys), JSON.stringify(holds)] }];
+}
+
+/** Locks the wallets of `accounts` in the order every job that locks several wallets uses (bytewise by account id). */
+export function lockWalletsCall(accounts: readonly string[]): Call {
+  return { statement: LOCK_WALLETS_STATEMENT, values: [accounts] };
 }
 
 type Raw = Record<string, unknown> & {

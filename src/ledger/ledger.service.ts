@@ -22,7 +22,7 @@ import {
   resolveOperation,
   type Operation,
 } from './ledger.decisions';
-import { batchReadCalls, LedgerBatch } from './ledger.batch';
+import { batchReadCalls, LedgerBatch, lockWalletsCall } from './ledger.batch';
 import { LedgerStore, toGrant, toHold, type LockedWallet, type LockKey } from './ledger.store';
 import type {
   AdjustHoldInput,
@@ -231,8 +231,7 @@ export class LedgerService {
       )
     ).map((r) => r.account_id);
     if (accounts.length === 0) return null;
-    // Account-id order in bytes (COLLATE "C"): the order the batches of the …Tx path lock wallets in.
-    await em.query(`SELECT 1 FROM wallets WHERE account_id = ANY($1) ORDER BY account_id COLLATE "C" FOR UPDATE`, [accounts]);
+    await inOneRoundTrip(em, [lockWalletsCall(accounts)]);
     const due = await rows<{
       id: string;
       account_id: string;
