@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LedgerService } from '../../src/ledger/ledger.service';
 import { ReservationsService } from '../../src/metering/reservations.service';
-import { fundedAccount, SMALL } from '../support/accounts';
+import { fundedAccount, lifecycle, SMALL } from '../support/accounts';
 import { startApp, uid, type Harness } from '../support/app';
 
 /**
@@ -93,5 +93,34 @@ describe('reservations decided in batches', () => {
       await h.ds.query(`DROP TRIGGER ${fn} ON runtimes`);
       await h.ds.query(`DROP FUNCTION ${fn}()`);
     }
+  });
+
+  it('answers each launch of a shared batch as a launch on its own would: a runtime known from its events, another account\'s runtime, a replay', async () => {
+    const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
+    const other = await fundedAccount(h, admin, { credits: '1.000000' });
+    const send = (runtimeId: string, minutes = 60) => h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId, ...SMALL, minutes } });
+    // Known before its reservation (a heartbeat came first), of this account and of the other one.
+    const [known, foreign] = [uid('rt_known'), uid('rt_foreign')];
+    const heartbeats = [lifecycle(accountId, known, 'runtime.heartbeat', new Date(), 1), lifecycle(other, foreign, 'runtime.heartbeat', new Date(), 1)];
+    expect((await h.request('POST', '/v1/events', { key: cp, body: heartbeats })).status).toBe(200);
+    const replayed = uid('rt_replayed');
+    expect((await send(replayed)).status).toBe(201);
+
+    const before = { ...reservations.stats };
+    const fresh = [uid('rt'), uid('rt'), uid('rt')];
+    const answers = await Promise.all([send(fresh[0]!), send(known), send(foreign), send(replayed), send(replayed, 20), send(fresh[1]!), send(fresh[2]!)]);
+    expect(answers.map((a) => a.status)).toEqual([201, 201, 409, 200, 409, 201, 201]);
+    expect(answers[2]!.body.error).toMatchObject({ code: 'DL_BILLING_IDEMPOTENCY_CONFLICT', findings: [{ field: 'runtimeId', message: 'is a runtime of another account' }] });
+    expect(answers[3]!.body.reservationId).toBe(`res_${replayed}`);
+    expect(answers[4]!.body.error.code).toBe('DL_BILLING_IDEMPOTENCY_CONFLICT');
+    expect(reservations.stats.decided - before.decided).toBeGreaterThan(reservations.stats.batches - before.batches);
+
+    // Five one-hour holds: the replay held nothing more, the refused ones nothing at all.
+    expect(await wallet(accountId)).toMatchObject({ held: '5.000000', available: '5.000000' });
+    expect(await wallet(other)).toMatchObject({ held: '0.000000', available: '1.000000' });
+    const [row] = await h.ds.query(`SELECT account_id, reservation_id, reserved_amount::text AS reserved FROM runtimes WHERE runtime_id = $1`, [known]);
+    expect(row).toEqual({ account_id: accountId, reservation_id: `res_${known}`, reserved: '1000000' });
+    const ended = [known, foreign].map((id, i) => lifecycle(i === 0 ? accountId : other, id, 'runtime.terminated', new Date(), 99, { reason: 'user' }));
+    expect((await h.request('POST', '/v1/events', { key: cp, body: ended })).status).toBe(200);
   });
 });
