@@ -100,17 +100,54 @@ interface WalletChange extends WalletDelta {
  * decided on its wallet's version after the previous write, or a hold both created and changed.
  */
 export function writeCall(writes: readonly TransactionWrite[]): Call {
-  const txs: unknown[] = [];
-  const entries: unknown[] = [];
-  const newGrants = new Map<string, { remaining: bigint } & Record<string, unknown>>();
-  const grantChanges = new Map<string, bigint>();
-  const newHolds = new Map<string, Record<string, unknown>>();
-  const holdChanges = new Map<string, HoldChange>();
-  const allocationChanges = new Map<string, { holdId: string; held: bigint; charged: bigint; released: bigint }>();
-  const walletChanges = new Map<string, WalletChange>();
-  writes.forEach((w, ord) => {
-    txs.push({
-      ord,
+  const batch = new BatchWrite();
+  for (const w of writes) batch.add(w);
+  return batch.call();
+}
+
+/** What the write statement changes, row by row, summed over the writes added (in their order). */
+class BatchWrite {
+  private readonly txs: unknown[] = [];
+  private readonly entries: unknown[] = [];
+  private readonly newGrants = new Map<string, { remaining: bigint } & Record<string, unknown>>();
+  private readonly grantChanges = new Map<string, bigint>();
+  private readonly newHolds = new Map<string, Record<string, unknown>>();
+  private readonly holdChanges = new Map<string, HoldChange>();
+  private readonly allocationChanges = new Map<string, { holdId: string; held: bigint; charged: bigint; released: bigint }>();
+  private readonly walletChanges = new Map<string, WalletChange>();
+
+  add(w: TransactionWrite): void {
+    this.addTransaction(w);
+    this.addGrants(w);
+    this.addHolds(w);
+    this.addWallet(w);
+  }
+
+  call(): Call {
+    const json = (value: unknown): string => JSON.stringify(value, bigintAsString);
+    return {
+      statement: WRITE_STATEMENT,
+      values: [
+        json(this.txs),
+        json(this.entries),
+        json([...this.newGrants.values()]),
+        json(Object.fromEntries(this.grantChanges)),
+        [...this.grantChanges.keys()],
+        json([...this.newHolds.values()]),
+        json(Object.fromEntries(this.holdChanges)),
+        [...this.holdChanges.keys()],
+        json(Object.fromEntries([...this.allocationChanges].map(([key, { holdId: _, ...a }]) => [key, a]))),
+        [...new Set([...this.allocationChanges.values()].map((a) => a.holdId))],
+        json(Object.fromEntries(this.walletChanges)),
+        [...this.walletChanges.keys()],
+      ],
+    };
+  }
+
+  /** The transaction (its `ord` keeps the order of the ids) and its entries. */
+  private addTransaction(w: TransactionWrite): void {
+    this.txs.push({
+      ord: this.txs.length,
       account_id: w.accountId,
       kind: w.kind,
       key: w.idempotencyKey,
@@ -125,19 +162,27 @@ export function writeCall(writes: readonly TransactionWrite[]): Call {
       explanation: w.explanation,
       at: w.at,
     });
-    w.entries.forEach((e, i) => entries.push({ account_id: w.accountId, key: w.idempotencyKey, line: i + 1, account: e.account, amount: e.amount }));
-    if (w.newGrant) newGrants.set(w.newGrant.id, { ...w.newGrant, account_id: w.accountId, expires_at: w.newGrant.expiresAt, at: w.at });
+    w.entries.forEach((e, i) => this.entries.push({ account_id: w.accountId, key: w.idempotencyKey, line: i + 1, account: e.account, amount: e.amount }));
+  }
+
+  /** A new grant, and the changes of grants' balances (a grant created in the batch is inserted with its final balance). */
+  private addGrants(w: TransactionWrite): void {
+    if (w.newGrant) this.newGrants.set(w.newGrant.id, { ...w.newGrant, account_id: w.accountId, expires_at: w.newGrant.expiresAt, at: w.at });
     for (const change of grantDeltas(w.entries)) {
       if (change.grantId === w.newGrant?.id) continue;
-      const created = newGrants.get(change.grantId);
+      const created = this.newGrants.get(change.grantId);
       if (created) created.remaining += change.amount;
-      else grantChanges.set(change.grantId, (grantChanges.get(change.grantId) ?? 0n) + change.amount);
+      else this.grantChanges.set(change.grantId, (this.grantChanges.get(change.grantId) ?? 0n) + change.amount);
     }
-    if (w.newHold) newHolds.set(w.newHold.id, { ...w.newHold, account_id: w.accountId, expires_at: w.newHold.expiresAt, at: w.at });
+  }
+
+  /** A new hold, and the changes of holds and their allocations. */
+  private addHolds(w: TransactionWrite): void {
+    if (w.newHold) this.newHolds.set(w.newHold.id, { ...w.newHold, account_id: w.accountId, expires_at: w.newHold.expiresAt, at: w.at });
     for (const u of w.holdUpdates ?? []) {
-      if (newHolds.has(u.id)) throw new Error(`hold ${u.id} is created and changed in one batch`);
-      const c = holdChanges.get(u.id) ?? { status: null, amount: 0n, settled: 0n, released: 0n, charged: 0n, debt: 0n, resolved_at: null };
-      holdChanges.set(u.id, {
+      if (this.newHolds.has(u.id)) throw new Error(`hold ${u.id} is created and changed in one batch`);
+      const c = this.holdChanges.get(u.id) ?? { status: null, amount: 0n, settled: 0n, released: 0n, charged: 0n, debt: 0n, resolved_at: null };
+      this.holdChanges.set(u.id, {
         status: u.status ?? c.status,
         amount: c.amount + (u.amount ?? 0n),
         settled: c.settled + (u.settled ?? 0n),
@@ -149,15 +194,19 @@ export function writeCall(writes: readonly TransactionWrite[]): Call {
     }
     for (const a of w.allocationDeltas ?? []) {
       const key = `${a.holdId}|${a.grantId}`;
-      const c = allocationChanges.get(key) ?? { holdId: a.holdId, held: 0n, charged: 0n, released: 0n };
-      allocationChanges.set(key, { holdId: a.holdId, held: c.held + (a.held ?? 0n), charged: c.charged + (a.charged ?? 0n), released: c.released + (a.released ?? 0n) });
+      const c = this.allocationChanges.get(key) ?? { holdId: a.holdId, held: 0n, charged: 0n, released: 0n };
+      this.allocationChanges.set(key, { holdId: a.holdId, held: c.held + (a.held ?? 0n), charged: c.charged + (a.charged ?? 0n), released: c.released + (a.released ?? 0n) });
     }
-    const wallet = walletChanges.get(w.accountId) ?? { expected: w.expectedVersion, writes: 0n, grants: 0n, holds: 0n, issued: 0n, consumed: 0n, expired: 0n, debt: 0n, at: w.at };
+  }
+
+  /** The wallet's balances, written once, checked at the version its first write was decided on. */
+  private addWallet(w: TransactionWrite): void {
+    const wallet = this.walletChanges.get(w.accountId) ?? { expected: w.expectedVersion, writes: 0n, grants: 0n, holds: 0n, issued: 0n, consumed: 0n, expired: 0n, debt: 0n, at: w.at };
     if (w.expectedVersion !== wallet.expected + wallet.writes) {
       throw new Error(`a write of wallet ${w.accountId} was decided on version ${w.expectedVersion}, not ${wallet.expected + wallet.writes}`);
     }
     const d = walletDelta(w.entries);
-    walletChanges.set(w.accountId, {
+    this.walletChanges.set(w.accountId, {
       expected: wallet.expected,
       writes: wallet.writes + 1n,
       grants: wallet.grants + d.grants,
@@ -168,25 +217,7 @@ export function writeCall(writes: readonly TransactionWrite[]): Call {
       debt: wallet.debt + d.debt,
       at: w.at,
     });
-  });
-  const json = (value: unknown): string => JSON.stringify(value, bigintAsString);
-  return {
-    statement: WRITE_STATEMENT,
-    values: [
-      json(txs),
-      json(entries),
-      json([...newGrants.values()]),
-      json(Object.fromEntries(grantChanges)),
-      [...grantChanges.keys()],
-      json([...newHolds.values()]),
-      json(Object.fromEntries(holdChanges)),
-      [...holdChanges.keys()],
-      json(Object.fromEntries([...allocationChanges].map(([key, { holdId: _, ...a }]) => [key, a]))),
-      [...new Set([...allocationChanges.values()].map((a) => a.holdId))],
-      json(Object.fromEntries(walletChanges)),
-      [...walletChanges.keys()],
-    ],
-  };
+  }
 }
 
 /** The id of each write's transaction, in the order of `writes`; throws if the statement did not write them all. */
