@@ -31,7 +31,7 @@ import type { RuntimeRow } from './runtime-row';
  */
 
 /** A runtime already known (reserved, or made known by its events first) and its account; no row: unknown. */
-export const KNOWN_RUNTIME = `SELECT r.account_id AS runtime_account, r.reservation_id IS NOT NULL AS reserved FROM runtimes r WHERE r.runtime_id = $1`;
+const KNOWN_RUNTIME = `SELECT r.account_id AS runtime_account, r.reservation_id IS NOT NULL AS reserved FROM runtimes r WHERE r.runtime_id = $1`;
 
 /** What a launch reads with its wallet's lock: the account, whether its runtime is known, the spend limits in scope. */
 export interface LaunchRow extends PlanAccountRow {

@@ -4,7 +4,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { fingerprint } from '../common/canonical-json';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { GroupCommitLanes, takeDistinct } from '../common/database/group-commit';
-import { inOneRoundTrip, inTransactionFrom, PipelinedSession, poolOf, type Call, type PreparedStatement } from '../common/database/pipelined-transaction';
+import { inOneRoundTrip, inTransactionFrom, PipelinedSession, poolOf, type Call } from '../common/database/pipelined-transaction';
 import { inTransaction, isUniqueViolation, rows } from '../common/database/transaction';
 import { BillingException } from '../common/errors/billing.exception';
 import { formatCredits } from '../common/money';
@@ -13,21 +13,20 @@ import { AuditService } from '../audit/audit.service';
 import { batchReadCalls, LedgerBatch } from '../ledger/ledger.batch';
 import { LedgerService } from '../ledger/ledger.service';
 import type { Balance } from '../ledger/ledger.types';
-import { loadPlanAccount, lockAndLoadPlanAccount, PLAN_ACCOUNT_COLUMNS, planAccountOf, type PlanAccount, type PlanAccountRow } from '../plans/plan-accounts';
+import { loadPlanAccount, lockAndLoadPlanAccount, planAccountOf, type PlanAccount } from '../plans/plan-accounts';
 import { PlanCatalog } from '../plans/plan-catalog';
 import { QuotasService } from '../plans/quotas.service';
 import type { Environment } from '../pricing/environment';
 import { holdFor, chargeFor } from '../pricing/charges';
 import { priceEnvironment } from '../pricing/pricing';
 import { RateCard } from '../pricing/rate-card';
-import { limitsInScopeJson, SpendLimitsService, type LimitRow } from '../spend-limits/spend-limits.service';
+import { SpendLimitsService, type LimitRow } from '../spend-limits/spend-limits.service';
 import { LaunchGuard } from './launch-guard';
 import {
   abandonedLaunch,
   AccountLaunches,
   activeOnly,
   holdKeys,
-  KNOWN_RUNTIME,
   launchReadCall,
   launchRows,
   needsReadCall,
@@ -209,9 +208,9 @@ export class ReservationsService {
     unlessAbandoned();
     let view: ReservationView | 'reserved';
     try {
-      view = await inTransactionFrom(this.ds, this.launchCalls(request), (em, launchRows) => {
+      view = await inTransactionFrom(this.ds, this.launchCalls(request), (em, firstRows) => {
         unlessAbandoned();
-        return this.create(em, request, requestFingerprint, actor, launchRows);
+        return this.create(em, request, requestFingerprint, actor, firstRows);
       });
     } catch (error) {
       // A concurrent request for the same runtime won the race: answer as a replay (or a conflict).
@@ -261,24 +260,20 @@ export class ReservationsService {
     const { accountId, runtimeId } = request;
     return [
       this.ledger.lockWalletRowCall(accountId),
-      { statement: LAUNCH_READ, values: [accountId, runtimeId, request.userId ?? ''] },
+      launchReadCall([request]),
       this.ledger.holdReadCall({ accountId, ...holdKeys(runtimeId) }),
     ];
   }
 
-  /** `launchRows`: the rows of launchCalls, when the caller sent them (with its BEGIN). */
-  private async lockForLaunch(em: EntityManager, request: ReservationRequest, launchRows?: unknown[][]): Promise<Launch | 'reserved'> {
+  /** `firstRows`: the rows of launchCalls, when the caller sent them (with its BEGIN). */
+  private async lockForLaunch(em: EntityManager, request: ReservationRequest, firstRows?: unknown[][]): Promise<Launch | 'reserved'> {
     const { accountId, runtimeId } = request;
-    const [locked, launch, ledgerRead] = launchRows ?? (await inOneRoundTrip(em, this.launchCalls(request)));
-    const row = launch?.[0] as (PlanAccountRow & { reserved: boolean; runtime_account: string | null; spend_limits: LimitRow[] }) | undefined;
-    if (!locked?.length || !row) {
-      const [known] = await rows<{ runtime_account: string; reserved: boolean }>(em, KNOWN_RUNTIME, [runtimeId]);
-      if (known?.reserved) return 'reserved';
-      ownRuntime(request, known?.runtime_account ?? null);
-      return { account: await this.lockActiveAccount(em, accountId) };
-    }
-    if (row.reserved) return 'reserved';
-    ownRuntime(request, row.runtime_account);
+    const [locked, launch, ledgerRead] = firstRows ?? (await inOneRoundTrip(em, this.launchCalls(request)));
+    const row = launchRows(launch ?? []).get(runtimeId);
+    if (row?.reserved) return 'reserved';
+    ownRuntime(request, row?.runtime_account ?? null);
+    // An account without a wallet row yet (or no account) takes the longer way.
+    if (!locked?.length || !row?.id) return { account: await this.lockActiveAccount(em, accountId) };
     const account = planAccountOf(row);
     if (!account) throw BillingException.notFound(`Account ${accountId}`);
     return { account: activeOnly(account), limits: row.spend_limits, ledgerRead };
@@ -290,10 +285,10 @@ export class ReservationsService {
     request: ReservationRequest,
     requestFingerprint: string,
     actor: string,
-    launchRows?: unknown[][],
+    firstRows?: unknown[][],
   ): Promise<ReservationView | 'reserved'> {
     const now = this.clock.now();
-    const launch = await this.lockForLaunch(em, request, launchRows);
+    const launch = await this.lockForLaunch(em, request, firstRows);
     if (launch === 'reserved') return launch;
     const { account } = launch;
     const environment = request.environment as Environment;
@@ -470,13 +465,6 @@ interface Launch {
   limits?: LimitRow[];
   ledgerRead?: unknown[];
 }
-
-const LAUNCH_READ: PreparedStatement = {
-  name: 'launch_read_v3',
-  text: `SELECT ${PLAN_ACCOUNT_COLUMNS}, coalesce(k.reserved, false) AS reserved, k.runtime_account,
-      ${limitsInScopeJson('a.id', '$3')} AS spend_limits
-    FROM accounts a LEFT JOIN LATERAL (${KNOWN_RUNTIME.replace('$1', '$2')}) k ON true WHERE a.id = $1`,
-};
 
 /**
  * When the reservation runs out: before the start, the start deadline; while running, the moment
