@@ -312,8 +312,9 @@ export class ReservationsService {
     const { hold, also } = await this.ledger.createHoldWith(em, reservationHold(request, price, amount, actor), verdict.walletChanged ? undefined : launch.ledgerRead, [
       reserveRuntimesCall([runtimeInsert(request, price, amount, requestFingerprint, now)]),
     ]);
-    const row = also[0]?.[0] as RuntimeRow | undefined;
-    if (!row) throw new BillingException('DL_BILLING_IDEMPOTENCY_CONFLICT', `Runtime ${request.runtimeId} is already reserved`);
+    // (A runtime reserved meanwhile fails the statement as a serialization failure: the transaction
+    // runs again and then finds it reserved.)
+    const row = also[0]![0] as RuntimeRow;
     await verdict.afterHold(hold.balance.available);
     if (limits.length > 0) await this.spendLimits.notifyThresholds(em, request.accountId, request.userId ?? null, now, limits);
     return this.viewOf(row, hold.balance, verdict.runsRemaining);
