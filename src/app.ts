@@ -6,6 +6,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Test } from '@nestjs/testing';
 import { AppModule } from './app.module';
 import type { AppConfig } from './common/config/config';
+import { withCorrelation } from './common/context/correlation';
 import { BillingException } from './common/errors/billing.exception';
 import { toBillingException } from './common/errors/billing-exception.filter';
 import { JsonLogger } from './common/logging/json-logger';
@@ -38,6 +39,10 @@ function fastifyAdapter(): FastifyAdapter {
 function configure(app: NestFastifyApplication, logger: JsonLogger): void {
   const fastify = app.getHttpAdapter().getInstance();
   const metrics = app.get(Metrics);
+  // Everything a request does runs with its request id as the correlation (audit rows, logs).
+  fastify.addHook('onRequest', (request, _reply, done) => {
+    withCorrelation({ id: request.id, kind: 'request' }, done);
+  });
   fastify.addHook('onSend', async (request, reply) => {
     void reply.header('x-request-id', request.id);
   });

@@ -80,7 +80,7 @@ async function selectOne(url: string): Promise<number> {
   await client.connect();
   try {
     const { rows } = await client.query<{ one: number }>('SELECT 1 AS one');
-    return rows[0].one;
+    return rows[0]!.one;
   } finally {
     await client.end();
   }
