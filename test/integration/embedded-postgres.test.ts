@@ -58,6 +58,26 @@ describe('embedded PostgreSQL after an interrupted run', () => {
   });
 });
 
+describe('embedded PostgreSQL and the exit code', () => {
+  it('leaves the exit code a process has set (a failed test run exits non-zero)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'billing-embedded-exit-'));
+    chmodSync(dir, 0o755);
+    try {
+      const script = `
+        const { EmbeddedPostgres } = await import(${JSON.stringify(join(process.cwd(), 'dist/src/common/database/embedded-postgres.js'))});
+        const server = new EmbeddedPostgres(${JSON.stringify(join(dir, 'pg'))}, ${await freePort()});
+        await server.start();
+        await server.stop();
+        process.exitCode = 3;`;
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: 'inherit' });
+      const code = await new Promise((r) => child.once('exit', r));
+      expect(code).toBe(3);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 /** Starts PostgreSQL on `dir` from a child Node process, then kills that process with SIGKILL. */
 async function leaveServerRunning(dir: string, port: number): Promise<number> {
   const script = `

