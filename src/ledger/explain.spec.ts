@@ -16,4 +16,20 @@ describe('explain', () => {
       'Granted (promotion): 2.000000 credits, not expiring — welcome.',
     );
   });
+
+  it('explains a claw-back of a top-up as one: the charge, how it was reversed, the Checkout session and the amount', () => {
+    const clawBack = (explanation: Record<string, unknown>) => explain({ kind: 'adjustment', amount: -25_000_000n, holdId: null, grantId: 'g_top', reference: 'ch_1', explanation });
+    expect(clawBack({ clawedBack: '25000000', grantId: 'g_top', cause: 'refund', chargeId: 'ch_1', disputeId: null, topUpSession: 'cs_1', reversed: '25000000' })).toBe(
+      'Clawed back 25.000000 credits of the top-up paid in Checkout session cs_1 (grant g_top): Stripe charge ch_1 was refunded.',
+    );
+    expect(clawBack({ clawedBack: '10000000', grantId: 'g_top', cause: 'dispute', chargeId: 'ch_1', disputeId: 'dp_1', topUpSession: 'cs_1', reversed: '75000000' })).toBe(
+      'Clawed back 10.000000 credits of the top-up paid in Checkout session cs_1 (grant g_top): Stripe charge ch_1 was disputed (dispute dp_1); 75.000000 reversed, only 10.000000 of them left unspent.',
+    );
+  });
+
+  it('gives the reason of a settlement', () => {
+    expect(
+      explain({ kind: 'settlement', amount: 0n, holdId: 'h1', grantId: null, reference: 'rt_1', explanation: { held: '1000000', charged: '0', released: '1000000', reason: 'launch failed: image pull' } }),
+    ).toBe('Charged 0.000000 of 1.000000 credits held for rt_1 (hold h1); 1.000000 released — launch failed: image pull.');
+  });
 });

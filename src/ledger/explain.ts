@@ -45,7 +45,9 @@ export function explain(t: Pick<StatementEntry, 'kind' | 'amount' | 'holdId' | '
         ? `Reserved ${credits(e.held)} more credits${ref} (hold ${t.holdId}, now ${credits(e.holdAmount)})${parts(e.parts)}.`
         : `Reserved ${credits(e.held)} credits${ref} (hold ${t.holdId})${parts(e.parts)}.`;
     case 'settlement':
-      return `Charged ${credits(e.charged)} of ${credits(e.held)} credits held${ref} (hold ${t.holdId}); ${credits(e.released)} released${returned(e)}.`;
+      return `Charged ${credits(e.charged)} of ${credits(e.held)} credits held${ref} (hold ${t.holdId}); ${credits(e.released)} released${returned(e)}${
+        e.reason ? ` — ${String(e.reason)}` : ''
+      }.`;
     case 'void':
       return `Voided hold ${t.holdId}${ref}: ${credits(e.released)} credits released, nothing charged${e.reason ? ` (${String(e.reason)})` : ''}${returned(e)}.`;
     case 'release':
@@ -61,6 +63,7 @@ export function explain(t: Pick<StatementEntry, 'kind' | 'amount' | 'holdId' | '
     case 'expiry':
       return `${credits(e.expired)} unused credits of ${SOURCE_NAMES[String(e.source)] ?? String(e.source)} grant ${t.grantId} expired at ${date(e.expiresAt) ?? '?'}.`;
     case 'adjustment': {
+      if (e.clawedBack !== undefined) return clawBack(t, e);
       const delta = BigInt(String(e.delta ?? '0'));
       const why = e.reason ? ` (${String(e.reason)})` : '';
       if (delta > 0n) {
@@ -73,4 +76,14 @@ export function explain(t: Pick<StatementEntry, 'kind' | 'amount' | 'holdId' | '
     default:
       return `${t.kind} of ${credits(t.amount)} credits.`;
   }
+}
+
+/** A top-up taken back because Stripe reversed its payment (a refund or a dispute). */
+function clawBack(t: Pick<StatementEntry, 'grantId' | 'reference'>, e: Record<string, unknown>): string {
+  const taken = credits(e.clawedBack);
+  if (!e.topUpSession) return `Clawed back ${taken} credits of grant ${t.grantId}${e.reason ? ` (${String(e.reason)})` : ''}.`;
+  const how = e.cause === 'dispute' ? `was disputed${e.disputeId ? ` (dispute ${String(e.disputeId)})` : ''}` : 'was refunded';
+  const reversed = BigInt(String(e.reversed ?? e.clawedBack));
+  const short = reversed > BigInt(String(e.clawedBack)) ? `; ${credits(reversed)} reversed, only ${taken} of them left unspent` : '';
+  return `Clawed back ${taken} credits of the top-up paid in Checkout session ${String(e.topUpSession)} (grant ${t.grantId}): Stripe charge ${String(e.chargeId)} ${how}${short}.`;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { lifecycleValidator, parseLifecycleMessage } from './lifecycle-event';
+import { TERMINATE_REASONS } from './commands';
+import { lifecycleValidator, parseLifecycleMessage, TERMINATION_REASONS } from './lifecycle-event';
 
 const now = () => new Date('2026-12-02T10:00:00.000Z');
 const validate = lifecycleValidator(now);
@@ -7,8 +8,13 @@ const good = { id: 'evt_1', type: 'runtime.started', occurredAt: '2026-12-02T09:
 const parse = (value: unknown) => parseLifecycleMessage(Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)), validate);
 
 describe('parseLifecycleMessage', () => {
-  it.each(['user', 'culled', 'expired', 'anomaly', 'unreachable', 'spend_limit', 'admin'])('accepts a termination for the reason %s', (reason) => {
-    expect(parse({ ...good, type: 'runtime.terminated', data: { reason } }).ok).toBe(true);
+  it.each([...TERMINATION_REASONS, ...TERMINATE_REASONS, 'oom_killed_by_the_node'])('accepts a termination for the reason %s, recorded as given', (reason) => {
+    const r = parse({ ...good, type: 'runtime.terminated', data: { reason } });
+    expect(r.ok && r.event.data.reason).toBe(reason);
+  });
+
+  it("lists every reason of our own runtime.terminate commands among the contract's termination reasons", () => {
+    expect(TERMINATION_REASONS).toEqual(expect.arrayContaining([...TERMINATE_REASONS]));
   });
 
   it('accepts a contract event', () => {
@@ -23,8 +29,10 @@ describe('parseLifecycleMessage', () => {
     ['a negative seq', { ...good, seq: -1 }, /seq: must not be negative/],
     ['a date in year 9999', { ...good, occurredAt: '9999-01-01T00:00:00.000Z' }, /occurredAt/],
     ['missing fields', { id: 'evt_2', type: 'runtime.started' }, /occurredAt.*accountId.*runtimeId.*seq/],
-    ['a termination without its reason', { ...good, type: 'runtime.terminated', data: {} }, /data\.reason: must be one of user, culled/],
-    ['a termination for a reason not in the contract', { ...good, type: 'runtime.terminated', data: { reason: 'bored' } }, /data\.reason/],
+    ['a termination without its reason', { ...good, type: 'runtime.terminated', data: {} }, /data\.reason: must be a string of 1-500 characters/],
+    ['a termination with an empty reason', { ...good, type: 'runtime.terminated', data: { reason: '' } }, /data\.reason: must be a string/],
+    ['a termination with a reason that is not a string', { ...good, type: 'runtime.terminated', data: { reason: 7 } }, /data\.reason: must be a string/],
+    ['a termination with a reason of 501 characters', { ...good, type: 'runtime.terminated', data: { reason: 'x'.repeat(501) } }, /data\.reason: must be a string/],
     ['a failed launch without its reason', { ...good, type: 'runtime.launch_failed', data: {} }, /data\.reason: must be a string/],
   ])('refuses %s with a reason', (_what, value, reason) => {
     const r = parse(value);

@@ -13,8 +13,26 @@ export const LIFECYCLE_TYPES = [
 ] as const;
 export type LifecycleType = (typeof LIFECYCLE_TYPES)[number];
 
-/** Why a runtime ended, as `runtime.terminated` says (the contract's list). */
-export const TERMINATION_REASONS = ['user', 'culled', 'expired', 'anomaly', 'unreachable', 'spend_limit', 'admin'] as const;
+/**
+ * The reasons the contract names for `runtime.terminated`: the control plane's own and those of our
+ * `runtime.terminate` commands. Any other reason is accepted too and recorded as given (an event is a
+ * fact, its reason a label); this list documents, it does not filter.
+ */
+export const TERMINATION_REASONS = [
+  'user',
+  'culled',
+  'expired',
+  'anomaly',
+  'unreachable',
+  'spend_limit',
+  'admin',
+  'reservation_expired',
+  'account_suspended',
+  'unreserved',
+] as const;
+
+/** A reason is a label: 1-500 characters, like a launch failure's. */
+export const MAX_REASON_LENGTH = 500;
 
 const EARLIEST = Date.parse('2000-01-01T00:00:00Z');
 /** Events stamped further in the future than this are refused: a clock that far off is a bug. */
@@ -40,11 +58,9 @@ export function lifecycleEventSchema(now: () => Date) {
     // The data the contract gives a meaning to is checked; other keys in data are kept as sent (a
     // control plane may add some, and refusing a pause for one would charge the paused time).
     const reason = e.data.reason;
-    if (e.type === 'runtime.terminated' && !TERMINATION_REASONS.includes(reason as (typeof TERMINATION_REASONS)[number])) {
-      ctx.addIssue({ code: 'custom', path: ['data', 'reason'], message: `must be one of ${TERMINATION_REASONS.join(', ')}` });
-    }
-    if (e.type === 'runtime.launch_failed' && (typeof reason !== 'string' || reason.length === 0 || reason.length > 500)) {
-      ctx.addIssue({ code: 'custom', path: ['data', 'reason'], message: 'must be a string of 1-500 characters' });
+    const ends = e.type === 'runtime.terminated' || e.type === 'runtime.launch_failed';
+    if (ends && (typeof reason !== 'string' || reason.length === 0 || reason.length > MAX_REASON_LENGTH)) {
+      ctx.addIssue({ code: 'custom', path: ['data', 'reason'], message: `must be a string of 1-${MAX_REASON_LENGTH} characters` });
     }
   });
 }

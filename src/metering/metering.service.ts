@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { AuditService } from '../audit/audit.service';
+import { AuditService, type AuditEntry } from '../audit/audit.service';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { rows } from '../common/database/transaction';
 import { BillingException } from '../common/errors/billing.exception';
@@ -15,9 +15,10 @@ import { acknowledgeCommands, issueTerminate } from './commands';
 import { buildSession, type MeteredEvent, type Session } from './core/sessions';
 import { DEFAULT_MINUTES } from './dto/reservation.dto';
 import type { RuntimeStatus } from './entities/runtime.entity';
-import type { LifecycleEvent, LifecycleType } from './lifecycle-event';
+import type { LifecycleEvent } from './lifecycle-event';
 import { ReservationsService } from './reservations.service';
 import type { RuntimeRow } from './runtime-row';
+import { sessionHistory } from './session-history';
 
 /** Who, in the audit log, for what metering does on its own (reservations on the fly, terminate commands). */
 const METERING_ACTOR = 'system:metering';
@@ -29,6 +30,8 @@ interface Touched {
   /** Any event other than a heartbeat: the session must be rebuilt. */
   changesSession: boolean;
   started?: LifecycleEvent;
+  /** Ids of this call's events that change the session (a contradiction they bring is flagged once). */
+  newIds: Set<string>;
 }
 
 /** A chunk's runtime rows and rollup deltas, written together at its end. */
@@ -49,6 +52,8 @@ interface Pending {
     count: number;
   }[];
   deltas: ReturnType<typeof rollupDelta>[];
+  /** Recorded after every ledger write of the call (the audit chain head is locked last). */
+  audits: AuditEntry[];
 }
 
 /**
@@ -74,10 +79,13 @@ export class MeteringService {
     if (events.length === 0) return;
     const touched = new Map<string, Touched>();
     for (const e of events) {
-      const t = touched.get(e.runtimeId) ?? { accountId: e.accountId, count: 0, lastSeen: e.occurredAt, changesSession: false };
+      const t = touched.get(e.runtimeId) ?? { accountId: e.accountId, count: 0, lastSeen: e.occurredAt, changesSession: false, newIds: new Set() };
       t.count += 1;
       if (e.occurredAt > t.lastSeen) t.lastSeen = e.occurredAt;
-      if (e.type !== 'runtime.heartbeat') t.changesSession = true;
+      if (e.type !== 'runtime.heartbeat') {
+        t.changesSession = true;
+        t.newIds.add(e.id);
+      }
       if (e.type === 'runtime.started' && (!t.started || e.occurredAt < t.started.occurredAt)) t.started = e;
       touched.set(e.runtimeId, t);
     }
@@ -91,16 +99,52 @@ export class MeteringService {
     const locked = await rows<RuntimeRow>(em, `SELECT * FROM runtimes WHERE runtime_id = ANY($1) ORDER BY runtime_id FOR UPDATE`, [rebuild]);
     const byId = new Map(locked.map((r) => [r.runtime_id, r]));
 
-    const history = await this.history(em, rebuild);
+    const history = await sessionHistory(em, rebuild);
     const commanded = await this.withOpenCommands(em, rebuild);
     const now = this.clock.now();
-    const pending: Pending = { rows: [], deltas: [] };
+    const pending: Pending = { rows: [], deltas: [], audits: [] };
     for (const id of rebuild) {
       const t = touched.get(id)!;
       const row = byId.get(id) ?? (await this.insertUnreserved(em, id, t.accountId));
-      await this.applySession(em, row, buildSession(history.get(id) ?? []), t, now, commanded, pending);
+      const events = history.get(id) ?? [];
+      const session = buildSession(events);
+      this.flagContradiction(row, session, events, t, now, pending);
+      await this.applySession(em, row, session, t, now, commanded, pending);
     }
     await this.flush(em, pending);
+    if (pending.audits.length > 0) await this.audit.recordMany(em, pending.audits);
+  }
+
+  /**
+   * A launch failure that the runtime's run contradicts is kept for review: an audit row, once (when
+   * this call's events made the contradiction appear), and the reservation view lists it.
+   */
+  private flagContradiction(row: RuntimeRow, session: Session, events: MeteredEvent[], t: Touched, now: Date, pending: Pending): void {
+    const flagged = session.contradictedLaunchFailure;
+    if (!flagged) return;
+    if (buildSession(events.filter((e) => !t.newIds.has(e.id))).contradictedLaunchFailure) return;
+    pending.audits.push({
+      actor: METERING_ACTOR,
+      action: 'runtime.launch_failed_contradicted',
+      accountId: row.account_id,
+      after: {
+        runtimeId: row.runtime_id,
+        eventId: flagged.eventId,
+        occurredAt: flagged.at.toISOString(),
+        reason: flagged.reason,
+        runningSeconds: session.closedMs / 1000,
+        review: 'launch failure reported for a runtime that ran: not voided, the charge stands',
+      },
+      at: now,
+    });
+  }
+
+  /**
+   * A hold given back for a launch failure is settled at zero, so a run that turns out to have
+   * happened is charged by correcting it; one voided before that rule cannot be charged again.
+   */
+  private async chargeable(em: EntityManager, holdId: string): Promise<boolean> {
+    return (await this.ledger.hold(em, holdId))?.status === 'settled';
   }
 
   /** Which of these runtimes have a terminate command not yet acknowledged. */
@@ -159,26 +203,6 @@ export class MeteringService {
     return updated.map((u) => u.runtime_id);
   }
 
-  private async history(em: EntityManager, ids: string[]): Promise<Map<string, (MeteredEvent & { data: Record<string, unknown> })[]>> {
-    // Read for every rebuilt runtime of every chunk: the instant as epoch milliseconds (events carry
-    // millisecond precision) and the data only where a session reads it (the termination reason), as
-    // parsing timestamps and JSON of every row was most of this read's cost.
-    const found = await rows<{ id: string; runtime_id: string; type: LifecycleType; at_ms: number; seq: string; data: Record<string, unknown> | null }>(
-      em,
-      `SELECT id, runtime_id, type, (extract(epoch FROM occurred_at) * 1000)::float8 AS at_ms, seq,
-         CASE WHEN type IN ('runtime.terminated', 'runtime.launch_failed') THEN data END AS data
-       FROM runtime_events WHERE runtime_id = ANY($1) AND type <> 'runtime.heartbeat'`,
-      [ids],
-    );
-    const out = new Map<string, (MeteredEvent & { data: Record<string, unknown> })[]>();
-    for (const e of found) {
-      const list = out.get(e.runtime_id) ?? [];
-      list.push({ id: e.id, type: e.type, occurredAt: new Date(Math.round(e.at_ms)), seq: Number(e.seq), data: e.data ?? {} });
-      out.set(e.runtime_id, list);
-    }
-    return out;
-  }
-
   private async insertUnreserved(em: EntityManager, runtimeId: string, accountId: string): Promise<RuntimeRow> {
     const [row] = await rows<RuntimeRow>(
       em,
@@ -209,12 +233,15 @@ export class MeteringService {
     };
     const hold = current.hold_id;
     const cap = BigInt(current.reserved_amount);
+    const voidedByLaunchFailure = current.status === 'voided' && current.settlement === 'launch_failed';
     if (session.status === 'launch_failed') {
       if (hold && current.status !== 'voided') {
         if (current.status === 'settled') {
           await this.ledger.adjustSettledHold(em, { holdId: hold, newCharge: 0n, idempotencyKey: `adjust:${current.runtime_id}:launch_failed`, reason: 'launch failed' });
         } else {
-          await this.ledger.voidHold(em, hold, { reason: 'launch failed' });
+          // Settled at zero, not voided: every credit goes back all the same, and a run that later
+          // events show to have happened can still be charged by a correction of this settlement.
+          await this.ledger.settleHold(em, { holdId: hold, amount: 0n, reason: `launch failed: ${session.terminationReason ?? 'no reason given'}` });
         }
       }
       Object.assign(update, { status: 'voided', charged: 0n, released: cap, settlement: 'launch_failed', settledAt: now });
@@ -224,7 +251,7 @@ export class MeteringService {
       if (hold && current.status !== 'settled' && current.status !== 'voided') {
         const result = await this.ledger.settleHold(em, { holdId: hold, amount: charge, reason: `runtime ${current.runtime_id} terminated` });
         Object.assign(update, { charged: result.charged, released: result.released });
-      } else if (hold && current.status === 'settled' && charge !== update.charged) {
+      } else if (hold && (current.status === 'settled' || (voidedByLaunchFailure && (await this.chargeable(em, hold)))) && charge !== update.charged) {
         // A late event changed the history of a settled runtime: post the correction.
         const result = await this.ledger.adjustSettledHold(em, {
           holdId: hold,
@@ -239,16 +266,20 @@ export class MeteringService {
     } else if (current.status !== 'settled' && current.status !== 'voided') {
       update.status = commanded.has(current.runtime_id) ? 'terminating' : (session.status as RuntimeStatus);
     }
+    // A forced settlement closed the run at its charged end: later events other than a termination
+    // or a launch failure (which rebuild the charge) do not reopen it.
+    const frozen = update.status === 'settled' && (current.settlement ?? '').startsWith('forced_') && update.settlement === current.settlement;
+    const closedMs = frozen ? Number(current.closed_ms) : session.closedMs;
     // The usage rollups move by this charge's difference, in this transaction (reports read them).
-    pending.deltas.push(rollupDelta(row, { ...current, status: update.status, closed_ms: session.closedMs, charged: update.charged, settled_at: update.settledAt }));
+    pending.deltas.push(rollupDelta(row, { ...current, status: update.status, closed_ms: closedMs, charged: update.charged, settled_at: update.settledAt }));
     pending.rows.push({
       runtimeId: current.runtime_id,
       status: update.status,
       startedAt: session.startedAt,
-      closedMs: session.closedMs,
-      openSince: open?.from ?? null,
+      closedMs,
+      openSince: frozen ? null : (open?.from ?? null),
       lastSeen: maxDate(session.lastSeenAt, t.lastSeen),
-      terminatedAt: session.terminatedAt,
+      terminatedAt: frozen ? current.terminated_at : session.terminatedAt,
       terminationReason: session.terminationReason,
       charged: update.charged,
       released: update.released,

@@ -1,10 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { rows } from '../common/database/transaction';
 import { formatCredits } from '../common/money';
 import { Clock } from '../infra/clock/clock';
-import { buildSession, type MeteredEvent } from './core/sessions';
+import { buildSession, chargedRun, type MeteredEvent, type Session } from './core/sessions';
 import type { LifecycleType } from './lifecycle-event';
 import { ReservationsService } from './reservations.service';
 import { runningMsOf, type RuntimeRow } from './runtime-row';
@@ -22,8 +23,12 @@ export interface ReservationDetailsView {
   charged: string;
   released: string;
   settlement: string | null;
+  /** The reason its runtime.terminated (or launch failure) gave, as given. */
+  terminationReason: string | null;
   intervals: { from: string; to: string | null }[];
   explanation: string;
+  /** What an operator should look at: events that contradict the charge (kept, not acted on). */
+  review: { flag: 'launch_failed_contradicted'; eventId: string; occurredAt: string; reason: string | null; message: string }[];
   commands: { id: string; type: string; reason: string; issuedAt: string; acknowledgedAt: string | null }[];
 }
 
@@ -34,6 +39,7 @@ export class ReservationDetails {
     @InjectDataSource() private readonly ds: DataSource,
     private readonly reservations: ReservationsService,
     private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async get(runtimeId: string): Promise<ReservationDetailsView | null> {
@@ -56,6 +62,10 @@ export class ReservationDetails {
     const runningMs = runningMsOf(row, now);
     const charged = this.reservations.chargeSoFar(row, now);
     const rate = formatCredits(BigInt(row.rate_per_hour));
+    // A forced settlement closed the run at the end it charged up to (kept as the row's end).
+    const forced = row.status === 'settled' && row.settlement?.startsWith('forced_') && row.terminated_at ? row.terminated_at : null;
+    const intervals = forced ? chargedRun(session, forced, row.reserved_minutes * 60_000).intervals : session.intervals;
+    const flagged = session.contradictedLaunchFailure;
     return {
       reservationId: row.reservation_id,
       runtimeId: row.runtime_id,
@@ -69,8 +79,20 @@ export class ReservationDetails {
       charged: formatCredits(charged),
       released: formatCredits(BigInt(row.released)),
       settlement: row.settlement,
-      intervals: session.intervals.map((i) => ({ from: i.from.toISOString(), to: i.to?.toISOString() ?? null })),
-      explanation: explain(row, runningMs, rate, charged),
+      terminationReason: row.termination_reason,
+      intervals: intervals.map((i) => ({ from: i.from.toISOString(), to: i.to?.toISOString() ?? null })),
+      explanation: explain({ row, runningMs, rate, charged, session, heartbeatTimeoutMs: this.config.metering.heartbeatTimeoutMs }),
+      review: flagged
+        ? [
+            {
+              flag: 'launch_failed_contradicted',
+              eventId: flagged.eventId,
+              occurredAt: flagged.at.toISOString(),
+              reason: flagged.reason,
+              message: 'runtime.launch_failed for a runtime whose events show a run: recorded, not voided; the charge stands',
+            },
+          ]
+        : [],
       commands: commands.map((c) => ({
         id: c.id,
         type: c.type,
@@ -82,18 +104,51 @@ export class ReservationDetails {
   }
 }
 
-function explain(row: RuntimeRow, runningMs: number, rate: string, charged: bigint): string {
+interface Explained {
+  row: RuntimeRow;
+  runningMs: number;
+  rate: string;
+  charged: bigint;
+  session: Session;
+  heartbeatTimeoutMs: number;
+}
+
+function explain(x: Explained): string {
+  const { row, runningMs, rate, charged, session } = x;
   const base = `${(runningMs / 1000).toFixed(3)} s running × ${rate} credits/hour (rate card ${row.rate_card_version ?? 'none'}), rounded up to the micro-credit, capped at the hold of ${formatCredits(BigInt(row.reserved_amount))}`;
+  const flagged = session.contradictedLaunchFailure
+    ? `; a runtime.launch_failed (${session.contradictedLaunchFailure.eventId}, ${session.contradictedLaunchFailure.at.toISOString()}) contradicts this run: flagged for review, not voided`
+    : '';
   switch (row.settlement) {
     case 'events':
-      return `settled on runtime.terminated: ${base} = ${formatCredits(charged)}`;
+      return `settled on runtime.terminated: ${base} = ${formatCredits(charged)}${flagged}`;
     case 'launch_failed':
       return 'launch failed: nothing charged, the hold was given back';
     case 'never_started':
       return 'never started within 15 minutes: the hold was voided';
     case null:
-      return `so far: ${base} = ${formatCredits(charged)}`;
+      return `so far: ${base} = ${formatCredits(charged)}${flagged}`;
     default:
-      return `settled without runtime.terminated (${row.settlement}): ${formatCredits(charged)}`;
+      return `${forcedBasis(x)}: ${base} = ${formatCredits(charged)}${flagged}`;
   }
+}
+
+/** Why a settlement without runtime.terminated charged up to where it did. */
+function forcedBasis({ row, session, heartbeatTimeoutMs }: Explained): string {
+  const reason = (row.settlement ?? '').replace(/^forced_/, '');
+  const told = `settled without runtime.terminated (${row.settlement}): told to terminate (${reason}), no runtime.terminated came within the grace period`;
+  const end = row.terminated_at;
+  if (!end) return `${told}; nothing ran`;
+  const at = end.toISOString();
+  const minutes = row.reserved_minutes;
+  if (reason === 'reservation_expired') return `${told}; its running time reached the ${minutes} reserved minutes at ${at}, so the hold is charged`;
+  if (Number(row.closed_ms) >= minutes * 60_000) return `${told}; charged up to ${at}, where its running time reached the ${minutes} reserved minutes (capped at the hold)`;
+  // The end cut a running interval short: it is the last sign of life plus the timeout, or the settlement itself.
+  const cut = session.intervals.some((i) => i.to === null || i.to > end);
+  if (!cut) return `${told}; charged up to ${at}, the end of its last running interval`;
+  if (reason === 'unreachable' && row.settled_at && end.getTime() < row.settled_at.getTime()) {
+    const lastSeen = new Date(end.getTime() - heartbeatTimeoutMs).toISOString();
+    return `${told}; charged up to ${at} = its last sign of life (${lastSeen}) + the heartbeat timeout (${heartbeatTimeoutMs / 1000} s), capped at the hold`;
+  }
+  return `${told}; charged up to the forced settlement at ${at}`;
 }

@@ -13,7 +13,9 @@ import { topicsOf } from '../messaging/topics';
 import { chargeFor } from '../pricing/charges';
 import { addToUsageRollups, rollupDelta } from '../reports/usage-rollups';
 import { issueTerminate, type CommandIssuer, type TerminateReason } from './commands';
+import { buildSession, chargedRun, type ChargedRun } from './core/sessions';
 import type { RuntimeRow } from './runtime-row';
+import { sessionHistory } from './session-history';
 
 const BATCH = 500;
 
@@ -131,8 +133,8 @@ export class SweeperService implements OnApplicationBootstrap {
   /**
    * No `runtime.terminated` within the grace period after the first command: settle anyway. A
    * runtime past its reservation is charged the hold; a silent one up to its last sign of life plus
-   * the heartbeat timeout; others up to now; never more than the hold. A later terminated event
-   * corrects the charge from the events.
+   * the heartbeat timeout; others up to now; never more than the hold. The runtime's run is closed
+   * at the end it was charged up to. A later terminated event corrects the charge from the events.
    */
   private async forceSettle(now: Date): Promise<number> {
     return inTransaction(this.ds, async (em) => {
@@ -146,13 +148,16 @@ export class SweeperService implements OnApplicationBootstrap {
          ORDER BY r.runtime_id LIMIT ${BATCH} FOR UPDATE OF r SKIP LOCKED`,
         [now.toISOString(), this.config.metering.settleGraceMs],
       );
+      const history = await sessionHistory(em, due.map((r) => r.runtime_id));
       const charges: bigint[] = [];
+      const runs: ChargedRun[] = [];
       for (const row of due) {
         const cap = BigInt(row.reserved_amount);
-        let end = now.getTime();
-        if (row.reason === 'unreachable' && row.last_seen_at) end = Math.min(end, row.last_seen_at.getTime() + this.config.metering.heartbeatTimeoutMs);
-        const running = Number(row.closed_ms) + (row.open_since ? Math.max(0, end - row.open_since.getTime()) : 0);
-        const charge = row.reason === 'reservation_expired' ? cap : min(cap, chargeFor(BigInt(row.rate_per_hour), running));
+        let until = now.getTime();
+        if (row.reason === 'unreachable' && row.last_seen_at) until = Math.min(until, row.last_seen_at.getTime() + this.config.metering.heartbeatTimeoutMs);
+        // The running time up to that end, never past the reserved minutes (whose charge is the hold).
+        const run = chargedRun(buildSession(history.get(row.runtime_id) ?? []), new Date(until), row.reserved_minutes * 60_000);
+        const charge = row.reason === 'reservation_expired' ? cap : min(cap, chargeFor(BigInt(row.rate_per_hour), run.ms));
         const settled = await this.ledger.settleHold(em, {
           holdId: row.hold_id!,
           amount: charge,
@@ -160,10 +165,17 @@ export class SweeperService implements OnApplicationBootstrap {
           reason: `no runtime.terminated after the ${row.reason} command: settled without it`,
         });
         charges.push(settled.charged);
+        runs.push(run);
       }
       await this.markResolved(em, due.map((r) => r.runtime_id), 'settled', due.map((r) => `forced_${r.reason}`), now, charges);
+      // The run is closed at the end it was charged up to, so the view stops counting and shows it.
+      await em.query(
+        `UPDATE runtimes r SET closed_ms = u.ms, open_since = NULL, terminated_at = u.end_at
+         FROM unnest($1::text[], $2::bigint[], $3::timestamptz[]) AS u(id, ms, end_at) WHERE r.runtime_id = u.id`,
+        [due.map((r) => r.runtime_id), runs.map((r) => r.ms), runs.map((r) => r.end?.toISOString() ?? null)],
+      );
       // The usage rollups move by these charges, in this transaction (reports read them).
-      await addToUsageRollups(em, due.map((r, i) => rollupDelta(r, { ...r, status: 'settled', charged: charges[i]!, settled_at: now })));
+      await addToUsageRollups(em, due.map((r, i) => rollupDelta(r, { ...r, status: 'settled', closed_ms: runs[i]!.ms, charged: charges[i]!, settled_at: now })));
       return due.length;
     });
   }

@@ -12,6 +12,8 @@ export interface ClawBackInput {
   /** At most this many micro-credits. */
   max: bigint;
   idempotencyKey: string;
+  /** What Stripe reversed: the charge, how (refund or dispute), and the top-up's Checkout session. */
+  cause: { kind: 'refund' | 'dispute'; chargeId: string; disputeId: string | null; topUpSession: string; reversed: bigint };
   reason: string;
   reference: string;
   actor: string;
@@ -48,7 +50,17 @@ export async function clawBack(em: EntityManager, audit: AuditService, input: Cl
       after,
       at: input.now,
       entries,
-      explanation: { clawedBack: amount, grantId: input.grantId, reason: input.reason, actor: input.actor },
+      explanation: {
+        clawedBack: amount,
+        grantId: input.grantId,
+        cause: input.cause.kind,
+        chargeId: input.cause.chargeId,
+        disputeId: input.cause.disputeId,
+        topUpSession: input.cause.topUpSession,
+        reversed: input.cause.reversed,
+        reason: input.reason,
+        actor: input.actor,
+      },
     }),
   );
   await audit.record(em, {

@@ -377,6 +377,13 @@ export class StripeEventsService {
         grantId: topUp.grant_id,
         max: wanted,
         idempotencyKey: `stripe-claw-back:${event.id}`,
+        cause: {
+          kind: event.type === 'charge.refunded' ? 'refund' : 'dispute',
+          chargeId: charge.chargeId,
+          disputeId: event.type === 'charge.refunded' ? null : charge.id,
+          topUpSession: topUp.session_id,
+          reversed: wanted,
+        },
         reason: `${event.type} ${charge.id}: ${formatCredits(wanted)} credits of top-up ${topUp.session_id} reversed`,
         reference: charge.id,
         actor: ACTOR,

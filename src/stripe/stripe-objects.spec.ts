@@ -33,7 +33,13 @@ describe('reading Stripe objects', () => {
   });
 
   it('reads what a refund or a dispute reverses', () => {
-    expect(readCharge({ id: 'ch_1', payment_intent: 'pi_1', amount: 1000, amount_refunded: 250 }, 'refund')).toEqual({ id: 'ch_1', paymentIntentId: 'pi_1', amount: 1000, reversed: 250 });
-    expect(readCharge({ id: 'dp_1', payment_intent: { id: 'pi_1' }, amount: 1000 }, 'dispute')).toEqual({ id: 'dp_1', paymentIntentId: 'pi_1', amount: 1000, reversed: 1000 });
+    expect(readCharge({ id: 'ch_1', payment_intent: 'pi_1', amount: 1000, amount_refunded: 250 }, 'refund')).toEqual({ id: 'ch_1', chargeId: 'ch_1', paymentIntentId: 'pi_1', amount: 1000, reversed: 250 });
+    expect(readCharge({ id: 'dp_1', charge: 'ch_2', payment_intent: { id: 'pi_1' }, amount: 1000 }, 'dispute')).toEqual({
+      id: 'dp_1',
+      chargeId: 'ch_2',
+      paymentIntentId: 'pi_1',
+      amount: 1000,
+      reversed: 1000,
+    });
   });
 });

@@ -125,7 +125,10 @@ export function readCheckoutSession(o: unknown): CheckoutSessionSnapshot | null 
 
 /** A charge (charge.refunded) or a dispute (charge.dispute.created): what was paid and what is taken back, in cents. */
 export interface ChargeSnapshot {
+  /** The object's id: the charge's, or the dispute's. */
   id: string;
+  /** The charge reversed (a dispute names it in `charge`). */
+  chargeId: string;
   paymentIntentId: string | null;
   amount: number;
   /** Refunded (charge) or disputed (dispute) cents. */
@@ -137,6 +140,7 @@ export function readCharge(o: unknown, kind: 'refund' | 'dispute'): ChargeSnapsh
   const amount = num(o.amount) ?? 0;
   return {
     id: str(o.id)!,
+    chargeId: (kind === 'dispute' ? idOf(o.charge) : null) ?? str(o.id)!,
     paymentIntentId: idOf(o.payment_intent),
     amount,
     reversed: kind === 'refund' ? (num(o.amount_refunded) ?? amount) : amount,

@@ -134,6 +134,40 @@ describe('Stripe over HTTP, against the local fake', () => {
     expect(actions.filter((a: string) => a === 'credits.clawed_back')).toHaveLength(2);
   });
 
+  it('explains each claw-back in the ledger: the charge reversed, the top-up session and the amount taken back', async () => {
+    const accountId = await fundedAccount(h, admin, { plan: 'enterprise' });
+    const session = await paidTopUp(accountId);
+    await deliver(fake.emit('checkout.session.completed', session));
+    const grant = (await wallet(accountId)).grants[0].id;
+    const charge = { id: uid('ch'), object: 'charge', payment_intent: session.payment_intent, amount: 1000, amount_refunded: 250 };
+    expect((await deliver(fake.emit('charge.refunded', charge))).status).toBe(200);
+    // 60 credits are spent (reserved) before the dispute: only what is left unspent is taken back.
+    const cp = await h.key('control-plane');
+    const runtimeId = uid('rt');
+    const reserved = await h.request('POST', '/v1/reservations', {
+      key: cp,
+      body: { accountId, runtimeId, variant: 'datalayer', environment: { name: 'big', sizeClass: 'large' }, minutes: 514 },
+    });
+    expect(reserved.status, JSON.stringify(reserved.body)).toBe(201);
+    const dispute = { id: uid('dp'), object: 'dispute', charge: charge.id, payment_intent: session.payment_intent, amount: 1000 };
+    expect((await deliver(fake.emit('charge.dispute.created', dispute))).status).toBe(200);
+
+    const own = await h.key(`account:${accountId}`);
+    const ledger = await h.request('GET', `/v1/accounts/${accountId}/ledger`, { key: own });
+    expect(ledger.status).toBe(200);
+    const clawBacks = ledger.body.items.filter((e: { kind: string; explanation: string }) => e.kind === 'adjustment');
+    const left = reserved.body.balance.available;
+    expect(left).toBe('15.033333');
+    expect(clawBacks.map((e: { amount: string; explanation: string }) => [e.amount, e.explanation])).toEqual([
+      [
+        `-${left}`,
+        `Clawed back ${left} credits of the top-up paid in Checkout session ${session.id} (grant ${grant}): Stripe charge ${charge.id} was disputed (dispute ${dispute.id}); 75.000000 reversed, only ${left} of them left unspent.`,
+      ],
+      ['-25.000000', `Clawed back 25.000000 credits of the top-up paid in Checkout session ${session.id} (grant ${grant}): Stripe charge ${charge.id} was refunded.`],
+    ]);
+    expect(JSON.stringify(ledger.body.items)).not.toMatch(/hold null|corrected from 0\.000000/);
+  });
+
   /** A Team account with a subscription in the fake. */
   const teamAccount = async () => {
     const accountId = await fundedAccount(h, admin, { plan: 'team', kind: 'organization' });

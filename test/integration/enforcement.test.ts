@@ -85,4 +85,43 @@ describe('enforcement: a runtime that passes its reservation is told to terminat
     const wallet = (await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body;
     expect(wallet).toMatchObject({ total: '9.916666', held: '0.000000' });
   });
+
+  it('settles over Kafka a runtime.terminated carrying the reason of our own command for the time it ran, acknowledging the command', async () => {
+    const topic = h.config.kafka!.topics.lifecycle;
+    const view = async (runtimeId: string) => (await h.request('GET', `/v1/reservations/${runtimeId}`, { key: cp })).body;
+
+    // account_suspended: told to terminate a minute in, it stops two minutes later; 3 minutes charged, not the hour held.
+    const suspendedAccount = await fundedAccount(h, admin, { credits: '10.000000' });
+    const suspendedRuntime = uid('rt');
+    const start = clock.now();
+    await h.request('POST', '/v1/reservations', { key: cp, body: { accountId: suspendedAccount, runtimeId: suspendedRuntime, ...SMALL, minutes: 60 } });
+    await produce(topic, [{ key: suspendedAccount, value: lifecycle(suspendedAccount, suspendedRuntime, 'runtime.started', start, 1) }]);
+    await eventually(async () => (await view(suspendedRuntime)).status === 'running', 30_000, 'running');
+    clock.advance(minute);
+    expect((await h.request('PUT', `/v1/admin/accounts/${suspendedAccount}/suspension`, { key: admin, body: { suspended: true } })).status).toBe(200);
+    expect((await view(suspendedRuntime)).commands).toEqual([expect.objectContaining({ reason: 'account_suspended', acknowledgedAt: null })]);
+
+    // reservation_expired: a 5-minute reservation used up, told to terminate, and it does.
+    const expiredAccount = await fundedAccount(h, admin, { credits: '10.000000' });
+    const expiredRuntime = uid('rt');
+    await h.request('POST', '/v1/reservations', { key: cp, body: { accountId: expiredAccount, runtimeId: expiredRuntime, ...SMALL, minutes: 5 } });
+    await produce(topic, [{ key: expiredAccount, value: lifecycle(expiredAccount, expiredRuntime, 'runtime.started', clock.now(), 1) }]);
+    await eventually(async () => (await view(expiredRuntime)).status === 'running', 30_000, 'running');
+    clock.advance(5 * minute + 1000);
+    expect((await sweep()).result.reservationExpired).toBe(1);
+
+    clock.advance(20_000);
+    await produce(topic, [
+      { key: suspendedAccount, value: lifecycle(suspendedAccount, suspendedRuntime, 'runtime.terminated', new Date(start.getTime() + 3 * minute), 2, { reason: 'account_suspended' }) },
+      { key: expiredAccount, value: lifecycle(expiredAccount, expiredRuntime, 'runtime.terminated', clock.now(), 2, { reason: 'reservation_expired' }) },
+    ]);
+    await eventually(async () => (await view(suspendedRuntime)).status === 'settled' && (await view(expiredRuntime)).status === 'settled', 30_000, 'settled');
+    const suspended = await view(suspendedRuntime);
+    expect(suspended).toMatchObject({ settlement: 'events', terminationReason: 'account_suspended', runningSeconds: 180, charged: '0.050000', released: '0.950000' });
+    expect(suspended.commands).toEqual([expect.objectContaining({ reason: 'account_suspended', acknowledgedAt: expect.any(String) })]);
+    const expired = await view(expiredRuntime);
+    expect(expired).toMatchObject({ settlement: 'events', terminationReason: 'reservation_expired', charged: '0.083334' });
+    expect(expired.commands).toEqual([expect.objectContaining({ reason: 'reservation_expired', acknowledgedAt: expect.any(String) })]);
+    expect((await h.request('GET', `/v1/accounts/${suspendedAccount}/wallet`, { key: admin })).body).toMatchObject({ total: '9.950000', held: '0.000000' });
+  });
 });

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { LifecycleType } from '../lifecycle-event';
-import { buildSession, runningMs, type MeteredEvent } from './sessions';
+import { buildSession, chargedRun, runningMs, type MeteredEvent } from './sessions';
 
 const t0 = Date.parse('2026-12-02T09:00:00.000Z');
 const at = (minutes: number): Date => new Date(t0 + minutes * 60_000);
@@ -36,10 +36,34 @@ describe('buildSession', () => {
     expect(s.lastSeenAt).toEqual(at(5));
   });
 
-  it('charges nothing when the launch failed, whatever else arrived', () => {
-    const s = buildSession([ev('runtime.started', 0, 1), ev('runtime.launch_failed', 1, 2), ev('runtime.terminated', 3, 3)]);
-    expect(s.status).toBe('launch_failed');
-    expect(s.closedMs).toBe(0);
+  it('charges nothing when the launch failed, alone or after a start that no pause or termination closed', () => {
+    for (const events of [
+      [ev('runtime.launch_failed', 1, 2, { reason: 'image pull' })],
+      [ev('runtime.started', 0, 1), ev('runtime.launch_failed', 1, 2, { reason: 'image pull' }), ev('runtime.heartbeat', 2, 3)],
+      [ev('runtime.terminated', 3, 3, { reason: 'user' }), ev('runtime.launch_failed', 1, 2, { reason: 'image pull' })],
+    ]) {
+      const s = buildSession(events);
+      expect(s).toMatchObject({ status: 'launch_failed', closedMs: 0, intervals: [], terminationReason: 'image pull', contradictedLaunchFailure: null });
+    }
+  });
+
+  it('keeps the charge of a run that happened and flags the launch failure that contradicts it, in every order', () => {
+    const started = ev('runtime.started', 0, 1);
+    const failed = { id: 'late-failure', type: 'runtime.launch_failed' as const, occurredAt: new Date(t0 + 1000), seq: 2, data: { reason: 'image pull' } };
+    const terminated = ev('runtime.terminated', 10, 3, { reason: 'user' });
+    const orders = [
+      [started, terminated, failed],
+      [started, failed, terminated],
+      [terminated, started, failed],
+      [terminated, failed, started],
+      [failed, started, terminated],
+      [failed, terminated, started],
+    ];
+    for (const order of orders) {
+      const s = buildSession([...order, order[0]!]);
+      expect(s).toMatchObject({ status: 'terminated', closedMs: 10 * 60_000, terminationReason: 'user' });
+      expect(s.contradictedLaunchFailure).toEqual({ eventId: 'late-failure', at: failed.occurredAt, reason: 'image pull' });
+    }
   });
 
   it('ignores events after termination except as a sign of life', () => {
@@ -55,7 +79,7 @@ describe('buildSession', () => {
   });
 
   it('gives the same session for any order and any duplication of the same events', () => {
-    const types: LifecycleType[] = ['runtime.started', 'runtime.paused', 'runtime.resumed', 'runtime.heartbeat', 'runtime.terminated'];
+    const types: LifecycleType[] = ['runtime.started', 'runtime.paused', 'runtime.resumed', 'runtime.heartbeat', 'runtime.terminated', 'runtime.launch_failed'];
     const history = fc
       .array(fc.record({ type: fc.constantFrom(...types), gap: fc.integer({ min: 0, max: 30 }) }), { minLength: 1, maxLength: 30 })
       .map((steps) => {
@@ -73,5 +97,27 @@ describe('buildSession', () => {
         expect(buildSession(shuffled)).toEqual(reference);
       }),
     );
+  });
+});
+
+describe('chargedRun', () => {
+  const session = buildSession([ev('runtime.started', 0, 1), ev('runtime.paused', 10, 2), ev('runtime.resumed', 20, 3)]);
+
+  it('closes the run at the end chosen, counting only running time', () => {
+    expect(chargedRun(session, at(25), 60 * 60_000)).toEqual({
+      intervals: [
+        { from: at(0), to: at(10) },
+        { from: at(20), to: at(25) },
+      ],
+      ms: 15 * 60_000,
+      end: at(25),
+      cappedAtHold: false,
+    });
+  });
+
+  it('stops where the running time reaches the reserved minutes, and at an end inside a pause', () => {
+    expect(chargedRun(session, at(60), 12 * 60_000)).toMatchObject({ ms: 12 * 60_000, end: at(22), cappedAtHold: true });
+    expect(chargedRun(session, at(15), 60 * 60_000)).toMatchObject({ ms: 10 * 60_000, end: at(10), cappedAtHold: false });
+    expect(chargedRun(buildSession([]), at(15), 60_000)).toEqual({ intervals: [], ms: 0, end: null, cappedAtHold: false });
   });
 });

@@ -1,0 +1,29 @@
+import type { EntityManager } from 'typeorm';
+import { rows } from '../common/database/transaction';
+import type { MeteredEvent } from './core/sessions';
+import type { LifecycleType } from './lifecycle-event';
+
+export type HistoryEvent = MeteredEvent & { data: Record<string, unknown> };
+
+/**
+ * The events a session is built from, per runtime (heartbeats left out: they only prove life).
+ * Read for every rebuilt runtime of every chunk: the instant as epoch milliseconds (events carry
+ * millisecond precision) and the data only where a session reads it (the reason of a termination
+ * or a launch failure), as parsing timestamps and JSON of every row was most of this read's cost.
+ */
+export async function sessionHistory(em: EntityManager, ids: string[]): Promise<Map<string, HistoryEvent[]>> {
+  const found = await rows<{ id: string; runtime_id: string; type: LifecycleType; at_ms: number; seq: string; data: Record<string, unknown> | null }>(
+    em,
+    `SELECT id, runtime_id, type, (extract(epoch FROM occurred_at) * 1000)::float8 AS at_ms, seq,
+       CASE WHEN type IN ('runtime.terminated', 'runtime.launch_failed') THEN data END AS data
+     FROM runtime_events WHERE runtime_id = ANY($1) AND type <> 'runtime.heartbeat'`,
+    [ids],
+  );
+  const out = new Map<string, HistoryEvent[]>();
+  for (const e of found) {
+    const list = out.get(e.runtime_id) ?? [];
+    list.push({ id: e.id, type: e.type, occurredAt: new Date(Math.round(e.at_ms)), seq: Number(e.seq), data: e.data ?? {} });
+    out.set(e.runtime_id, list);
+  }
+  return out;
+}

@@ -1,0 +1,245 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/infra/clock/clock';
+import { fundedAccount, lifecycle, SMALL } from '../support/accounts';
+import { startApp, uid, type Harness } from '../support/app';
+import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
+
+const MIN = 60_000;
+const T0 = new Date('2031-05-06T12:57:00.000Z');
+
+describe('settling what ran: our own termination reasons, contradictory launch failures, forced settlements', () => {
+  // A database of its own: another file's expiry sweep (its clock years ahead) would settle or void this file's runtimes.
+  let db: FreshDatabase;
+  let h: Harness;
+  let admin: string;
+  let cp: string;
+  const clock = new ManualClock(T0);
+
+  beforeAll(async () => {
+    db = await freshDatabase('settlements');
+    h = await startApp({ clock, env: { DATABASE_URL: db.url } });
+    admin = await h.key('admin');
+    cp = await h.key('control-plane');
+  });
+  afterAll(async () => {
+    await h.close();
+    await db.drop();
+  });
+
+  const at = (base: Date, ms: number) => new Date(base.getTime() + ms);
+  const reserve = async (accountId: string, runtimeId: string, minutes: number) => {
+    const res = await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId, ...SMALL, minutes } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return res.body;
+  };
+  const send = (body: unknown) => h.request('POST', '/v1/events', { key: cp, body });
+  const accepted = async (body: unknown) => {
+    const res = await send(body);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+  };
+  const view = async (runtimeId: string) => (await h.request('GET', `/v1/reservations/${runtimeId}`, { key: cp })).body;
+  const wallet = async (accountId: string) => (await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body;
+  const sweep = async () => (await h.request('POST', '/v1/admin/jobs/expiry-sweep/run', { key: admin })).body.result;
+  const audit = async (accountId: string, action: string) =>
+    ((await h.request('GET', `/v1/audit?accountId=${accountId}`, { key: admin })).body.items as { action: string; after: Record<string, unknown> }[]).filter(
+      (a) => a.action === action,
+    );
+
+  describe('runtime.terminated with the reason of our own command', () => {
+    it('accepts account_suspended, charges the 2 minutes the runtime ran (not the hold) and acknowledges the command', async () => {
+      clock.set(T0);
+      const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
+      const runtimeId = uid('rt');
+      expect((await reserve(accountId, runtimeId, 60)).reserved).toBe('1.000000');
+      await accepted(lifecycle(accountId, runtimeId, 'runtime.started', T0, 1));
+      clock.advance(MIN);
+      const suspended = await h.request('PUT', `/v1/admin/accounts/${accountId}/suspension`, { key: admin, body: { suspended: true, reason: 'test' } });
+      expect(suspended.status, JSON.stringify(suspended.body)).toBe(200);
+      expect((await view(runtimeId)).commands).toEqual([expect.objectContaining({ reason: 'account_suspended', acknowledgedAt: null })]);
+
+      clock.advance(MIN);
+      await accepted(lifecycle(accountId, runtimeId, 'runtime.terminated', at(T0, 2 * MIN), 2, { reason: 'account_suspended' }));
+      const settled = await view(runtimeId);
+      expect(settled).toMatchObject({ status: 'settled', settlement: 'events', terminationReason: 'account_suspended', runningSeconds: 120, charged: '0.033334', released: '0.966666' });
+      expect(settled.commands).toEqual([expect.objectContaining({ reason: 'account_suspended', acknowledgedAt: clock.now().toISOString() })]);
+      expect(await wallet(accountId)).toMatchObject({ total: '9.966666', held: '0.000000' });
+    });
+
+    it('accepts reservation_expired, settling on the event (the hold, as the reservation was used up) and acknowledging the command', async () => {
+      clock.set(T0);
+      const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
+      const runtimeId = uid('rt');
+      await reserve(accountId, runtimeId, 5);
+      await accepted(lifecycle(accountId, runtimeId, 'runtime.started', T0, 1));
+      clock.advance(5 * MIN + 1000);
+      expect((await sweep()).reservationExpired).toBe(1);
+      clock.advance(20_000);
+      await accepted(lifecycle(accountId, runtimeId, 'runtime.terminated', clock.now(), 2, { reason: 'reservation_expired' }));
+      const settled = await view(runtimeId);
+      expect(settled).toMatchObject({ status: 'settled', settlement: 'events', terminationReason: 'reservation_expired', charged: '0.083334' });
+      expect(settled.commands).toEqual([expect.objectContaining({ reason: 'reservation_expired', acknowledgedAt: clock.now().toISOString() })]);
+      // Acknowledged: the sweeper has nothing left to force.
+      clock.advance(h.config.metering.settleGraceMs + MIN);
+      expect(await sweep()).toMatchObject({ forcedSettlements: 0 });
+      expect((await view(runtimeId)).settlement).toBe('events');
+    });
+
+    it('accepts unreserved and any unknown reason, recorded as given; refuses a missing, empty or over-long reason', async () => {
+      clock.set(T0);
+      const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
+      const stray = uid('rt');
+      await accepted(lifecycle(accountId, stray, 'runtime.heartbeat', T0, 1));
+      expect((await view(stray)).commands).toEqual([expect.objectContaining({ reason: 'unreserved', acknowledgedAt: null })]);
+      await accepted(lifecycle(accountId, stray, 'runtime.terminated', at(T0, 1000), 2, { reason: 'unreserved' }));
+      expect(await view(stray)).toMatchObject({ terminationReason: 'unreserved', charged: '0.000000', commands: [expect.objectContaining({ acknowledgedAt: expect.any(String) })] });
+
+      const odd = uid('rt');
+      await reserve(accountId, odd, 60);
+      await accepted([
+        lifecycle(accountId, odd, 'runtime.started', T0, 1),
+        lifecycle(accountId, odd, 'runtime.terminated', at(T0, 6 * MIN), 2, { reason: 'oom_killed_by_the_node' }),
+      ]);
+      expect(await view(odd)).toMatchObject({ status: 'settled', settlement: 'events', terminationReason: 'oom_killed_by_the_node', charged: '0.100000' });
+
+      const refused = await send([
+        lifecycle(accountId, uid('rt'), 'runtime.terminated', T0, 2, {}),
+        lifecycle(accountId, uid('rt'), 'runtime.terminated', T0, 2, { reason: '' }),
+        lifecycle(accountId, uid('rt'), 'runtime.terminated', T0, 2, { reason: 'x'.repeat(501) }),
+      ]);
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.findings).toEqual([0, 1, 2].map((i) => ({ field: `events[${i}].data.reason`, message: 'must be a string of 1-500 characters' })));
+    });
+  });
+
+  describe('a launch failure that contradicts a run', () => {
+    // Started 12:57:00, terminated 13:07:00 (0.166667 at 1 credit/hour), and a launch failure stamped 12:57:01.
+    const history = (accountId: string, runtimeId: string) => ({
+      started: lifecycle(accountId, runtimeId, 'runtime.started', T0, 1),
+      terminated: lifecycle(accountId, runtimeId, 'runtime.terminated', at(T0, 10 * MIN), 3, { reason: 'user' }),
+      failed: lifecycle(accountId, runtimeId, 'runtime.launch_failed', at(T0, 1000), 2, { reason: 'image pull' }),
+    });
+    const orders: ('started' | 'terminated' | 'failed')[][] = [
+      ['started', 'terminated', 'failed'],
+      ['started', 'failed', 'terminated'],
+      ['terminated', 'started', 'failed'],
+      ['terminated', 'failed', 'started'],
+      ['failed', 'started', 'terminated'],
+      ['failed', 'terminated', 'started'],
+    ];
+
+    it.each(orders.map((o) => [o.join(' → '), o] as const))('charges the run and flags the failure for review, delivered %s (with duplicates)', async (_name, order) => {
+      clock.set(at(T0, 30 * MIN));
+      const accountId = await fundedAccount(h, admin, { credits: '1.000000' });
+      const runtimeId = uid('rt');
+      await reserve(accountId, runtimeId, 60);
+      const events = history(accountId, runtimeId);
+      for (const name of order) {
+        await accepted(events[name]);
+        await accepted(events[order[0]!]); // a duplicate of the first, each time
+      }
+      await accepted(order.map((name) => events[name])); // and all of them again, at once
+
+      const settled = await view(runtimeId);
+      expect(settled).toMatchObject({
+        status: 'settled',
+        settlement: 'events',
+        charged: '0.166667',
+        released: '0.833333',
+        runningSeconds: 600,
+        intervals: [{ from: T0.toISOString(), to: at(T0, 10 * MIN).toISOString() }],
+        review: [{ flag: 'launch_failed_contradicted', eventId: events.failed.id, occurredAt: at(T0, 1000).toISOString(), reason: 'image pull', message: expect.any(String) }],
+      });
+      expect(settled.explanation).toMatch(/launch_failed .*flagged for review, not voided/);
+      expect(await wallet(accountId)).toMatchObject({ total: '0.833333', held: '0.000000', available: '0.833333' });
+      const flagged = await audit(accountId, 'runtime.launch_failed_contradicted');
+      expect(flagged).toHaveLength(1);
+      expect(flagged[0]!.after).toMatchObject({ runtimeId, eventId: events.failed.id, reason: 'image pull' });
+    });
+
+    it('voids a failed launch alone, and one after a start that nothing closed; a later termination makes it a run', async () => {
+      clock.set(at(T0, 30 * MIN));
+      const accountId = await fundedAccount(h, admin, { credits: '2.000000' });
+      const alone = uid('rt');
+      const started = uid('rt');
+      await reserve(accountId, alone, 60);
+      await reserve(accountId, started, 60);
+      await accepted(history(accountId, alone).failed);
+      const b = history(accountId, started);
+      await accepted([b.started, b.failed]);
+      for (const runtimeId of [alone, started]) {
+        expect(await view(runtimeId)).toMatchObject({ status: 'voided', settlement: 'launch_failed', charged: '0.000000', review: [], terminationReason: 'image pull' });
+      }
+      expect(await wallet(accountId)).toMatchObject({ total: '2.000000', held: '0.000000', available: '2.000000' });
+      expect(await audit(accountId, 'runtime.launch_failed_contradicted')).toHaveLength(0);
+
+      await accepted(b.terminated);
+      expect(await view(started)).toMatchObject({ status: 'settled', charged: '0.166667', review: [expect.objectContaining({ eventId: b.failed.id })] });
+      expect(await wallet(accountId)).toMatchObject({ total: '1.833333', held: '0.000000' });
+    });
+  });
+
+  describe('the reservation view after a forced settlement', () => {
+    it('closes a silent runtime at its last sign of life + the heartbeat timeout, stops counting and says so', async () => {
+      clock.set(at(T0, 2 * 60 * MIN));
+      const start = clock.now();
+      const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
+      const runtimeId = uid('rt');
+      await reserve(accountId, runtimeId, 60);
+      await accepted(lifecycle(accountId, runtimeId, 'runtime.started', start, 1));
+      await accepted(lifecycle(accountId, runtimeId, 'runtime.heartbeat', at(start, 5 * MIN), 2));
+      clock.set(at(start, 16 * MIN));
+      expect(await sweep()).toMatchObject({ unreachable: 1, forcedSettlements: 0 });
+      clock.advance(h.config.metering.settleGraceMs + MIN);
+      expect((await sweep()).forcedSettlements).toBe(1);
+
+      const end = at(start, 15 * MIN); // 13:02 + 10 minutes
+      const settled = await view(runtimeId);
+      expect(settled).toMatchObject({
+        status: 'settled',
+        settlement: 'forced_unreachable',
+        charged: '0.250000',
+        runningSeconds: 900,
+        intervals: [{ from: start.toISOString(), to: end.toISOString() }],
+      });
+      expect(settled.explanation).toBe(
+        `settled without runtime.terminated (forced_unreachable): told to terminate (unreachable), no runtime.terminated came within the grace period; ` +
+          `charged up to ${end.toISOString()} = its last sign of life (${at(start, 5 * MIN).toISOString()}) + the heartbeat timeout (600 s), capped at the hold: ` +
+          `900.000 s running × 1.000000 credits/hour (rate card ${settled.rateCardVersion}), rounded up to the micro-credit, capped at the hold of 1.000000 = 0.250000`,
+      );
+      // Later, and after a late pause, nothing grows.
+      clock.advance(45 * MIN);
+      await accepted(lifecycle(accountId, runtimeId, 'runtime.paused', at(start, 40 * MIN), 3));
+      expect(await view(runtimeId)).toMatchObject({ runningSeconds: 900, charged: '0.250000', intervals: [{ from: start.toISOString(), to: end.toISOString() }] });
+      expect(await wallet(accountId)).toMatchObject({ total: '9.750000', held: '0.000000' });
+      const usage = await h.request('GET', `/v1/accounts/${accountId}/usage?groupBy=runtime&from=${at(start, -MIN).toISOString()}&to=${clock.now().toISOString()}`, { key: admin });
+      expect(usage.body.items).toEqual([{ runtime: runtimeId, runtimes: 1, seconds: 900, credits: '0.250000' }]);
+    });
+
+    it('closes a runtime past its reservation where the reserved minutes ran out, charged the hold', async () => {
+      clock.set(at(T0, 4 * 60 * MIN));
+      const start = clock.now();
+      const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
+      const runtimeId = uid('rt');
+      await reserve(accountId, runtimeId, 5);
+      await accepted(lifecycle(accountId, runtimeId, 'runtime.started', start, 1));
+      clock.advance(6 * MIN);
+      expect((await sweep()).reservationExpired).toBe(1);
+      clock.advance(h.config.metering.settleGraceMs + MIN);
+      expect((await sweep()).forcedSettlements).toBe(1);
+      const end = at(start, 5 * MIN);
+      const settled = await view(runtimeId);
+      expect(settled).toMatchObject({
+        status: 'settled',
+        settlement: 'forced_reservation_expired',
+        charged: '0.083334',
+        runningSeconds: 300,
+        intervals: [{ from: start.toISOString(), to: end.toISOString() }],
+      });
+      expect(settled.explanation).toMatch(
+        new RegExp(`^settled without runtime\\.terminated \\(forced_reservation_expired\\).*its running time reached the 5 reserved minutes at ${end.toISOString()}, so the hold is charged: 300\\.000 s running`),
+      );
+      clock.advance(60 * MIN);
+      expect((await view(runtimeId)).runningSeconds).toBe(300);
+    });
+  });
+});
