@@ -1,0 +1,20 @@
+import { parseDocument } from 'yaml';
+
+/** Aliases a document may expand: an Environment needs few, and a small cap stops an alias bomb. */
+const MAX_ALIASES = 50;
+
+/**
+ * An Environment document sent as text: YAML 1.2 with its core schema (so `yes` stays a string),
+ * which also reads JSON. One document, unique keys, no merge keys or custom tags.
+ */
+export function parseEnvironmentText(text: string): { value: unknown } | { problem: string } {
+  const problem = (why: string) => ({ problem: `is not a YAML or JSON Environment document: ${why}` });
+  const doc = parseDocument(text, { version: '1.2', schema: 'core', uniqueKeys: true, merge: false, prettyErrors: false });
+  const [error] = doc.errors;
+  if (error) return problem(error.message.split('\n')[0] ?? error.code);
+  try {
+    return { value: doc.toJS({ maxAliasCount: MAX_ALIASES }) as unknown };
+  } catch (e) {
+    return problem((e as Error).message);
+  }
+}
