@@ -139,9 +139,10 @@ function baseFindings(card: RateCardVersion, parts: Parts, checks: EnvironmentCh
 function compatibilityFinding(parts: Parts, variant: string, field: string): EnvironmentFinding | undefined {
   const { compatibility } = parts.values;
   if (!isRecord(compatibility) || !isRecord(compatibility.variants)) return undefined;
-  const list = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
-  const required = list(compatibility.variants.required);
-  const optional = list(compatibility.variants.optional);
+  const lists = [compatibility.variants.required, compatibility.variants.optional];
+  // A malformed list is a shape finding already; the variant is judged only against well-formed lists.
+  if (!lists.every((v) => v === undefined || (Array.isArray(v) && v.every((x) => typeof x === 'string')))) return undefined;
+  const [required, optional] = lists.map((v) => (v ?? []) as string[]) as [string[], string[]];
   if (required.includes(variant) || optional.includes(variant)) return undefined;
   return {
     field,
