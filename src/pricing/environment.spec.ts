@@ -284,6 +284,12 @@ describe('codes beside the billing code', () => {
       details: {},
       findings: [{ field: 'accountId', message: 'must not be empty' }],
     });
+    expect(refusalOf(() => parsePricedRequest(reservation, { accountId: 'a', variant: 'e2b' }, card))).toEqual({
+      code: 'DL_BILLING_REQUEST_INVALID',
+      status: 400,
+      details: {},
+      findings: [{ field: 'environment', message: 'is required' }],
+    });
     expect(refusalOf(() => validateEnvironmentRequest(card, { variant: 'fly', environment: { name: 'x', sizeClass: 'small' } }))).toEqual({
       code: 'DL_BILLING_CAPABILITY_UNSUPPORTED',
       status: 422,

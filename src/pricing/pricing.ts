@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { BillingException } from '../common/errors/billing.exception';
 import { findingsOf } from '../common/http/zod-validation.pipe';
-import { environmentRequestSchema, type Environment, type EnvironmentRequest } from './environment';
+import { environmentRequestSchema, isRecord, type Environment, type EnvironmentRequest } from './environment';
 import { environmentChecks, type EnvironmentFinding, type SpecCode } from './environment-checks';
 import { gpuRates, RateCard, type RateCardVersion } from './rate-card';
 import { withoutDigest } from './spec-digest';
@@ -26,7 +26,10 @@ export function parsePricedRequest<T extends z.ZodType>(
 ): z.output<T> {
   const parsed = schema.safeParse(input);
   const { invalid, unsupported } = environmentChecks(card, input, prefix);
-  const malformed = [...(parsed.success ? [] : specFindings(findingsOf(parsed.error, prefix), prefix)), ...invalid];
+  // A missing environment is a malformed request, not an environment that breaks the specification.
+  const given = isRecord(input) && input.environment !== undefined;
+  const shape = parsed.success ? [] : findingsOf(parsed.error, prefix);
+  const malformed = [...(given ? specFindings(shape, prefix) : shape), ...invalid];
   if (malformed.length > 0) throw invalidException([...malformed, ...unsupported]);
   if (unsupported.length > 0) throw unsupportedException(unsupported);
   return parsed.data as z.output<T>;
