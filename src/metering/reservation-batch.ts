@@ -13,6 +13,7 @@ import { usageQuery, type Usage } from '../plans/quotas.service';
 import type { Environment } from '../pricing/environment';
 import { holdFor } from '../pricing/charges';
 import { priceEnvironment, type Price } from '../pricing/pricing';
+import { environmentDigest, withoutDigest } from '../pricing/spec-digest';
 import type { RateCardVersion } from '../pricing/rate-card';
 import { dueAlerts, limitsInScopeJson, passesLimit, spendQuery, type LimitRow, type Spend } from '../spend-limits/spend-limits.service';
 import type { ReservationRequest } from './dto/reservation.dto';
@@ -115,19 +116,19 @@ export function needsRows(found: unknown[]): Map<string, NeedsRow> {
 }
 
 const RESERVE_RUNTIMES: PreparedStatement = {
-  name: 'reserve_runtimes_v1',
+  name: 'reserve_runtimes_v2',
   text: `WITH reserved AS (INSERT INTO runtimes (runtime_id, account_id, reservation_id, user_id, agent_id, variant, environment, size_class,
-      rate_per_hour, rate_card_version, reserved_minutes, reserved_amount, hold_id, request_fingerprint, status,
+      spec_digest, rate_per_hour, rate_card_version, reserved_minutes, reserved_amount, hold_id, request_fingerprint, status,
       start_deadline, created_at)
     SELECT q.runtime_id, q.account_id, q.reservation_id, q.user_id, q.agent_id, q.variant, q.environment, q.size_class,
-      q.rate_per_hour, q.rate_card_version, q.reserved_minutes, q.reserved_amount, q.hold_id, q.request_fingerprint, 'reserved',
+      q.spec_digest, q.rate_per_hour, q.rate_card_version, q.reserved_minutes, q.reserved_amount, q.hold_id, q.request_fingerprint, 'reserved',
       q.start_deadline, q.created_at
     FROM jsonb_to_recordset($1::jsonb) AS q(runtime_id text, account_id text, reservation_id text, user_id text, agent_id text,
-      variant text, environment jsonb, size_class text, rate_per_hour bigint, rate_card_version text, reserved_minutes int,
+      variant text, environment jsonb, size_class text, spec_digest text, rate_per_hour bigint, rate_card_version text, reserved_minutes int,
       reserved_amount bigint, hold_id text, request_fingerprint text, start_deadline timestamptz, created_at timestamptz)
     ON CONFLICT (runtime_id) DO UPDATE SET
       reservation_id = EXCLUDED.reservation_id, user_id = EXCLUDED.user_id, agent_id = EXCLUDED.agent_id,
-      variant = EXCLUDED.variant, environment = EXCLUDED.environment, size_class = EXCLUDED.size_class,
+      variant = EXCLUDED.variant, environment = EXCLUDED.environment, size_class = EXCLUDED.size_class, spec_digest = EXCLUDED.spec_digest,
       rate_per_hour = EXCLUDED.rate_per_hour, rate_card_version = EXCLUDED.rate_card_version,
       reserved_minutes = EXCLUDED.reserved_minutes, reserved_amount = EXCLUDED.reserved_amount,
       hold_id = EXCLUDED.hold_id, request_fingerprint = EXCLUDED.request_fingerprint, start_deadline = EXCLUDED.start_deadline
@@ -166,7 +167,7 @@ export function reservationHold(request: ReservationRequest, price: Price, amoun
   };
 }
 
-/** The runtime row of a reservation: the rate and rate-card version it was priced with, its hold, its start deadline. */
+/** The runtime row of a reservation: the rate and rate-card version it was priced with, the spec digest of its environment, its hold, its start deadline. */
 export function runtimeInsert(request: ReservationRequest, price: Price, amount: bigint, requestFingerprint: string, now: Date): RuntimeInsert {
   const environment = request.environment as Environment;
   return {
@@ -176,8 +177,9 @@ export function runtimeInsert(request: ReservationRequest, price: Price, amount:
     user_id: request.userId ?? null,
     agent_id: request.agentId ?? null,
     variant: request.variant,
-    environment,
+    environment: withoutDigest(environment),
     size_class: environment.sizeClass,
+    spec_digest: environmentDigest(environment),
     rate_per_hour: price.ratePerHourMicros.toString(),
     rate_card_version: price.rateCardVersion,
     reserved_minutes: request.minutes,

@@ -17,6 +17,7 @@ export interface ReservationDetailsView {
   status: string;
   ratePerHour: string;
   rateCardVersion: string | null;
+  specDigest: string | null;
   minutes: number;
   reserved: string;
   runningSeconds: number;
@@ -73,6 +74,7 @@ export class ReservationDetails {
       status: row.status,
       ratePerHour: rate,
       rateCardVersion: row.rate_card_version,
+      specDigest: row.spec_digest,
       minutes: row.reserved_minutes,
       reserved: formatCredits(BigInt(row.reserved_amount)),
       runningSeconds: Math.floor(runningMs / 1000),

@@ -48,6 +48,8 @@ export interface ReservationView {
   ratePerHour: string;
   minutes: number;
   reserved: string;
+  /** The spec digest of the environment priced (null for a reservation made before digests were kept). */
+  specDigest: string | null;
   expiresAt: string;
   balance: { total: string; held: string; available: string };
   runsRemaining: number | null;
@@ -408,6 +410,7 @@ export class ReservationsService {
       ratePerHour: formatCredits(BigInt(row.rate_per_hour)),
       minutes: row.reserved_minutes,
       reserved: formatCredits(BigInt(row.reserved_amount)),
+      specDigest: row.spec_digest,
       expiresAt: expiresAt(row, this.clock.now()).toISOString(),
       balance: {
         total: formatCredits(wallet.total),

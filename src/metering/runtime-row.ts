@@ -10,6 +10,7 @@ export interface RuntimeRow {
   variant: string | null;
   environment: Record<string, unknown> | null;
   size_class: string | null;
+  spec_digest: string | null;
   rate_per_hour: string;
   rate_card_version: string | null;
   reserved_minutes: number;

@@ -182,13 +182,13 @@ describe('planFindings', () => {
     expect(planFindings(free, { sizeClass: 'large' })).toEqual([
       { field: 'environment.sizeClass', message: 'large is not in the Free plan (allowed: small, medium)' },
     ]);
-    expect(planFindings(free, { sizeClass: 'gpu-small', accelerator: { type: 'T4', count: 1 } })).toEqual([
+    expect(planFindings(free, { sizeClass: 'gpu-small', accelerator: { type: 'T4', count: 1, cuda: '12.8' } })).toEqual([
       { field: 'environment.sizeClass', message: 'gpu-small is not in the Free plan (allowed: small, medium)' },
       { field: 'environment.accelerator', message: 'GPUs are not in the Free plan' },
     ]);
-    expect(planFindings(catalog.plan('team'), { sizeClass: 'gpu-large', accelerator: { type: 'H100', count: 8 } })).toEqual([]);
+    expect(planFindings(catalog.plan('team'), { sizeClass: 'gpu-large', accelerator: { type: 'H100', count: 8, cuda: '12.8' } })).toEqual([]);
     const noGpus = catalog.effective('enterprise', { gpus: false });
-    expect(planFindings(noGpus, { sizeClass: 'gpu-small', accelerator: { type: 'T4', count: 1 } }, 'data.environment')).toEqual([
+    expect(planFindings(noGpus, { sizeClass: 'gpu-small', accelerator: { type: 'T4', count: 1, cuda: '12.8' } }, 'data.environment')).toEqual([
       { field: 'data.environment.accelerator', message: 'GPUs are not in the Enterprise plan' },
     ]);
   });

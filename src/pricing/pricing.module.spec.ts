@@ -9,6 +9,7 @@ import { ClockModule } from '../infra/clock/clock.module';
 import { Clock, ManualClock } from '../infra/clock/clock';
 import { PricingModule } from './pricing.module';
 import { priceEnvironment } from './pricing';
+import { TEST_BASES, TEST_RESOURCES } from '../../test/support/rate-card';
 import { RateCard } from './rate-card';
 
 async function compile(env: Record<string, string>, clock: Clock) {
@@ -38,9 +39,10 @@ describe('PricingModule', () => {
     writeFileSync(
       file,
       JSON.stringify({
+        bases: TEST_BASES,
         versions: [
-          { version: 'old', effectiveFrom: '2026-01-01T00:00:00Z', sizeClasses, variants: ['e2b'] },
-          { version: 'new', effectiveFrom: '2027-01-01T00:00:00Z', sizeClasses: { ...sizeClasses, small: '1.250000' }, variants: ['e2b'] },
+          { version: 'old', effectiveFrom: '2026-01-01T00:00:00Z', sizeClasses, resources: TEST_RESOURCES, variants: ['e2b'] },
+          { version: 'new', effectiveFrom: '2027-01-01T00:00:00Z', sizeClasses: { ...sizeClasses, small: '1.250000' }, resources: TEST_RESOURCES, variants: ['e2b'] },
         ],
       }),
     );

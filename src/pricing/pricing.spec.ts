@@ -2,31 +2,21 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { BillingException } from '../common/errors/billing.exception';
-import { environmentRequestSchema, environmentRequestShape, SIZE_CLASSES, type Environment } from './environment';
-import { capabilityFindings, parsePricedRequest, priceEnvironment, validateEnvironmentRequest } from './pricing';
+import { DNS_LABEL_RULE, environmentRequestSchema, environmentRequestShape, SIZE_CLASSES, type Environment } from './environment';
+import { environmentChecks } from './environment-checks';
+import { parsePricedRequest, priceEnvironment, validateEnvironmentRequest } from './pricing';
+import { TEST_BASES, TEST_RESOURCES, testCard } from '../../test/support/rate-card';
 import { gpuRates, parseRateCard, RateCard } from './rate-card';
 
-const [card] = parseRateCard({
-  versions: [
-    {
-      version: 'test-1',
-      effectiveFrom: '2026-01-01T00:00:00Z',
-      sizeClasses: { small: '1.000000', medium: '2.000000', large: '7.000000', 'gpu-small': '10.000000', 'gpu-large': '20.000000' },
-      variants: ['datalayer', 'e2b', 'modal', 'daytona'],
-      accelerators: {
-        modal: { T4: '6.000000', H100: '40.000000', 'A100-80GB': '25.500000' },
-        daytona: { H100: '38.000000', 'RTX-4090': '7.000000' },
-      },
-    },
-  ],
-}) as [ReturnType<typeof parseRateCard>[number]];
+const card = testCard;
 
+/** The refusal's code, status and findings; `specCode`s are asserted in environment.spec.ts. */
 function refusal(fn: () => unknown): { code: string; status: number; findings: { field: string; message: string }[] } {
   try {
     fn();
   } catch (error) {
     if (!(error instanceof BillingException)) throw error;
-    return { code: error.code, status: error.status, findings: error.findings };
+    return { code: error.code, status: error.status, findings: error.findings.map(({ field, message }) => ({ field, message })) };
   }
   throw new Error('expected a refusal');
 }
@@ -36,7 +26,7 @@ const fields = (input: unknown) => check(input).findings.map((f) => f.field);
 
 const gpu = (variant: string, type: string, count = 1, sizeClass = 'gpu-small') => ({
   variant,
-  environment: { name: 'ai-env', sizeClass, accelerator: { type, count } },
+  environment: { name: 'ai-env', sizeClass, accelerator: { type, count, cuda: '12.8' } },
 });
 
 describe('validateEnvironmentRequest: accepted', () => {
@@ -49,16 +39,16 @@ describe('validateEnvironmentRequest: accepted', () => {
         });
       }
     }
-    expect(validateEnvironmentRequest(card, gpu('modal', 'H100', 8, 'gpu-large')).environment.accelerator).toEqual({ type: 'H100', count: 8 });
+    expect(validateEnvironmentRequest(card, gpu('modal', 'H100', 8, 'gpu-large')).environment.accelerator).toEqual({ type: 'H100', count: 8, cuda: '12.8' });
     expect(validateEnvironmentRequest(card, gpu('daytona', 'RTX-4090')).variant).toBe('daytona');
   });
 
   it('accepts cuda and reads accelerator: null as no accelerator', () => {
     const withCuda = validateEnvironmentRequest(card, {
       variant: 'modal',
-      environment: { name: 'ai', sizeClass: 'gpu-small', accelerator: { type: 'T4', count: 1, cuda: '12.4' } },
+      environment: { name: 'ai', sizeClass: 'gpu-small', accelerator: { type: 'T4', count: 1, cuda: '12.8' } },
     });
-    expect(withCuda.environment.accelerator?.cuda).toBe('12.4');
+    expect(withCuda.environment.accelerator?.cuda).toBe('12.8');
     const nulled = validateEnvironmentRequest(card, { variant: 'e2b', environment: { name: 'py', sizeClass: 'small', accelerator: null } });
     expect(nulled.environment).toEqual({ name: 'py', sizeClass: 'small' });
     expect('accelerator' in nulled.environment && nulled.environment.accelerator !== undefined).toBe(false);
@@ -87,6 +77,7 @@ describe('validateEnvironmentRequest: malformed → DL_BILLING_REQUEST_INVALID (
     expect(check({ variant: 'modal', environment: { name: 'x', sizeClass: 'gpu-small', accelerator: {} } }).findings).toEqual([
       { field: 'environment.accelerator.type', message: 'is required' },
       { field: 'environment.accelerator.count', message: 'is required' },
+      { field: 'environment.accelerator.cuda', message: 'is required with an accelerator' },
     ]);
     expect(check(undefined).findings).toEqual([{ field: 'body', message: 'is required' }]);
   });
@@ -116,7 +107,7 @@ describe('validateEnvironmentRequest: malformed → DL_BILLING_REQUEST_INVALID (
       code: 'DL_BILLING_REQUEST_INVALID',
       findings: [{ field: 'environment.accelerator', message: 'is required for the gpu-large size class' }],
     });
-    expect(check({ variant: 'modal', environment: { name: 'x', sizeClass: 'large', accelerator: { type: 'T4', count: 1 } } })).toMatchObject({
+    expect(check({ variant: 'modal', environment: { name: 'x', sizeClass: 'large', accelerator: { type: 'T4', count: 1, cuda: '12.8' } } })).toMatchObject({
       code: 'DL_BILLING_REQUEST_INVALID',
       findings: [{ field: 'environment.accelerator', message: expect.stringContaining('needs a GPU size class') }],
     });
@@ -158,8 +149,9 @@ describe('validateEnvironmentRequest: malformed → DL_BILLING_REQUEST_INVALID (
       'environment.accelerator',
       'environment.sizeClass',
     ]);
-    expect(check({ variant: 'daytona', environment: { name: '', sizeClass: 'gpu-small', accelerator: { type: 'T4', count: 1 } } }).findings).toEqual([
-      { field: 'environment.name', message: 'must not be empty or blank' },
+    expect(check({ variant: 'daytona', environment: { name: '', sizeClass: 'gpu-small', accelerator: { type: 'T4', count: 1, cuda: '11.0' } } }).findings).toEqual([
+      { field: 'environment.name', message: DNS_LABEL_RULE },
+      { field: 'environment.accelerator.cuda', message: 'must be the CUDA version of an approved CUDA base (datalayer/python-cuda:2026.09: 12.8)' },
       { field: 'environment.accelerator.type', message: 'T4 is not offered on the daytona variant (offered: H100, RTX-4090)' },
     ]);
   });
@@ -216,11 +208,13 @@ describe('inside a larger request schema', () => {
     });
   });
 
-  it('capabilityFindings ignores what is not there to judge', () => {
-    expect(capabilityFindings(card, null)).toEqual([]);
-    expect(capabilityFindings(card, { variant: 3 })).toEqual([]);
-    expect(capabilityFindings(card, { variant: 'modal', environment: [] })).toEqual([]);
-    expect(capabilityFindings(card, { variant: 'modal', environment: { sizeClass: 'gpu-small', accelerator: { type: 7 } } })).toEqual([]);
+  it('environmentChecks ignores what is not there to judge', () => {
+    const none = { invalid: [], unsupported: [] };
+    expect(environmentChecks(card, null)).toEqual(none);
+    expect(environmentChecks(card, { variant: 3 })).toEqual(none);
+    expect(environmentChecks(card, { variant: 'modal', environment: [] })).toEqual(none);
+    expect(environmentChecks(card, { variant: 'modal', environment: 'a: [' })).toEqual(none);
+    expect(environmentChecks(card, { variant: 'modal', environment: { sizeClass: 'gpu-small', accelerator: { type: 7, cuda: 12 }, hints: { cpu: -4 } } })).toEqual(none);
   });
 });
 
@@ -238,9 +232,9 @@ describe('priceEnvironment', () => {
   });
 
   it('prices GPU classes as base + accelerator rate × count', () => {
-    expect(priceEnvironment(card, 'modal', env('gpu-small', { type: 'H100', count: 2 })).ratePerHourMicros).toBe(90_000_000n);
-    expect(priceEnvironment(card, 'modal', env('gpu-large', { type: 'A100-80GB', count: 3 })).ratePerHourMicros).toBe(96_500_000n);
-    expect(priceEnvironment(card, 'daytona', env('gpu-large', { type: 'H100', count: 1 })).ratePerHourMicros).toBe(58_000_000n);
+    expect(priceEnvironment(card, 'modal', env('gpu-small', { type: 'H100', count: 2, cuda: '12.8' })).ratePerHourMicros).toBe(90_000_000n);
+    expect(priceEnvironment(card, 'modal', env('gpu-large', { type: 'A100-80GB', count: 3, cuda: '12.8' })).ratePerHourMicros).toBe(96_500_000n);
+    expect(priceEnvironment(card, 'daytona', env('gpu-large', { type: 'H100', count: 1, cuda: '12.8' })).ratePerHourMicros).toBe(58_000_000n);
   });
 
   it('holds for every offered GPU, class and count', () => {
@@ -251,7 +245,7 @@ describe('priceEnvironment', () => {
         fc.constantFrom('gpu-small' as const, 'gpu-large' as const),
         fc.integer({ min: 1, max: 8 }),
         ({ variant, type, rate }, sizeClass, count) => {
-          const price = priceEnvironment(card, variant, env(sizeClass, { type, count }));
+          const price = priceEnvironment(card, variant, env(sizeClass, { type, count, cuda: '12.8' }));
           expect(price.ratePerHourMicros).toBe(card.sizeClasses[sizeClass] + rate * BigInt(count));
         },
       ),
@@ -264,8 +258,10 @@ describe('priceEnvironment', () => {
         version: `v${i + 1}`,
         effectiveFrom,
         sizeClasses: { small: `${i + 1}.000000`, medium: '2.000000', large: '7.000000', 'gpu-small': '10.000000', 'gpu-large': '20.000000' },
+        resources: TEST_RESOURCES,
         variants: ['e2b'],
       })),
+      bases: TEST_BASES,
     });
     const rateCard = new RateCard([v1!, v2!], () => new Date('2026-08-01T00:00:00Z'));
     expect(priceEnvironment(rateCard, 'e2b', env('small'))).toEqual({ ratePerHourMicros: 2_000_000n, rateCardVersion: 'v2' });
@@ -273,7 +269,7 @@ describe('priceEnvironment', () => {
   });
 
   it('refuses what validation refuses, with the same codes', () => {
-    expect(refusal(() => priceEnvironment(card, 'e2b', env('gpu-small', { type: 'T4', count: 1 }))).code).toBe('DL_BILLING_CAPABILITY_UNSUPPORTED');
+    expect(refusal(() => priceEnvironment(card, 'e2b', env('gpu-small', { type: 'T4', count: 1, cuda: '12.8' }))).code).toBe('DL_BILLING_CAPABILITY_UNSUPPORTED');
     expect(refusal(() => priceEnvironment(card, 'modal', env('gpu-small'))).code).toBe('DL_BILLING_REQUEST_INVALID');
   });
 

@@ -1,17 +1,10 @@
 import type { z } from 'zod';
-import { BillingException, type Finding } from '../common/errors/billing.exception';
+import { BillingException } from '../common/errors/billing.exception';
 import { findingsOf } from '../common/http/zod-validation.pipe';
-import {
-  environmentRequestSchema,
-  gpuTypeSchema,
-  isGpuSizeClass,
-  isRecord,
-  isSizeClass,
-  variantSchema,
-  type Environment,
-  type EnvironmentRequest,
-} from './environment';
-import { gpuRates, offersVariant, RateCard, type RateCardVersion } from './rate-card';
+import { environmentRequestSchema, isRecord, type Environment, type EnvironmentRequest } from './environment';
+import { environmentChecks, type EnvironmentFinding, type SpecCode } from './environment-checks';
+import { gpuRates, RateCard, type RateCardVersion } from './rate-card';
+import { withoutDigest } from './spec-digest';
 
 export interface Price {
   ratePerHourMicros: bigint;
@@ -19,56 +12,11 @@ export interface Price {
 }
 
 /**
- * What a well-formed request asks for that this rate card cannot price: an unknown variant, GPUs on
- * a variant without any, a GPU type the variant does not offer. Reads the raw input leniently (each
- * field only if it is well formed on its own), so that these findings can be listed next to the
- * shape findings of a request that is also malformed. `input` holds `variant` and `environment` at
- * its top level, possibly among other fields; `prefix` is where that object sits.
- */
-export function capabilityFindings(card: RateCardVersion, input: unknown, prefix = ''): Finding[] {
-  const at = (path: string): string => (prefix ? `${prefix}.${path}` : path);
-  if (!isRecord(input)) return [];
-  const variant = variantSchema.safeParse(input.variant);
-  if (!variant.success) return [];
-  if (!offersVariant(card, variant.data)) {
-    return [
-      {
-        field: at('variant'),
-        message: `${variant.data} is not a variant the rate card prices (${card.variants.join(', ')})`,
-      },
-    ];
-  }
-  const environment = input.environment;
-  if (!isRecord(environment)) return [];
-  const sizeClass = isSizeClass(environment.sizeClass) ? environment.sizeClass : undefined;
-  const accelerator = environment.accelerator ?? undefined;
-  const gpus = gpuRates(card, variant.data);
-  const wantsGpus = (sizeClass !== undefined && isGpuSizeClass(sizeClass)) || accelerator !== undefined;
-  if (wantsGpus && gpus.size === 0) {
-    return [
-      {
-        field: at(accelerator !== undefined ? 'environment.accelerator' : 'environment.sizeClass'),
-        message: `the ${variant.data} variant has no GPUs`,
-      },
-    ];
-  }
-  if (!isRecord(accelerator)) return [];
-  const type = gpuTypeSchema.safeParse(accelerator.type);
-  if (type.success && !gpus.has(type.data)) {
-    return [
-      {
-        field: at('environment.accelerator.type'),
-        message: `${type.data} is not offered on the ${variant.data} variant (offered: ${[...gpus.keys()].join(', ')})`,
-      },
-    ];
-  }
-  return [];
-}
-
-/**
  * Parses a request that carries `{variant, environment}` (alone or inside a larger schema) and
- * refuses it with every finding: DL_BILLING_REQUEST_INVALID when anything is malformed (listing the
- * capability findings too), otherwise DL_BILLING_CAPABILITY_UNSUPPORTED when it cannot be priced.
+ * refuses it with every finding: DL_BILLING_REQUEST_INVALID when anything is malformed or breaks a
+ * rule of the Environment specification (listing the capability findings too), otherwise
+ * DL_BILLING_CAPABILITY_UNSUPPORTED when it cannot be priced. Findings about the environment carry
+ * the specification's code (`specCode`), and so does the error when it has such findings.
  */
 export function parsePricedRequest<T extends z.ZodType>(
   schema: T,
@@ -77,12 +25,28 @@ export function parsePricedRequest<T extends z.ZodType>(
   prefix = '',
 ): z.output<T> {
   const parsed = schema.safeParse(input);
-  const unsupported = capabilityFindings(card, input, prefix);
-  if (!parsed.success) {
-    throw BillingException.invalid([...findingsOf(parsed.error, prefix), ...unsupported]);
-  }
+  const { invalid, unsupported } = environmentChecks(card, input, prefix);
+  // A missing environment is a malformed request, not an environment that breaks the specification.
+  const given = isRecord(input) && input.environment !== undefined;
+  const shape = parsed.success ? [] : findingsOf(parsed.error, prefix);
+  const malformed = [...(given ? specFindings(shape, prefix) : shape), ...invalid];
+  if (malformed.length > 0) throw invalidException([...malformed, ...unsupported]);
   if (unsupported.length > 0) throw unsupportedException(unsupported);
-  return parsed.data;
+  return parsed.data as z.output<T>;
+}
+
+/** Shape findings inside the environment break the specification: DL_ENV_SPEC_INVALID. */
+function specFindings(findings: EnvironmentFinding[], prefix: string): EnvironmentFinding[] {
+  const environment = prefix ? `${prefix}.environment` : 'environment';
+  return findings.map((f) => (f.field === environment || f.field.startsWith(`${environment}.`) ? { ...f, specCode: 'DL_ENV_SPEC_INVALID' } : f));
+}
+
+function specCodeOf(findings: EnvironmentFinding[], wanted: SpecCode): { specCode?: SpecCode } {
+  return findings.some((f) => f.specCode === wanted) ? { specCode: wanted } : {};
+}
+
+function invalidException(findings: EnvironmentFinding[]): BillingException {
+  return new BillingException('DL_BILLING_REQUEST_INVALID', 'The request is invalid', findings, specCodeOf(findings, 'DL_ENV_SPEC_INVALID'));
 }
 
 /** `{variant, environment}` on its own, e.g. the data of a `runtime.started` that was never reserved. */
@@ -90,11 +54,12 @@ export function validateEnvironmentRequest(card: RateCardVersion, input: unknown
   return parsePricedRequest(environmentRequestSchema, input, card, prefix);
 }
 
-export function unsupportedException(findings: Finding[]): BillingException {
+export function unsupportedException(findings: EnvironmentFinding[]): BillingException {
   return new BillingException(
     'DL_BILLING_CAPABILITY_UNSUPPORTED',
     'The requested environment cannot be priced on this variant',
     findings,
+    specCodeOf(findings, 'DL_ENV_CAPABILITY_UNSUPPORTED'),
   );
 }
 
@@ -105,7 +70,8 @@ export function unsupportedException(findings: Finding[]): BillingException {
  */
 export function priceEnvironment(card: RateCard | RateCardVersion, variant: string, environment: Environment): Price {
   const version = card instanceof RateCard ? card.current() : card;
-  const request = validateEnvironmentRequest(version, { variant, environment });
+  // A document's digest travels beside its fields; the fields alone are what is priced.
+  const request = validateEnvironmentRequest(version, { variant, environment: withoutDigest(environment) });
   const env = request.environment;
   let rate = version.sizeClasses[env.sizeClass];
   if (env.accelerator) {

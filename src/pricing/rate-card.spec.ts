@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../common/config/config';
-import { gpuRates, loadRateCardFile, parseRateCard, RateCard } from './rate-card';
+import { TEST_BASES, TEST_RESOURCES } from '../../test/support/rate-card';
+import { approvedCudaVersions, baseCuda, gpuRates, loadRateCardFile, parseRateCard, RateCard } from './rate-card';
 
 const sizeClasses = {
   small: '1.000000',
@@ -18,6 +19,7 @@ function version(name: string, effectiveFrom: string, overrides: Record<string, 
     version: name,
     effectiveFrom,
     sizeClasses,
+    resources: TEST_RESOURCES,
     variants: ['datalayer', 'e2b', 'modal'],
     accelerators: { modal: { T4: '6.000000' } },
     ...overrides,
@@ -67,6 +69,7 @@ describe('the shipped config/rate-card.json', () => {
 describe('parseRateCard', () => {
   it('turns rates into micro-credits and sorts versions by effectiveFrom', () => {
     const versions = parseRateCard({
+      bases: TEST_BASES,
       versions: [version('v2', '2027-01-01T00:00:00Z'), version('v1', '2026-01-01T00:00:00Z')],
     });
     expect(versions.map((v) => v.version)).toEqual(['v1', 'v2']);
@@ -98,29 +101,30 @@ describe('parseRateCard', () => {
 
   it('refuses a missing size class, an unknown key, an accelerator of an unlisted variant', () => {
     const { large: _large, ...withoutLarge } = sizeClasses;
-    expect(problemsOf(() => parseRateCard({ versions: [version('v1', '2026-01-01T00:00:00Z', { sizeClasses: withoutLarge })] })))
+    expect(problemsOf(() => parseRateCard({ bases: TEST_BASES, versions: [version('v1', '2026-01-01T00:00:00Z', { sizeClasses: withoutLarge })] })))
       .toEqual([expect.stringContaining('versions.0.sizeClasses.large')]);
-    expect(problemsOf(() => parseRateCard({ versions: [version('v1', '2026-01-01T00:00:00Z', { extra: 1 })] })))
+    expect(problemsOf(() => parseRateCard({ bases: TEST_BASES, versions: [version('v1', '2026-01-01T00:00:00Z', { extra: 1 })] })))
       .toEqual([expect.stringContaining('versions.0')]);
     expect(
-      problemsOf(() => parseRateCard({ versions: [version('v1', '2026-01-01T00:00:00Z', { accelerators: { daytona: { H100: '1.000000' } } })] })),
+      problemsOf(() => parseRateCard({ bases: TEST_BASES, versions: [version('v1', '2026-01-01T00:00:00Z', { accelerators: { daytona: { H100: '1.000000' } } })] })),
     ).toEqual([expect.stringContaining('versions.0.accelerators.daytona: is not listed in variants')]);
   });
 
   it('refuses duplicate version names and effective instants, and an empty card', () => {
     expect(
-      problemsOf(() => parseRateCard({ versions: [version('v1', '2026-01-01T00:00:00Z'), version('v1', '2026-02-01T00:00:00Z')] })),
+      problemsOf(() => parseRateCard({ bases: TEST_BASES, versions: [version('v1', '2026-01-01T00:00:00Z'), version('v1', '2026-02-01T00:00:00Z')] })),
     ).toEqual([expect.stringContaining('versions.1.version: is not unique')]);
     expect(
-      problemsOf(() => parseRateCard({ versions: [version('v1', '2026-01-01T00:00:00Z'), version('v2', '2026-01-01T00:00:00.000Z')] })),
+      problemsOf(() => parseRateCard({ bases: TEST_BASES, versions: [version('v1', '2026-01-01T00:00:00Z'), version('v2', '2026-01-01T00:00:00.000Z')] })),
     ).toEqual([expect.stringContaining('versions.1.effectiveFrom')]);
-    expect(problemsOf(() => parseRateCard({ versions: [] }))).toEqual([expect.stringContaining('versions')]);
+    expect(problemsOf(() => parseRateCard({ bases: TEST_BASES, versions: [] }))).toEqual([expect.stringContaining('versions')]);
     expect(problemsOf(() => parseRateCard(null))).toEqual([expect.stringContaining('(root)')]);
   });
 
   it('never lets a name like __proto__ or constructor reach an object prototype', () => {
     const json = JSON.parse(
-      `{"versions":[{"version":"v1","effectiveFrom":"2026-01-01T00:00:00Z","sizeClasses":${JSON.stringify(sizeClasses)},` +
+      `{"bases":${JSON.stringify(TEST_BASES)},"versions":[{"version":"v1","effectiveFrom":"2026-01-01T00:00:00Z","sizeClasses":${JSON.stringify(sizeClasses)},` +
+        `"resources":${JSON.stringify(TEST_RESOURCES)},` +
         `"variants":["modal"],"accelerators":{"modal":{"__proto__":"1.000000","T4":"6.000000"}}}]}`,
     ) as unknown;
     let versions: ReturnType<typeof parseRateCard> = [];
@@ -152,6 +156,7 @@ describe('loadRateCardFile', () => {
 
 describe('RateCard', () => {
   const versions = parseRateCard({
+    bases: TEST_BASES,
     versions: [
       version('2026-01', '2026-01-01T00:00:00Z'),
       version('2026-07', '2026-07-01T00:00:00Z', { sizeClasses: { ...sizeClasses, small: '1.500000' } }),
@@ -184,5 +189,51 @@ describe('RateCard', () => {
 
   it('needs at least one version', () => {
     expect(() => new RateCard([])).toThrow(RangeError);
+  });
+});
+
+describe('size-class resources and approved bases', () => {
+  it('ships the contract sizes (small 1 vCPU / 1 GiB, large 7 vCPU / 30 GiB) and the CUDA base 12.8', () => {
+    const latest = loadRateCardFile('config/rate-card.json').at(-1)!;
+    expect(latest.resources.small).toMatchObject({ cpu: 1, memoryGi: 1 });
+    expect(latest.resources.large).toMatchObject({ cpu: 7, memoryGi: 30 });
+    for (const r of Object.values(latest.resources)) expect(r.cpu > 0 && r.memoryGi > 0 && r.diskGi > 0).toBe(true);
+    expect(baseCuda(latest, 'datalayer/python-cuda:2026.09')).toEqual({ cuda: '12.8' });
+    expect(baseCuda(latest, 'datalayer/python-cpu:2026.09')).toEqual({ cuda: null });
+    expect(approvedCudaVersions(latest)).toEqual(['12.8']);
+  });
+
+  it('finds a base by its exact reference, else by its repository', () => {
+    const [card] = parseRateCard({
+      bases: { 'acme/cpu': { cuda: null }, 'acme/gpu:1': { cuda: '12.4' }, 'acme/gpu:2': { cuda: '12.8' }, 'registry:5000/x/gpu': { cuda: '12.8' } },
+      versions: [version('v1', '2026-01-01T00:00:00Z')],
+    });
+    expect(baseCuda(card!, 'acme/gpu:1')).toEqual({ cuda: '12.4' });
+    expect(baseCuda(card!, 'acme/gpu:2')).toEqual({ cuda: '12.8' });
+    expect(baseCuda(card!, 'acme/gpu:3')).toBeUndefined();
+    expect(baseCuda(card!, 'acme/gpu')).toBeUndefined();
+    expect(baseCuda(card!, 'acme/cpu:anything')).toEqual({ cuda: null });
+    expect(baseCuda(card!, 'acme/cpu@sha256:abc')).toEqual({ cuda: null });
+    expect(baseCuda(card!, 'registry:5000/x/gpu:7')).toEqual({ cuda: '12.8' });
+    expect(approvedCudaVersions(card!)).toEqual(['12.4', '12.8']);
+  });
+
+  it('names every bad resource and base', () => {
+    const problems = problemsOf(() =>
+      parseRateCard({
+        bases: { 'a b': { cuda: '12.8' }, 'acme/gpu:1': { cuda: 'twelve' } },
+        versions: [version('v1', '2026-01-01T00:00:00Z', { resources: { ...TEST_RESOURCES, small: { cpu: 0, memoryGi: 1, diskGi: 1 } } })],
+      }),
+    );
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^rate card: bases\.a b: /),
+        expect.stringMatching(/^rate card: bases\.acme\/gpu:1\.cuda: /),
+        expect.stringMatching(/^rate card: versions\.0\.resources\.small\.cpu: must be a positive number/),
+      ]),
+    );
+    expect(problemsOf(() => parseRateCard({ versions: [version('v1', '2026-01-01T00:00:00Z', { resources: undefined })] }))).toEqual(
+      expect.arrayContaining([expect.stringMatching(/bases/), expect.stringMatching(/versions\.0\.resources/)]),
+    );
   });
 });

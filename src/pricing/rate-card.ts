@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from '../common/config/config';
 import { parseCredits } from '../common/money';
-import { SIZE_CLASSES, gpuTypeSchema, variantSchema, type SizeClass } from './environment';
+import { CUDA_RULE, CUDA_VERSION, HINT_KEYS, SIZE_CLASSES, gpuTypeSchema, variantSchema, type HintKey, type SizeClass } from './environment';
 
 /** A rate in the contract's JSON form: credits per hour with exactly 6 decimals ("2.000000"). */
 const rateSchema = z
@@ -11,12 +11,21 @@ const rateSchema = z
   .regex(/^\d{1,12}\.\d{6}$/, 'must be credits per hour as a decimal string with 6 decimals, e.g. "2.000000"')
   .transform((text) => parseCredits(text) as bigint);
 
+/** What a size class provides: vCPUs, memory and disk (GiB); the bounds of an environment's `resources.hints`. */
+const sizeClassResourcesSchema = z.strictObject(
+  Object.fromEntries(HINT_KEYS.map((k) => [k, z.number().positive('must be a positive number')])) as Record<HintKey, z.ZodNumber>,
+);
+export type SizeClassResources = Readonly<Record<HintKey, number>>;
+
 const versionSchema = z
   .strictObject({
     version: z.string().min(1).max(64),
     effectiveFrom: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' }),
     sizeClasses: z.strictObject(
       Object.fromEntries(SIZE_CLASSES.map((c) => [c, rateSchema])) as Record<SizeClass, typeof rateSchema>,
+    ),
+    resources: z.strictObject(
+      Object.fromEntries(SIZE_CLASSES.map((c) => [c, sizeClassResourcesSchema])) as Record<SizeClass, typeof sizeClassResourcesSchema>,
     ),
     variants: z.array(variantSchema).min(1),
     accelerators: z.record(variantSchema, z.record(gpuTypeSchema, rateSchema)).default({}),
@@ -34,8 +43,18 @@ const versionSchema = z
     }
   });
 
+/**
+ * The approved base images and the CUDA version each carries (null: none). A key is an image
+ * reference with its tag (`datalayer/python-cuda:2026.09`) or a repository alone
+ * (`datalayer/python-cpu`: every tag of it).
+ */
+const basesSchema = z.record(
+  z.string().regex(/^[^\s@]{1,255}$/, 'must be an image repository, optionally with a :tag'),
+  z.strictObject({ cuda: z.string().regex(CUDA_VERSION, CUDA_RULE).nullable() }),
+);
+
 export const rateCardFileSchema = z
-  .strictObject({ versions: z.array(versionSchema).min(1, 'must list at least one version') })
+  .strictObject({ bases: basesSchema, versions: z.array(versionSchema).min(1, 'must list at least one version') })
   .superRefine((file, ctx) => {
     const names = new Set<string>();
     const instants = new Set<number>();
@@ -55,6 +74,10 @@ export interface RateCardVersion {
   readonly version: string;
   readonly effectiveFrom: Date;
   readonly sizeClasses: Readonly<Record<SizeClass, bigint>>;
+  /** What each size class provides: the bounds of `resources.hints`. */
+  readonly resources: Readonly<Record<SizeClass, SizeClassResources>>;
+  /** Approved base image (reference or repository) → the CUDA version it carries (null: none); the file's, shared by every version. */
+  readonly bases: ReadonlyMap<string, string | null>;
   /** The variants this version prices, in file order. */
   readonly variants: readonly string[];
   /** Per variant, GPU type → rate per GPU. A priced variant absent here has no GPUs. Maps, so that
@@ -71,6 +94,24 @@ export function gpuRates(card: RateCardVersion, variant: string): ReadonlyMap<st
   return card.accelerators.get(variant) ?? new Map();
 }
 
+/**
+ * Whether a base image is approved and which CUDA version it carries: the entry of its exact
+ * reference, else of its repository (the reference without `:tag` or `@digest`); undefined when
+ * it is not approved.
+ */
+export function baseCuda(card: RateCardVersion, ref: string): { cuda: string | null } | undefined {
+  const exact = card.bases.get(ref);
+  if (exact !== undefined) return { cuda: exact };
+  const untagged = ref.replace(/@.*$/, '').replace(/:[^/:]*$/, '');
+  const repository = card.bases.get(untagged);
+  return repository !== undefined ? { cuda: repository } : undefined;
+}
+
+/** The CUDA versions the approved bases carry, sorted. */
+export function approvedCudaVersions(card: RateCardVersion): string[] {
+  return [...new Set([...card.bases.values()].filter((v): v is string => v !== null))].sort();
+}
+
 /** Validates a parsed rate-card document; `source` (a file name) prefixes every problem. */
 export function parseRateCard(json: unknown, source = 'rate card'): RateCardVersion[] {
   const parsed = rateCardFileSchema.safeParse(json);
@@ -79,12 +120,15 @@ export function parseRateCard(json: unknown, source = 'rate card'): RateCardVers
       parsed.error.issues.map((i) => `${source}: ${i.path.map(String).join('.') || '(root)'}: ${i.message}`),
     );
   }
+  const bases: ReadonlyMap<string, string | null> = new Map(Object.entries(parsed.data.bases).map(([ref, b]) => [ref, b.cuda]));
   return parsed.data.versions
     .map(
       (v): RateCardVersion => ({
         version: v.version,
         effectiveFrom: new Date(v.effectiveFrom),
         sizeClasses: Object.freeze({ ...v.sizeClasses }),
+        resources: Object.freeze({ ...v.resources }),
+        bases,
         variants: Object.freeze([...v.variants]),
         accelerators: new Map(
           Object.entries(v.accelerators).map(([variant, rates]) => [variant, new Map(Object.entries(rates))]),

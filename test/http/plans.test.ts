@@ -144,7 +144,7 @@ describe('plans and quotas over HTTP', () => {
   it('refuses GPUs and classes outside the Free plan with DL_BILLING_PLAN_FORBIDS and its findings', async () => {
     clock.set(DEC);
     const accountId = await freeAccount();
-    const gpu = await reserve(accountId, uid('rt'), { variant: 'modal', environment: { name: 'torch', sizeClass: 'gpu-small', accelerator: { type: 'T4', count: 1 } } });
+    const gpu = await reserve(accountId, uid('rt'), { variant: 'modal', environment: { name: 'torch', sizeClass: 'gpu-small', accelerator: { type: 'T4', count: 1, cuda: '12.8' } } });
     expect(gpu.status).toBe(403);
     expect(gpu.body.error.code).toBe('DL_BILLING_PLAN_FORBIDS');
     expect(gpu.body.error.findings).toEqual([
@@ -199,7 +199,7 @@ describe('plans and quotas over HTTP', () => {
     });
     // Free's 50 credits came with the account; the upgrade to the contract's 1000 gave the other 950 at once.
     expect(await wallet(accountId)).toMatchObject({ total: '1000.000000', available: '1000.000000' });
-    const gpu = await reserve(accountId, uid('rt'), { variant: 'modal', environment: { name: 'torch', sizeClass: 'gpu-small', accelerator: { type: 'T4', count: 1 } } });
+    const gpu = await reserve(accountId, uid('rt'), { variant: 'modal', environment: { name: 'torch', sizeClass: 'gpu-small', accelerator: { type: 'T4', count: 1, cuda: '12.8' } } });
     expect(gpu.status).toBe(201);
     expect((await wallet(accountId)).runs).toMatchObject({ used: 1, included: 100000, allowance: { included: '1000.000000', granted: true } });
     // Setting the same plan again grants nothing more.

@@ -37,7 +37,7 @@ describe('reservations over HTTP', () => {
 
   it('refuses GPUs on e2b as unsupported, an unknown account as not found, and an overdraw as insufficient credits', async () => {
     const accountId = await fundedAccount(h, admin, { credits: '0.500000' });
-    const gpu = await reserve({ accountId, runtimeId: uid('rt'), variant: 'e2b', environment: { name: 'x', sizeClass: 'gpu-small', accelerator: { type: 'H100', count: 1 } } });
+    const gpu = await reserve({ accountId, runtimeId: uid('rt'), variant: 'e2b', environment: { name: 'x', sizeClass: 'gpu-small', accelerator: { type: 'H100', count: 1, cuda: '12.8' } } });
     expect(gpu.status).toBe(422);
     expect(gpu.body.error.code).toBe('DL_BILLING_CAPABILITY_UNSUPPORTED');
     const missing = await reserve({ accountId: uid('nobody'), runtimeId: uid('rt'), ...SMALL });

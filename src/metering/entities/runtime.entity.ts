@@ -39,6 +39,10 @@ export class Runtime {
   @Column({ name: 'size_class', type: 'text', nullable: true })
   sizeClass: string | null;
 
+  /** The Environment specification's spec digest of the environment the reservation priced (`sha256:…`). */
+  @Column({ name: 'spec_digest', type: 'text', nullable: true })
+  specDigest: string | null;
+
   @Column({ name: 'rate_per_hour', type: 'bigint', default: 0 })
   ratePerHour: string;
 
