@@ -127,6 +127,9 @@ export async function startApp(
           return new Response(res.body === '' ? null : res.body, { status: res.statusCode, headers });
         },
       }),
-    close: () => app.close(),
+    close: () => {
+      checker.saveExamples();
+      return app.close();
+    },
   };
 }

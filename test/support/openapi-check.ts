@@ -1,5 +1,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
 
 type Doc = { paths: Record<string, Record<string, Operation>>; components: Record<string, unknown> };
 type Operation = { operationId: string; responses: Record<string, { content?: Record<string, { schema: unknown }> }> };
@@ -35,7 +37,25 @@ export class ResponseChecker {
       .sort((a, b) => b.literal - a.literal);
   }
 
+  /** With RECORD_EXAMPLES set: the first real body of each operation and status, for the document's examples. */
+  private readonly recorded = new Map<string, unknown>();
+
   check(method: string, url: string, status: number, contentType: string | undefined, body: unknown): Checked {
+    const checked = this.match(method, url, status, contentType, body);
+    const key = checked.operationId && `${checked.operationId} ${status}`;
+    if (process.env.RECORD_EXAMPLES && key && typeof body === 'object' && body !== null && !this.recorded.has(key)) this.recorded.set(key, redact(body));
+    return checked;
+  }
+
+  /** Writes what was recorded to test/.examples/ (`npm run openapi -- --examples` merges it into the document). */
+  saveExamples(): void {
+    if (!process.env.RECORD_EXAMPLES || this.recorded.size === 0) return;
+    mkdirSync('test/.examples', { recursive: true });
+    writeFileSync(`test/.examples/${randomUUID()}.json`, JSON.stringify(Object.fromEntries(this.recorded)));
+    this.recorded.clear();
+  }
+
+  private match(method: string, url: string, status: number, contentType: string | undefined, body: unknown): Checked {
     const path = url.split('?')[0]!;
     if (UNDOCUMENTED.test(path) || method === 'HEAD' || method === 'OPTIONS') return {};
     const route = this.routes.find((r) => r.pattern.test(path));
@@ -59,6 +79,18 @@ export class ResponseChecker {
     return { operationId: operation.operationId };
   }
 
+  /** Checks a recorded example (`<operationId> <status>`) against the document as it is now. */
+  checkExample(key: string, body: unknown): void {
+    const [operationId, status] = key.split(' ');
+    for (const [path, methods] of Object.entries(this.doc.paths)) {
+      for (const [method, operation] of Object.entries(methods)) {
+        const schema = operation.operationId === operationId ? operation.responses[status!]?.content?.['application/json']?.schema : undefined;
+        if (schema) return this.validate(`example ${key} (${method.toUpperCase()} ${path})`, key, schema, body);
+      }
+    }
+    throw new Error(`example ${key}: the document has no JSON response ${status} of an operation ${operationId}`);
+  }
+
   private validate(where: string, key: string, schema: unknown, body: unknown): void {
     let validate = this.validators.get(key);
     if (!validate) this.validators.set(key, (validate = this.ajv.compile(rebase(schema) as Record<string, unknown>)));
@@ -67,6 +99,11 @@ export class ResponseChecker {
       throw new Error(`${where}: the body does not match the OpenAPI document: ${errors.join('; ')}\n${JSON.stringify(body).slice(0, 2000)}`);
     }
   }
+}
+
+/** API keys in a recorded body are replaced: an example never holds a usable secret. */
+function redact(value: unknown): unknown {
+  return JSON.parse(JSON.stringify(value), (k, v: unknown) => (k === 'key' && typeof v === 'string' ? 'dlb_secret_shown_once' : v));
 }
 
 /** A copy whose `#/components/...` refs point into the document added as `doc`. */

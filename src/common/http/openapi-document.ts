@@ -152,7 +152,7 @@ export function buildOpenApiDocument(examples: Examples = {}): ReturnType<OpenAp
       version: '1.0.0',
       description:
         'Metering, wallet credits and spend limits. Amounts of credits are decimal strings with 6 decimals; times are UTC ISO 8601. ' +
-        'Every error body is `{"error": {"code", "message", "findings"}}`. The Kafka topics are described in the AsyncAPI document at /asyncapi.json.',
+        'Every error body is `{"error": {"code", "message", "findings"}}`.',
       license: { name: 'Proprietary', url: 'https://datalayer.io' },
     },
     servers: [{ url: '/', description: 'The service that serves this document' }],
