@@ -10,7 +10,7 @@ import { withCorrelation } from './common/context/correlation';
 import { BillingException } from './common/errors/billing.exception';
 import { toBillingException } from './common/errors/billing-exception.filter';
 import { JsonLogger } from './common/logging/json-logger';
-import { registerOpenApi } from './common/http/openapi';
+import { registerOpenApi } from './common/http/docs';
 import { registerRequestChecks } from './common/http/request-checks';
 import { Metrics } from './health/metrics';
 

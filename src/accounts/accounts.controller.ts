@@ -5,7 +5,7 @@ import { ZodPipe } from '../common/http/zod-validation.pipe';
 import { AccountsService, type AccountView } from './accounts.service';
 import { Access, CurrentPrincipal } from './auth/auth.decorators';
 import type { Principal } from './auth/scopes';
-import { upsertAccountSchema, type UpsertAccountDto } from './dto/account.dto';
+import { accountSchema, upsertAccountSchema, type UpsertAccountDto } from './dto/account.dto';
 
 @Controller('v1/accounts')
 export class AccountsController {
@@ -15,7 +15,13 @@ export class AccountsController {
   @Post()
   @HttpCode(201)
   @Access('admin', 'control-plane')
-  @Doc('Create or update an account {id, kind, plan, name?}', upsertAccountSchema)
+  @Doc({
+    id: 'upsertAccount',
+    summary: 'Create or update an account',
+    tag: 'Accounts',
+    body: upsertAccountSchema,
+    responses: { 201: { description: 'Created, with an empty wallet', schema: accountSchema }, 200: { description: 'Updated', schema: accountSchema } },
+  })
   async upsert(
     @Body(new ZodPipe(upsertAccountSchema)) body: UpsertAccountDto,
     @CurrentPrincipal() principal: Principal,

@@ -2,6 +2,7 @@ import { Controller, Get, Query } from '@nestjs/common';
 import { z } from 'zod';
 import { Access } from '../accounts/auth/auth.decorators';
 import { ACCOUNT_ID_PATTERN } from '../accounts/auth/scopes';
+import { instant, page } from '../common/http/api-schemas';
 import { Doc } from '../common/http/openapi';
 import { ZodPipe } from '../common/http/zod-validation.pipe';
 import { AuditService, type AuditRow } from './audit.service';
@@ -16,13 +17,36 @@ const auditQuerySchema = z
   })
   .refine((q) => !q.from || !q.to || Date.parse(q.from) <= Date.parse(q.to), { message: 'must not be before from', path: ['to'] });
 
+const auditRowSchema = z
+  .strictObject({
+    id: z.string(),
+    chain: z.string(),
+    seq: z.number().int(),
+    at: instant,
+    actor: z.string().meta({ description: 'Who: `key:<id>` of the API key, `system`, `stripe`, `kafka`, …' }),
+    action: z.string(),
+    accountId: z.string().nullable(),
+    before: z.unknown().meta({ description: 'The state before (JSON), null for a creation' }),
+    after: z.unknown().meta({ description: 'The state after (JSON)' }),
+    correlationId: z.string().nullable(),
+    prevHash: z.string(),
+    hash: z.string(),
+  })
+  .meta({ id: 'AuditRow' });
+
 @Controller('v1/audit')
 @Access('admin', 'reports')
 export class AuditController {
   constructor(private readonly audit: AuditService) {}
 
   @Get()
-  @Doc('The audit log, newest first: who, what, when, account, before/after, correlation id, hash chain')
+  @Doc({
+    id: 'listAudit',
+    summary: 'The audit log, newest first: who, what, when, account, before/after, correlation id, hash chain',
+    tag: 'Audit',
+    query: auditQuerySchema,
+    responses: { 200: { description: 'One page', schema: page(auditRowSchema).meta({ id: 'AuditPage' }) } },
+  })
   list(
     @Query(new ZodPipe(auditQuerySchema, 'query')) q: z.output<typeof auditQuerySchema>,
   ): Promise<{ items: AuditRow[]; nextCursor: string | null }> {

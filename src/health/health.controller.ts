@@ -2,9 +2,16 @@ import { Controller, Get, Header, HttpCode, Res } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { FastifyReply } from 'fastify';
 import { DataSource } from 'typeorm';
+import { z } from 'zod';
 import { Public } from '../accounts/auth/auth.decorators';
+import { Doc } from '../common/http/openapi';
 import { MessageBus } from '../infra/kafka/message-bus';
 import { Metrics } from './metrics';
+
+const check = z.strictObject({ ok: z.boolean(), detail: z.string() });
+const readySchema = z
+  .strictObject({ status: z.enum(['ready', 'not ready']), checks: z.strictObject({ database: check, kafka: check }) })
+  .meta({ id: 'Readiness' });
 
 @Controller()
 @Public()
@@ -17,12 +24,19 @@ export class HealthController {
 
   @Get('health/live')
   @HttpCode(200)
+  @Doc({ id: 'live', summary: 'Liveness', tag: 'Health', responses: { 200: { description: 'Alive', schema: z.strictObject({ status: z.literal('ok') }) } } })
   live(): { status: 'ok' } {
     return { status: 'ok' };
   }
 
   /** Ready when the database answers and Kafka (if configured) is connected with no crashed consumer. */
   @Get('health/ready')
+  @Doc({
+    id: 'ready',
+    summary: 'Readiness: the database answers and Kafka (if configured) is connected with no crashed consumer',
+    tag: 'Health',
+    responses: { 200: { description: 'Ready', schema: readySchema }, 503: { description: 'Not ready', schema: readySchema } },
+  })
   async ready(@Res() reply: FastifyReply): Promise<void> {
     const database = await this.ds
       .query('SELECT 1')
@@ -34,6 +48,7 @@ export class HealthController {
   }
 
   @Get('metrics')
+  @Doc({ id: 'metrics', summary: 'Prometheus metrics', tag: 'Health', responses: { 200: { description: 'The exposition format', text: 'text/plain' } } })
   @Header('content-type', 'text/plain; version=0.0.4')
   async scrape(): Promise<string> {
     return this.metrics.registry.metrics();

@@ -1,7 +1,8 @@
 import { Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { Access } from '../accounts/auth/auth.decorators';
 import { Doc } from '../common/http/openapi';
-import { JobsService, type JobResult } from './jobs.service';
+import { z } from 'zod';
+import { JOB_NAMES, jobResultSchema, JobsService, type JobResult } from './jobs.service';
 
 @Controller('v1/admin/jobs')
 @Access('admin')
@@ -10,7 +11,14 @@ export class JobsController {
 
   @Post(':job/run')
   @HttpCode(200)
-  @Doc('Run a scheduled job now, under the same advisory lock as its schedule')
+  @Doc({
+    id: 'runJob',
+    summary: 'Run a scheduled job now, under the same advisory lock as its schedule',
+    tag: 'Jobs',
+    params: { job: z.enum(JOB_NAMES) },
+    responses: { 200: { description: 'Ran, or skipped because another instance holds its lock', schema: jobResultSchema } },
+    errors: ['DL_BILLING_NOT_FOUND', 'DL_BILLING_UNAVAILABLE'],
+  })
   run(@Param('job') job: string): Promise<JobResult> {
     return this.jobs.run(job);
   }

@@ -1,13 +1,20 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { z } from 'zod';
 import { tryAdvisoryLock } from '../common/database/advisory-lock';
 import { BillingException } from '../common/errors/billing.exception';
 
 export const JOB_NAMES = ['monthly-reset', 'expiry-sweep', 'grant-expiry', 'seat-reconciliation', 'stripe-recovery'] as const;
 export type JobName = (typeof JOB_NAMES)[number];
 
-export type JobResult = { job: string; ran: true; result: unknown } | { job: string; ran: false; reason: string };
+export const jobResultSchema = z
+  .union([
+    z.strictObject({ job: z.string(), ran: z.literal(true), result: z.unknown().meta({ description: "The job's own summary (JSON)" }) }),
+    z.strictObject({ job: z.string(), ran: z.literal(false), reason: z.string() }),
+  ])
+  .meta({ id: 'JobResult' });
+export type JobResult = z.infer<typeof jobResultSchema>;
 
 /**
  * Scheduled jobs by name. Each run holds a Postgres advisory lock named after the job, so one

@@ -7,7 +7,7 @@ import { BillingException } from '../common/errors/billing.exception';
 import { Doc } from '../common/http/openapi';
 import { parseOrThrow, ZodPipe } from '../common/http/zod-validation.pipe';
 import { parseCredits } from '../common/money';
-import { createGrantSchema, idempotencyKeySchema, type CreateGrantDto } from './dto/grant.dto';
+import { createGrantSchema, grantResultSchema, idempotencyHeadersSchema, idempotencyKeySchema, type CreateGrantDto } from './dto/grant.dto';
 import { balanceBody, grantBody } from './http';
 import { LedgerService } from './ledger.service';
 
@@ -22,7 +22,16 @@ export class GrantsController {
    */
   @Post()
   @HttpCode(201)
-  @Doc('Grant credits to an account (admin); Idempotency-Key header honoured', createGrantSchema)
+  @Doc({
+    id: 'createGrant',
+    summary: 'Grant credits to an account',
+    description: 'With an `Idempotency-Key` header the same request again returns the same grant (200) and a different one is a 409; without one, every call grants.',
+    tag: 'Grants',
+    body: createGrantSchema,
+    headers: idempotencyHeadersSchema,
+    responses: { 201: { description: 'Granted', schema: grantResultSchema }, 200: { description: 'The same request again: the same grant', schema: grantResultSchema } },
+    errors: ['DL_BILLING_NOT_FOUND', 'DL_BILLING_IDEMPOTENCY_CONFLICT'],
+  })
   async create(
     @Param('id') accountId: string,
     @Body(new ZodPipe(createGrantSchema)) body: CreateGrantDto,

@@ -7,7 +7,7 @@ import { ZodPipe } from '../common/http/zod-validation.pipe';
 import { formatCredits } from '../common/money';
 import { Clock } from '../infra/clock/clock';
 import { calendarMonth } from '../plans/periods';
-import { statementQuerySchema } from './dto/grant.dto';
+import { ledgerPageSchema, statementQuerySchema, walletSchema } from './dto/grant.dto';
 import { balanceBody, statementBody } from './http';
 import { LedgerService } from './ledger.service';
 import { WalletExtensions } from './wallet-extensions';
@@ -22,7 +22,13 @@ export class WalletController {
   ) {}
 
   @Get('wallet')
-  @Doc('The wallet: balances, grants in burn order, this period\'s spend and runs')
+  @Doc({
+    id: 'getWallet',
+    summary: "The wallet: balances, grants in burn order, this period's spend and runs",
+    tag: 'Wallet',
+    responses: { 200: { description: 'The wallet', schema: walletSchema } },
+    errors: ['DL_BILLING_NOT_FOUND'],
+  })
   async wallet(@Param('id') accountId: string): Promise<Record<string, unknown>> {
     const wallet = await this.ledger.wallet(undefined, accountId);
     const now = this.clock.now();
@@ -53,7 +59,15 @@ export class WalletController {
   }
 
   @Get('ledger')
-  @Doc('The ledger, newest first, each entry explaining itself (cursor paging)')
+  @Doc({
+    id: 'getLedger',
+    summary: 'The ledger, newest first, each entry explaining itself',
+    description: 'Pass `nextCursor` as `cursor` for the next page.',
+    tag: 'Wallet',
+    query: statementQuerySchema,
+    responses: { 200: { description: 'One page', schema: ledgerPageSchema } },
+    errors: ['DL_BILLING_NOT_FOUND'],
+  })
   async statement(
     @Param('id') accountId: string,
     @Query(new ZodPipe(statementQuerySchema, 'query')) q: z.output<typeof statementQuerySchema>,

@@ -4,9 +4,9 @@ import { Access, CurrentPrincipal } from '../accounts/auth/auth.decorators';
 import { ACCOUNT_ID_PATTERN, type Principal } from '../accounts/auth/scopes';
 import { BillingException } from '../common/errors/billing.exception';
 import { Doc } from '../common/http/openapi';
+import { memberSchema, membersSchema, USER_ID } from './dto/member.dto';
 import { MembersService, type MemberView } from './members.service';
 
-const USER_ID = /^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,255}$/;
 
 function checkIds(accountId: string, userId?: string): void {
   const findings = [];
@@ -22,7 +22,7 @@ export class MembersController {
 
   @Get()
   @Access('admin', 'control-plane', 'reports', { accountParam: 'id' })
-  @Doc('List an account\'s members and its seat count (active members)')
+  @Doc({ id: 'listMembers', summary: "An account's members and its seat count (active members)", tag: 'Members', responses: { 200: { description: 'The members', schema: membersSchema } } })
   list(@Param('id') accountId: string): Promise<Record<string, unknown>> {
     checkIds(accountId);
     return this.members.list(accountId);
@@ -31,7 +31,7 @@ export class MembersController {
   @Put(':userId')
   @HttpCode(200)
   @Access('admin', 'control-plane')
-  @Doc('Add a member (a seat)')
+  @Doc({ id: 'addMember', summary: 'Add a member (a seat)', tag: 'Members', responses: { 200: { description: 'The member and the seat count', schema: memberSchema } }, errors: ['DL_BILLING_NOT_FOUND'] })
   add(@Param('id') accountId: string, @Param('userId') userId: string, @CurrentPrincipal() p: Principal, @Req() req: FastifyRequest): Promise<MemberView> {
     checkIds(accountId, userId);
     return this.members.set(accountId, userId, true, `key:${p.keyId}`, req.id);
@@ -40,7 +40,7 @@ export class MembersController {
   @Delete(':userId')
   @HttpCode(200)
   @Access('admin', 'control-plane')
-  @Doc('Remove a member (a seat)')
+  @Doc({ id: 'removeMember', summary: 'Remove a member (a seat)', tag: 'Members', responses: { 200: { description: 'The member and the seat count', schema: memberSchema } }, errors: ['DL_BILLING_NOT_FOUND'] })
   remove(@Param('id') accountId: string, @Param('userId') userId: string, @CurrentPrincipal() p: Principal, @Req() req: FastifyRequest): Promise<MemberView> {
     checkIds(accountId, userId);
     return this.members.set(accountId, userId, false, `key:${p.keyId}`, req.id);

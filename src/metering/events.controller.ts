@@ -3,10 +3,10 @@ import { Access } from '../accounts/auth/auth.decorators';
 import { BillingException, type Finding } from '../common/errors/billing.exception';
 import { Clock } from '../infra/clock/clock';
 import { Metrics } from '../health/metrics';
+import { Doc } from '../common/http/openapi';
+import { eventsBodySchema, ingestResultSchema, MAX_EVENTS } from './dto/event.dto';
 import { lifecycleValidator, type LifecycleEvent, type LifecycleValidator } from './lifecycle-event';
 import { EventsRefused, LifecycleIngestService, type IngestResult } from './lifecycle-ingest.service';
-
-const MAX_EVENTS = 10_000;
 
 /** Lifecycle events over HTTP, for deployments without Kafka: one event, an array, or `{events: [...]}`. */
 @Controller('v1/events')
@@ -24,6 +24,16 @@ export class EventsController {
 
   @Post()
   @HttpCode(200)
+  @Doc({
+    id: 'postEvents',
+    summary: 'Lifecycle events: one event, an array of events, or {events: [...]}',
+    description:
+      'The same events, handler and idempotency (on `id`) as the Kafka topic `runtime.lifecycle.v1`. All or nothing: a request with an invalid event applies none, ' +
+      'and every finding names the event by its place (`events[3].seq`).',
+    tag: 'Events',
+    body: eventsBodySchema,
+    responses: { 200: { description: 'Applied', schema: ingestResultSchema } },
+  })
   async post(@Body() body: unknown): Promise<Pick<IngestResult, 'accepted' | 'duplicates'>> {
     const { items, prefix } = unwrap(body);
     const findings: Finding[] = [];

@@ -7,7 +7,7 @@ import { Doc } from '../common/http/openapi';
 import { parseOrThrow } from '../common/http/zod-validation.pipe';
 import { parsePricedRequest } from '../pricing/pricing';
 import { RateCard } from '../pricing/rate-card';
-import { extendSchema, reservationSchema } from './dto/reservation.dto';
+import { extendHeadersSchema, extendSchema, reservationDetailsSchema, reservationSchema, reservationViewSchema } from './dto/reservation.dto';
 import { ReservationDetails, type ReservationDetailsView } from './reservation-details.service';
 import { ReservationsService, type ReservationView } from './reservations.service';
 
@@ -21,7 +21,27 @@ export class ReservationsController {
 
   @Post()
   @Access('control-plane')
-  @Doc('Authorize a launch and deduct its time reservation up front (idempotent on runtimeId)', reservationSchema)
+  @Doc({
+    id: 'createReservation',
+    summary: 'Authorize a launch and deduct its time reservation up front',
+    description:
+      'Checks, in order: request valid, account exists and is active, plan allows it, runs quota, agents quota, concurrency, spend limit, credits. ' +
+      'Idempotent on `runtimeId`: the same body again returns the same reservation (200); a different body is a 409.',
+    tag: 'Reservations',
+    body: reservationSchema,
+    responses: { 201: { description: 'Reserved', schema: reservationViewSchema }, 200: { description: 'The same request again: the same reservation', schema: reservationViewSchema } },
+    errors: [
+      'DL_BILLING_NOT_FOUND',
+      'DL_BILLING_ACCOUNT_SUSPENDED',
+      'DL_BILLING_PLAN_FORBIDS',
+      'DL_BILLING_QUOTA_EXCEEDED',
+      'DL_BILLING_SPEND_LIMIT_REACHED',
+      'DL_BILLING_INSUFFICIENT_CREDITS',
+      'DL_BILLING_IDEMPOTENCY_CONFLICT',
+      'DL_BILLING_CAPABILITY_UNSUPPORTED',
+      'DL_BILLING_UNAVAILABLE',
+    ],
+  })
   async reserve(@Body() body: unknown, @Res({ passthrough: true }) reply: FastifyReply, @CurrentPrincipal() principal: Principal): Promise<ReservationView> {
     const request = parsePricedRequest(reservationSchema, body ?? {}, this.rateCard.current());
     const raw = reply.request.raw;
@@ -33,7 +53,16 @@ export class ReservationsController {
   @Post(':runtimeId/extend')
   @HttpCode(200)
   @Access('control-plane')
-  @Doc('Add minutes to a reservation (Idempotency-Key header required)', extendSchema)
+  @Doc({
+    id: 'extendReservation',
+    summary: 'Add minutes to a reservation',
+    description: 'The `Idempotency-Key` header is required: the same key again returns the same extension; a different request under it is a 409.',
+    tag: 'Reservations',
+    body: extendSchema,
+    headers: extendHeadersSchema,
+    responses: { 200: { description: 'Extended', schema: reservationViewSchema } },
+    errors: ['DL_BILLING_NOT_FOUND', 'DL_BILLING_ACCOUNT_SUSPENDED', 'DL_BILLING_SPEND_LIMIT_REACHED', 'DL_BILLING_INSUFFICIENT_CREDITS', 'DL_BILLING_IDEMPOTENCY_CONFLICT'],
+  })
   async extend(
     @Param('runtimeId') runtimeId: string,
     @Body() body: unknown,
@@ -49,7 +78,13 @@ export class ReservationsController {
 
   @Get(':runtimeId')
   @Access('authenticated')
-  @Doc('A reservation: status, running time, charge, release, intervals and the commands sent')
+  @Doc({
+    id: 'getReservation',
+    summary: 'A reservation: status, running time, charge, release, intervals and the commands sent',
+    tag: 'Reservations',
+    responses: { 200: { description: 'The reservation, every charge explained', schema: reservationDetailsSchema } },
+    errors: ['DL_BILLING_NOT_FOUND'],
+  })
   async get(@Param('runtimeId') runtimeId: string, @CurrentPrincipal() principal: Principal): Promise<ReservationDetailsView> {
     const view = await this.details.get(runtimeId);
     if (!view || !mayActOn(principal, view.accountId, ['control-plane', 'reports'])) {

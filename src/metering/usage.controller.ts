@@ -8,6 +8,7 @@ import { BillingException } from '../common/errors/billing.exception';
 import { Doc } from '../common/http/openapi';
 import { parseOrThrow } from '../common/http/zod-validation.pipe';
 import { formatCredits } from '../common/money';
+import { credits, instant } from '../common/http/api-schemas';
 import { Clock } from '../infra/clock/clock';
 import { calendarMonth } from '../plans/periods';
 
@@ -23,6 +24,24 @@ const usageQuery = z.strictObject({
   to: z.iso.datetime({ offset: true }).optional(),
   groupBy: z.enum(['runtime', 'environment', 'day', 'user']).default('runtime'),
 });
+
+const usageTotals = { runtimes: z.number().int(), seconds: z.number().int(), credits };
+
+export const usageSchema = z
+  .strictObject({
+    accountId: z.string(),
+    from: instant,
+    to: instant,
+    groupBy: z.enum(['runtime', 'environment', 'day', 'user']),
+    items: z.array(
+      z
+        .strictObject({ runtime: z.string(), environment: z.string(), day: z.string(), user: z.string(), ...usageTotals })
+        .partial({ runtime: true, environment: true, day: true, user: true })
+        .meta({ description: 'One group: its key under the groupBy name, then its totals' }),
+    ),
+    total: z.strictObject(usageTotals),
+  })
+  .meta({ id: 'Usage' });
 
 interface UsageRow {
   key: string;
@@ -41,7 +60,15 @@ export class UsageController {
   ) {}
 
   @Get()
-  @Doc('Billable usage by runtime, environment, day or user')
+  @Doc({
+    id: 'getUsage',
+    summary: 'Billable usage by runtime, environment, day or user',
+    description: 'Runtimes started in [from, to) (default: this calendar month): settled charges, and charges so far of active ones.',
+    tag: 'Wallet',
+    query: usageQuery,
+    responses: { 200: { description: 'The usage', schema: usageSchema } },
+    errors: ['DL_BILLING_NOT_FOUND'],
+  })
   async usage(@Param('id') accountId: string, @Query() query: unknown) {
     const q = parseOrThrow(usageQuery, query);
     const now = this.clock.now();

@@ -4,7 +4,7 @@ import { Access, CurrentPrincipal } from '../accounts/auth/auth.decorators';
 import type { Principal } from '../accounts/auth/scopes';
 import { Doc } from '../common/http/openapi';
 import { ZodPipe } from '../common/http/zod-validation.pipe';
-import { setPlanSchema, type SetPlanDto } from './dto/plan.dto';
+import { planViewSchema, setPlanSchema, type SetPlanDto } from './dto/plan.dto';
 import { PlanAdminService, type PlanView } from './plan-admin.service';
 
 @Controller('v1/admin/accounts/:id/plan')
@@ -13,13 +13,26 @@ export class PlansController {
   constructor(private readonly plans: PlanAdminService) {}
 
   @Get()
-  @Doc("An account's plan, overrides, effective terms and current period (admin)")
+  @Doc({
+    id: 'getAccountPlan',
+    summary: "An account's plan, overrides, effective terms and current period",
+    tag: 'Plans',
+    responses: { 200: { description: 'The plan', schema: planViewSchema } },
+    errors: ['DL_BILLING_NOT_FOUND'],
+  })
   get(@Param('id') accountId: string): Promise<PlanView> {
     return this.plans.view(accountId);
   }
 
   @Put()
-  @Doc('Set an account plan and its overrides (Enterprise terms), audited (admin)', setPlanSchema)
+  @Doc({
+    id: 'setAccountPlan',
+    summary: "Set an account's plan and its overrides (Enterprise terms), audited",
+    tag: 'Plans',
+    body: setPlanSchema,
+    responses: { 200: { description: 'The plan now', schema: planViewSchema } },
+    errors: ['DL_BILLING_NOT_FOUND'],
+  })
   put(
     @Param('id') accountId: string,
     @Body(new ZodPipe(setPlanSchema)) body: SetPlanDto,

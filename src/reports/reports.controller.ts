@@ -3,7 +3,8 @@ import type { FastifyReply } from 'fastify';
 import { Access } from '../accounts/auth/auth.decorators';
 import { Doc } from '../common/http/openapi';
 import { Clock } from '../infra/clock/clock';
-import { parseReportQuery } from './report-query';
+import { parseReportQuery, QUERIES } from './report-query';
+import { reportSchema } from './dto/report.dto';
 import { ReportsService, toCsv, type Report } from './reports.service';
 
 /** `GET /v1/reports/…`: admin or reports scope; JSON, or CSV with `?format=csv` or `Accept: text/csv`. */
@@ -16,42 +17,84 @@ export class ReportsController {
   ) {}
 
   @Get('usage')
-  @Doc('Settled usage by account, environment, day or user (from, to: whole UTC hours; groupBy)')
+  @Doc({
+    id: 'usageReport',
+    summary: 'Settled usage by account, environment, day or user',
+    description: 'from and to are whole UTC hours. JSON, or CSV with `format=csv` or `Accept: text/csv`.',
+    tag: 'Reports',
+    query: QUERIES['usage'],
+    responses: { 200: { description: 'The report', schema: reportSchema, csv: true } },
+  })
   async usage(@Query() query: unknown, @Headers('accept') accept: string | undefined, @Res({ passthrough: true }) reply: FastifyReply) {
     const q = parseReportQuery('usage', query, this.clock.now());
     return send(reply, q.format, accept, await this.reports.usage(q.period, q.groupBy));
   }
 
   @Get('credits')
-  @Doc('Credits flow: granted, top-ups, clawed back, consumed, refunded, expired (groupBy total, day or account)')
+  @Doc({
+    id: 'creditsReport',
+    summary: 'Credits flow: granted, top-ups, clawed back, consumed, refunded, expired',
+    description: 'groupBy total, day or account. JSON, or CSV with `format=csv` or `Accept: text/csv`.',
+    tag: 'Reports',
+    query: QUERIES['credits'],
+    responses: { 200: { description: 'The report', schema: reportSchema, csv: true } },
+  })
   async credits(@Query() query: unknown, @Headers('accept') accept: string | undefined, @Res({ passthrough: true }) reply: FastifyReply) {
     const q = parseReportQuery('credits', query, this.clock.now());
     return send(reply, q.format, accept, await this.reports.credits(q.period, q.groupBy));
   }
 
   @Get('seats')
-  @Doc('Team accounts: active seats, Stripe quantity, expected and invoiced recurring revenue')
+  @Doc({
+    id: 'seatsReport',
+    summary: 'Team accounts: active seats, Stripe quantity, expected and invoiced recurring revenue',
+    description: 'JSON, or CSV with `format=csv` or `Accept: text/csv`.',
+    tag: 'Reports',
+    query: QUERIES['seats'],
+    responses: { 200: { description: 'The report', schema: reportSchema, csv: true } },
+  })
   async seats(@Query() query: unknown, @Headers('accept') accept: string | undefined, @Res({ passthrough: true }) reply: FastifyReply) {
     const q = parseReportQuery('seats', query, this.clock.now());
     return send(reply, q.format, accept, await this.reports.seats(q.period));
   }
 
   @Get('spend-limits')
-  @Doc('Spend-limit notifications and runtime terminations')
+  @Doc({
+    id: 'spendLimitsReport',
+    summary: 'Spend-limit notifications and runtime terminations',
+    description: 'JSON, or CSV with `format=csv` or `Accept: text/csv`.',
+    tag: 'Reports',
+    query: QUERIES['spend-limits'],
+    responses: { 200: { description: 'The report', schema: reportSchema, csv: true } },
+  })
   async spendLimits(@Query() query: unknown, @Headers('accept') accept: string | undefined, @Res({ passthrough: true }) reply: FastifyReply) {
     const q = parseReportQuery('spend-limits', query, this.clock.now());
     return send(reply, q.format, accept, await this.reports.spendLimits(q.period));
   }
 
   @Get('reconciliation')
-  @Doc('Seat discrepancies between Stripe and the members table')
+  @Doc({
+    id: 'reconciliationReport',
+    summary: 'Seat discrepancies between Stripe and the members table',
+    description: 'JSON, or CSV with `format=csv` or `Accept: text/csv`.',
+    tag: 'Reports',
+    query: QUERIES['reconciliation'],
+    responses: { 200: { description: 'The report', schema: reportSchema, csv: true } },
+  })
   async reconciliation(@Query() query: unknown, @Headers('accept') accept: string | undefined, @Res({ passthrough: true }) reply: FastifyReply) {
     const q = parseReportQuery('reconciliation', query, this.clock.now());
     return send(reply, q.format, accept, await this.reports.reconciliation(q.period, this.clock.now()));
   }
 
   @Get('top-consumers')
-  @Doc('The accounts that consumed the most credits (limit, default 10)')
+  @Doc({
+    id: 'topConsumersReport',
+    summary: 'The accounts that consumed the most credits',
+    description: 'from and to are whole UTC hours; limit defaults to 10. JSON, or CSV with `format=csv` or `Accept: text/csv`.',
+    tag: 'Reports',
+    query: QUERIES['top-consumers'],
+    responses: { 200: { description: 'The report', schema: reportSchema, csv: true } },
+  })
   async topConsumers(@Query() query: unknown, @Headers('accept') accept: string | undefined, @Res({ passthrough: true }) reply: FastifyReply) {
     const q = parseReportQuery('top-consumers', query, this.clock.now());
     return send(reply, q.format, accept, await this.reports.topConsumers(q.period, q.limit));

@@ -1,10 +1,17 @@
 import { Body, Controller, Get, Param, Put, Query } from '@nestjs/common';
-import { z } from 'zod';
 import { Access, CurrentPrincipal } from '../accounts/auth/auth.decorators';
 import type { Principal } from '../accounts/auth/scopes';
 import { Doc } from '../common/http/openapi';
 import { parseOrThrow, ZodPipe } from '../common/http/zod-validation.pipe';
-import { spendLimitSchema, suspensionSchema, type SpendLimitRequest, type SuspensionRequest } from './dto/spend-limit.dto';
+import {
+  spendLimitQuerySchema,
+  spendLimitSchema,
+  spendLimitViewSchema,
+  suspensionSchema,
+  suspensionViewSchema,
+  type SpendLimitRequest,
+  type SuspensionRequest,
+} from './dto/spend-limit.dto';
 import { SpendLimitsService, type SpendLimitView } from './spend-limits.service';
 import { SuspensionService } from './suspension.service';
 
@@ -17,7 +24,15 @@ export class SpendLimitsController {
 
   @Put('v1/accounts/:id/spend-limit')
   @Access({ accountParam: 'id' })
-  @Doc("Set the account's (or a member's) monthly spend limit and alert thresholds", spendLimitSchema)
+  @Doc({
+    id: 'setSpendLimit',
+    summary: "Set the account's (or a member's) monthly spend limit and alert thresholds",
+    description: 'A limit lowered below what is already spent or held tells every active runtime in its scope to terminate (reason `spend_limit`).',
+    tag: 'Spend limits',
+    body: spendLimitSchema,
+    responses: { 200: { description: 'The limit now', schema: spendLimitViewSchema } },
+    errors: ['DL_BILLING_NOT_FOUND'],
+  })
   set(
     @Param('id') accountId: string,
     @Body(new ZodPipe(spendLimitSchema)) body: SpendLimitRequest,
@@ -28,15 +43,29 @@ export class SpendLimitsController {
 
   @Get('v1/accounts/:id/spend-limit')
   @Access('control-plane', 'reports', { accountParam: 'id' })
-  @Doc("The account's (or a member's, with ?userId=) spend limit and this month's spend")
+  @Doc({
+    id: 'getSpendLimit',
+    summary: "The account's (or a member's, with userId) spend limit and this month's spend",
+    tag: 'Spend limits',
+    query: spendLimitQuerySchema,
+    responses: { 200: { description: 'The limit', schema: spendLimitViewSchema } },
+    errors: ['DL_BILLING_NOT_FOUND'],
+  })
   get(@Param('id') accountId: string, @Query() query: unknown): Promise<SpendLimitView> {
-    const q = parseOrThrow(z.strictObject({ userId: z.string().min(1).max(128).optional() }), query);
+    const q = parseOrThrow(spendLimitQuerySchema, query);
     return this.limits.get(accountId, q.userId ?? null);
   }
 
   @Put('v1/admin/accounts/:id/suspension')
   @Access('admin')
-  @Doc('Suspend an account (no new launches, runtimes terminated) or reactivate it', suspensionSchema)
+  @Doc({
+    id: 'setSuspension',
+    summary: 'Suspend an account (no new launches, runtimes terminated) or reactivate it',
+    tag: 'Spend limits',
+    body: suspensionSchema,
+    responses: { 200: { description: 'The account status', schema: suspensionViewSchema } },
+    errors: ['DL_BILLING_NOT_FOUND'],
+  })
   suspend(
     @Param('id') accountId: string,
     @Body(new ZodPipe(suspensionSchema)) body: SuspensionRequest,

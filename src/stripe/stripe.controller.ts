@@ -9,15 +9,22 @@ import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { BillingException } from '../common/errors/billing.exception';
 import { Doc } from '../common/http/openapi';
 import { ZodPipe } from '../common/http/zod-validation.pipe';
-import { JobsService, type JobResult } from '../jobs/jobs.service';
+import { jobResultSchema, JobsService, type JobResult } from '../jobs/jobs.service';
+import {
+  checkoutSchema,
+  discrepanciesQuerySchema,
+  discrepanciesSchema,
+  subscriptionViewSchema,
+  topUpHeadersSchema,
+  topUpSchema,
+  webhookResultSchema,
+  type TopUpDto,
+} from './dto/stripe.dto';
 import { SeatsService } from './seats.service';
 import { StripeEventsService, type EventOutcome } from './stripe-events.service';
 import { StripeGateway, type StripeEventLike } from './stripe-gateway';
 import { SubscriptionsService } from './subscriptions.service';
 import { TopUpsService } from './top-ups.service';
-
-const topUpSchema = z.strictObject({ pack: z.string().min(1).max(64) });
-type TopUpDto = z.infer<typeof topUpSchema>;
 
 @Controller()
 export class StripeController {
@@ -45,7 +52,16 @@ export class StripeController {
   @Post('v1/stripe/webhooks')
   @Public()
   @HttpCode(200)
-  @Doc('Stripe webhook endpoint (Stripe-Signature checked on the raw body; 429 after too many bad signatures from one client)')
+  @Doc({
+    id: 'stripeWebhook',
+    summary: 'Stripe webhook endpoint',
+    description: 'The `Stripe-Signature` header is checked on the raw body; too many bad signatures from one client get 429. Each event is applied once (on `event.id`).',
+    tag: 'Stripe',
+    headers: z.object({ 'stripe-signature': z.string() }),
+    body: z.record(z.string(), z.unknown()).meta({ description: 'A Stripe event, as Stripe signs it' }),
+    responses: { 200: { description: 'Received', schema: webhookResultSchema } },
+    errors: ['DL_BILLING_STRIPE_SIGNATURE_INVALID', 'DL_BILLING_RATE_LIMITED', 'DL_BILLING_UNAVAILABLE'],
+  })
   async webhook(@Req() req: FastifyRequest & { rawBody?: Buffer }, @Headers('stripe-signature') signature: string | undefined): Promise<EventOutcome & { received: true }> {
     const event = this.verifyLimited(req.ip, req.rawBody, signature);
     return { received: true, ...(await this.events.handle(event)) };
@@ -70,7 +86,15 @@ export class StripeController {
   @Post('v1/accounts/:id/top-ups')
   @HttpCode(201)
   @Access({ accountParam: 'id' })
-  @Doc('Start a top-up {pack} → {checkoutUrl} (Stripe Checkout)', topUpSchema)
+  @Doc({
+    id: 'startTopUp',
+    summary: 'Start a top-up: a Stripe Checkout Session for the pack',
+    tag: 'Stripe',
+    body: topUpSchema,
+    headers: topUpHeadersSchema,
+    responses: { 201: { description: 'Checkout started', schema: checkoutSchema } },
+    errors: ['DL_BILLING_NOT_FOUND', 'DL_BILLING_PLAN_FORBIDS', 'DL_BILLING_UNAVAILABLE'],
+  })
   topUp(
     @Param('id') accountId: string,
     @Body(new ZodPipe(topUpSchema)) body: TopUpDto,
@@ -81,7 +105,13 @@ export class StripeController {
 
   @Get('v1/accounts/:id/subscription')
   @Access('control-plane', 'reports', { accountParam: 'id' })
-  @Doc('The account\'s plan, seats and Stripe subscription')
+  @Doc({
+    id: 'getSubscription',
+    summary: "The account's plan, seats and Stripe subscription",
+    tag: 'Stripe',
+    responses: { 200: { description: 'The subscription', schema: subscriptionViewSchema } },
+    errors: ['DL_BILLING_NOT_FOUND'],
+  })
   subscription(@Param('id') accountId: string): Promise<Record<string, unknown>> {
     return this.subscriptions.view(accountId);
   }
@@ -90,7 +120,13 @@ export class StripeController {
   @Post('v1/admin/accounts/:id/subscription')
   @HttpCode(201)
   @Access('admin')
-  @Doc('Create the account\'s Team subscription in Stripe (admin)')
+  @Doc({
+    id: 'createSubscription',
+    summary: "Create the account's Team subscription in Stripe (base fee and seats) and move it to Team",
+    tag: 'Stripe',
+    responses: { 201: { description: 'Created', schema: subscriptionViewSchema }, 200: { description: 'It already had a live one', schema: subscriptionViewSchema } },
+    errors: ['DL_BILLING_NOT_FOUND', 'DL_BILLING_UNAVAILABLE'],
+  })
   async subscribe(@Param('id') accountId: string, @CurrentPrincipal() p: Principal, @Res({ passthrough: true }) reply: FastifyReply): Promise<Record<string, unknown>> {
     const { created, view } = await this.subscriptions.create(accountId, `key:${p.keyId}`);
     void reply.status(created ? 201 : 200);
@@ -100,14 +136,26 @@ export class StripeController {
   @Post('v1/admin/reconciliation/run')
   @HttpCode(200)
   @Access('admin')
-  @Doc('Run seat reconciliation now (same lock as the seat-reconciliation job)')
+  @Doc({
+    id: 'runReconciliation',
+    summary: 'Run seat reconciliation now (same lock as the seat-reconciliation job)',
+    tag: 'Stripe',
+    responses: { 200: { description: 'Ran, or skipped because another instance holds its lock', schema: jobResultSchema } },
+    errors: ['DL_BILLING_UNAVAILABLE'],
+  })
   reconcile(): Promise<JobResult> {
     return this.jobs.run('seat-reconciliation');
   }
 
   @Get('v1/admin/reconciliation/discrepancies')
   @Access('admin', 'reports')
-  @Doc('Seat discrepancies found: quantity drift corrected by reconciliation, invoices billed for other seats')
+  @Doc({
+    id: 'listSeatDiscrepancies',
+    summary: 'Seat discrepancies found: quantity drift corrected by reconciliation, invoices billed for other seats',
+    tag: 'Stripe',
+    query: discrepanciesQuerySchema,
+    responses: { 200: { description: 'The latest 1000', schema: discrepanciesSchema } },
+  })
   async discrepancies(@Query('accountId') accountId: string | undefined): Promise<{ items: Record<string, unknown>[] }> {
     return { items: await this.seats.discrepancies(accountId || undefined) };
   }

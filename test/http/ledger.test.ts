@@ -116,30 +116,33 @@ describe('ledger HTTP API: accounts, grants, wallet, ledger, audit', () => {
       await ledger.createHoldTx({ accountId: id, holdId: `h_${id}`, amount: 4_000_000n, reference: 'rt_1', idempotencyKey: 'h1' });
       await ledger.settleHoldTx({ holdId: `h_${id}`, amount: 1_250_000n });
 
-      const own = await h.key(`account:${id}`);
-      const wallet = await h.request('GET', `/v1/accounts/${id}/wallet`, { key: own });
-      expect(wallet.status).toBe(200);
-      expect(wallet.body).toMatchObject({ total: '6.750000', held: '0.000000', available: '6.750000' });
-      expect(wallet.body.grants.map((g: { source: string; remaining: string; expiresAt: string | null }) => [g.source, g.remaining, g.expiresAt])).toEqual([
+      // Through the typed client, with the account's own key.
+      const api = h.client(await h.key(`account:${id}`));
+      const path = { id };
+      const wallet = await api.GET('/v1/accounts/{id}/wallet', { params: { path } });
+      expect(wallet.response.status).toBe(200);
+      if (!wallet.data) throw new Error('no wallet');
+      expect(wallet.data).toMatchObject({ total: '6.750000', held: '0.000000', available: '6.750000' });
+      expect(wallet.data.grants.map((g) => [g.source, g.remaining, g.expiresAt])).toEqual([
         ['plan_allowance', '1.750000', '2027-01-01T00:00:00.000Z'],
         ['top_up', '5.000000', null],
       ]);
       // The spend-limits module may fill `spend` in (its own view of the month's charges); the shape stays.
-      expect(wallet.body.spend).toMatchObject({ period: 'month', spent: expect.stringMatching(AMOUNT), held: expect.stringMatching(AMOUNT) });
-      expect(wallet.body).toHaveProperty('runs');
+      expect(wallet.data.spend).toMatchObject({ period: 'month', spent: expect.stringMatching(AMOUNT), held: expect.stringMatching(AMOUNT) });
+      expect(wallet.data).toHaveProperty('runs');
 
-      const page1 = await h.request('GET', `/v1/accounts/${id}/ledger?limit=2`, { key: own });
-      expect(page1.status).toBe(200);
-      expect(page1.body.items.map((e: { kind: string }) => e.kind)).toEqual(['settlement', 'reservation']);
-      const settlement = page1.body.items[0];
+      const page1 = (await api.GET('/v1/accounts/{id}/ledger', { params: { path, query: { limit: 2 } } })).data;
+      if (!page1) throw new Error('no ledger page');
+      expect(page1.items.map((e) => e.kind)).toEqual(['settlement', 'reservation']);
+      const settlement = page1.items[0]!;
       expect(settlement).toMatchObject({ amount: '-1.250000', balanceAfter: '6.750000', reference: 'rt_1', at: expect.any(String) });
       expect(settlement.explanation).toMatch(/Charged 1\.250000 of 4\.000000 credits held for rt_1.*2\.750000 released/);
-      expect(page1.body.items[1].explanation).toMatch(/Reserved 4\.000000 credits for rt_1.*3\.000000 from plan allowance grant/);
-      for (const e of page1.body.items) expect(e.amount).toMatch(AMOUNT);
-      const page2 = await h.request('GET', `/v1/accounts/${id}/ledger?limit=2&cursor=${page1.body.nextCursor}`, { key: own });
-      expect(page2.body.items.map((e: { kind: string }) => e.kind)).toEqual(['grant', 'top-up']);
-      expect(page2.body.items[1].explanation).toMatch(/^Top-up: 5\.000000 credits, not expiring/);
-      expect(page2.body.nextCursor).toBeNull();
+      expect(page1.items[1]!.explanation).toMatch(/Reserved 4\.000000 credits for rt_1.*3\.000000 from plan allowance grant/);
+      for (const e of page1.items) expect(e.amount).toMatch(AMOUNT);
+      const page2 = (await api.GET('/v1/accounts/{id}/ledger', { params: { path, query: { limit: 2, cursor: page1.nextCursor! } } })).data;
+      expect(page2?.items.map((e) => e.kind)).toEqual(['grant', 'top-up']);
+      expect(page2?.items[1]!.explanation).toMatch(/^Top-up: 5\.000000 credits, not expiring/);
+      expect(page2?.nextCursor).toBeNull();
     });
 
     it('keeps each account to its own data and 404s unknown accounts', async () => {

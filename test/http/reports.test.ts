@@ -21,7 +21,7 @@ describe('admin reports', () => {
   let a: string;
   let b: string;
 
-  const reserve = (accountId: string, runtimeId: string, env = SMALL.environment, userId = 'u1', minutes = 60) =>
+  const reserve = (accountId: string, runtimeId: string, env: { name: string; sizeClass: string } = SMALL.environment, userId = 'u1', minutes = 60) =>
     h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId, userId, variant: SMALL.variant, environment: env, minutes } });
   const events = async (list: unknown[]) => {
     const res = await h.request('POST', '/v1/events', { key: cp, body: list });
@@ -205,12 +205,20 @@ describe('admin reports', () => {
   });
 
   it('lists spend-limit terminations and top consumers', async () => {
-    const events = await report(`spend-limits?${PERIOD}`);
+    // Through the typed client: the query parameters and the report's shape are the document's.
+    const api = h.client(reportsKey);
+    const period = { from: '2031-03-01T00:00:00Z', to: '2031-04-01T00:00:00Z' };
+    const { data: events } = await api.GET('/v1/reports/spend-limits', { params: { query: period } });
+    if (!events || typeof events === 'string') throw new Error('no JSON spend-limits report');
     expect(events.items).toEqual(expect.arrayContaining([expect.objectContaining({ type: 'termination', account: b, user: 'u9', event: 'spend_limit', runtime: 'rt_b2' })]));
     expect(events.items).toEqual(expect.arrayContaining([expect.objectContaining({ type: 'termination', account: b, event: 'reservation_expired', runtime: 'rt_b1' })]));
-    expect(events.totals['termination:spend_limit']).toBe(1);
-    const top = await report(`top-consumers?${PERIOD}&limit=1`);
-    expect(top.items).toEqual([expect.objectContaining({ rank: 1, account: a, credits: '1.833334', plan: 'enterprise' })]);
+    expect(events.totals?.['termination:spend_limit']).toBe(1);
+    const top = await api.GET('/v1/reports/top-consumers', { params: { query: { ...period, limit: 1 } } });
+    if (!top.data || typeof top.data === 'string') throw new Error('no JSON top-consumers report');
+    expect(top.data.items).toEqual([expect.objectContaining({ rank: 1, account: a, credits: '1.833334', plan: 'enterprise' })]);
+    const csv = await api.GET('/v1/reports/top-consumers', { params: { query: { ...period, limit: 1, format: 'csv' } }, parseAs: 'text' });
+    expect(csv.response.headers.get('content-type')).toContain('text/csv');
+    expect(String(csv.data).split('\r\n')[0]).toContain('account');
   });
 
   it('reports Team seats against the Stripe quantity, and the drift as a reconciliation discrepancy', async () => {

@@ -23,8 +23,11 @@ describe('reservations over HTTP', () => {
    * file's sweep (they share the database) settles them later under its own clock.
    */
   const terminate = async (accountId: string, runtimeIds: string[]) => {
-    const body = runtimeIds.map((runtimeId) => lifecycle(accountId, runtimeId, 'runtime.terminated', new Date(), 99, { reason: 'user' }));
-    expect((await h.request('POST', '/v1/events', { key: cp, body })).status).toBe(200);
+    const body = runtimeIds.map((runtimeId) => ({ ...lifecycle(accountId, runtimeId, 'runtime.terminated', new Date(), 99), type: 'runtime.terminated' as const, data: { reason: 'user' } }));
+    // Through the typed client: the events body and its answer are the document's.
+    const { data, response } = await h.client(cp).POST('/v1/events', { body });
+    expect(response.status).toBe(200);
+    expect(data!.accepted + data!.duplicates).toBe(runtimeIds.length);
   };
 
   it('lists every finding of a malformed request with its field', async () => {
@@ -37,32 +40,38 @@ describe('reservations over HTTP', () => {
 
   it('refuses GPUs on e2b as unsupported, an unknown account as not found, and an overdraw as insufficient credits', async () => {
     const accountId = await fundedAccount(h, admin, { credits: '0.500000' });
-    const gpu = await reserve({ accountId, runtimeId: uid('rt'), variant: 'e2b', environment: { name: 'x', sizeClass: 'gpu-small', accelerator: { type: 'H100', count: 1, cuda: '12.8' } } });
-    expect(gpu.status).toBe(422);
-    expect(gpu.body.error.code).toBe('DL_BILLING_CAPABILITY_UNSUPPORTED');
-    const missing = await reserve({ accountId: uid('nobody'), runtimeId: uid('rt'), ...SMALL });
-    expect(missing.status).toBe(404);
-    expect(missing.body.error.code).toBe('DL_BILLING_NOT_FOUND');
-    const tooMuch = await reserve({ accountId, runtimeId: uid('rt'), ...SMALL, minutes: 31 });
-    expect(tooMuch.status).toBe(402);
-    expect(tooMuch.body.error.code).toBe('DL_BILLING_INSUFFICIENT_CREDITS');
-    const wallet = await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin });
-    expect(wallet.body).toMatchObject({ total: '0.500000', held: '0.000000', available: '0.500000' });
+    const api = h.client(cp);
+    const gpu = await api.POST('/v1/reservations', {
+      body: { accountId, runtimeId: uid('rt'), variant: 'e2b', environment: { name: 'x', sizeClass: 'gpu-small', accelerator: { type: 'H100', count: 1, cuda: '12.8' } } },
+    });
+    expect(gpu.response.status).toBe(422);
+    expect(gpu.error?.error.code).toBe('DL_BILLING_CAPABILITY_UNSUPPORTED');
+    const missing = await api.POST('/v1/reservations', { body: { accountId: uid('nobody'), runtimeId: uid('rt'), ...SMALL } });
+    expect(missing.response.status).toBe(404);
+    expect(missing.error?.error.code).toBe('DL_BILLING_NOT_FOUND');
+    const tooMuch = await api.POST('/v1/reservations', { body: { accountId, runtimeId: uid('rt'), ...SMALL, minutes: 31 } });
+    expect(tooMuch.response.status).toBe(402);
+    expect(tooMuch.error?.error).toMatchObject({ code: 'DL_BILLING_INSUFFICIENT_CREDITS', available: '0.500000', required: '0.516667' });
+    const wallet = await h.client(admin).GET('/v1/accounts/{id}/wallet', { params: { path: { id: accountId } } });
+    expect(wallet.data).toMatchObject({ total: '0.500000', held: '0.000000', available: '0.500000' });
   });
 
   it('defaults to 10 minutes and is idempotent on runtimeId: the same body again is 200, another body 409', async () => {
     const accountId = await fundedAccount(h, admin, { credits: '1.000000' });
     const runtimeId = uid('rt');
-    const first = await reserve({ accountId, runtimeId, ...SMALL });
-    expect(first.status).toBe(201);
-    expect(first.body).toMatchObject({ minutes: 10, reserved: '0.166667', balance: { available: '0.833333', held: '0.166667' } });
-    const again = await reserve({ accountId, runtimeId, ...SMALL });
-    expect(again.status).toBe(200);
-    expect(again.body.reservationId).toBe(first.body.reservationId);
-    expect(again.body.balance.held).toBe('0.166667');
-    const other = await reserve({ accountId, runtimeId, ...SMALL, minutes: 20 });
-    expect(other.status).toBe(409);
-    expect(other.body.error.code).toBe('DL_BILLING_IDEMPOTENCY_CONFLICT');
+    const api = h.client(cp);
+    const first = await api.POST('/v1/reservations', { body: { accountId, runtimeId, ...SMALL } });
+    expect(first.response.status).toBe(201);
+    expect(first.data).toMatchObject({ minutes: 10, reserved: '0.166667', balance: { available: '0.833333', held: '0.166667' } });
+    const again = await api.POST('/v1/reservations', { body: { accountId, runtimeId, ...SMALL } });
+    expect(again.response.status).toBe(200);
+    expect(again.data?.reservationId).toBe(first.data?.reservationId);
+    expect(again.data?.balance.held).toBe('0.166667');
+    const other = await api.POST('/v1/reservations', { body: { accountId, runtimeId, ...SMALL, minutes: 20 } });
+    expect(other.response.status).toBe(409);
+    expect(other.error?.error).toMatchObject({ code: 'DL_BILLING_IDEMPOTENCY_CONFLICT', reservationId: first.data?.reservationId });
+    const details = await api.GET('/v1/reservations/{runtimeId}', { params: { path: { runtimeId } } });
+    expect(details.data).toMatchObject({ status: 'reserved', accountId, reserved: '0.166667', charged: '0.000000', commands: [] });
   });
 
   it('reserves once for concurrent copies of one request (the others are replays) and refuses a concurrent different one', async () => {

@@ -24,7 +24,7 @@ export async function fundedAccount(
   return id;
 }
 
-export const SMALL = { variant: 'datalayer', environment: { name: 'python-simple', sizeClass: 'small' } };
+export const SMALL = { variant: 'datalayer', environment: { name: 'python-simple', sizeClass: 'small' } } as const;
 
 export function lifecycle(accountId: string, runtimeId: string, type: string, at: Date, seq: number, data: Record<string, unknown> = {}) {
   return { id: uid('evt'), type, occurredAt: at.toISOString(), accountId, runtimeId, seq, data };

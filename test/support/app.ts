@@ -7,6 +7,8 @@ import { createTestApp } from '../../src/app';
 import { loadConfig, type AppConfig } from '../../src/common/config/config';
 import { ApiKeysService } from '../../src/accounts/auth/api-keys.service';
 import { Clock } from '../../src/infra/clock/clock';
+import { createBillingClient, type BillingClient } from '../../clients/typescript/src/index';
+import { ResponseChecker } from './openapi-check';
 
 export function uid(prefix = 'x'): string {
   return `${prefix}_${randomBytes(6).toString('hex')}`;
@@ -62,7 +64,24 @@ export interface Harness {
     url: string,
     opts?: { key?: string; body?: unknown; headers?: Record<string, string> },
   ): Promise<{ status: number; body: any; headers: Record<string, unknown> }>;
+  /** The typed client (clients/typescript) on this app, with the key given; its responses are checked too. */
+  client(key?: string): BillingClient;
   close(): Promise<void>;
+}
+
+function parseBody(body: string): unknown {
+  try {
+    return JSON.parse(body);
+  } catch {
+    return body; // not JSON (metrics, CSV)
+  }
+}
+
+let shared: ResponseChecker | undefined;
+
+/** The checker of every response a test gets, built from the document the app serves. */
+export async function responseChecker(app: NestFastifyApplication): Promise<ResponseChecker> {
+  return (shared ??= new ResponseChecker(JSON.parse((await app.inject({ method: 'GET', url: '/openapi.json' })).body)));
 }
 
 export async function startApp(
@@ -73,6 +92,7 @@ export async function startApp(
   const app = await createTestApp(config, overrides);
   const ds = app.get<DataSource>(getDataSourceToken());
   const keys = app.get(ApiKeysService);
+  const checker = await responseChecker(app);
   return {
     app,
     ds,
@@ -85,14 +105,31 @@ export async function startApp(
         headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers },
         ...(body === undefined ? {} : typeof body === 'string' ? { payload: body, headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers } } : { payload: body as object }),
       });
-      let parsed: unknown = res.body;
-      try {
-        parsed = JSON.parse(res.body);
-      } catch {
-        // not JSON (metrics, CSV)
-      }
+      const parsed = parseBody(res.body);
+      checker.check(method, url, res.statusCode, res.headers['content-type'] as string | undefined, parsed);
       return { status: res.statusCode, body: parsed, headers: res.headers };
     },
-    close: () => app.close(),
+    client: (key) =>
+      createBillingClient({
+        baseUrl: 'http://billing.test',
+        apiKey: key,
+        fetch: async (request) => {
+          const url = new URL(request.url);
+          const body = request.body ? await request.text() : undefined;
+          const res = await app.inject({
+            method: request.method as 'GET',
+            url: url.pathname + url.search,
+            headers: Object.fromEntries(request.headers),
+            ...(body === undefined ? {} : { payload: body }),
+          });
+          checker.check(request.method, url.pathname, res.statusCode, res.headers['content-type'] as string | undefined, parseBody(res.body));
+          const headers = Object.entries(res.headers).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)] as [string, string]]));
+          return new Response(res.body === '' ? null : res.body, { status: res.statusCode, headers });
+        },
+      }),
+    close: () => {
+      checker.saveExamples();
+      return app.close();
+    },
   };
 }

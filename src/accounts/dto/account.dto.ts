@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { instant } from '../../common/http/api-schemas';
 import { ACCOUNT_ID_PATTERN } from '../auth/scopes';
 
 export const upsertAccountSchema = z.strictObject({
@@ -8,3 +9,15 @@ export const upsertAccountSchema = z.strictObject({
   name: z.string().trim().min(1).max(200).nullable().optional(),
 });
 export type UpsertAccountDto = z.output<typeof upsertAccountSchema>;
+
+export const accountSchema = z
+  .strictObject({
+    id: z.string(),
+    kind: z.enum(['user', 'organization']),
+    plan: z.enum(['free', 'team', 'enterprise']),
+    name: z.string().nullable(),
+    status: z.enum(['active', 'suspended']),
+    createdAt: instant,
+    updatedAt: instant,
+  })
+  .meta({ id: 'Account' });

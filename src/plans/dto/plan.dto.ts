@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { credits, instant } from '../../common/http/api-schemas';
+import { SIZE_CLASSES } from '../../pricing/environment';
+import { PERIOD_KINDS } from '../periods';
 import { PLAN_IDS } from '../plan-catalog';
 
 /** PUT /v1/admin/accounts/{id}/plan. `overrides` are validated by planOverridesSchema (findings under `overrides.`). */
@@ -10,3 +13,31 @@ export const setPlanSchema = z.strictObject({
   billingCycleAnchor: z.iso.datetime({ offset: true }).nullable().optional(),
 });
 export type SetPlanDto = z.output<typeof setPlanSchema>;
+
+const limit = z.number().int().nullable().meta({ description: 'null: unlimited' });
+
+export const planTermsSchema = z
+  .strictObject({
+    id: z.enum(PLAN_IDS),
+    name: z.string(),
+    includedCredits: credits,
+    period: z.enum(PERIOD_KINDS),
+    runsPerPeriod: limit,
+    agentsPerPeriod: limit,
+    concurrentRuntimes: limit,
+    sizeClasses: z.array(z.enum(SIZE_CLASSES)),
+    gpus: z.boolean(),
+    topUps: z.boolean(),
+  })
+  .meta({ id: 'PlanTerms' });
+
+export const planViewSchema = z
+  .strictObject({
+    accountId: z.string(),
+    plan: z.enum(PLAN_IDS),
+    overrides: z.record(z.string(), z.unknown()).nullable().meta({ description: 'The overrides as set (any field of the plan terms)' }),
+    billingCycleAnchor: instant.nullable(),
+    effective: planTermsSchema.meta({ description: 'The defaults with the overrides on top' }),
+    period: z.strictObject({ from: instant, to: instant }),
+  })
+  .meta({ id: 'AccountPlan' });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ACCOUNT_ID_PATTERN } from '../../accounts/auth/scopes';
+import { credits } from '../../common/http/api-schemas';
 import { parseCredits } from '../../common/money';
 
 export const spendLimitSchema = z.strictObject({
@@ -25,3 +26,23 @@ export const suspensionSchema = z.strictObject({
   reason: z.string().min(1).max(500).optional(),
 });
 export type SuspensionRequest = z.output<typeof suspensionSchema>;
+
+export const spendLimitViewSchema = z
+  .strictObject({
+    accountId: z.string(),
+    scope: z.strictObject({ userId: z.string() }).nullable().meta({ description: 'The member the limit is for; null: the whole account' }),
+    period: z.string(),
+    credits: credits.nullable().meta({ description: 'The limit; null: none' }),
+    thresholds: z.array(z.number().int()),
+    spent: credits,
+    held: credits,
+    remaining: credits.nullable(),
+    terminated: z.array(z.string()).meta({ description: 'Runtimes told to terminate because the limit is now passed' }),
+  })
+  .meta({ id: 'SpendLimit' });
+
+export const spendLimitQuerySchema = z.strictObject({ userId: z.string().min(1).max(128).optional() });
+
+export const suspensionViewSchema = z
+  .strictObject({ accountId: z.string(), status: z.enum(['active', 'suspended']), terminated: z.array(z.string()) })
+  .meta({ id: 'Suspension' });

@@ -1,0 +1,5374 @@
+// Generated from docs/openapi.json by `npm run openapi` (openapi-typescript); do not edit.
+export interface paths {
+    "/health/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness
+         * @description No API key needed.
+         */
+        get: operations["live"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/health/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness: the database answers and Kafka (if configured) is connected with no crashed consumer
+         * @description No API key needed.
+         */
+        get: operations["ready"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics
+         * @description No API key needed.
+         */
+        get: operations["metrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update an account
+         * @description API key scopes: `admin` or `control-plane`.
+         */
+        post: operations["upsertAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/accounts/{id}/ledger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The ledger, newest first, each entry explaining itself
+         * @description Pass `nextCursor` as `cursor` for the next page.
+         *
+         *     API key scopes: `admin` or `control-plane` or `account:{id}` (the account in the path).
+         */
+        get: operations["getLedger"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/accounts/{id}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An account's members and its seat count (active members)
+         * @description API key scopes: `admin` or `control-plane` or `reports` or `account:{id}` (the account in the path).
+         */
+        get: operations["listMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/accounts/{id}/members/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Add a member (a seat)
+         * @description API key scopes: `admin` or `control-plane`.
+         */
+        put: operations["addMember"];
+        post?: never;
+        /**
+         * Remove a member (a seat)
+         * @description API key scopes: `admin` or `control-plane`.
+         */
+        delete: operations["removeMember"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/accounts/{id}/spend-limit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's (or a member's, with userId) spend limit and this month's spend
+         * @description API key scopes: `admin` or `control-plane` or `reports` or `account:{id}` (the account in the path).
+         */
+        get: operations["getSpendLimit"];
+        /**
+         * Set the account's (or a member's) monthly spend limit and alert thresholds
+         * @description A limit lowered below what is already spent or held tells every active runtime in its scope to terminate (reason `spend_limit`).
+         *
+         *     API key scopes: `admin` or `account:{id}` (the account in the path).
+         */
+        put: operations["setSpendLimit"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/accounts/{id}/subscription": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's plan, seats and Stripe subscription
+         * @description API key scopes: `admin` or `control-plane` or `reports` or `account:{id}` (the account in the path).
+         */
+        get: operations["getSubscription"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/accounts/{id}/top-ups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a top-up: a Stripe Checkout Session for the pack
+         * @description API key scopes: `admin` or `account:{id}` (the account in the path).
+         */
+        post: operations["startTopUp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/accounts/{id}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Billable usage by runtime, environment, day or user
+         * @description Runtimes started in [from, to) (default: this calendar month): settled charges, and charges so far of active ones.
+         *
+         *     API key scopes: `admin` or `control-plane` or `reports` or `account:{id}` (the account in the path).
+         */
+        get: operations["getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/accounts/{id}/wallet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The wallet: balances, grants in burn order, this period's spend and runs
+         * @description API key scopes: `admin` or `control-plane` or `account:{id}` (the account in the path).
+         */
+        get: operations["getWallet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/accounts/{id}/grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Grant credits to an account
+         * @description With an `Idempotency-Key` header the same request again returns the same grant (200) and a different one is a 409; without one, every call grants.
+         *
+         *     API key scopes: `admin`.
+         */
+        post: operations["createGrant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/accounts/{id}/plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An account's plan, overrides, effective terms and current period
+         * @description API key scopes: `admin`.
+         */
+        get: operations["getAccountPlan"];
+        /**
+         * Set an account's plan and its overrides (Enterprise terms), audited
+         * @description API key scopes: `admin`.
+         */
+        put: operations["setAccountPlan"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/accounts/{id}/subscription": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create the account's Team subscription in Stripe (base fee and seats) and move it to Team
+         * @description API key scopes: `admin`.
+         */
+        post: operations["createSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/accounts/{id}/suspension": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Suspend an account (no new launches, runtimes terminated) or reactivate it
+         * @description API key scopes: `admin`.
+         */
+        put: operations["setSuspension"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an API key (the key is shown once)
+         * @description API key scopes: `admin`.
+         */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/api-keys/{keyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key
+         * @description API key scopes: `admin`.
+         */
+        delete: operations["revokeApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/jobs/{job}/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a scheduled job now, under the same advisory lock as its schedule
+         * @description API key scopes: `admin`.
+         */
+        post: operations["runJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/reconciliation/discrepancies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Seat discrepancies found: quantity drift corrected by reconciliation, invoices billed for other seats
+         * @description API key scopes: `admin` or `reports`.
+         */
+        get: operations["listSeatDiscrepancies"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/reconciliation/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run seat reconciliation now (same lock as the seat-reconciliation job)
+         * @description API key scopes: `admin`.
+         */
+        post: operations["runReconciliation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit log, newest first: who, what, when, account, before/after, correlation id, hash chain
+         * @description API key scopes: `admin` or `reports`.
+         */
+        get: operations["listAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Lifecycle events: one event, an array of events, or {events: [...]}
+         * @description The same events, handler and idempotency (on `id`) as the Kafka topic `runtime.lifecycle.v1`. All or nothing: a request with an invalid event applies none, and every finding names the event by its place (`events[3].seq`).
+         *
+         *     API key scopes: `admin` or `control-plane`.
+         */
+        post: operations["postEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reports/credits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Credits flow: granted, top-ups, clawed back, consumed, refunded, expired
+         * @description groupBy total, day or account. JSON, or CSV with `format=csv` or `Accept: text/csv`.
+         *
+         *     API key scopes: `admin` or `reports`.
+         */
+        get: operations["creditsReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reports/reconciliation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Seat discrepancies between Stripe and the members table
+         * @description JSON, or CSV with `format=csv` or `Accept: text/csv`.
+         *
+         *     API key scopes: `admin` or `reports`.
+         */
+        get: operations["reconciliationReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reports/seats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Team accounts: active seats, Stripe quantity, expected and invoiced recurring revenue
+         * @description JSON, or CSV with `format=csv` or `Accept: text/csv`.
+         *
+         *     API key scopes: `admin` or `reports`.
+         */
+        get: operations["seatsReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reports/spend-limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Spend-limit notifications and runtime terminations
+         * @description JSON, or CSV with `format=csv` or `Accept: text/csv`.
+         *
+         *     API key scopes: `admin` or `reports`.
+         */
+        get: operations["spendLimitsReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reports/top-consumers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The accounts that consumed the most credits
+         * @description from and to are whole UTC hours; limit defaults to 10. JSON, or CSV with `format=csv` or `Accept: text/csv`.
+         *
+         *     API key scopes: `admin` or `reports`.
+         */
+        get: operations["topConsumersReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reports/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Settled usage by account, environment, day or user
+         * @description from and to are whole UTC hours. JSON, or CSV with `format=csv` or `Accept: text/csv`.
+         *
+         *     API key scopes: `admin` or `reports`.
+         */
+        get: operations["usageReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reservations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Authorize a launch and deduct its time reservation up front
+         * @description Checks, in order: request valid, account exists and is active, plan allows it, runs quota, agents quota, concurrency, spend limit, credits. Idempotent on `runtimeId`: the same body again returns the same reservation (200); a different body is a 409.
+         *
+         *     API key scopes: `admin` or `control-plane`.
+         */
+        post: operations["createReservation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reservations/{runtimeId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A reservation: status, running time, charge, release, intervals and the commands sent
+         * @description Any valid API key (what it may see is checked per object).
+         */
+        get: operations["getReservation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reservations/{runtimeId}/extend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add minutes to a reservation
+         * @description The `Idempotency-Key` header is required: the same key again returns the same extension; a different request under it is a 409.
+         *
+         *     API key scopes: `admin` or `control-plane`.
+         */
+        post: operations["extendReservation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/stripe/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stripe webhook endpoint
+         * @description The `Stripe-Signature` header is checked on the raw body; too many bad signatures from one client get 429. Each event is applied once (on `event.id`).
+         *
+         *     No API key needed.
+         */
+        post: operations["stripeWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        Account: {
+            /** Format: date-time */
+            createdAt: string;
+            id: string;
+            /** @enum {string} */
+            kind: "user" | "organization";
+            name: string | null;
+            /** @enum {string} */
+            plan: "free" | "team" | "enterprise";
+            /** @enum {string} */
+            status: "active" | "suspended";
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        AccountPlan: {
+            accountId: string;
+            /** Format: date-time */
+            billingCycleAnchor: string | null;
+            /** @description The defaults with the overrides on top */
+            effective: {
+                /** @description null: unlimited */
+                agentsPerPeriod: number | null;
+                /** @description null: unlimited */
+                concurrentRuntimes: number | null;
+                gpus: boolean;
+                /** @enum {string} */
+                id: "free" | "team" | "enterprise";
+                /**
+                 * @description An amount of credits: a decimal string with 6 decimals
+                 * @example 12.500000
+                 */
+                includedCredits: string;
+                name: string;
+                /** @enum {string} */
+                period: "calendar_month" | "billing_cycle";
+                /** @description null: unlimited */
+                runsPerPeriod: number | null;
+                sizeClasses: ("small" | "medium" | "large" | "gpu-small" | "gpu-large")[];
+                topUps: boolean;
+            };
+            /** @description The overrides as set (any field of the plan terms) */
+            overrides: {
+                [key: string]: unknown;
+            } | null;
+            period: {
+                /** Format: date-time */
+                from: string;
+                /** Format: date-time */
+                to: string;
+            };
+            /** @enum {string} */
+            plan: "free" | "team" | "enterprise";
+        };
+        AuditPage: {
+            items: components["schemas"]["AuditRow"][];
+            nextCursor: string | null;
+        };
+        AuditRow: {
+            accountId: string | null;
+            action: string;
+            /** @description Who: `key:<id>` of the API key, `system`, `stripe`, `kafka`, … */
+            actor: string;
+            /** @description The state after (JSON) */
+            after?: unknown;
+            /** Format: date-time */
+            at: string;
+            /** @description The state before (JSON), null for a creation */
+            before?: unknown;
+            chain: string;
+            correlationId: string | null;
+            hash: string;
+            id: string;
+            prevHash: string;
+            seq: number;
+        };
+        Balance: {
+            /**
+             * @description An amount of credits: a decimal string with 6 decimals
+             * @example 12.500000
+             */
+            available: string;
+            /**
+             * @description Charges no grant could cover
+             * @example 12.500000
+             */
+            debt: string;
+            /**
+             * @description An amount of credits: a decimal string with 6 decimals
+             * @example 12.500000
+             */
+            held: string;
+            /**
+             * @description An amount of credits: a decimal string with 6 decimals
+             * @example 12.500000
+             */
+            total: string;
+        };
+        CreatedApiKey: {
+            id: string;
+            /** @description The secret, shown this once (only its hash is stored) */
+            key: string;
+            name: string | null;
+            scopes: string[];
+        };
+        /** @description Every error: a DL_BILLING_* code, a message, every finding, and detail fields where the code has some */
+        ErrorBody: {
+            error: {
+                /**
+                 * @description DL_BILLING_INSUFFICIENT_CREDITS: the available balance
+                 * @example 12.500000
+                 */
+                available?: string;
+                /** @enum {string} */
+                code: "DL_BILLING_REQUEST_INVALID" | "DL_BILLING_UNAUTHENTICATED" | "DL_BILLING_FORBIDDEN" | "DL_BILLING_NOT_FOUND" | "DL_BILLING_INSUFFICIENT_CREDITS" | "DL_BILLING_SPEND_LIMIT_REACHED" | "DL_BILLING_PLAN_FORBIDS" | "DL_BILLING_ACCOUNT_SUSPENDED" | "DL_BILLING_QUOTA_EXCEEDED" | "DL_BILLING_IDEMPOTENCY_CONFLICT" | "DL_BILLING_CAPABILITY_UNSUPPORTED" | "DL_BILLING_STRIPE_SIGNATURE_INVALID" | "DL_BILLING_METHOD_NOT_ALLOWED" | "DL_BILLING_PAYLOAD_TOO_LARGE" | "DL_BILLING_UNSUPPORTED_MEDIA_TYPE" | "DL_BILLING_RATE_LIMITED" | "DL_BILLING_UNAVAILABLE" | "DL_BILLING_INTERNAL";
+                findings?: components["schemas"]["Finding"][];
+                /**
+                 * @description DL_BILLING_SPEND_LIMIT_REACHED: open holds in the period
+                 * @example 12.500000
+                 */
+                held?: string;
+                /** @description DL_BILLING_QUOTA_EXCEEDED: the quota (a count); DL_BILLING_SPEND_LIMIT_REACHED: the limit (credits) */
+                limit?: number | string;
+                message: string;
+                /**
+                 * @description DL_BILLING_QUOTA_EXCEEDED: the quota reached
+                 * @enum {string}
+                 */
+                quota?: "runs" | "agents" | "concurrency";
+                /**
+                 * @description DL_BILLING_SPEND_LIMIT_REACHED: what the limit still allows
+                 * @example 12.500000
+                 */
+                remaining?: string;
+                /**
+                 * @description DL_BILLING_INSUFFICIENT_CREDITS, DL_BILLING_SPEND_LIMIT_REACHED: what the request needs
+                 * @example 12.500000
+                 */
+                required?: string;
+                /** @description DL_BILLING_IDEMPOTENCY_CONFLICT: the reservation the runtime id already has */
+                reservationId?: string;
+                /**
+                 * Format: date-time
+                 * @description DL_BILLING_QUOTA_EXCEEDED, DL_BILLING_SPEND_LIMIT_REACHED: when the quota or the limit resets
+                 */
+                resetsAt?: string;
+                /** @description DL_BILLING_RATE_LIMITED: when to try again */
+                retryAfterSeconds?: number;
+                /** @description DL_BILLING_SPEND_LIMIT_REACHED: the member whose limit it is (null: the account) */
+                scope?: {
+                    userId: string;
+                } | null;
+                /**
+                 * @description DL_BILLING_SPEND_LIMIT_REACHED: settled charges in the period
+                 * @example 12.500000
+                 */
+                spent?: string;
+                /** @description DL_BILLING_QUOTA_EXCEEDED: how much of the quota is used */
+                used?: number;
+            };
+        };
+        /** @description One event, an array of events, or `{events: [...]}` */
+        EventsRequest: components["schemas"]["LifecycleEvent"] | components["schemas"]["LifecycleEvent"][] | {
+            events: components["schemas"]["LifecycleEvent"][];
+        };
+        EventsResult: {
+            /** @description Events applied now */
+            accepted: number;
+            /** @description Events already applied before (same id): nothing done */
+            duplicates: number;
+        };
+        /** @description One problem with the request, named by the field it is in (e.g. `environment.sizeClass`) */
+        Finding: {
+            field: string;
+            message: string;
+        };
+        Grant: {
+            /**
+             * @description An amount of credits: a decimal string with 6 decimals
+             * @example 12.500000
+             */
+            amount: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            expiresAt: string | null;
+            id: string;
+            priority: number;
+            /**
+             * @description An amount of credits: a decimal string with 6 decimals
+             * @example 12.500000
+             */
+            remaining: string;
+            /** @enum {string} */
+            source: "plan_allowance" | "top_up" | "admin" | "promotion";
+        };
+        GrantResult: {
+            balance: components["schemas"]["Balance"];
+            grant: components["schemas"]["Grant"];
+            transactionId: string;
+        };
+        JobResult: {
+            job: string;
+            /** @enum {boolean} */
+            ran: true;
+            /** @description The job's own summary (JSON) */
+            result?: unknown;
+        } | {
+            job: string;
+            /** @enum {boolean} */
+            ran: false;
+            reason: string;
+        };
+        LedgerEntry: {
+            /**
+             * @description An amount of credits: a decimal string with 6 decimals
+             * @example 12.500000
+             */
+            amount: string;
+            /** Format: date-time */
+            at: string;
+            /**
+             * @description An amount of credits: a decimal string with 6 decimals
+             * @example 12.500000
+             */
+            availableAfter: string;
+            /**
+             * @description An amount of credits: a decimal string with 6 decimals
+             * @example 12.500000
+             */
+            balanceAfter: string;
+            explanation: string;
+            grantId: string | null;
+            /**
+             * @description An amount of credits: a decimal string with 6 decimals
+             * @example 12.500000
+             */
+            heldAfter: string;
+            holdId: string | null;
+            id: string;
+            /** @description reservation, settlement, grant, expiry, top-up, adjustment, … */
+            kind: string;
+            reference: string | null;
+        };
+        LedgerPage: {
+            items: components["schemas"]["LedgerEntry"][];
+            nextCursor: string | null;
+        };
+        /** @description `runtime.terminated` needs `data.reason` (one of user, culled, expired, anomaly, unreachable, spend_limit, admin); `runtime.launch_failed` needs a `data.reason` string. `occurredAt` is after 2000-01-01 and at most 24 hours ahead. `id` is the dedup key, forever. */
+        LifecycleEvent: {
+            accountId: string;
+            /** @default {} */
+            data: {
+                [key: string]: unknown;
+            };
+            id: string;
+            /** Format: date-time */
+            occurredAt: string;
+            runtimeId: string;
+            seq: number;
+            /** @enum {string} */
+            type: "runtime.started" | "runtime.paused" | "runtime.resumed" | "runtime.heartbeat" | "runtime.terminated" | "runtime.launch_failed";
+        };
+        MemberChange: {
+            accountId: string;
+            active: boolean;
+            /** Format: date-time */
+            changedAt: string;
+            /** @description Active members after the change */
+            seats: number;
+            userId: string;
+        };
+        Members: {
+            accountId: string;
+            members: {
+                active: boolean;
+                /** Format: date-time */
+                changedAt: string;
+                userId: string;
+            }[];
+            /** @description Active members */
+            seats: number;
+        };
+        Readiness: {
+            checks: {
+                database: {
+                    detail: string;
+                    ok: boolean;
+                };
+                kafka: {
+                    detail: string;
+                    ok: boolean;
+                };
+            };
+            /** @enum {string} */
+            status: "ready" | "not ready";
+        };
+        Report: {
+            /** @description The keys of each item, in order (also the CSV header) */
+            columns: string[];
+            /** Format: date-time */
+            from: string;
+            groupBy?: string;
+            /** @description One row per item, keyed by `columns`; amounts of credits as 6-decimal strings, USD in cents */
+            items: {
+                [key: string]: string | number | boolean | null;
+            }[];
+            notes?: string[];
+            /** @enum {string} */
+            report: "usage" | "credits" | "seats" | "spend-limits" | "reconciliation" | "top-consumers";
+            /** Format: date-time */
+            to: string;
+            totals?: {
+                [key: string]: string | number | boolean | null;
+            };
+        };
+        Reservation: {
+            balance: {
+                /**
+                 * @description An amount of credits: a decimal string with 6 decimals
+                 * @example 12.500000
+                 */
+                available: string;
+                /**
+                 * @description An amount of credits: a decimal string with 6 decimals
+                 * @example 12.500000
+                 */
+                held: string;
+                /**
+                 * @description An amount of credits: a decimal string with 6 decimals
+                 * @example 12.500000
+                 */
+                total: string;
+            };
+            /**
+             * Format: date-time
+             * @description When the reservation runs out (of running time, or of time to start)
+             */
+            expiresAt: string;
+            minutes: number;
+            /**
+             * @description Credits per hour
+             * @example 12.500000
+             */
+            ratePerHour: string;
+            reservationId: string;
+            /**
+             * @description The hold: rate × minutes
+             * @example 12.500000
+             */
+            reserved: string;
+            /** @description Runs left in the plan's period (null: unlimited) */
+            runsRemaining: number | null;
+            runtimeId: string;
+            /** @enum {string} */
+            status: "reserved" | "running" | "paused" | "terminating" | "settled" | "voided";
+        };
+        ReservationDetails: {
+            accountId: string;
+            /**
+             * @description An amount of credits: a decimal string with 6 decimals
+             * @example 12.500000
+             */
+            charged: string;
+            commands: {
+                /** Format: date-time */
+                acknowledgedAt: string | null;
+                id: string;
+                /** Format: date-time */
+                issuedAt: string;
+                reason: string;
+                type: string;
+            }[];
+            explanation: string;
+            /** @description Running intervals (paused time is not charged) */
+            intervals: {
+                /** Format: date-time */
+                from: string;
+                /** Format: date-time */
+                to: string | null;
+            }[];
+            minutes: number;
+            rateCardVersion: string | null;
+            /**
+             * @description An amount of credits: a decimal string with 6 decimals
+             * @example 12.500000
+             */
+            ratePerHour: string;
+            /**
+             * @description An amount of credits: a decimal string with 6 decimals
+             * @example 12.500000
+             */
+            released: string;
+            reservationId: string | null;
+            /**
+             * @description An amount of credits: a decimal string with 6 decimals
+             * @example 12.500000
+             */
+            reserved: string;
+            runningSeconds: number;
+            runtimeId: string;
+            /** @description How the runtime was settled (null while it is not) */
+            settlement: string | null;
+            /** @enum {string} */
+            status: "reserved" | "running" | "paused" | "terminating" | "settled" | "voided";
+        };
+        RevokedApiKey: {
+            id: string;
+            /** Format: date-time */
+            revokedAt: string;
+        };
+        SeatDiscrepancies: {
+            items: {
+                accountId: string;
+                activeSeats: number;
+                /** Format: date-time */
+                correctedAt: string | null;
+                /** Format: date-time */
+                detectedAt: string;
+                id: string;
+                invoiceId: string | null;
+                kind: string;
+                stripeQuantity: number;
+                subscriptionId: string;
+            }[];
+        };
+        SpendLimit: {
+            accountId: string;
+            /**
+             * @description The limit; null: none
+             * @example 12.500000
+             */
+            credits: string | null;
+            /**
+             * @description An amount of credits: a decimal string with 6 decimals
+             * @example 12.500000
+             */
+            held: string;
+            period: string;
+            /**
+             * @description An amount of credits: a decimal string with 6 decimals
+             * @example 12.500000
+             */
+            remaining: string | null;
+            /** @description The member the limit is for; null: the whole account */
+            scope: {
+                userId: string;
+            } | null;
+            /**
+             * @description An amount of credits: a decimal string with 6 decimals
+             * @example 12.500000
+             */
+            spent: string;
+            /** @description Runtimes told to terminate because the limit is now passed */
+            terminated: string[];
+            thresholds: number[];
+        };
+        Subscription: {
+            accountId: string;
+            /** @enum {string} */
+            accountStatus: "active" | "suspended";
+            /** Format: date-time */
+            billingCycleAnchor: string | null;
+            /** @enum {string} */
+            plan: "free" | "team" | "enterprise";
+            /** @description Active members */
+            seats: number;
+            subscription: {
+                currentPeriod: {
+                    /** Format: date-time */
+                    end: string | null;
+                    /** Format: date-time */
+                    start: string;
+                } | null;
+                customerId: string;
+                id: string;
+                /** Format: date-time */
+                pastDueSince: string | null;
+                seatQuantity: number | null;
+                /** @description Stripe's subscription status */
+                status: string;
+            } | null;
+        };
+        Suspension: {
+            accountId: string;
+            /** @enum {string} */
+            status: "active" | "suspended";
+            terminated: string[];
+        };
+        TopUpCheckout: {
+            /** @description Stripe Checkout: the credits come with its completion */
+            checkoutUrl: string;
+            sessionId: string;
+        };
+        Usage: {
+            accountId: string;
+            /** Format: date-time */
+            from: string;
+            /** @enum {string} */
+            groupBy: "runtime" | "environment" | "day" | "user";
+            items: {
+                /**
+                 * @description An amount of credits: a decimal string with 6 decimals
+                 * @example 12.500000
+                 */
+                credits: string;
+                day?: string;
+                environment?: string;
+                runtime?: string;
+                runtimes: number;
+                seconds: number;
+                user?: string;
+            }[];
+            /** Format: date-time */
+            to: string;
+            total: {
+                /**
+                 * @description An amount of credits: a decimal string with 6 decimals
+                 * @example 12.500000
+                 */
+                credits: string;
+                runtimes: number;
+                seconds: number;
+            };
+        };
+        Wallet: {
+            accountId: string;
+            /**
+             * @description An amount of credits: a decimal string with 6 decimals
+             * @example 12.500000
+             */
+            available: string;
+            /**
+             * @description Charges no grant could cover
+             * @example 12.500000
+             */
+            debt: string;
+            /** @description Grants with credits left, in burn order */
+            grants: {
+                /**
+                 * @description An amount of credits: a decimal string with 6 decimals
+                 * @example 12.500000
+                 */
+                amount: string;
+                /** Format: date-time */
+                expiresAt: string | null;
+                id: string;
+                priority: number;
+                /**
+                 * @description An amount of credits: a decimal string with 6 decimals
+                 * @example 12.500000
+                 */
+                remaining: string;
+                /** @enum {string} */
+                source: "plan_allowance" | "top_up" | "admin" | "promotion";
+            }[];
+            /**
+             * @description An amount of credits: a decimal string with 6 decimals
+             * @example 12.500000
+             */
+            held: string;
+            /** @description Runtime launches in the plan's period (included null: unlimited) */
+            runs: {
+                /** @description The period's included credits and the grant that holds them */
+                allowance: {
+                    /** Format: date-time */
+                    expiresAt: string | null;
+                    granted: boolean;
+                    grantId: string | null;
+                    /**
+                     * @description An amount of credits: a decimal string with 6 decimals
+                     * @example 12.500000
+                     */
+                    included: string;
+                    /**
+                     * @description An amount of credits: a decimal string with 6 decimals
+                     * @example 12.500000
+                     */
+                    remaining: string | null;
+                };
+                included: number | null;
+                period: {
+                    /** Format: date-time */
+                    from: string;
+                    /** Format: date-time */
+                    to: string;
+                };
+                plan: string;
+                /** Format: date-time */
+                resetsAt: string | null;
+                used: number;
+            } | null;
+            /** @description This period's spend as the spend limit counts it (settled charges and open holds) */
+            spend: {
+                /** Format: date-time */
+                from: string;
+                /**
+                 * @description An amount of credits: a decimal string with 6 decimals
+                 * @example 12.500000
+                 */
+                held: string;
+                /**
+                 * @description An amount of credits: a decimal string with 6 decimals
+                 * @example 12.500000
+                 */
+                limit: string | null;
+                period: string;
+                /**
+                 * @description An amount of credits: a decimal string with 6 decimals
+                 * @example 12.500000
+                 */
+                spent: string;
+                /** Format: date-time */
+                to: string;
+            };
+            /**
+             * @description An amount of credits: a decimal string with 6 decimals
+             * @example 12.500000
+             */
+            total: string;
+        };
+        WebhookResult: {
+            /** @description Already applied before (same event id): nothing done */
+            duplicate: boolean;
+            eventId: string;
+            /** @description A type this service does not handle, or an object it cannot tie to an account */
+            ignored: boolean;
+            /** @enum {boolean} */
+            received: true;
+            type: string;
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    live: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Alive */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                    };
+                };
+            };
+            /** @description DL_BILLING_REQUEST_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_REQUEST_INVALID";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    ready: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+            /** @description DL_BILLING_REQUEST_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_REQUEST_INVALID";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not ready */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+        };
+    };
+    metrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The exposition format */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description DL_BILLING_REQUEST_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_REQUEST_INVALID";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    upsertAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    /** @enum {string} */
+                    kind: "user" | "organization";
+                    name?: string | null;
+                    /** @enum {string} */
+                    plan: "free" | "team" | "enterprise";
+                };
+            };
+        };
+        responses: {
+            /** @description Updated */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Account"];
+                };
+            };
+            /** @description Created, with an empty wallet */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Account"];
+                };
+            };
+            /** @description DL_BILLING_REQUEST_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_REQUEST_INVALID";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getLedger: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LedgerPage"];
+                };
+            };
+            /** @description DL_BILLING_REQUEST_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_REQUEST_INVALID";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The members */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Members"];
+                };
+            };
+            /** @description DL_BILLING_REQUEST_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_REQUEST_INVALID";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    addMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The member and the seat count */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberChange"];
+                };
+            };
+            /** @description DL_BILLING_REQUEST_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_REQUEST_INVALID";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    removeMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The member and the seat count */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberChange"];
+                };
+            };
+            /** @description DL_BILLING_REQUEST_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_REQUEST_INVALID";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getSpendLimit: {
+        parameters: {
+            query?: {
+                userId?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The limit */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SpendLimit"];
+                };
+            };
+            /** @description DL_BILLING_REQUEST_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_REQUEST_INVALID";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    setSpendLimit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    credits: string | null;
+                    /**
+                     * @default month
+                     * @enum {string}
+                     */
+                    period?: "month";
+                    scope?: {
+                        userId: string;
+                    };
+                    /**
+                     * @default [
+                     *       50,
+                     *       80,
+                     *       100
+                     *     ]
+                     */
+                    thresholds?: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description The limit now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SpendLimit"];
+                };
+            };
+            /** @description DL_BILLING_REQUEST_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_REQUEST_INVALID";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Subscription"];
+                };
+            };
+            /** @description DL_BILLING_REQUEST_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_REQUEST_INVALID";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    startTopUp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The same key again returns the same Checkout Session */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A top-up pack id of the plans file */
+                    pack: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Checkout started */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TopUpCheckout"];
+                };
+            };
+            /** @description DL_BILLING_REQUEST_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_REQUEST_INVALID";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_FORBIDDEN, DL_BILLING_PLAN_FORBIDS */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_FORBIDDEN" | "DL_BILLING_PLAN_FORBIDS";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DL_BILLING_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getUsage: {
+        parameters: {
+            query?: {
+                from?: string;
+                groupBy?: "runtime" | "environment" | "day" | "user";
+                to?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The usage */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Usage"];
+                };
+            };
+            /** @description DL_BILLING_REQUEST_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_REQUEST_INVALID";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getWallet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The wallet */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Wallet"];
+                };
+            };
+            /** @description DL_BILLING_REQUEST_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_REQUEST_INVALID";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createGrant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The same request again under this key returns the same result (200); a different one is a 409 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    credits: string;
+                    /** Format: date-time */
+                    expiresAt?: string | null;
+                    priority?: number;
+                    reason: string;
+                    /**
+                     * @default admin
+                     * @enum {string}
+                     */
+                    source?: "plan_allowance" | "top_up" | "admin" | "promotion";
+                };
+            };
+        };
+        responses: {
+            /** @description The same request again: the same grant */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GrantResult"];
+                };
+            };
+            /** @description Granted */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GrantResult"];
+                };
+            };
+            /** @description DL_BILLING_REQUEST_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_REQUEST_INVALID";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_IDEMPOTENCY_CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_IDEMPOTENCY_CONFLICT";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getAccountPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The plan */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountPlan"];
+                };
+            };
+            /** @description DL_BILLING_REQUEST_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_REQUEST_INVALID";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    setAccountPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: date-time */
+                    billingCycleAnchor?: string | null;
+                    overrides?: {
+                        [key: string]: unknown;
+                    } | null;
+                    /** @enum {string} */
+                    plan: "free" | "team" | "enterprise";
+                };
+            };
+        };
+        responses: {
+            /** @description The plan now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountPlan"];
+                };
+            };
+            /** @description DL_BILLING_REQUEST_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_REQUEST_INVALID";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description It already had a live one */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Subscription"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Subscription"];
+                };
+            };
+            /** @description DL_BILLING_REQUEST_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_REQUEST_INVALID";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DL_BILLING_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    setSuspension: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason?: string;
+                    suspended: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The account status */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Suspension"];
+                };
+            };
+            /** @description DL_BILLING_REQUEST_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_REQUEST_INVALID";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    scopes: (("control-plane" | "admin" | "reports") | string)[];
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedApiKey"];
+                };
+            };
+            /** @description DL_BILLING_REQUEST_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_REQUEST_INVALID";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked (again: the first revocation) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevokedApiKey"];
+                };
+            };
+            /** @description DL_BILLING_REQUEST_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_REQUEST_INVALID";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    runJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job: "monthly-reset" | "expiry-sweep" | "grant-expiry" | "seat-reconciliation" | "stripe-recovery";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ran, or skipped because another instance holds its lock */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobResult"];
+                };
+            };
+            /** @description DL_BILLING_REQUEST_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_REQUEST_INVALID";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DL_BILLING_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listSeatDiscrepancies: {
+        parameters: {
+            query?: {
+                accountId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The latest 1000 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeatDiscrepancies"];
+                };
+            };
+            /** @description DL_BILLING_REQUEST_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_REQUEST_INVALID";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    runReconciliation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ran, or skipped because another instance holds its lock */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobResult"];
+                };
+            };
+            /** @description DL_BILLING_REQUEST_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_REQUEST_INVALID";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DL_BILLING_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listAudit: {
+        parameters: {
+            query?: {
+                accountId?: string;
+                cursor?: string;
+                from?: string;
+                limit?: number;
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditPage"];
+                };
+            };
+            /** @description DL_BILLING_REQUEST_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_REQUEST_INVALID";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventsRequest"];
+            };
+        };
+        responses: {
+            /** @description Applied */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventsResult"];
+                };
+            };
+            /** @description DL_BILLING_REQUEST_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_REQUEST_INVALID";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    creditsReport: {
+        parameters: {
+            query?: {
+                format?: "json" | "csv";
+                from?: string;
+                groupBy?: "total" | "day" | "account";
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Report"];
+                    "text/csv": string;
+                };
+            };
+            /** @description DL_BILLING_REQUEST_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_REQUEST_INVALID";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    reconciliationReport: {
+        parameters: {
+            query?: {
+                format?: "json" | "csv";
+                from?: string;
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Report"];
+                    "text/csv": string;
+                };
+            };
+            /** @description DL_BILLING_REQUEST_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_REQUEST_INVALID";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    seatsReport: {
+        parameters: {
+            query?: {
+                format?: "json" | "csv";
+                from?: string;
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Report"];
+                    "text/csv": string;
+                };
+            };
+            /** @description DL_BILLING_REQUEST_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_REQUEST_INVALID";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    spendLimitsReport: {
+        parameters: {
+            query?: {
+                format?: "json" | "csv";
+                from?: string;
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Report"];
+                    "text/csv": string;
+                };
+            };
+            /** @description DL_BILLING_REQUEST_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_REQUEST_INVALID";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    topConsumersReport: {
+        parameters: {
+            query?: {
+                format?: "json" | "csv";
+                from?: string;
+                limit?: number;
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Report"];
+                    "text/csv": string;
+                };
+            };
+            /** @description DL_BILLING_REQUEST_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_REQUEST_INVALID";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    usageReport: {
+        parameters: {
+            query?: {
+                format?: "json" | "csv";
+                from?: string;
+                groupBy?: "account" | "environment" | "day" | "user";
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Report"];
+                    "text/csv": string;
+                };
+            };
+            /** @description DL_BILLING_REQUEST_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_REQUEST_INVALID";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createReservation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    accountId: string;
+                    agentId?: string;
+                    environment: {
+                        accelerator?: {
+                            count: number;
+                            cuda?: string;
+                            type: string;
+                        } | null;
+                        name: string;
+                        /** @enum {string} */
+                        sizeClass: "small" | "medium" | "large" | "gpu-small" | "gpu-large";
+                    };
+                    /** @default 10 */
+                    minutes?: number;
+                    runtimeId: string;
+                    userId?: string;
+                    variant: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The same request again: the same reservation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Reservation"];
+                };
+            };
+            /** @description Reserved */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Reservation"];
+                };
+            };
+            /** @description DL_BILLING_REQUEST_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_REQUEST_INVALID";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_SPEND_LIMIT_REACHED, DL_BILLING_INSUFFICIENT_CREDITS */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_SPEND_LIMIT_REACHED" | "DL_BILLING_INSUFFICIENT_CREDITS";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_FORBIDDEN, DL_BILLING_ACCOUNT_SUSPENDED, DL_BILLING_PLAN_FORBIDS */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_FORBIDDEN" | "DL_BILLING_ACCOUNT_SUSPENDED" | "DL_BILLING_PLAN_FORBIDS";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_IDEMPOTENCY_CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_IDEMPOTENCY_CONFLICT";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_CAPABILITY_UNSUPPORTED */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_CAPABILITY_UNSUPPORTED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_RATE_LIMITED, DL_BILLING_QUOTA_EXCEEDED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_RATE_LIMITED" | "DL_BILLING_QUOTA_EXCEEDED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DL_BILLING_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getReservation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                runtimeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reservation, every charge explained */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReservationDetails"];
+                };
+            };
+            /** @description DL_BILLING_REQUEST_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_REQUEST_INVALID";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    extendReservation: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The same key again returns the same extension */
+                "idempotency-key": string;
+            };
+            path: {
+                runtimeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    minutes: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Extended */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Reservation"];
+                };
+            };
+            /** @description DL_BILLING_REQUEST_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_REQUEST_INVALID";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_SPEND_LIMIT_REACHED, DL_BILLING_INSUFFICIENT_CREDITS */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_SPEND_LIMIT_REACHED" | "DL_BILLING_INSUFFICIENT_CREDITS";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_FORBIDDEN, DL_BILLING_ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_FORBIDDEN" | "DL_BILLING_ACCOUNT_SUSPENDED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_IDEMPOTENCY_CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_IDEMPOTENCY_CONFLICT";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    stripeWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                "stripe-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookResult"];
+                };
+            };
+            /** @description DL_BILLING_REQUEST_INVALID, DL_BILLING_STRIPE_SIGNATURE_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_REQUEST_INVALID" | "DL_BILLING_STRIPE_SIGNATURE_INVALID";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DL_BILLING_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+    };
+}

@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { ERROR_STATUS, type ErrorCode } from '../errors/error-codes';
+
+/**
+ * Building blocks of the response schemas in each module's dto/: the JSON forms the contract fixes
+ * (credits as 6-decimal strings, UTC ISO 8601 times) and the error body. They are zod schemas, so
+ * the OpenAPI document, the typed client and the tests' response checks all come from them.
+ */
+export const credits = z
+  .string()
+  .regex(/^-?\d+\.\d{6}$/)
+  .meta({ description: 'An amount of credits: a decimal string with 6 decimals', examples: ['12.500000'] });
+
+/** An instant as the service writes it: `Date.toISOString()`, always UTC. */
+export const instant = z.iso.datetime();
+
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]];
+
+export const findingSchema = z
+  .strictObject({ field: z.string(), message: z.string() })
+  .meta({ id: 'Finding', description: 'One problem with the request, named by the field it is in (e.g. `environment.sizeClass`)' });
+
+export const errorBodySchema = z
+  .strictObject({
+    error: z.strictObject({
+      code: z.enum(ERROR_CODES),
+      message: z.string(),
+      findings: z.array(findingSchema).optional(),
+      // Detail fields, each given by the errors named in its description.
+      quota: z.enum(['runs', 'agents', 'concurrency']).optional().meta({ description: 'DL_BILLING_QUOTA_EXCEEDED: the quota reached' }),
+      limit: z
+        .union([z.number().int(), credits])
+        .optional()
+        .meta({ description: 'DL_BILLING_QUOTA_EXCEEDED: the quota (a count); DL_BILLING_SPEND_LIMIT_REACHED: the limit (credits)' }),
+      used: z.number().int().optional().meta({ description: 'DL_BILLING_QUOTA_EXCEEDED: how much of the quota is used' }),
+      resetsAt: instant.optional().meta({ description: 'DL_BILLING_QUOTA_EXCEEDED, DL_BILLING_SPEND_LIMIT_REACHED: when the quota or the limit resets' }),
+      remaining: credits.optional().meta({ description: 'DL_BILLING_SPEND_LIMIT_REACHED: what the limit still allows' }),
+      spent: credits.optional().meta({ description: 'DL_BILLING_SPEND_LIMIT_REACHED: settled charges in the period' }),
+      held: credits.optional().meta({ description: 'DL_BILLING_SPEND_LIMIT_REACHED: open holds in the period' }),
+      scope: z
+        .strictObject({ userId: z.string() })
+        .nullable()
+        .optional()
+        .meta({ description: 'DL_BILLING_SPEND_LIMIT_REACHED: the member whose limit it is (null: the account)' }),
+      required: credits.optional().meta({ description: 'DL_BILLING_INSUFFICIENT_CREDITS, DL_BILLING_SPEND_LIMIT_REACHED: what the request needs' }),
+      available: credits.optional().meta({ description: 'DL_BILLING_INSUFFICIENT_CREDITS: the available balance' }),
+      reservationId: z.string().optional().meta({ description: 'DL_BILLING_IDEMPOTENCY_CONFLICT: the reservation the runtime id already has' }),
+      retryAfterSeconds: z.number().int().optional().meta({ description: 'DL_BILLING_RATE_LIMITED: when to try again' }),
+    }),
+  })
+  .meta({ id: 'ErrorBody', description: 'Every error: a DL_BILLING_* code, a message, every finding, and detail fields where the code has some' });
+
+/** `{items, nextCursor}`: one page, newest first; `nextCursor` null on the last page. */
+export function page<T extends z.ZodType>(item: T) {
+  return z.strictObject({ items: z.array(item), nextCursor: z.string().nullable() });
+}

@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { instant } from '../../common/http/api-schemas';
+import { idempotencyKeySchema } from '../../ledger/dto/grant.dto';
+
+export const topUpSchema = z.strictObject({ pack: z.string().min(1).max(64).meta({ description: 'A top-up pack id of the plans file' }) });
+export type TopUpDto = z.infer<typeof topUpSchema>;
+
+export const topUpHeadersSchema = z.object({
+  'idempotency-key': idempotencyKeySchema.meta({ description: 'The same key again returns the same Checkout Session' }),
+});
+
+export const checkoutSchema = z
+  .strictObject({ checkoutUrl: z.string().meta({ description: 'Stripe Checkout: the credits come with its completion' }), sessionId: z.string() })
+  .meta({ id: 'TopUpCheckout' });
+
+export const subscriptionViewSchema = z
+  .strictObject({
+    accountId: z.string(),
+    plan: z.enum(['free', 'team', 'enterprise']),
+    accountStatus: z.enum(['active', 'suspended']),
+    billingCycleAnchor: instant.nullable(),
+    seats: z.number().int().meta({ description: 'Active members' }),
+    subscription: z
+      .strictObject({
+        id: z.string(),
+        customerId: z.string(),
+        status: z.string().meta({ description: "Stripe's subscription status" }),
+        seatQuantity: z.number().int().nullable(),
+        currentPeriod: z.strictObject({ start: instant, end: instant.nullable() }).nullable(),
+        pastDueSince: instant.nullable(),
+      })
+      .nullable(),
+  })
+  .meta({ id: 'Subscription' });
+
+export const webhookResultSchema = z
+  .strictObject({
+    received: z.literal(true),
+    eventId: z.string(),
+    type: z.string(),
+    duplicate: z.boolean().meta({ description: 'Already applied before (same event id): nothing done' }),
+    ignored: z.boolean().meta({ description: 'A type this service does not handle, or an object it cannot tie to an account' }),
+  })
+  .meta({ id: 'WebhookResult' });
+
+export const discrepanciesSchema = z
+  .strictObject({
+    items: z.array(
+      z.strictObject({
+        id: z.string(),
+        kind: z.string(),
+        accountId: z.string(),
+        subscriptionId: z.string(),
+        invoiceId: z.string().nullable(),
+        stripeQuantity: z.number().int(),
+        activeSeats: z.number().int(),
+        detectedAt: instant,
+        correctedAt: instant.nullable(),
+      }),
+    ),
+  })
+  .meta({ id: 'SeatDiscrepancies' });
+
+export const discrepanciesQuerySchema = z.object({ accountId: z.string().optional() });

@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { routesOf } from '../../src/common/http/docs';
+import { responseChecker, startApp, type Harness } from '../support/app';
+import { UNDOCUMENTED } from '../support/openapi-check';
+
+describe('the OpenAPI document and the docs page', () => {
+  let h: Harness;
+  let doc: { openapi: string; servers: unknown[]; paths: Record<string, Record<string, { operationId: string }>> };
+
+  beforeAll(async () => {
+    h = await startApp();
+    doc = (await h.request('GET', '/openapi.json')).body;
+  });
+  afterAll(() => h.close());
+
+  it('documents every route the router has, except the HTML admin pages and the docs themselves', () => {
+    const routes = routesOf(h.app).filter((r) => r.method !== 'HEAD' && r.method !== 'OPTIONS' && !UNDOCUMENTED.test(r.url));
+    expect(routes.length).toBeGreaterThan(30);
+    const missing = routes
+      .map((r) => ({ method: r.method.toLowerCase(), path: r.url.replace(/:([A-Za-z0-9_]+)/g, '{$1}') }))
+      .filter((r) => !doc.paths[r.path]?.[r.method])
+      .map((r) => `${r.method.toUpperCase()} ${r.path}`);
+    expect(missing).toEqual([]);
+    expect(Object.keys(doc.paths).some((p) => p.startsWith('/admin'))).toBe(false);
+  });
+
+  it('serves the document at /openapi.json, /docs/openapi.json and (to a client not asking for HTML) /docs', async () => {
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.servers).toHaveLength(1);
+    expect((await h.request('GET', '/docs/openapi.json')).body).toEqual(doc);
+    expect((await h.request('GET', '/docs', { headers: { accept: 'application/json' } })).body).toEqual(doc);
+  });
+
+  it('serves a page a person can read at /docs, with its scripts from the npm package (no CDN)', async () => {
+    const page = await h.request('GET', '/docs', { headers: { accept: 'text/html,application/xhtml+xml' } });
+    expect(page.status).toBe(200);
+    expect(String(page.headers['content-type'])).toContain('text/html');
+    const sources = [...String(page.body).matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+    expect(sources.length).toBeGreaterThanOrEqual(3);
+    for (const source of sources) {
+      expect(source.startsWith('/docs/')).toBe(true);
+      const asset = await h.request('GET', source);
+      expect([source, asset.status]).toEqual([source, 200]);
+      expect(String(asset.body).length).toBeGreaterThan(20);
+    }
+    expect(String((await h.request('GET', '/docs/docs.js')).body)).toContain("url: '/openapi.json'");
+  });
+
+  it('fails a response the document does not allow: an undocumented status, or a field outside the schema', async () => {
+    const key = await h.key('admin');
+    // The checker the harness runs on every response, given one the service never sends.
+    const checker = await responseChecker(h.app);
+    expect(() => checker.check('GET', '/v1/audit', 418, 'application/json', {})).toThrow(/status 418 is not documented for listAudit/);
+    const real = await h.request('GET', '/v1/audit?limit=1', { key });
+    expect(real.status).toBe(200);
+    expect(() => checker.check('GET', '/v1/audit', 200, 'application/json', { ...real.body, extra: 1 })).toThrow(/must NOT have additional properties \(extra\)/);
+    expect(() => checker.check('GET', '/v1/audit', 200, 'text/csv', 'a,b')).toThrow(/documents application\/json/);
+  });
+});
