@@ -951,7 +951,7 @@ export interface components {
             items: components["schemas"]["LedgerEntry"][];
             nextCursor: string | null;
         };
-        /** @description `runtime.terminated` needs `data.reason` (one of user, culled, expired, anomaly, unreachable, spend_limit, admin); `runtime.launch_failed` needs a `data.reason` string. `occurredAt` is after 2000-01-01 and at most 24 hours ahead. `id` is the dedup key, forever. */
+        /** @description `runtime.terminated` needs `data.reason` (one of user, culled, expired, anomaly, unreachable, spend_limit, admin, reservation_expired, account_suspended, unreserved); `runtime.launch_failed` needs a `data.reason` string. `occurredAt` is after 2000-01-01 and at most 24 hours ahead. `id` is the dedup key, forever. */
         LifecycleEvent: {
             accountId: string;
             /** @default {} */
@@ -4795,16 +4795,8 @@ export interface operations {
                 "application/json": {
                     accountId: string;
                     agentId?: string;
-                    environment: {
-                        accelerator?: {
-                            count: number;
-                            cuda?: string;
-                            type: string;
-                        } | null;
-                        name: string;
-                        /** @enum {string} */
-                        sizeClass: "small" | "medium" | "large" | "gpu-small" | "gpu-large";
-                    };
+                    /** @description The short form {name, sizeClass, accelerator?, hints?, base?, compatibility?}, an Environment document {apiVersion: environments.datalayer.io/v1alpha1, kind: Environment, metadata, spec}, or that document as YAML text */
+                    environment: unknown;
                     /** @default 10 */
                     minutes?: number;
                     runtimeId: string;
