@@ -856,6 +856,11 @@ export interface components {
                     userId: string;
                 } | null;
                 /**
+                 * @description The Environment specification's own code, on findings (and errors) about the environment
+                 * @enum {string}
+                 */
+                specCode?: "DL_ENV_SPEC_INVALID" | "DL_ENV_CAPABILITY_UNSUPPORTED";
+                /**
                  * @description DL_BILLING_SPEND_LIMIT_REACHED: settled charges in the period
                  * @example 12.500000
                  */
@@ -878,6 +883,11 @@ export interface components {
         Finding: {
             field: string;
             message: string;
+            /**
+             * @description The Environment specification's own code, on findings (and errors) about the environment
+             * @enum {string}
+             */
+            specCode?: "DL_ENV_SPEC_INVALID" | "DL_ENV_CAPABILITY_UNSUPPORTED";
         };
         Grant: {
             /**
@@ -1057,6 +1067,8 @@ export interface components {
             /** @description Runs left in the plan's period (null: unlimited) */
             runsRemaining: number | null;
             runtimeId: string;
+            /** @description sha256: + SHA-256 of the RFC 8785 serialization of the environment spec priced (null on reservations made before it was recorded) */
+            specDigest: string | null;
             /** @enum {string} */
             status: "reserved" | "running" | "paused" | "terminating" | "settled" | "voided";
         };
@@ -1102,12 +1114,26 @@ export interface components {
              * @example 12.500000
              */
             reserved: string;
+            /** @description Events that contradict the charge, kept for an operator to look at (the charge stands) */
+            review: {
+                eventId: string;
+                /** @enum {string} */
+                flag: "launch_failed_contradicted";
+                message: string;
+                /** Format: date-time */
+                occurredAt: string;
+                reason: string | null;
+            }[];
             runningSeconds: number;
             runtimeId: string;
             /** @description How the runtime was settled (null while it is not) */
             settlement: string | null;
+            /** @description sha256: + SHA-256 of the RFC 8785 serialization of the environment spec priced (null on reservations made before it was recorded) */
+            specDigest: string | null;
             /** @enum {string} */
             status: "reserved" | "running" | "paused" | "terminating" | "settled" | "voided";
+            /** @description The reason its runtime.terminated (or launch failure) gave, as given */
+            terminationReason: string | null;
         };
         RevokedApiKey: {
             id: string;

@@ -16,8 +16,13 @@ export const instant = z.iso.datetime();
 
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]];
 
+const specCode = z
+  .enum(['DL_ENV_SPEC_INVALID', 'DL_ENV_CAPABILITY_UNSUPPORTED'])
+  .optional()
+  .meta({ description: "The Environment specification's own code, on findings (and errors) about the environment" });
+
 export const findingSchema = z
-  .strictObject({ field: z.string(), message: z.string() })
+  .strictObject({ field: z.string(), message: z.string(), specCode })
   .meta({ id: 'Finding', description: 'One problem with the request, named by the field it is in (e.g. `environment.sizeClass`)' });
 
 export const errorBodySchema = z
@@ -26,6 +31,7 @@ export const errorBodySchema = z
       code: z.enum(ERROR_CODES),
       message: z.string(),
       findings: z.array(findingSchema).optional(),
+      specCode,
       // Detail fields, each given by the errors named in its description.
       quota: z.enum(['runs', 'agents', 'concurrency']).optional().meta({ description: 'DL_BILLING_QUOTA_EXCEEDED: the quota reached' }),
       limit: z

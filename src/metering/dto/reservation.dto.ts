@@ -33,6 +33,10 @@ export const reservationViewSchema = z
     ratePerHour: credits.meta({ description: 'Credits per hour' }),
     minutes: z.number().int(),
     reserved: credits.meta({ description: 'The hold: rate × minutes' }),
+    specDigest: z
+      .string()
+      .nullable()
+      .meta({ description: 'sha256: + SHA-256 of the RFC 8785 serialization of the environment spec priced (null on reservations made before it was recorded)' }),
     expiresAt: instant.meta({ description: 'When the reservation runs out (of running time, or of time to start)' }),
     balance: z.strictObject({ total: credits, held: credits, available: credits }),
     runsRemaining: z.number().int().nullable().meta({ description: "Runs left in the plan's period (null: unlimited)" }),
@@ -47,14 +51,30 @@ export const reservationDetailsSchema = z
     status,
     ratePerHour: credits,
     rateCardVersion: z.string().nullable(),
+    specDigest: z
+      .string()
+      .nullable()
+      .meta({ description: 'sha256: + SHA-256 of the RFC 8785 serialization of the environment spec priced (null on reservations made before it was recorded)' }),
     minutes: z.number().int(),
     reserved: credits,
     runningSeconds: z.number().int(),
     charged: credits,
     released: credits,
     settlement: z.string().nullable().meta({ description: 'How the runtime was settled (null while it is not)' }),
+    terminationReason: z.string().nullable().meta({ description: 'The reason its runtime.terminated (or launch failure) gave, as given' }),
     intervals: z.array(z.strictObject({ from: instant, to: instant.nullable() })).meta({ description: 'Running intervals (paused time is not charged)' }),
     explanation: z.string(),
+    review: z
+      .array(
+        z.strictObject({
+          flag: z.enum(['launch_failed_contradicted']),
+          eventId: z.string(),
+          occurredAt: instant,
+          reason: z.string().nullable(),
+          message: z.string(),
+        }),
+      )
+      .meta({ description: 'Events that contradict the charge, kept for an operator to look at (the charge stands)' }),
     commands: z.array(
       z.strictObject({ id: z.string(), type: z.string(), reason: z.string(), issuedAt: instant, acknowledgedAt: instant.nullable() }),
     ),
