@@ -7,6 +7,7 @@ import { FailureLimiter } from '../accounts/auth/failure-limiter';
 import type { Principal } from '../accounts/auth/scopes';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { BillingException } from '../common/errors/billing.exception';
+import type { LimitedBodyRequest } from '../common/http/json-body';
 import { Doc } from '../common/http/openapi';
 import { ZodPipe } from '../common/http/zod-validation.pipe';
 import { JobsService, type JobResult } from '../jobs/jobs.service';
@@ -37,7 +38,8 @@ export class StripeController {
   }
 
   /**
-   * Stripe webhooks: the signature is checked on the raw body before anything is read. Bad
+   * Stripe webhooks: the signature is checked on the raw body before anything is read (the body
+   * parser leaves this route's body unparsed, see common/http/json-body). Bad
    * signatures count against the client address; past the limit they get 429 instead of 400. A
    * correctly signed event is applied even from a limited address: checking it costs one HMAC, and
    * refusing it would let anyone sharing Stripe's path (a proxy, a NAT) block real events.
@@ -46,8 +48,10 @@ export class StripeController {
   @Public()
   @HttpCode(200)
   @Doc('Stripe webhook endpoint (Stripe-Signature checked on the raw body; 429 after too many bad signatures from one client)')
-  async webhook(@Req() req: FastifyRequest & { rawBody?: Buffer }, @Headers('stripe-signature') signature: string | undefined): Promise<EventOutcome & { received: true }> {
+  async webhook(@Req() req: FastifyRequest & LimitedBodyRequest, @Headers('stripe-signature') signature: string | undefined): Promise<EventOutcome & { received: true }> {
     const event = this.verifyLimited(req.ip, req.rawBody, signature);
+    // Signed by Stripe, and still refused when it breaks the JSON limits (its handling recurses).
+    if (req.bodyLimitProblem !== undefined) throw BillingException.invalid([{ field: 'body', message: req.bodyLimitProblem }], 'The request body is refused');
     return { received: true, ...(await this.events.handle(event)) };
   }
 
