@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { Access, CurrentPrincipal, Public } from '../accounts/auth/auth.decorators';
 import { FailureLimiter } from '../accounts/auth/failure-limiter';
+import { FailureStore } from '../accounts/auth/failure-store';
 import type { Principal } from '../accounts/auth/scopes';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { BillingException } from '../common/errors/billing.exception';
@@ -22,7 +23,7 @@ type TopUpDto = z.infer<typeof topUpSchema>;
 
 @Controller()
 export class StripeController {
-  /** Bad webhook signatures per client address (STRIPE_WEBHOOK_FAILURES_PER_MINUTE). */
+  /** Bad webhook signatures per client, shared by the instances (STRIPE_WEBHOOK_FAILURES_PER_MINUTE). */
   private readonly webhookFailures: FailureLimiter;
 
   constructor(
@@ -32,9 +33,10 @@ export class StripeController {
     private readonly subscriptions: SubscriptionsService,
     private readonly seats: SeatsService,
     private readonly jobs: JobsService,
+    failureStore: FailureStore,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.webhookFailures = new FailureLimiter(config.stripe.webhookFailuresPerMinute);
+    this.webhookFailures = new FailureLimiter('stripe-webhook', config.stripe.webhookFailuresPerMinute, failureStore);
   }
 
   /**
@@ -49,23 +51,22 @@ export class StripeController {
   @HttpCode(200)
   @Doc('Stripe webhook endpoint (Stripe-Signature checked on the raw body; 429 after too many bad signatures from one client)')
   async webhook(@Req() req: FastifyRequest & LimitedBodyRequest, @Headers('stripe-signature') signature: string | undefined): Promise<EventOutcome & { received: true }> {
-    const event = this.verifyLimited(req.ip, req.rawBody, signature);
+    const event = await this.verifyLimited(req.ip, req.rawBody, signature);
     // Signed by Stripe, and still refused when it breaks the JSON limits (its handling recurses).
     if (req.bodyLimitProblem !== undefined) throw BillingException.invalid([{ field: 'body', message: req.bodyLimitProblem }], 'The request body is refused');
     return { received: true, ...(await this.events.handle(event)) };
   }
 
-  private verifyLimited(client: string | undefined, rawBody: Buffer | undefined, signature: string | undefined): StripeEventLike {
+  private async verifyLimited(client: string | undefined, rawBody: Buffer | undefined, signature: string | undefined): Promise<StripeEventLike> {
     try {
       return this.gateway.verifyWebhook(rawBody, signature);
     } catch (error) {
       if (!(error instanceof BillingException) || error.code !== 'DL_BILLING_STRIPE_SIGNATURE_INVALID') throw error;
-      const address = client ?? 'unknown';
-      const wait = this.webhookFailures.retryAfter(address);
+      const wait = await this.webhookFailures.retryAfter(client);
       if (wait > 0) {
         throw new BillingException('DL_BILLING_RATE_LIMITED', 'Too many webhook requests with a bad signature: try again later', [], { retryAfterSeconds: wait });
       }
-      this.webhookFailures.fail(address);
+      await this.webhookFailures.fail(client);
       throw error;
     }
   }
