@@ -28,6 +28,8 @@ export interface FailureLimiterOptions {
  */
 export class FailureLimiter {
   private readonly local = new Map<string, { window: FailureWindow | null; readAt: number }>();
+  /** Reads in flight, by client (as many as the requests waiting on them, at most). */
+  private readonly reads = new Map<string, Promise<FailureWindow | null>>();
   private readonly now: () => number;
   private readonly maxLocalClients: number;
   private readonly refreshMs: number;
@@ -58,7 +60,13 @@ export class FailureLimiter {
     const now = this.now();
     let known = this.local.get(client);
     if (!known || now - known.readAt >= this.refreshMs) {
-      known = { window: await this.store.read(this.scope, client), readAt: now };
+      // Requests of one client arriving together share one read (a busy control plane is one client).
+      let read = this.reads.get(client);
+      if (!read) {
+        read = this.store.read(this.scope, client).finally(() => this.reads.delete(client));
+        this.reads.set(client, read);
+      }
+      known = { window: await read, readAt: now };
     }
     this.remember(client, known);
     return this.wait(known.window, now);
