@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import type { INestApplication, ModuleMetadata } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -10,17 +11,27 @@ import { withCorrelation } from './common/context/correlation';
 import { BillingException } from './common/errors/billing.exception';
 import { toBillingException } from './common/errors/billing-exception.filter';
 import { JsonLogger } from './common/logging/json-logger';
+import { registerJsonBodyParser } from './common/http/json-body';
 import { registerOpenApi } from './common/http/docs';
 import { registerRequestChecks } from './common/http/request-checks';
 import { Metrics } from './health/metrics';
 
 const BODY_LIMIT = 5 * 1024 * 1024;
 
+/** A caller's `x-request-id` is kept when it looks like an id; it goes into audit rows and logs. */
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The caller's request id if it is acceptable, else a generated one (never an error: it is only a label). */
+export function requestIdOf(header: string | string[] | undefined): string {
+  return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
+}
+
 function fastifyAdapter(): FastifyAdapter {
   return new FastifyAdapter({
     bodyLimit: BODY_LIMIT,
-    requestIdHeader: 'x-request-id',
-    genReqId: () => randomUUID(),
+    // Read by genReqId, which refuses what is not a plain id (control characters, 10 KB, log injection).
+    requestIdHeader: false,
+    genReqId: (request: IncomingMessage) => requestIdOf(request.headers['x-request-id']),
     // Requests are logged by the hook below, without headers (API keys never reach the log).
     logger: false,
     // Errors Fastify answers before any route runs (a URL it cannot decode, a malformed
@@ -60,6 +71,7 @@ function configure(app: NestFastifyApplication, logger: JsonLogger): void {
     }
   });
   registerRequestChecks(fastify);
+  registerJsonBodyParser(app, BODY_LIMIT);
   registerOpenApi(app);
   app.enableShutdownHooks();
 }

@@ -7,11 +7,12 @@ import { AccountsService } from './accounts.service';
 import { ApiKeysController } from './api-keys.controller';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { ApiKeysService } from './auth/api-keys.service';
+import { FailureStore } from './auth/failure-store';
 
 @Module({
   imports: [LedgerModule],
   controllers: [ApiKeysController, AccountsController],
-  providers: [ApiKeysService, AccountsService, AccountHooks, { provide: APP_GUARD, useClass: ApiKeyGuard }],
-  exports: [ApiKeysService, AccountsService, AccountHooks],
+  providers: [ApiKeysService, AccountsService, AccountHooks, FailureStore, { provide: APP_GUARD, useClass: ApiKeyGuard }],
+  exports: [ApiKeysService, AccountsService, AccountHooks, FailureStore],
 })
 export class AccountsModule {}

@@ -1,10 +1,13 @@
-import { Controller, Get, Header, HttpCode, Res } from '@nestjs/common';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { Controller, Get, Headers, HttpCode, Inject, Res } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { FastifyReply } from 'fastify';
 import { DataSource } from 'typeorm';
 import { z } from 'zod';
 import { Public } from '../accounts/auth/auth.decorators';
 import { Doc } from '../common/http/openapi';
+import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { BillingException } from '../common/errors/billing.exception';
 import { MessageBus } from '../infra/kafka/message-bus';
 import { Metrics } from './metrics';
 
@@ -20,6 +23,7 @@ export class HealthController {
     @InjectDataSource() private readonly ds: DataSource,
     private readonly bus: MessageBus,
     private readonly metrics: Metrics,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   @Get('health/live')
@@ -47,10 +51,22 @@ export class HealthController {
     await reply.status(ok ? 200 : 503).send({ status: ok ? 'ready' : 'not ready', checks: { database, kafka } });
   }
 
+  /** Prometheus; behind METRICS_BEARER_TOKEN when it is set (the metrics name routes and volumes). */
   @Get('metrics')
-  @Doc({ id: 'metrics', summary: 'Prometheus metrics', tag: 'Health', responses: { 200: { description: 'The exposition format', text: 'text/plain' } } })
-  @Header('content-type', 'text/plain; version=0.0.4')
-  async scrape(): Promise<string> {
+  @Doc({ id: 'metrics', summary: 'Prometheus metrics (behind METRICS_BEARER_TOKEN when it is set)', tag: 'Health', responses: { 200: { description: 'The exposition format', text: 'text/plain' } }, errors: ['DL_BILLING_UNAUTHENTICATED'] })
+  async scrape(@Headers('authorization') authorization: string | undefined, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
+    const token = this.config.metricsBearerToken;
+    if (token !== undefined && !sameSecret(/^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1] ?? '', token)) {
+      throw new BillingException('DL_BILLING_UNAUTHENTICATED', 'The metrics need Authorization: Bearer <METRICS_BEARER_TOKEN>');
+    }
+    // Set here, not by a decorator: a refusal is the contract's JSON error body.
+    void reply.header('content-type', 'text/plain; version=0.0.4');
     return this.metrics.registry.metrics();
   }
+}
+
+/** Compared in constant time (over digests, so that the length is not told either). */
+function sameSecret(given: string, expected: string): boolean {
+  const digest = (s: string) => createHash('sha256').update(s).digest();
+  return timingSafeEqual(digest(given), digest(expected));
 }

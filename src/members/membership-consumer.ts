@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { z } from 'zod';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { jsonLimitProblem } from '../common/json-limits';
 import { inTransaction, rows } from '../common/database/transaction';
 import { MessageBus, type InboundMessage } from '../infra/kafka/message-bus';
 import { MembersService, type MemberChange } from './members.service';
@@ -18,9 +19,12 @@ const membershipEventSchema = z.object({
 });
 
 export function parseMembershipMessage(value: Buffer | null): MemberChange | string {
+  const text = value?.toString('utf8') ?? '';
+  const problem = jsonLimitProblem(text);
+  if (problem !== undefined) return problem;
   let json: unknown;
   try {
-    json = JSON.parse(value?.toString('utf8') ?? '');
+    json = JSON.parse(text);
   } catch {
     return 'not JSON';
   }

@@ -73,6 +73,20 @@ export class LifecycleConsumer implements OnModuleInit {
 
   private async deadLetter(poison: Poison[], dlqTopic: string): Promise<void> {
     if (poison.length === 0) return;
+    // Sent in parts: the broker refuses a whole record batch over its message.max.bytes (1 MB by
+    // default), so a few large hostile messages in one send would stop consumption.
+    for (let from = 0; from < poison.length; ) {
+      let bytes = 0;
+      let to = from;
+      while (to < poison.length && (to === from || bytes + sizeOf(poison[to]!) <= DLQ_SEND_BYTES)) bytes += sizeOf(poison[to++]!);
+      await this.publishDeadLetters(poison.slice(from, to), dlqTopic);
+      from = to;
+    }
+    this.metrics.deadLettered.inc(poison.length);
+    this.logger.warn(`${poison.length} lifecycle message(s) sent to ${dlqTopic}: ${poison[0]?.reason ?? ''}`);
+  }
+
+  private async publishDeadLetters(poison: Poison[], dlqTopic: string): Promise<void> {
     await this.bus.publish(
       poison.map(({ message, reason, findings, code }) => ({
         topic: dlqTopic,
@@ -86,9 +100,14 @@ export class LifecycleConsumer implements OnModuleInit {
         },
       })),
     );
-    this.metrics.deadLettered.inc(poison.length);
-    this.logger.warn(`${poison.length} lifecycle message(s) sent to ${dlqTopic}: ${poison[0]?.reason ?? ''}`);
   }
+}
+
+/** What one send to the dead-letter topic may carry, a single larger message going alone. */
+const DLQ_SEND_BYTES = 256 * 1024;
+
+function sizeOf(poison: Poison): number {
+  return (poison.message.value?.length ?? 0) + (poison.message.key?.length ?? 0) + poison.reason.length + 512;
 }
 
 interface Poison {

@@ -34,6 +34,11 @@ describe('parseLifecycleMessage', () => {
     ['a termination with a reason that is not a string', { ...good, type: 'runtime.terminated', data: { reason: 7 } }, /data\.reason: must be a string/],
     ['a termination with a reason of 501 characters', { ...good, type: 'runtime.terminated', data: { reason: 'x'.repeat(501) } }, /data\.reason: must be a string/],
     ['a failed launch without its reason', { ...good, type: 'runtime.launch_failed', data: {} }, /data\.reason: must be a string/],
+    ['data nested 5,000 levels deep', JSON.stringify(good).replace('"data":{}', `"data":{"x":${'['.repeat(5000)}${']'.repeat(5000)}}`), /nested more than 32 levels/],
+    ['a value 100,000 arrays deep', '['.repeat(100_000) + ']'.repeat(100_000), /nested more than 32 levels/],
+    ['a key twice', JSON.stringify(good).replace('"seq":2', '"seq":2,"seq":3'), /key "seq" twice/],
+    ['a __proto__ key', JSON.stringify(good).replace('"data":{}', '"data":{"__proto__":{"admin":true}}'), /__proto__/],
+    ['more than 1 MiB', JSON.stringify({ ...good, data: { pad: 'x'.repeat(1024 * 1024) } }), /too large/],
   ])('refuses %s with a reason', (_what, value, reason) => {
     const r = parse(value);
     expect(r.ok).toBe(false);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ACCOUNT_ID_PATTERN } from '../accounts/auth/scopes';
 import type { Finding } from '../common/errors/billing.exception';
+import { jsonLimitProblem } from '../common/json-limits';
 import { findingsOf } from '../common/http/zod-validation.pipe';
 
 export const LIFECYCLE_TYPES = [
@@ -96,17 +97,24 @@ export function lifecycleValidator(now: () => Date): LifecycleValidator {
   };
 }
 
-/** Parses a Kafka message value: JSON first, then the schema. */
+/** A lifecycle event is a few hundred bytes; a message far larger is not one. */
+export const MAX_MESSAGE_BYTES = 1024 * 1024;
+
+/** Parses a Kafka message value: the JSON limits, then JSON, then the schema. */
 export function parseLifecycleMessage(value: Buffer | null, validate: LifecycleValidator): ParseResult {
   if (value === null || value.length === 0) {
     return { ok: false, reason: 'empty message', findings: [{ field: 'value', message: 'is empty' }] };
   }
-  if (value.includes(0) || value.includes('\\u0000')) {
-    return { ok: false, reason: 'contains NUL characters', findings: [{ field: 'value', message: 'must not contain NUL characters' }] };
+  if (value.length > MAX_MESSAGE_BYTES) {
+    return { ok: false, reason: `too large: ${value.length} bytes`, findings: [{ field: 'value', message: `must be at most ${MAX_MESSAGE_BYTES} bytes` }] };
   }
+  const text = value.toString('utf8');
+  // Checked on the text, without recursion, before anything recurses over the parsed value.
+  const problem = jsonLimitProblem(text);
+  if (problem !== undefined) return { ok: false, reason: problem, findings: [{ field: 'value', message: problem }] };
   let json: unknown;
   try {
-    json = JSON.parse(value.toString('utf8'));
+    json = JSON.parse(text);
   } catch (error) {
     const message = `is not JSON (${(error as Error).message})`;
     return { ok: false, reason: `not JSON: ${(error as Error).message}`, findings: [{ field: 'value', message }] };

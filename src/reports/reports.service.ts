@@ -437,10 +437,11 @@ export function toCsv(report: Pick<Report, 'columns' | 'items'>): string {
   const field = (v: Cell | undefined): string => {
     if (v === null || v === undefined) return '';
     const s = String(v);
-    // A leading =, +, - or @ would be a formula in a spreadsheet: quote it with a leading apostrophe only for text that is not a number.
-    const safe = /^[=+\-@]/.test(s) && !/^-?\d+(\.\d+)?$/.test(s) ? `'${s}` : s;
+    // A leading =, +, -, @, TAB or CR makes a spreadsheet read a formula (OWASP, CSV injection):
+    // such text gets a leading apostrophe; a plain number (e.g. a negative amount) stays a number.
+    const safe = /^[=+\-@\t\r]/.test(s) && !/^-?\d+(\.\d+)?$/.test(s) ? `'${s}` : s;
     return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
   };
-  const lines = [report.columns.join(','), ...report.items.map((i) => report.columns.map((c) => field(i[c])).join(','))];
+  const lines = [report.columns.map(field).join(','), ...report.items.map((i) => report.columns.map((c) => field(i[c])).join(','))];
   return `${lines.join('\r\n')}\r\n`;
 }

@@ -4,9 +4,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { Access, CurrentPrincipal, Public } from '../accounts/auth/auth.decorators';
 import { FailureLimiter } from '../accounts/auth/failure-limiter';
+import { FailureStore } from '../accounts/auth/failure-store';
 import type { Principal } from '../accounts/auth/scopes';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { BillingException } from '../common/errors/billing.exception';
+import type { LimitedBodyRequest } from '../common/http/json-body';
 import { Doc } from '../common/http/openapi';
 import { ZodPipe } from '../common/http/zod-validation.pipe';
 import { jobResultSchema, JobsService, type JobResult } from '../jobs/jobs.service';
@@ -28,7 +30,7 @@ import { TopUpsService } from './top-ups.service';
 
 @Controller()
 export class StripeController {
-  /** Bad webhook signatures per client address (STRIPE_WEBHOOK_FAILURES_PER_MINUTE). */
+  /** Bad webhook signatures per client, shared by the instances (STRIPE_WEBHOOK_FAILURES_PER_MINUTE). */
   private readonly webhookFailures: FailureLimiter;
 
   constructor(
@@ -38,13 +40,15 @@ export class StripeController {
     private readonly subscriptions: SubscriptionsService,
     private readonly seats: SeatsService,
     private readonly jobs: JobsService,
+    failureStore: FailureStore,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.webhookFailures = new FailureLimiter(config.stripe.webhookFailuresPerMinute);
+    this.webhookFailures = new FailureLimiter('stripe-webhook', config.stripe.webhookFailuresPerMinute, failureStore);
   }
 
   /**
-   * Stripe webhooks: the signature is checked on the raw body before anything is read. Bad
+   * Stripe webhooks: the signature is checked on the raw body before anything is read (the body
+   * parser leaves this route's body unparsed, see common/http/json-body). Bad
    * signatures count against the client address; past the limit they get 429 instead of 400. A
    * correctly signed event is applied even from a limited address: checking it costs one HMAC, and
    * refusing it would let anyone sharing Stripe's path (a proxy, a NAT) block real events.
@@ -60,24 +64,25 @@ export class StripeController {
     headers: z.object({ 'stripe-signature': z.string() }),
     body: z.record(z.string(), z.unknown()).meta({ description: 'A Stripe event, as Stripe signs it' }),
     responses: { 200: { description: 'Received', schema: webhookResultSchema } },
-    errors: ['DL_BILLING_STRIPE_SIGNATURE_INVALID', 'DL_BILLING_RATE_LIMITED', 'DL_BILLING_UNAVAILABLE'],
+    errors: ['DL_BILLING_REQUEST_INVALID', 'DL_BILLING_STRIPE_SIGNATURE_INVALID', 'DL_BILLING_RATE_LIMITED', 'DL_BILLING_UNAVAILABLE'],
   })
-  async webhook(@Req() req: FastifyRequest & { rawBody?: Buffer }, @Headers('stripe-signature') signature: string | undefined): Promise<EventOutcome & { received: true }> {
-    const event = this.verifyLimited(req.ip, req.rawBody, signature);
+  async webhook(@Req() req: FastifyRequest & LimitedBodyRequest, @Headers('stripe-signature') signature: string | undefined): Promise<EventOutcome & { received: true }> {
+    const event = await this.verifyLimited(req.ip, req.rawBody, signature);
+    // Signed by Stripe, and still refused when it breaks the JSON limits (its handling recurses).
+    if (req.bodyLimitProblem !== undefined) throw BillingException.invalid([{ field: 'body', message: req.bodyLimitProblem }], 'The request body is refused');
     return { received: true, ...(await this.events.handle(event)) };
   }
 
-  private verifyLimited(client: string | undefined, rawBody: Buffer | undefined, signature: string | undefined): StripeEventLike {
+  private async verifyLimited(client: string | undefined, rawBody: Buffer | undefined, signature: string | undefined): Promise<StripeEventLike> {
     try {
       return this.gateway.verifyWebhook(rawBody, signature);
     } catch (error) {
       if (!(error instanceof BillingException) || error.code !== 'DL_BILLING_STRIPE_SIGNATURE_INVALID') throw error;
-      const address = client ?? 'unknown';
-      const wait = this.webhookFailures.retryAfter(address);
+      const wait = await this.webhookFailures.retryAfter(client);
       if (wait > 0) {
         throw new BillingException('DL_BILLING_RATE_LIMITED', 'Too many webhook requests with a bad signature: try again later', [], { retryAfterSeconds: wait });
       }
-      this.webhookFailures.fail(address);
+      await this.webhookFailures.fail(client);
       throw error;
     }
   }

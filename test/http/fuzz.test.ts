@@ -3,6 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_STATUS } from '../../src/common/errors/error-codes';
 import { fundedAccount, SMALL } from '../support/accounts';
 import { startApp, uid, type Harness } from '../support/app';
+import { expectContractAnswer, hostileText, hostileValue, nestedArrays } from '../support/hostile';
+
+/** Short in CI; `FUZZ_RUNS=2000 npx vitest run --project http test/http/fuzz.test.ts` for the long form. */
+const RUNS = Number(process.env.FUZZ_RUNS ?? 40);
+/** A seed reproduces a failing run (fast-check prints it): `FUZZ_SEED=<seed>`. */
+const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
 
 const CODES = new Set(Object.keys(ERROR_STATUS));
 
@@ -111,4 +117,65 @@ describe('fuzzing the HTTP API with malformed input', () => {
     expect(text.statusCode).toBeLessThan(500);
     expect(CODES.has(JSON.parse(text.body).error.code)).toBe(true);
   });
+
+  it('answers hostile values in any field and hostile texts with contract errors, and still applies the good reservations mixed in exactly', async () => {
+    const bystander = await fundedAccount(h, admin, { credits: '1000.000000' });
+    const operations = [
+      { method: 'POST' as const, url: '/v1/reservations', key: () => cp, valid: () => ({ accountId, runtimeId: uid('rt'), ...SMALL, minutes: 10 }) },
+      { method: 'POST' as const, url: '/v1/events', key: () => cp, valid: () => ({ id: uid('evt'), type: 'runtime.heartbeat', occurredAt: new Date().toISOString(), accountId, runtimeId: 'rt', seq: 1, data: {} }) },
+      { method: 'POST' as const, url: `/v1/admin/accounts/${accountId}/grants`, key: () => admin, valid: () => ({ credits: '1.000000', reason: 'x' }) },
+      { method: 'PUT' as const, url: `/v1/accounts/${accountId}/spend-limit`, key: () => admin, valid: () => ({ credits: '5.000000', thresholds: [50] }) },
+      { method: 'POST' as const, url: '/v1/admin/api-keys', key: () => admin, valid: () => ({ scopes: ['reports'], name: 'n' }) },
+    ];
+    const send = async (op: (typeof operations)[number], payload: string) => {
+      const res = await h.app.inject({ method: op.method, url: op.url, headers: { authorization: `Bearer ${op.key()}`, 'content-type': 'application/json', 'idempotency-key': uid('k') }, payload });
+      let body: unknown = res.body;
+      try {
+        body = JSON.parse(res.body);
+      } catch {
+        // checked below: an error answer must be JSON
+      }
+      return { status: res.statusCode, body };
+    };
+    let good = 0;
+    const attack = fc.tuple(
+      fc.nat(operations.length - 1),
+      fc.oneof(
+        fc.record({ kind: fc.constant('value' as const), field: fc.nat(7), value: hostileValue() }),
+        fc.record({ kind: fc.constant('text' as const), pick: fc.nat() }),
+      ),
+    );
+    await fc.assert(
+      fc.asyncProperty(attack, async ([index, edit]) => {
+        const op = operations[index]!;
+        const valid = op.valid();
+        let payload: string;
+        if (edit.kind === 'value') {
+          const fields = [...Object.keys(valid), 'extra'];
+          payload = JSON.stringify({ ...valid, [fields[edit.field % fields.length]!]: edit.value });
+        } else {
+          const texts = fc.sample(hostileText(valid), { numRuns: 1, seed: edit.pick });
+          payload = texts[0]!.text;
+        }
+        expectContractAnswer(await send(op, payload), `${op.method} ${op.url} ${payload.slice(0, 120)}`);
+        // A good reservation for another account, mixed in: reserved exactly (1 credit/hour for 60 minutes).
+        const reserved = await h.request('POST', '/v1/reservations', { key: cp, body: { accountId: bystander, runtimeId: uid('rt_good'), ...SMALL, minutes: 60 } });
+        expect(reserved.status).toBe(201);
+        good++;
+      }),
+      {
+        numRuns: RUNS,
+        ...(SEED === undefined ? {} : { seed: SEED }),
+        // Regression cases: inputs that once answered 500 (a body 5,000 levels deep reached a recursive JSON.stringify).
+        examples: [
+          [[0, { kind: 'text' as const, pick: 0 }]],
+          [[1, { kind: 'value' as const, field: 6, value: JSON.parse(nestedArrays(31, '1')) as unknown }]],
+        ],
+      },
+    );
+    const wallet = await h.request('GET', `/v1/accounts/${bystander}/wallet`, { key: admin });
+    expect(wallet.body.available).toBe(`${1000 - good}.000000`);
+    const [{ n }] = await h.ds.query(`SELECT count(*)::int AS n FROM runtimes WHERE account_id = $1`, [bystander]);
+    expect(n).toBe(good);
+  }, 300_000);
 });

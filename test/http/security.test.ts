@@ -5,6 +5,7 @@ import { startApp, uid, type Harness } from '../support/app';
 describe('security', () => {
   let h: Harness;
   const bootstrap = `admin-${uid('k')}-secret-bootstrap`;
+  const metricsToken = `metrics-${uid('t')}-${uid('t')}-scraper`;
   const logged: string[] = [];
 
   beforeAll(async () => {
@@ -14,7 +15,7 @@ describe('security', () => {
       return write(chunk, ...rest);
     });
     h = await startApp({
-      env: { BILLING_ADMIN_API_KEY: bootstrap, AUTH_FAILURES_PER_MINUTE: '5', LOG_LEVEL: 'debug', STRIPE_SECRET_KEY: 'sk_test_never_logged_123', STRIPE_WEBHOOK_SECRET: 'whsec_never_logged_456' },
+      env: { BILLING_ADMIN_API_KEY: bootstrap, AUTH_FAILURES_PER_MINUTE: '5', LOG_LEVEL: 'debug', STRIPE_SECRET_KEY: 'sk_test_never_logged_123', STRIPE_WEBHOOK_SECRET: 'whsec_never_logged_456', METRICS_BEARER_TOKEN: metricsToken },
     });
   });
   afterAll(async () => {
@@ -41,5 +42,17 @@ describe('security', () => {
     const limited = await h.request('GET', '/v1/audit', { key: bootstrap });
     expect(limited.status).toBe(429);
     expect(limited.body.error).toMatchObject({ code: 'DL_BILLING_RATE_LIMITED', retryAfterSeconds: expect.any(Number) });
+  });
+
+  it('serves /metrics only with METRICS_BEARER_TOKEN when it is set; an API key, even admin, does not open it', async () => {
+    for (const headers of [{} as Record<string, string>, { authorization: 'Bearer wrong-token' }, { authorization: `Bearer ${bootstrap}` }, { authorization: `Basic ${metricsToken}` }]) {
+      const refused = await h.request('GET', '/metrics', { headers });
+      expect(refused.status).toBe(401);
+      expect(refused.body).toEqual({ error: { code: 'DL_BILLING_UNAUTHENTICATED', message: expect.any(String) } });
+      expect(String(refused.headers['content-type'])).toMatch(/^application\/json/);
+    }
+    const scraped = await h.request('GET', '/metrics', { headers: { authorization: `Bearer ${metricsToken}` } });
+    expect(scraped.status).toBe(200);
+    expect(String(scraped.body)).toContain('dl_billing_http_request_duration_seconds');
   });
 });

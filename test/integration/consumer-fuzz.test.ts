@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_STATUS } from '../../src/common/errors/error-codes';
 import { fundedAccount, SMALL } from '../support/accounts';
 import { startApp, uid, type Harness } from '../support/app';
+import { nestedArrays, nestedObjects } from '../support/hostile';
 import { eventually, produce, readTopic } from '../support/kafka';
 
 const FUZZ_MESSAGES = 300;
@@ -57,6 +58,30 @@ function malformed(accountId: string) {
   return fc.oneof({ weight: 3, arbitrary: mutatedEvent }, { weight: 1, arbitrary: notAnEvent });
 }
 
+/**
+ * Messages an attacker could publish, each with the reason it must be parked for. Inputs that once
+ * broke the consumer are kept here as regression cases.
+ */
+function hostile(accountId: string): { value: string; reason: RegExp }[] {
+  const event = (extra: string) =>
+    `{"id":"${uid('evt_hostile')}","type":"runtime.heartbeat","occurredAt":"${new Date(Date.now() - 60_000).toISOString()}","accountId":"${accountId}","runtimeId":"rt_hostile","seq":1,"data":{}${extra}}`;
+  const deep = /must not be nested more than 32 levels deep/;
+  return [
+    { value: nestedArrays(5_000), reason: deep },
+    { value: nestedObjects(5_000), reason: deep },
+    { value: nestedArrays(100_000), reason: deep },
+    { value: nestedObjects(100_000), reason: deep },
+    { value: event(`,"extra":${nestedObjects(5_000)}`), reason: deep },
+    { value: event(',"seq":2'), reason: /must not have the key "seq" twice/ },
+    { value: event(',"\\u0064ata":{"x":1}'), reason: /must not have the key "data" twice/ },
+    { value: event(',"__proto__":{"accountId":"acc_other"}'), reason: /__proto__/ },
+    { value: event(',"constructor":{"prototype":{"admin":true}}'), reason: /invalid event/ },
+    { value: event('').replace('"data":{}', '"data":{"note":"a\\u0000b"}'), reason: /NUL/ },
+    { value: event('').replace('"seq":1', `"seq":${'9'.repeat(400)}`), reason: /seq/ },
+    { value: event('').replace('"runtimeId":"rt_hostile"', `"runtimeId":"${'\u202E'.repeat(3)}rt"`), reason: /runtimeId/ },
+  ];
+}
+
 describe('fuzzing the lifecycle consumer on the real broker', () => {
   let h: Harness;
 
@@ -86,7 +111,8 @@ describe('fuzzing the lifecycle consumer on the real broker', () => {
         data: {},
       })),
     );
-    const fuzz = fc.sample(malformed(accountId), { numRuns: FUZZ_MESSAGES, seed: 20261202 });
+    const attacks = hostile(accountId);
+    const fuzz = [...fc.sample(malformed(accountId), { numRuns: FUZZ_MESSAGES, seed: 20261202 }), ...attacks.map((a) => a.value)];
     // Good and bad interleaved, all on the account's key (one partition, in this order).
     const messages: { key: string; value: string }[] = [];
     for (let i = 0, g = 0; i < fuzz.length || g < good.length; i++) {
@@ -128,6 +154,12 @@ describe('fuzzing the lifecycle consumer on the real broker', () => {
       expect(m.headers['x-dlq-reason']?.length).toBeGreaterThan(0);
     }
     expect(parkedValues.some((v) => v.includes('evt_good'))).toBe(false);
+    // Each hostile message is parked for its own reason, found without recursing over it.
+    for (const attack of attacks) {
+      const found = parked.find((m) => m.value === attack.value);
+      expect(found?.headers['x-dlq-code'], attack.value.slice(0, 80)).toBe('DL_BILLING_REQUEST_INVALID');
+      expect(found?.headers['x-dlq-reason'], attack.value.slice(0, 80)).toMatch(attack.reason);
+    }
 
     // Still consuming after the storm, and still healthy.
     const after = { ...sentinel, id: uid('evt_after'), seq: 101, occurredAt: new Date().toISOString() };

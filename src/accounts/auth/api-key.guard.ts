@@ -3,6 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { APP_CONFIG, type AppConfig } from '../../common/config/config';
 import { BillingException } from '../../common/errors/billing.exception';
 import { FailureLimiter } from './failure-limiter';
+import { FailureStore } from './failure-store';
 import { ACCESS_KEY, PUBLIC_KEY } from './auth.decorators';
 import { ApiKeysService } from './api-keys.service';
 import { isAllowed, type Principal, type Requirement } from './scopes';
@@ -17,34 +18,36 @@ interface AuthedRequest {
 /** Every route needs a valid API key with a fitting scope, unless it is marked @Public(). */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
+  /** Failed authentications per client, shared by the instances (AUTH_FAILURES_PER_MINUTE). */
   private readonly limiter: FailureLimiter;
 
   constructor(
     private readonly reflector: Reflector,
     private readonly keys: ApiKeysService,
+    store: FailureStore,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.limiter = new FailureLimiter(config.authFailuresPerMinute);
+    this.limiter = new FailureLimiter('api-key', config.authFailuresPerMinute, store);
   }
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
     const targets = [ctx.getHandler(), ctx.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC_KEY, targets)) return true;
     const request = ctx.switchToHttp().getRequest<AuthedRequest>();
-    const client = request.ip ?? 'unknown';
-    const wait = this.limiter.retryAfter(client);
+    const client = request.ip;
+    const wait = await this.limiter.retryAfter(client);
     if (wait > 0) {
       throw new BillingException('DL_BILLING_RATE_LIMITED', 'Too many failed authentications: try again later', [], { retryAfterSeconds: wait });
     }
     const header = request.headers.authorization;
     const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     if (!match?.[1]) {
-      this.limiter.fail(client);
+      await this.limiter.fail(client);
       throw new BillingException('DL_BILLING_UNAUTHENTICATED', 'An API key is required: Authorization: Bearer <key>');
     }
     const principal = await this.keys.authenticate(match[1]);
     if (!principal) {
-      this.limiter.fail(client);
+      await this.limiter.fail(client);
       throw new BillingException('DL_BILLING_UNAUTHENTICATED', 'The API key is unknown or revoked');
     }
     request.principal = principal;

@@ -85,8 +85,10 @@ export class ApiKeysService implements OnApplicationBootstrap {
     );
     const row = rows[0];
     const principal = row ? { keyId: row.id, scopes: row.scopes } : null;
-    if (this.cache.size > 10_000) this.cache.clear();
+    // Bounded by forgetting the oldest entry: a spray of unknown keys must not empty the cache of the good ones.
+    this.cache.delete(hash);
     this.cache.set(hash, { principal, until: now + CACHE_TTL_MS });
+    if (this.cache.size > 10_000) this.cache.delete(this.cache.keys().next().value!);
     return principal;
   }
 }

@@ -32,6 +32,8 @@ export const envSchema = z.object({
   KAFKA_TOPIC_NOTIFICATIONS: z.string().min(1).default('billing.notifications.v1'),
   /** Failed authentications a client address may make per minute before it gets 429s. */
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(120),
+  /** When set, GET /metrics needs `Authorization: Bearer <this>`; unset, it is open to whoever reaches the port (docs/security.md). */
+  METRICS_BEARER_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
   BILLING_ADMIN_API_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
   STRIPE_SECRET_KEY: z.string().min(1).optional(),
   STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),

@@ -22,6 +22,7 @@ export interface AppConfig {
   kafka?: KafkaConfig;
   adminApiKey?: string;
   authFailuresPerMinute: number;
+  metricsBearerToken?: string;
   stripe: {
     secretKey?: string;
     webhookSecret?: string;
@@ -87,6 +88,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       : undefined,
     adminApiKey: e.BILLING_ADMIN_API_KEY,
     authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE,
+    metricsBearerToken: e.METRICS_BEARER_TOKEN,
     stripe: {
       secretKey: e.STRIPE_SECRET_KEY,
       webhookSecret: e.STRIPE_WEBHOOK_SECRET,

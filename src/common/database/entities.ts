@@ -2,6 +2,7 @@ import { Account } from '../../accounts/entities/account.entity';
 import { AuditChain } from '../../audit/entities/audit-chain.entity';
 import { AuditLog } from '../../audit/entities/audit-log.entity';
 import { ApiKey } from '../../accounts/entities/api-key.entity';
+import { AuthFailure } from '../../accounts/entities/auth-failure.entity';
 import { Grant } from '../../ledger/entities/grant.entity';
 import { HoldAllocation } from '../../ledger/entities/hold-allocation.entity';
 import { Hold } from '../../ledger/entities/hold.entity';
@@ -37,4 +38,5 @@ export const ENTITIES = [Account, ApiKey, OutboxMessage, InboxMessage, RuntimeEv
   Wallet, Grant, Hold, HoldAllocation, LedgerTransaction, LedgerEntry, AuditLog, AuditChain,
   NotificationSent, SpendLimit, SpendLimitAlert,
   AccountMember, AccountMemberEvent, StripeSubscription, StripeTopUp, StripeInvoice, SeatDiscrepancy,
-  UsageRollup, UsageDailyRollup, UsageMonthlyRollup, UsageAccountHourlyRollup, UsageAccountDailyRollup, UsageAccountMonthlyRollup];
+  UsageRollup, UsageDailyRollup, UsageMonthlyRollup, UsageAccountHourlyRollup, UsageAccountDailyRollup, UsageAccountMonthlyRollup,
+  AuthFailure];

@@ -16,7 +16,7 @@ const HTTP_TO_CODE: Record<number, ErrorCode> = {
 };
 
 /** Where the errors Fastify raises itself lie: a body it cannot parse, a content type it has no parser for. */
-const FINDING_FIELD: Record<number, string> = { 400: 'body', 415: 'content-type' };
+const FINDING_FIELD: Record<number, string> = { 400: 'body', 413: 'body', 415: 'content-type' };
 
 /** Maps every error to the contract's body; anything unexpected becomes a 500 that hides internals. */
 @Catch()

@@ -1,0 +1,83 @@
+/**
+ * Limits on JSON text checked before it is parsed (HTTP bodies, Kafka messages, Stripe webhooks).
+ * Everything after the parser may recurse (JSON.stringify, zod, canonical JSON, jsonb), so a body
+ * 5,000 levels deep must be refused here, by a loop over the text that never recurses itself.
+ */
+export const JSON_LIMITS = {
+  /** Nesting of arrays and objects: the deepest request the API defines is 4 levels. */
+  maxDepth: 32,
+  /** Elements and members in all, whatever their nesting (10,000 events of 20 values fit). */
+  maxValues: 500_000,
+} as const;
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_ARRAY = 0x5d;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+
+/**
+ * Why a JSON text is refused, or undefined when it is within the limits. It does not validate the
+ * JSON (the parser does that next); it refuses what no parser output should ever hold: too deep,
+ * too many values, NUL characters (PostgreSQL text and jsonb cannot store them), a key twice in one
+ * object (parsers disagree on which one wins), or a `__proto__` key (prototype pollution).
+ */
+export function jsonLimitProblem(text: string, limits: { maxDepth: number; maxValues: number } = JSON_LIMITS): string | undefined {
+  // One entry per open container: the keys seen so far for an object, null for an array.
+  const open: (Set<string> | null)[] = [];
+  let values = 1;
+  let expectKey = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      let end = i + 1;
+      let escaped = false;
+      while (end < text.length) {
+        const d = text.charCodeAt(end);
+        if (d === BACKSLASH) {
+          escaped = true;
+          if (text.startsWith('u0000', end + 1)) return 'must not contain NUL characters';
+          end += 2;
+        } else if (d === QUOTE) break;
+        else if (d === 0) return 'must not contain NUL characters';
+        else end++;
+      }
+      const keys = open[open.length - 1];
+      if (expectKey && keys) {
+        const key = escaped ? decodeKey(text.slice(i, end + 1)) : text.slice(i + 1, end);
+        if (key === '__proto__') return 'must not have a __proto__ key';
+        if (keys.has(key)) return `must not have the key "${key.slice(0, 64)}" twice in one object`;
+        keys.add(key);
+        expectKey = false;
+      }
+      i = end;
+    } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+      open.push(c === OPEN_OBJECT ? new Set() : null);
+      if (open.length > limits.maxDepth) return `must not be nested more than ${limits.maxDepth} levels deep`;
+      expectKey = c === OPEN_OBJECT;
+    } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
+      open.pop();
+      expectKey = false;
+    } else if (c === COMMA) {
+      if (++values > limits.maxValues) return `must not hold more than ${limits.maxValues} values`;
+      expectKey = (open[open.length - 1] ?? null) !== null;
+    } else if (c === COLON) {
+      expectKey = false;
+    } else if (c === 0) {
+      return 'must not contain NUL characters';
+    }
+  }
+  return undefined;
+}
+
+/** A key with escapes, as the parser will see it; malformed text is left to the parser to refuse. */
+function decodeKey(token: string): string {
+  try {
+    return JSON.parse(token) as string;
+  } catch {
+    return token;
+  }
+}
