@@ -48,7 +48,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Prometheus metrics
+         * Prometheus metrics (behind METRICS_BEARER_TOKEN when it is set)
          * @description No API key needed.
          */
         get: operations["metrics"];
@@ -1495,6 +1495,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "DL_BILLING_REQUEST_INVALID";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNAUTHENTICATED";
                         };
                     };
                 };
