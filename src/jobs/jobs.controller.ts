@@ -1,5 +1,7 @@
-import { Controller, HttpCode, Param, Post } from '@nestjs/common';
-import { Access } from '../accounts/auth/auth.decorators';
+import { Controller, HttpCode, Param, Post, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { Access, CurrentPrincipal } from '../accounts/auth/auth.decorators';
+import type { Principal } from '../accounts/auth/scopes';
 import { Doc } from '../common/http/openapi';
 import { JobsService, type JobResult } from './jobs.service';
 
@@ -10,8 +12,8 @@ export class JobsController {
 
   @Post(':job/run')
   @HttpCode(200)
-  @Doc('Run a scheduled job now, under the same advisory lock as its schedule')
-  run(@Param('job') job: string): Promise<JobResult> {
-    return this.jobs.run(job);
+  @Doc('Run a scheduled job now, under the same advisory lock as its schedule (audited as job.run)')
+  run(@Param('job') job: string, @CurrentPrincipal() principal: Principal, @Req() request: FastifyRequest): Promise<JobResult> {
+    return this.jobs.run(job, `key:${principal.keyId}`, request.id);
   }
 }
