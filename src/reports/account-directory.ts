@@ -72,7 +72,8 @@ export class AccountDirectory {
       thresholds,
     ];
     const usage = usageSource('account', period, params);
-    const order = { id: 'a.id', balance: 'available', consumption: 'consumed' }[q.sort];
+    // Qualified: the output columns of the same names are text.
+    const order = { id: 'a.id', balance: 'a.available', consumption: 'a.consumed' }[q.sort];
     const dir = q.dir === 'desc' ? 'DESC' : 'ASC';
     params.push(PAGE_SIZE, (q.page - 1) * PAGE_SIZE);
     const found = await rows<{
