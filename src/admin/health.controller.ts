@@ -4,7 +4,6 @@ import { z } from 'zod';
 import { Public } from '../accounts/auth/auth.decorators';
 import { parseOrThrow } from '../common/http/zod-validation.pipe';
 import { Metrics } from '../health/metrics';
-import { Clock } from '../infra/clock/clock';
 import { MessageBus } from '../infra/kafka/message-bus';
 import { JOB_NAMES, JobsService } from '../jobs/jobs.service';
 import { OutboxRelayService } from '../messaging/outbox-relay.service';
@@ -23,18 +22,16 @@ export class AdminHealthController {
     private readonly stripe: StripeEventsService,
     private readonly bus: MessageBus,
     private readonly metrics: Metrics,
-    private readonly clock: Clock,
   ) {}
 
   @Get()
   show(@Query() query: unknown, @Headers('cookie') cookies: string | undefined, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
     return this.auth.page(reply, cookies, async (viewer) => {
       const q = parseOrThrow(z.strictObject({ done: z.string().max(300).optional() }), query);
-      const now = this.clock.now().getTime();
       const [backlog, runs, webhooks, deadLettered] = await Promise.all([this.outbox.backlog(), this.jobs.lastRuns(), this.stripe.recentWebhooks(20), this.metrics.deadLettered.get()]);
       const pending = backlog.reduce((s, b) => s + b.pending, 0);
-      const oldest = backlog.reduce<string | null>((o, b) => (o === null || b.oldestAt < o ? b.oldestAt : o), null);
-      const age = oldest ? Math.max(0, Math.round((now - new Date(oldest).getTime()) / 1000)) : 0;
+      const oldest = backlog.length > 0 ? backlog.reduce((o, b) => (b.oldestAt < o.oldestAt ? b : o)) : null;
+      const age = oldest?.oldestAgeSeconds ?? 0;
       const kafka = this.bus.health();
       const dead = deadLettered.values.reduce((s, v) => s + v.value, 0);
       const failedJobs = runs.filter((r) => r.outcome === 'failed').length;
@@ -53,14 +50,14 @@ export class AdminHealthController {
 <div><b class="${failedHooks ? 'error' : 'ok'}">${failedHooks}</b>failed Stripe events among the last 20</div>
 <div><b class="${kafka.ok ? 'ok' : 'error'}">${kafka.ok ? 'up' : 'down'}</b>Kafka: ${esc(kafka.detail)}</div></div>
 <p class="none">Consumer lag is not measured by this service: read it from Kafka (e.g. the consumer group's offsets) or your metrics. The dead-letter count is per instance; the messages themselves are on the <code>.dlq</code> topic with their reason.</p></section>
-<div class="grid"><section id="outbox"><h2>Outbox backlog</h2>${table('table-outbox', 'Messages written but not yet published, by topic', [{ key: 'topic' }, { key: 'pending', num: true }, { key: 'oldestAt', label: 'Oldest since', format: 'when' }], backlog, { empty: 'Nothing waiting: every message is published.' })}</section>
+<section id="outbox"><h2>Outbox backlog</h2>${table('table-outbox', 'Messages written but not yet published, by topic', [{ key: 'topic' }, { key: 'pending', num: true }, { key: 'oldestAt', label: 'Oldest since', format: 'when' }], backlog, { empty: 'Nothing waiting: every message is published.' })}</section>
 <section id="jobs"><h2>Scheduled jobs</h2>${table('table-jobs', 'The last run of each job', [
         { key: 'job' },
         { key: 'outcome', format: 'html', value: (r) => `<span class="badge ${r.outcome === 'succeeded' ? 'good' : r.outcome === 'failed' ? 'bad' : ''}">${esc(String(r.outcome))}</span>` },
         { key: 'startedAt', label: 'Started', format: 'when' },
         { key: 'finishedAt', label: 'Finished', format: 'when' },
         { key: 'trigger', label: 'Started by' },
-        { key: 'error', format: 'html', value: (r) => (r.error ? `<span class="error">${esc(String(r.error))}</span>` : r.result ? `<pre>${esc(String(r.result).slice(0, 300))}</pre>` : null) },
+        { key: 'error', label: 'Result or error', format: 'html', value: (r) => (r.error ? `<span class="error">${esc(String(r.error))}</span>` : r.result ? `<pre>${esc(String(r.result).slice(0, 300))}</pre>` : null) },
         {
           key: 'act',
           label: 'Action',
@@ -70,7 +67,7 @@ export class AdminHealthController {
               ? `<form method="post" action="/admin/jobs/${encodeURIComponent(String(r.job))}/run" class="inline">${hidden({ csrf: viewer.csrf })}<button type="submit" aria-label="Run ${esc(String(r.job))} now">Run now…</button></form>`
               : '—',
         },
-      ], jobRows)}</section></div>
+      ], jobRows)}</section>
 <section id="webhooks"><h2>Recent Stripe webhooks</h2>${table('table-webhooks', 'The last 20 Stripe events received, newest first', [
         { key: 'receivedAt', label: 'Received', format: 'when' },
         { key: 'type' },

@@ -140,10 +140,10 @@ export class SpendLimitsService implements OnModuleInit {
       if (due.length === 0) continue;
       const fresh = await rows<{ kind: string; threshold: number }>(
         em,
-        `INSERT INTO spend_limit_alerts (limit_id, period_start, kind, threshold, spent_micros, limit_micros)
-         SELECT $1, $2, k, t, $5, $6 FROM unnest($3::text[], $4::int[]) AS a(k, t)
+        `INSERT INTO spend_limit_alerts (limit_id, period_start, kind, threshold, spent_micros, limit_micros, notified_at)
+         SELECT $1, $2, k, t, $5, $6, $7 FROM unnest($3::text[], $4::int[]) AS a(k, t)
          ON CONFLICT DO NOTHING RETURNING kind, threshold`,
-        [limit.id, period.start.toISOString(), due.map((d) => d.kind), due.map((d) => d.threshold), used.toString(), cap.toString()],
+        [limit.id, period.start.toISOString(), due.map((d) => d.kind), due.map((d) => d.threshold), used.toString(), cap.toString(), now.toISOString()],
       );
       await enqueue(
         em,
