@@ -82,7 +82,7 @@ ${table('table-grants', 'Grants with credits left, in burn order (earliest expir
     { key: 'remaining', format: 'credits', num: true },
     { key: 'expiresAt', label: 'Expires', format: 'html', value: (g) => (g.expiresAt ? when(g.expiresAt as string) : 'never') },
     { key: 'createdAt', label: 'Granted at', format: 'when' },
-  ], d.wallet.grants.map((g, i) => ({ ...g, order: i + 1 })), { empty: 'No credits left.' })}
+  ], d.wallet.grants.map((g, i) => ({ ...g, order: i + 1 })), { empty: 'No credits left.', stack: true })}
 ${actionForm(viewer, `${base}/grant`, 'Grant credits', `${hidden({ idempotencyKey: d.idempotencyKey })}<label for="grant-credits">Credits<input id="grant-credits" name="credits" required inputmode="decimal" placeholder="20.000000" size="12"></label>
 <label for="grant-reason">Reason (shown in the ledger)<input id="grant-reason" name="reason" required size="36"></label>
 <label for="grant-expires">Expires at (optional, ISO 8601 UTC)<input id="grant-expires" name="expiresAt" placeholder="2033-01-01T00:00:00Z" size="24"></label>`, 'Grant')}</section>`;
@@ -107,7 +107,7 @@ ${table('table-runtimes', 'Runtimes that hold credits or may still run', [
           ? `<form method="post" action="${esc(`${base}/runtimes/${encodeURIComponent(String(r.runtimeId))}/terminate`)}" class="inline">${hidden({ csrf: viewer.csrf })}<button type="submit" class="danger" aria-label="Terminate ${esc(String(r.runtimeId))}">Terminate…</button></form>`
           : '—',
     },
-  ], d.runtimes as unknown as Record<string, unknown>[], { empty: 'Nothing running or reserved.' })}</section>`;
+  ], d.runtimes as unknown as Record<string, unknown>[], { empty: 'Nothing running or reserved.', stack: true })}</section>`;
 
   const ledgerSection = `<section id="ledger"><h2>Ledger</h2>
 ${table('table-ledger', 'Transactions, newest first, each with its explanation', [
@@ -117,7 +117,7 @@ ${table('table-ledger', 'Transactions, newest first, each with its explanation',
     { key: 'balanceAfter', label: 'Balance after', format: 'credits', num: true },
     { key: 'availableAfter', label: 'Available after', format: 'credits', num: true },
     { key: 'explanation' },
-  ], d.ledger.items, { empty: 'No transactions yet.' })}
+  ], d.ledger.items, { empty: 'No transactions yet.', stack: true })}
 ${pager(base, 'ledgerCursor', d.ledger.nextCursor, d.ledger.cursor, 'ledger')}</section>`;
 
   const thresholdsOf = d.limits.find((l) => l.scope === null)?.thresholds ?? [50, 80, 100];
@@ -136,7 +136,7 @@ ${table('table-alerts', 'Alerts, newest first, with the limit in force when each
     { key: 'kind', value: (x) => (x.kind === 'reached' ? 'limit reached' : `${String(x.threshold)} % crossed`) },
     { key: 'spent', label: 'Spent then', format: 'credits', num: true },
     { key: 'limitAtTheTime', label: 'Limit then', format: 'html', num: true, value: (x) => (x.limitAtTheTime === null ? '<span class="none" title="recorded before the limit was kept with each alert">not recorded</span>' : esc(credits(x.limitAtTheTime as string))) },
-  ], d.alerts as unknown as Record<string, unknown>[], { empty: 'No alerts.' })}
+  ], d.alerts as unknown as Record<string, unknown>[], { empty: 'No alerts.', stack: true })}
 ${actionForm(viewer, `${base}/spend-limit`, 'Set or clear a spend limit', `<label for="limit-credits">Monthly limit in credits (empty: no limit)<input id="limit-credits" name="credits" inputmode="decimal" size="12"></label>
 <label for="limit-thresholds">Alert thresholds (%)<input id="limit-thresholds" name="thresholds" value="${esc(thresholdsOf.join(', '))}" size="12"></label>
 <label for="limit-user">Member (empty: whole account)<input id="limit-user" name="userId" size="16"></label>`, 'Set limit')}</section>`;
@@ -177,7 +177,7 @@ ${table('table-keys', 'Keys with the account scope', [
           ? `<form method="post" action="${esc(`${base}/keys/${encodeURIComponent(String(k.id))}/revoke`)}" class="inline">${hidden({ csrf: viewer.csrf })}<button type="submit" class="danger" aria-label="Revoke ${esc(String(k.id))}">Revoke…</button></form>`
           : '—',
     },
-  ], d.keys, { empty: 'No keys.' })}</section>`;
+  ], d.keys, { empty: 'No keys.', stack: true })}</section>`;
 
   const auditSection = `<section id="audit"><h2>Audit trail</h2>
 ${table('table-audit', 'Every change to this account, newest first', [

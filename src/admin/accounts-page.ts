@@ -58,7 +58,7 @@ ${check(q, 'suspended', 'Suspended')}${check(q, 'pastDue', 'Past due')}${check(q
       { key: 'consumed', label: 'Consumed in period', num: true, value: (a) => credits(a.consumed as string) },
     ],
     rows,
-    { empty: 'No account matches.' },
+    { empty: 'No account matches.', stack: true },
   )
     // Sortable headers: the table helper labels columns; these three become links.
     .replace('<th scope="col">Account</th>', `<th scope="col" aria-sort="${q.sort === 'id' ? (q.dir === 'desc' ? 'descending' : 'ascending') : 'none'}">${sortable(q, 'id', 'Account')}</th>`)

@@ -67,7 +67,7 @@ export class AdminHealthController {
               ? `<form method="post" action="/admin/jobs/${encodeURIComponent(String(r.job))}/run" class="inline">${hidden({ csrf: viewer.csrf })}<button type="submit" aria-label="Run ${esc(String(r.job))} now">Run now…</button></form>`
               : '—',
         },
-      ], jobRows)}</section>
+      ], jobRows, { stack: true })}</section>
 <section id="webhooks"><h2>Recent Stripe webhooks</h2>${table('table-webhooks', 'The last 20 Stripe events received, newest first', [
         { key: 'receivedAt', label: 'Received', format: 'when' },
         { key: 'type' },
@@ -76,7 +76,7 @@ export class AdminHealthController {
         { key: 'accountId', label: 'Account', format: 'html', value: (w) => (w.accountId ? `<a href="/admin/accounts/${encodeURIComponent(String(w.accountId))}">${esc(String(w.accountId))}</a>` : null) },
         { key: 'deliveries', num: true },
         { key: 'error' },
-      ], webhooks, { empty: 'No Stripe event received yet.' })}</section>`;
+      ], webhooks, { empty: 'No Stripe event received yet.', stack: true })}</section>`;
       return shell('System health', viewer, 'health', body);
     });
   }

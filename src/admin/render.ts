@@ -109,15 +109,15 @@ export interface Column<T> {
  * A table in a scrolling region (wide tables scroll inside their card, never past it), with a
  * caption for screen readers and a row per item.
  */
-export function table<T extends Record<string, unknown>>(id: string, caption: string, columns: Column<T>[], items: T[], opts: { limit?: number; more?: string; empty?: string } = {}): string {
+export function table<T extends Record<string, unknown>>(id: string, caption: string, columns: Column<T>[], items: T[], opts: { limit?: number; more?: string; empty?: string; stack?: boolean } = {}): string {
   const limit = opts.limit ?? 200;
   const head = columns.map((c) => `<th scope="col"${c.num ? ' class="num"' : ''}>${esc(c.label ?? label(c.key))}</th>`).join('');
   const body = items
     .slice(0, limit)
-    .map((item) => `<tr>${columns.map((c) => `<td${c.num ? ' class="num"' : ''} data-col="${esc(c.key)}">${cell(c.value ? c.value(item) : (item[c.key] as Cell), c.format ?? formatOf(c.key))}</td>`).join('')}</tr>`)
+    .map((item) => `<tr>${columns.map((c) => `<td${c.num ? ' class="num"' : ''} data-col="${esc(c.key)}" data-label="${esc(c.label ?? label(c.key))}">${cell(c.value ? c.value(item) : (item[c.key] as Cell), c.format ?? formatOf(c.key))}</td>`).join('')}</tr>`)
     .join('');
   const more = items.length > limit ? `<p class="more">${items.length - limit} more rows${opts.more ? `: ${opts.more}` : ''}.</p>` : '';
-  return `<div class="scroll" role="region" aria-labelledby="${esc(id)}-caption" tabindex="0"><table id="${esc(id)}"><caption id="${esc(id)}-caption">${esc(caption)}</caption><thead><tr>${head}</tr></thead><tbody>${
+  return `<div class="scroll" role="region" aria-labelledby="${esc(id)}-caption" tabindex="0"><table id="${esc(id)}"${opts.stack ? ' class="stack"' : ''}><caption id="${esc(id)}-caption">${esc(caption)}</caption><thead><tr>${head}</tr></thead><tbody>${
     body || `<tr><td colspan="${columns.length}">${esc(opts.empty ?? 'None.')}</td></tr>`
   }</tbody></table></div>${more}`;
 }
@@ -199,7 +199,9 @@ figure.chart{margin:0 0 8px}figcaption{font-size:13px;color:#5a6472;margin-botto
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:4px 14px;margin:0;font-size:14px}dl.facts dt{color:#5a6472}dl.facts dd{margin:0}
 .delta.up{color:#1b6b37}.delta.down{color:#9b1c2c}
 pre{white-space:pre-wrap;word-break:break-word;font-size:12px;margin:0;max-width:52ch}
-@media (max-width:600px){main{padding:10px}section{padding:10px}header{padding:8px 10px}.plot{height:150px}.totals b{font-size:16px}}`;
+@media (max-width:600px){table.stack thead{position:absolute;left:-9999px}table.stack tr{display:block;border-bottom:2px solid #d9dee5;padding:4px 0}
+table.stack td{display:flex;justify-content:space-between;gap:12px;border:0;padding:3px 4px;text-align:right}table.stack td::before{content:attr(data-label);color:#5a6472;text-align:left;font-weight:600}
+main{padding:10px}section{padding:10px}header{padding:8px 10px}.plot{height:150px}.totals b{font-size:16px}}`;
 
 export function page(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${esc(title)}</title><style>${STYLE}</style></head><body><a class="skip" href="#main">Skip to content</a>${body}</body></html>`;
