@@ -110,7 +110,7 @@ async function readReport(reports: ReportsService, name: ReportName, query: Reco
     case 'seats': {
       const q = parseReportQuery('seats', query, now);
       progress('seats: reading Team accounts, members, subscriptions and invoices');
-      return reports.seats(q.period);
+      return reports.seats(q.period, now);
     }
     case 'spend-limits': {
       const q = parseReportQuery('spend-limits', query, now);

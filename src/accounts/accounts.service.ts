@@ -41,6 +41,11 @@ export class AccountsService {
     private readonly hooks: AccountHooks,
   ) {}
 
+  async get(accountId: string): Promise<AccountView | null> {
+    const [row] = await rows<AccountRow>(this.ds, `SELECT * FROM accounts WHERE id = $1`, [accountId]);
+    return row ? view(row) : null;
+  }
+
   upsertTx(input: UpsertAccountDto, actor: string, correlationId: string | null): Promise<{ created: boolean; account: AccountView }> {
     return inTransaction(this.ds, (em) => this.upsert(em, input, actor, correlationId));
   }

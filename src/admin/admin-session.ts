@@ -38,3 +38,20 @@ export function readCookie(header: string | undefined, name: string): string | u
   }
   return undefined;
 }
+
+/**
+ * The CSRF token of a session (synchronizer token): derived from the session's own signature with
+ * the key's hash, so it is tied to that session, changes with every sign-in, needs no storage, and
+ * a page of another site can neither read nor compute it. Every form that changes something carries
+ * it; the cookie is also SameSite=Strict.
+ */
+export function csrfToken(keyHash: string, sessionSignature: string): string {
+  return createHmac('sha256', `dl-admin-csrf:${keyHash}`).update(sessionSignature).digest('base64url');
+}
+
+export function csrfValid(expected: string, given: unknown): boolean {
+  if (typeof given !== 'string') return false;
+  const a = Buffer.from(expected);
+  const b = Buffer.from(given);
+  return a.length === b.length && timingSafeEqual(a, b);
+}

@@ -2,22 +2,37 @@ import { Module, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
 import { AccountsModule } from '../accounts/accounts.module';
+import { LedgerModule } from '../ledger/ledger.module';
+import { MembersModule } from '../members/members.module';
+import { MessagingModule } from '../messaging/messaging.module';
+import { MeteringModule } from '../metering/metering.module';
+import { PlansModule } from '../plans/plans.module';
+import { QuotasModule } from '../plans/quotas.module';
 import { ReportsModule } from '../reports/reports.module';
+import { SpendLimitsModule } from '../spend-limits/spend-limits.module';
+import { SuspensionService } from '../spend-limits/suspension.service';
+import { StripeModule } from '../stripe/stripe.module';
+import { AdminAccountsController } from './accounts.controller';
+import { AdminActionsController } from './actions.controller';
+import { AdminAuth } from './admin-auth';
 import { AdminController } from './admin.controller';
+import { AdminHealthController } from './health.controller';
 
-/** The admin dashboard at /admin (HTML, signed-in by API key). */
+/** The admin console at /admin (HTML, signed in by API key): accounts, actions, reports, system health. */
 @Module({
-  imports: [AccountsModule, ReportsModule],
-  controllers: [AdminController],
+  imports: [AccountsModule, ReportsModule, LedgerModule, PlansModule, QuotasModule, MeteringModule, SpendLimitsModule, MembersModule, StripeModule, MessagingModule],
+  controllers: [AdminController, AdminAccountsController, AdminActionsController, AdminHealthController],
+  // SuspensionService is not exported by its module; it is stateless, so an instance here is the same service (as in StripeModule).
+  providers: [AdminAuth, SuspensionService],
 })
 export class AdminModule implements OnModuleInit {
   constructor(private readonly adapter: HttpAdapterHost) {}
 
-  /** The sign-in form posts application/x-www-form-urlencoded, which Fastify does not parse by itself. */
+  /** The console's forms post application/x-www-form-urlencoded, which Fastify does not parse by itself. */
   onModuleInit(): void {
     const fastify = this.adapter.httpAdapter?.getInstance<FastifyInstance>();
     if (!fastify || fastify.hasContentTypeParser('application/x-www-form-urlencoded')) return;
-    fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16 * 1024 }, (_req, body, done) => {
+    fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 64 * 1024 }, (_req, body, done) => {
       done(null, Object.fromEntries(new URLSearchParams(String(body))));
     });
   }

@@ -1,5 +1,7 @@
-import { Controller, HttpCode, Param, Post } from '@nestjs/common';
-import { Access } from '../accounts/auth/auth.decorators';
+import { Controller, HttpCode, Param, Post, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { Access, CurrentPrincipal } from '../accounts/auth/auth.decorators';
+import type { Principal } from '../accounts/auth/scopes';
 import { Doc } from '../common/http/openapi';
 import { z } from 'zod';
 import { JOB_NAMES, jobResultSchema, JobsService, type JobResult } from './jobs.service';
@@ -13,13 +15,13 @@ export class JobsController {
   @HttpCode(200)
   @Doc({
     id: 'runJob',
-    summary: 'Run a scheduled job now, under the same advisory lock as its schedule',
+    summary: 'Run a scheduled job now, under the same advisory lock as its schedule (audited as job.run)',
     tag: 'Jobs',
     params: { job: z.enum(JOB_NAMES) },
     responses: { 200: { description: 'Ran, or skipped because another instance holds its lock', schema: jobResultSchema } },
     errors: ['DL_BILLING_NOT_FOUND', 'DL_BILLING_UNAVAILABLE'],
   })
-  run(@Param('job') job: string): Promise<JobResult> {
-    return this.jobs.run(job);
+  run(@Param('job') job: string, @CurrentPrincipal() principal: Principal, @Req() request: FastifyRequest): Promise<JobResult> {
+    return this.jobs.run(job, `key:${principal.keyId}`, request.id);
   }
 }

@@ -2,8 +2,11 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { z } from 'zod';
+import { AuditService } from '../audit/audit.service';
 import { tryAdvisoryLock } from '../common/database/advisory-lock';
+import { inTransaction, rows } from '../common/database/transaction';
 import { BillingException } from '../common/errors/billing.exception';
+import { Clock } from '../infra/clock/clock';
 
 export const JOB_NAMES = ['monthly-reset', 'expiry-sweep', 'grant-expiry', 'seat-reconciliation', 'stripe-recovery'] as const;
 export type JobName = (typeof JOB_NAMES)[number];
@@ -16,30 +19,88 @@ export const jobResultSchema = z
   .meta({ id: 'JobResult' });
 export type JobResult = z.infer<typeof jobResultSchema>;
 
+/** The last run of a job, as `job_runs` keeps it. */
+export interface JobRunView {
+  job: string;
+  trigger: string;
+  startedAt: string;
+  finishedAt: string | null;
+  outcome: 'running' | 'succeeded' | 'failed' | 'skipped';
+  result: unknown;
+  error: string | null;
+}
+
 /**
  * Scheduled jobs by name. Each run holds a Postgres advisory lock named after the job, so one
  * instance runs it at a time, whether started by its schedule or by POST /v1/admin/jobs/{job}/run.
+ * Owns the job_runs table: the last run of each job and how it ended.
  */
 @Injectable()
 export class JobsService {
   private readonly logger = new Logger('Jobs');
   private readonly jobs = new Map<string, () => Promise<unknown>>();
 
-  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly audit: AuditService,
+    private readonly clock: Clock,
+  ) {}
 
   register(name: JobName, work: () => Promise<unknown>): void {
     this.jobs.set(name, work);
   }
 
-  async run(name: string): Promise<JobResult> {
+  /** The jobs this instance can run, by name. */
+  names(): string[] {
+    return [...this.jobs.keys()].sort();
+  }
+
+  /**
+   * Runs a job now. `actor`: the key of an admin who asked (audited as `job.run`, with the
+   * outcome); absent for schedules.
+   */
+  async run(name: string, actor?: string, correlationId: string | null = null): Promise<JobResult> {
     const work = this.jobs.get(name);
     if (!work) {
       const known = [...this.jobs.keys()].join(', ');
       throw BillingException.notFound(`Job ${name} (jobs available: ${known})`);
     }
-    const outcome = await tryAdvisoryLock(this.ds, `job:${name}`, work);
-    if (!outcome.ran) return { job: name, ran: false, reason: 'another instance is running it' };
+    const trigger = actor ?? 'schedule';
+    const startedAt = new Date();
+    let outcome: Awaited<ReturnType<typeof tryAdvisoryLock<unknown>>>;
+    try {
+      outcome = await tryAdvisoryLock(this.ds, `job:${name}`, async () => {
+        await this.record(name, trigger, startedAt, null, 'running', null, null);
+        return work();
+      });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      await this.record(name, trigger, startedAt, new Date(), 'failed', null, message, actor, correlationId);
+      throw error;
+    }
+    if (!outcome.ran) {
+      if (actor) await this.record(name, trigger, startedAt, new Date(), 'skipped', null, null, actor, correlationId, false);
+      return { job: name, ran: false, reason: 'another instance is running it' };
+    }
+    await this.record(name, trigger, startedAt, new Date(), 'succeeded', outcome.result, null, actor, correlationId);
     return { job: name, ran: true, result: outcome.result };
+  }
+
+  /** The last run of every job that ran at least once, by name. */
+  async lastRuns(): Promise<JobRunView[]> {
+    const found = await rows<{ job: string; trigger: string; started_at: Date; finished_at: Date | null; outcome: JobRunView['outcome']; result: unknown; error: string | null }>(
+      this.ds,
+      `SELECT job, trigger, started_at, finished_at, outcome, result, error FROM job_runs ORDER BY job`,
+    );
+    return found.map((r) => ({
+      job: r.job,
+      trigger: r.trigger,
+      startedAt: r.started_at.toISOString(),
+      finishedAt: r.finished_at?.toISOString() ?? null,
+      outcome: r.outcome,
+      result: r.result,
+      error: r.error,
+    }));
   }
 
   /** For schedules: runs the job and logs (never throws) so a failure waits for the next tick. */
@@ -48,6 +109,40 @@ export class JobsService {
       await this.run(name);
     } catch (error) {
       this.logger.error(`job ${name} failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  /**
+   * Keeps the job's last run (a skipped run does not replace a real one: `replace` false) and, for
+   * a run an admin asked for, its audit row once it has ended.
+   */
+  private async record(
+    job: string,
+    trigger: string,
+    startedAt: Date,
+    finishedAt: Date | null,
+    outcome: JobRunView['outcome'],
+    result: unknown,
+    error: string | null,
+    actor?: string,
+    correlationId: string | null = null,
+    replace = true,
+  ): Promise<void> {
+    try {
+      await inTransaction(this.ds, async (em) => {
+        await em.query(
+          `INSERT INTO job_runs (job, trigger, started_at, finished_at, outcome, result, error) VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7)
+           ON CONFLICT (job) DO ${replace ? `UPDATE SET trigger = EXCLUDED.trigger, started_at = EXCLUDED.started_at, finished_at = EXCLUDED.finished_at,
+             outcome = EXCLUDED.outcome, result = EXCLUDED.result, error = EXCLUDED.error` : 'NOTHING'}`,
+          [job, trigger, startedAt, finishedAt, outcome, result === undefined || result === null ? null : JSON.stringify(result), error],
+        );
+        if (actor && outcome !== 'running') {
+          await this.audit.record(em, { actor, action: 'job.run', after: { job, outcome, error }, correlationId, at: this.clock.now() });
+        }
+      });
+    } catch (e) {
+      // Keeping the record must never fail the job itself.
+      this.logger.warn(`could not record the run of ${job}: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
 }

@@ -57,6 +57,16 @@ export class OutboxRelayService implements OnApplicationBootstrap, OnApplication
     }
   }
 
+  /** What waits to be published, by topic: how many messages and since when (for operators). */
+  async backlog(): Promise<{ topic: string; pending: number; oldestAt: string; oldestAgeSeconds: number }[]> {
+    // The age by the database's clock, which stamped the rows.
+    const found: { topic: string; pending: number; oldest: Date; age: number }[] = await this.ds.query(
+      `SELECT topic, count(*)::int AS pending, min(created_at) AS oldest, floor(extract(epoch FROM now() - min(created_at)))::int AS age
+       FROM outbox WHERE published_at IS NULL GROUP BY topic ORDER BY topic`,
+    );
+    return found.map((r) => ({ topic: r.topic, pending: r.pending, oldestAt: new Date(r.oldest).toISOString(), oldestAgeSeconds: Math.max(0, r.age) }));
+  }
+
   private relayOnce(): Promise<number> {
     return this.ds.transaction(async (em) => {
       const rows: { id: string; topic: string; key: string; payload: Record<string, unknown> }[] = await em.query(

@@ -12,22 +12,25 @@ import { MeteringService } from './metering.service';
 import { ReservationDetails } from './reservation-details.service';
 import { ReservationsController } from './reservations.controller';
 import { ReservationsService } from './reservations.service';
+import { RuntimeAdminService } from './runtime-admin.service';
+import { RuntimesController } from './runtimes.controller';
 import { SweeperService } from './sweeper.service';
 import { UsageController } from './usage.controller';
 
 @Module({
   imports: [LedgerModule, PricingModule, SpendLimitsModule, QuotasModule],
-  controllers: [EventsController, ReservationsController, UsageController],
+  controllers: [EventsController, ReservationsController, RuntimesController, UsageController],
   providers: [
     LifecycleIngestService,
     LifecycleConsumer,
     MeteringService,
     ReservationsService,
     ReservationDetails,
+    RuntimeAdminService,
     SweeperService,
     // Plans: plan allows it → runs → agents → concurrency → (spend limit hook).
     { provide: LaunchGuard, useExisting: PlanLaunchGuard },
   ],
-  exports: [LifecycleIngestService, ReservationsService, LaunchGuard],
+  exports: [LifecycleIngestService, ReservationsService, RuntimeAdminService, LaunchGuard],
 })
 export class MeteringModule {}

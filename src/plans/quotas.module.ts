@@ -17,6 +17,6 @@ import { QuotasService } from './quotas.service';
   imports: [PlansModule, LedgerModule, AccountsModule],
   controllers: [PlansController],
   providers: [AllowancesService, QuotasService, PlanLaunchGuard, PlanAdminService, MonthlyResetScheduler],
-  exports: [PlansModule, AllowancesService, QuotasService, PlanLaunchGuard],
+  exports: [PlansModule, AllowancesService, QuotasService, PlanLaunchGuard, PlanAdminService],
 })
 export class QuotasModule {}

@@ -32,6 +32,19 @@ export interface RunsWalletView extends RunsView {
   allowance: { included: string; granted: boolean; grantId: string | null; remaining: string | null; expiresAt: string | null };
 }
 
+export interface QuotaUse {
+  used: number;
+  limit: number | null;
+  resetsAt: string | null;
+}
+
+export interface QuotasView {
+  period: { from: string; to: string };
+  runs: QuotaUse;
+  agents: QuotaUse;
+  concurrency: QuotaUse;
+}
+
 /**
  * The query counting an account's usage (SQL expressions for its parameters): runs, distinct
  * agents, which of the `asked` agents are among them, and active runtimes. A run is a reservation
@@ -82,6 +95,20 @@ export class QuotasService implements OnModuleInit {
     if (plan.runsPerPeriod === null) return null;
     const usage = await usageOf(em, accountId, period);
     return Math.max(0, plan.runsPerPeriod - usage.runs);
+  }
+
+  /** The account's quotas in its current period: each limit (null: unlimited), what is used, and when it resets. */
+  async quotasNow(accountId: string, now: Date = this.clock.now()): Promise<QuotasView | null> {
+    const account = await loadPlanAccount(this.ds, accountId);
+    if (!account) return null;
+    const { plan, period } = termsOf(this.catalog, account, now);
+    const usage = await usageOf(this.ds, accountId, period);
+    return {
+      period: { from: period.start.toISOString(), to: period.end.toISOString() },
+      runs: { used: usage.runs, limit: plan.runsPerPeriod, resetsAt: period.end.toISOString() },
+      agents: { used: usage.agents, limit: plan.agentsPerPeriod, resetsAt: period.end.toISOString() },
+      concurrency: { used: usage.active, limit: plan.concurrentRuntimes, resetsAt: null },
+    };
   }
 
   async runsView(accountId: string, now: Date): Promise<RunsWalletView | null> {

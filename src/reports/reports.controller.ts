@@ -55,7 +55,7 @@ export class ReportsController {
   })
   async seats(@Query() query: unknown, @Headers('accept') accept: string | undefined, @Res({ passthrough: true }) reply: FastifyReply) {
     const q = parseReportQuery('seats', query, this.clock.now());
-    return send(reply, q.format, accept, await this.reports.seats(q.period));
+    return send(reply, q.format, accept, await this.reports.seats(q.period, this.clock.now()));
   }
 
   @Get('spend-limits')

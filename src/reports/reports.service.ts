@@ -88,7 +88,7 @@ export function usageSegments(from: number, to: number, months = true): { hours:
  * statistics and reads no table the period does not need. The account level has no environment or
  * user: they read as ''.
  */
-function usageSource(level: UsageLevel, p: Period, params: unknown[], byDay = false): string {
+export function usageSource(level: UsageLevel, p: Period, params: unknown[], byDay = false): string {
   const t = USAGE_ROLLUPS[level];
   const keys = level === 'detailed' ? `u.environment, u.user_id` : `''::text AS environment, ''::text AS user_id`;
   const s = usageSegments(p.from.getTime(), p.to.getTime(), !byDay);
@@ -258,7 +258,9 @@ export class ReportsService {
    * the subscription's invoices of the period billed. Invoices keep their seat quantity, not their
    * amount: invoiced cents are computed from the plan's prices.
    */
-  async seats(period: Period): Promise<Report> {
+  async seats(period: Period, now: Date): Promise<Report> {
+    // A period that is over counts the seats active at its end, from the members' change history.
+    const asOf = period.to <= now ? period.to : null;
     const { basePrice, seatPrice } = this.plans.teamStripe;
     const found = await rows<{
       account: string;
@@ -277,14 +279,19 @@ export class ReportsService {
               s.subscription_id, s.status AS subscription_status, s.seat_quantity AS stripe_quantity,
               coalesce(i.paid, 0)::int AS invoices_paid, coalesce(i.failed, 0)::int AS invoices_failed, coalesce(i.seats, 0)::int AS invoiced_seats
        FROM accounts a
-       LEFT JOIN (SELECT account_id, count(*) AS seats FROM account_members WHERE active GROUP BY account_id) m ON m.account_id = a.id
+       LEFT JOIN (SELECT account_id, count(*) AS seats FROM account_members WHERE $3::timestamptz IS NULL AND active GROUP BY account_id
+                  UNION ALL
+                  SELECT account_id, count(*) FILTER (WHERE type = 'member.added') FROM (
+                    SELECT DISTINCT ON (account_id, user_id) account_id, type FROM account_member_events
+                    WHERE $3::timestamptz IS NOT NULL AND occurred_at < $3 ORDER BY account_id, user_id, occurred_at DESC, id DESC) e
+                  GROUP BY account_id) m ON m.account_id = a.id
        LEFT JOIN stripe_subscriptions s ON s.account_id = a.id
        LEFT JOIN (SELECT account_id, count(*) FILTER (WHERE status = 'paid') AS paid, count(*) FILTER (WHERE status = 'payment_failed') AS failed,
                          sum(coalesce(seat_quantity, 0)) FILTER (WHERE status = 'paid') AS seats
                   FROM stripe_invoices WHERE period_start >= $1 AND period_start < $2 GROUP BY account_id) i ON i.account_id = a.id
        WHERE a.plan = 'team'
        ORDER BY a.id`,
-      [period.from.toISOString(), period.to.toISOString()],
+      [period.from.toISOString(), period.to.toISOString(), asOf?.toISOString() ?? null],
     );
     const billing = (status: string | null) => status !== null && ['active', 'trialing', 'past_due'].includes(status);
     const items = found.map((r) => ({
@@ -317,7 +324,10 @@ export class ReportsService {
         invoicedCents: total('invoicedCents'),
       },
       notes: [
-        'expectedMrrCents = base + seat price × active seats now; stripeMrrCents = the same at the Stripe quantity (0 unless the subscription bills).',
+        asOf
+          ? `seats are the members active at the end of the period (${asOf.toISOString()}), from their change history; the Stripe quantity and status are today's.`
+          : 'seats are the members active now (the period is not over).',
+        'expectedMrrCents = base + seat price × those seats; stripeMrrCents = the same at the Stripe quantity (0 unless the subscription bills).',
         'invoicedCents is computed from the prices and the seat quantity of the paid invoices whose period starts in [from, to): invoice amounts are not stored.',
       ],
     };
@@ -338,7 +348,7 @@ export class ReportsService {
     }>(
       this.ds,
       `SELECT 'alert' AS type, l.account_id AS account, NULLIF(l.scope_user_id, '') AS "user", a.kind AS event, a.threshold,
-              a.spent_micros::text AS spent, l.limit_micros::text, NULL AS runtime, a.notified_at AS at
+              a.spent_micros::text AS spent, a.limit_micros::text, NULL AS runtime, a.notified_at AS at
        FROM spend_limit_alerts a JOIN spend_limits l ON l.id = a.limit_id
        WHERE a.notified_at >= $1 AND a.notified_at < $2
        UNION ALL
@@ -346,7 +356,7 @@ export class ReportsService {
        FROM (SELECT DISTINCT ON (runtime_id, reason) runtime_id, account_id, reason, issued_at FROM runtime_commands
              WHERE type = 'runtime.terminate' AND issued_at >= $1 AND issued_at < $2 ORDER BY runtime_id, reason, issued_at) c
        LEFT JOIN runtimes r ON r.runtime_id = c.runtime_id
-       ORDER BY at, account, type`,
+       ORDER BY at, account, type, "user" NULLS FIRST, event, threshold NULLS FIRST, runtime NULLS FIRST`,
       [period.from.toISOString(), period.to.toISOString()],
     );
     const counts: Record<string, number> = {};
@@ -367,7 +377,39 @@ export class ReportsService {
         runtime: r.runtime,
       })),
       totals: counts,
-      notes: ['A termination row is a runtime told to terminate for that reason (re-issued commands are counted once).'],
+      notes: [
+        'A termination row is a runtime told to terminate for that reason (re-issued commands are counted once).',
+        'limit is the limit in force when the alert fired; empty for alerts recorded before that was kept.',
+      ],
+    };
+  }
+
+  /**
+   * Settled runtimes per UTC day (of settlement) by size class and GPU type: how many, their running
+   * time and their charges (corrections after settlement stay with the runtime's final charge).
+   */
+  async usageByClass(period: Period): Promise<Report> {
+    const found = await rows<{ day: string; size_class: string | null; gpu: string | null; runtimes: number; ms: string; credits: string }>(
+      this.ds,
+      `SELECT to_char(settled_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, size_class, environment #>> '{accelerator,type}' AS gpu,
+              count(*)::int AS runtimes, coalesce(sum(closed_ms), 0)::text AS ms, coalesce(sum(charged), 0)::text AS credits
+       FROM runtimes WHERE settled_at >= $1 AND settled_at < $2 AND status = 'settled'
+       GROUP BY 1, 2, 3 ORDER BY 1, 2 NULLS LAST, 3 NULLS FIRST`,
+      [period.from.toISOString(), period.to.toISOString()],
+    );
+    return {
+      report: 'usage',
+      ...iso(period),
+      groupBy: 'day,sizeClass,gpu',
+      columns: ['day', 'sizeClass', 'gpu', 'runtimes', 'seconds', 'credits'],
+      items: found.map((r) => ({
+        day: r.day,
+        sizeClass: r.size_class ?? 'unknown',
+        gpu: r.gpu,
+        runtimes: r.runtimes,
+        seconds: Number(BigInt(r.ms) / 1000n),
+        credits: formatCredits(BigInt(r.credits)),
+      })),
     };
   }
 

@@ -35,6 +35,16 @@ export interface SpendAlert {
   threshold: number;
 }
 
+export interface SpendAlertView {
+  at: string;
+  period: string;
+  scope: { userId: string } | null;
+  kind: string;
+  threshold: number;
+  spent: string;
+  limitAtTheTime: string | null;
+}
+
 export interface SpendLimitView {
   accountId: string;
   scope: { userId: string } | null;
@@ -130,10 +140,10 @@ export class SpendLimitsService implements OnModuleInit {
       if (due.length === 0) continue;
       const fresh = await rows<{ kind: string; threshold: number }>(
         em,
-        `INSERT INTO spend_limit_alerts (limit_id, period_start, kind, threshold, spent_micros)
-         SELECT $1, $2, k, t, $5 FROM unnest($3::text[], $4::int[]) AS a(k, t)
+        `INSERT INTO spend_limit_alerts (limit_id, period_start, kind, threshold, spent_micros, limit_micros, notified_at)
+         SELECT $1, $2, k, t, $5, $6, $7 FROM unnest($3::text[], $4::int[]) AS a(k, t)
          ON CONFLICT DO NOTHING RETURNING kind, threshold`,
-        [limit.id, period.start.toISOString(), due.map((d) => d.kind), due.map((d) => d.threshold), used.toString()],
+        [limit.id, period.start.toISOString(), due.map((d) => d.kind), due.map((d) => d.threshold), used.toString(), cap.toString(), now.toISOString()],
       );
       await enqueue(
         em,
@@ -201,6 +211,40 @@ export class SpendLimitsService implements OnModuleInit {
     const [limit] = await rows<LimitRow>(this.ds, `SELECT * FROM spend_limits WHERE account_id = $1 AND scope_user_id = $2`, [accountId, userId ?? '']);
     const spend = await this.spendOf(this.ds.manager, accountId, userId, calendarMonth(now));
     return this.view(limit ?? { id: '', account_id: accountId, scope_user_id: userId ?? '', period: 'month', limit_micros: null, thresholds: [] }, spend, []);
+  }
+
+  /**
+   * The account's spend-limit alerts, newest first (ties: scope, threshold, kind, so the order never
+   * changes between reads), each with the limit in force when it fired (null for alerts recorded
+   * before that was kept).
+   */
+  async alerts(accountId: string, limit = 100): Promise<SpendAlertView[]> {
+    const found = await rows<{ scope_user_id: string; period_start: Date; kind: string; threshold: number; spent_micros: string; limit_micros: string | null; notified_at: Date }>(
+      this.ds,
+      `SELECT l.scope_user_id, a.period_start, a.kind, a.threshold, a.spent_micros::text, a.limit_micros::text, a.notified_at
+       FROM spend_limit_alerts a JOIN spend_limits l ON l.id = a.limit_id
+       WHERE l.account_id = $1
+       ORDER BY a.notified_at DESC, l.scope_user_id, a.threshold, a.kind LIMIT $2`,
+      [accountId, limit],
+    );
+    return found.map((r) => ({
+      at: r.notified_at.toISOString(),
+      period: r.period_start.toISOString(),
+      scope: r.scope_user_id ? { userId: r.scope_user_id } : null,
+      kind: r.kind,
+      threshold: r.threshold,
+      spent: formatCredits(BigInt(r.spent_micros)),
+      limitAtTheTime: r.limit_micros === null ? null : formatCredits(BigInt(r.limit_micros)),
+    }));
+  }
+
+  /** Every limit of the account (account-wide first, then per member). */
+  async limitsOf(accountId: string): Promise<SpendLimitView[]> {
+    const now = this.clock.now();
+    const found = await rows<LimitRow>(this.ds, `SELECT * FROM spend_limits WHERE account_id = $1 ORDER BY scope_user_id`, [accountId]);
+    const out: SpendLimitView[] = [];
+    for (const l of found) out.push(this.view(l, await this.spendOf(this.ds.manager, accountId, l.scope_user_id || null, calendarMonth(now)), []));
+    return out;
   }
 
   /** Tells every runtime of the scope that may still run to terminate, once per reason; returns their ids. */

@@ -61,25 +61,53 @@ export class StripeEventsService {
 
   async handle(event: StripeEventLike): Promise<EventOutcome> {
     const outcome: EventOutcome = { eventId: event.id, type: event.type, duplicate: false, ignored: false };
-    const effect = await this.effectOf(event);
     let after: (() => Promise<void>) | undefined;
-    await inTransaction(this.ds, async (em) => {
-      const [fresh] = await rows(em, `INSERT INTO inbox (source, message_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING message_id`, [
-        STRIPE_INBOX,
-        event.id,
-      ]);
-      if (!fresh) {
-        outcome.duplicate = true;
-        return;
-      }
-      const result = effect ? await effect(em) : { ignored: true };
-      outcome.ignored = result?.ignored ?? false;
-      after = result?.after;
-      const lift = result?.accountId ? await this.paymentSuspensionLifted(em, result.accountId) : null;
-      if (lift) after = lift;
-    });
+    try {
+      const effect = await this.effectOf(event);
+      await inTransaction(this.ds, async (em) => {
+        const [fresh] = await rows(em, `INSERT INTO inbox (source, message_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING message_id`, [
+          STRIPE_INBOX,
+          event.id,
+        ]);
+        if (!fresh) {
+          outcome.duplicate = true;
+          await em.query(`UPDATE stripe_webhook_events SET deliveries = deliveries + 1 WHERE event_id = $1`, [event.id]);
+          return;
+        }
+        const result = effect ? await effect(em) : { ignored: true };
+        outcome.ignored = result?.ignored ?? false;
+        after = result?.after;
+        const lift = result?.accountId ? await this.paymentSuspensionLifted(em, result.accountId) : null;
+        if (lift) after = lift;
+        await this.recordOutcome(em, event, outcome.ignored ? 'ignored' : 'applied', result?.accountId ?? null, null);
+      });
+    } catch (error) {
+      // Stripe retries a failed delivery; meanwhile operators see the failure and its reason.
+      await this.recordOutcome(this.ds.manager, event, 'failed', null, error instanceof Error ? error.message : String(error)).catch(() => undefined);
+      throw error;
+    }
     if (after) await after();
     return outcome;
+  }
+
+  /** Keeps what came of an event (stripe_webhook_events, owned here): a later delivery that applies it replaces a failure. */
+  private async recordOutcome(em: Pick<EntityManager, 'query'>, event: StripeEventLike, outcome: 'applied' | 'ignored' | 'failed', accountId: string | null, error: string | null): Promise<void> {
+    await em.query(
+      `INSERT INTO stripe_webhook_events (event_id, type, outcome, account_id, error, received_at) VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (event_id) DO UPDATE SET outcome = EXCLUDED.outcome, account_id = coalesce(EXCLUDED.account_id, stripe_webhook_events.account_id),
+         error = EXCLUDED.error, deliveries = stripe_webhook_events.deliveries + 1`,
+      [event.id, event.type, outcome, accountId, error?.slice(0, 500) ?? null, this.clock.now()],
+    );
+  }
+
+  /** The most recent Stripe events received, newest first, with what came of each. */
+  async recentWebhooks(limit: number): Promise<{ eventId: string; type: string; outcome: string; accountId: string | null; error: string | null; deliveries: number; receivedAt: string }[]> {
+    const found = await rows<{ event_id: string; type: string; outcome: string; account_id: string | null; error: string | null; deliveries: number; received_at: Date }>(
+      this.ds,
+      `SELECT event_id, type, outcome, account_id, error, deliveries, received_at FROM stripe_webhook_events ORDER BY received_at DESC, event_id DESC LIMIT $1`,
+      [limit],
+    );
+    return found.map((r) => ({ eventId: r.event_id, type: r.type, outcome: r.outcome, accountId: r.account_id, error: r.error, deliveries: r.deliveries, receivedAt: r.received_at.toISOString() }));
   }
 
   /**

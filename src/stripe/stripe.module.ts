@@ -19,6 +19,6 @@ import { TopUpsService } from './top-ups.service';
   controllers: [StripeController],
   // SuspensionService is not exported by its module; it is stateless, so an instance here is the same service.
   providers: [StripeGateway, SubscriptionsService, SeatsService, StripeEventsService, TopUpsService, StripeJobs, SuspensionService],
-  exports: [StripeGateway, SeatsService],
+  exports: [StripeGateway, SeatsService, StripeEventsService, SubscriptionsService],
 })
 export class StripeModule {}

@@ -5,6 +5,7 @@ import { AccountHooks } from '../accounts/account-hooks';
 import { AuditService } from '../audit/audit.service';
 import { inTransaction, rows } from '../common/database/transaction';
 import { BillingException } from '../common/errors/billing.exception';
+import { formatCredits } from '../common/money';
 import { Clock } from '../infra/clock/clock';
 import { MembersService } from '../members/members.service';
 import { PlanCatalog } from '../plans/plan-catalog';
@@ -25,6 +26,11 @@ export interface SubscriptionRow {
   state_event_created: string;
   past_due_since: Date | null;
   suspended_for_payment: boolean;
+}
+
+export interface BillingHistory {
+  invoices: { invoiceId: string; status: string; periodStart: string; periodEnd: string; seatQuantity: number | null; activeSeats: number; amountCents: number }[];
+  topUps: { sessionId: string; pack: string; credits: string; amountCents: number | null; clawedBack: string; grantId: string; at: string }[];
 }
 
 /** Statuses in which the account is on Team (a subscription that still bills). */
@@ -144,6 +150,48 @@ export class SubscriptionsService {
       at: this.clock.now(),
     });
     if (before.plan !== plan) await this.accountHooks.planWasSet(em, accountId);
+  }
+
+  /**
+   * The account's Team invoices and top-ups, newest first. Invoice amounts are not stored: they are
+   * computed from the plan's prices and the invoice's seat quantity (as the seats report does).
+   */
+  async billingHistory(accountId: string, limit = 24): Promise<BillingHistory> {
+    const { basePrice, seatPrice } = this.catalog.teamStripe;
+    const [invoices, topUps] = await Promise.all([
+      rows<{ invoice_id: string; status: string; period_start: Date; period_end: Date; seat_quantity: number | null; active_seats: number; created_at: Date }>(
+        this.ds,
+        `SELECT invoice_id, status, period_start, period_end, seat_quantity, active_seats, created_at FROM stripe_invoices
+         WHERE account_id = $1 ORDER BY period_start DESC, invoice_id DESC LIMIT $2`,
+        [accountId, limit],
+      ),
+      rows<{ session_id: string; pack: string; credits: string; amount_cents: number | null; clawed_back: string; grant_id: string; created_at: Date }>(
+        this.ds,
+        `SELECT session_id, pack, credits::text, amount_cents, clawed_back::text, grant_id, created_at FROM stripe_top_ups
+         WHERE account_id = $1 ORDER BY created_at DESC, session_id DESC LIMIT $2`,
+        [accountId, limit],
+      ),
+    ]);
+    return {
+      invoices: invoices.map((i) => ({
+        invoiceId: i.invoice_id,
+        status: i.status,
+        periodStart: i.period_start.toISOString(),
+        periodEnd: i.period_end.toISOString(),
+        seatQuantity: i.seat_quantity,
+        activeSeats: i.active_seats,
+        amountCents: basePrice.unitAmountCents + seatPrice.unitAmountCents * (i.seat_quantity ?? 0),
+      })),
+      topUps: topUps.map((t) => ({
+        sessionId: t.session_id,
+        pack: t.pack,
+        credits: formatCredits(BigInt(t.credits)),
+        amountCents: t.amount_cents,
+        clawedBack: formatCredits(BigInt(t.clawed_back)),
+        grantId: t.grant_id,
+        at: t.created_at.toISOString(),
+      })),
+    };
   }
 
   async view(accountId: string): Promise<Record<string, unknown>> {

@@ -1,17 +1,16 @@
-import { mkdtempSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { statSync } from 'node:fs';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/infra/clock/clock';
 import { fundedAccount, lifecycle, SMALL } from '../support/accounts';
 import { startApp, type Harness } from '../support/app';
+import { launchChromium, screenshots, SCREENSHOTS } from '../support/browser';
 
 const MIN = 60_000;
 const T0 = new Date('2032-05-06T09:00:00.000Z');
 
-/** The dashboard in a real headless Chromium: sign in with a key, then the charts show the reports' numbers. */
-describe('admin dashboard in a browser', () => {
+/** The reports page in a real headless Chromium: sign in with a key, then the charts show the reports' numbers. */
+describe('admin reports in a browser', () => {
   let h: Harness;
   let browser: Browser;
   let base: string;
@@ -50,10 +49,7 @@ describe('admin dashboard in a browser', () => {
     clock.set(new Date(T0.getTime() + 2 * 86_400_000));
     await h.app.listen(0, '127.0.0.1');
     base = (await h.app.getUrl()).replace('[::1]', '127.0.0.1');
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
@@ -61,7 +57,7 @@ describe('admin dashboard in a browser', () => {
   });
 
   it('refuses a wrong key, signs in with an admin key, and draws the reports with data', async () => {
-    const context = await browser.newContext({ viewport: { width: 1200, height: 1600 } });
+    const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
     const browserPage = await context.newPage();
     await browserPage.goto(`${base}/admin`);
     expect(new URL(browserPage.url()).pathname).toBe('/admin/login');
@@ -72,18 +68,19 @@ describe('admin dashboard in a browser', () => {
 
     await browserPage.fill('input[name=key]', admin);
     await browserPage.click('button[type=submit]');
-    await browserPage.waitForSelector('#chart-credits');
-    expect(new URL(browserPage.url()).pathname).toBe('/admin');
+    await browserPage.waitForURL(/\/admin\/accounts$/);
 
-    // The session cookie is HttpOnly and does not hold the key.
+    // The session cookie is HttpOnly, SameSite=Strict and does not hold the key.
     const [cookie] = await context.cookies();
     expect(cookie).toMatchObject({ name: 'dl_admin_session', httpOnly: true, sameSite: 'Strict' });
     expect(cookie!.value).not.toContain(admin);
     expect(await browserPage.evaluate(() => (globalThis as unknown as { document: { cookie: string } }).document.cookie)).toBe('');
 
+    await browserPage.click('nav >> text=Reports');
+    await browserPage.waitForSelector('#chart-credits');
     const bars = (chart: string) =>
-      browserPage.$$eval(`#${chart} rect.bar`, (rects) =>
-        rects.map((r) => ({ series: r.getAttribute('data-series'), label: r.getAttribute('data-label'), value: Number(r.getAttribute('data-value')), height: r.getBoundingClientRect().height })),
+      browserPage.$$eval(`#${chart} .bar`, (els) =>
+        els.map((r) => ({ series: r.getAttribute('data-series'), label: r.getAttribute('data-label'), value: Number(r.getAttribute('data-value')), height: r.getBoundingClientRect().height })),
       );
     const period = 'from=2032-05-01T00:00:00Z&to=2032-06-01T00:00:00Z';
 
@@ -93,7 +90,9 @@ describe('admin dashboard in a browser', () => {
     expect(consumed.map((b) => [b.label, b.value])).toEqual(credits.items.map((i: { day: string; consumed: string }) => [i.day, Number(i.consumed)]));
     expect(consumed.filter((b) => b.value > 0).length).toBe(2);
     for (const b of consumed.filter((x) => x.value > 0)) expect(b.height).toBeGreaterThan(0);
-    expect(await browserPage.textContent('[data-total=consumed]')).toBe(credits.totals.consumed);
+    // Totals in credits, readable: 0.5 + 1 + 1.5 + 3 = 6 credits consumed.
+    expect(credits.totals.consumed).toBe('6.000000');
+    expect(await browserPage.textContent('[data-total=consumed]')).toBe('6.00');
 
     // Top accounts: the same order and numbers as the top-consumers report.
     const top = (await h.request('GET', `/v1/reports/top-consumers?${period}`, { key: admin })).body;
@@ -103,20 +102,53 @@ describe('admin dashboard in a browser', () => {
     expect(topBars[0]!.height).toBeGreaterThan(topBars[1]!.height);
     expect(topBars[1]!.height).toBeGreaterThan(0);
 
-    // Seats vs Stripe: 4 active seats, quantity 3 (other files' Team accounts share the database: this one's bars).
+    // Seats vs Stripe: 4 active seats, quantity 3; the table shows labels and dollars, not camelCase and cents.
     const seatBars = (await bars('chart-seats')).filter((b) => b.label === team);
     expect(seatBars.map((b) => [b.series, b.value])).toEqual([['active seats', 4], ['Stripe quantity', 3]]);
+    const seatHead = await browserPage.$$eval('#table-seats th', (ths) => ths.map((t) => t.textContent));
+    expect(seatHead).toContain('Expected MRR');
+    expect(seatHead.join(' ')).not.toMatch(/Cents/);
+    const teamRow = browserPage.locator('#table-seats tr', { hasText: team });
+    expect(await teamRow.locator('td[data-col=expectedMrrCents]').textContent()).toBe('$109.00');
 
-    const dir = mkdtempSync(join(tmpdir(), 'dashboard-'));
-    const file = join(dir, 'dashboard.png');
-    await browserPage.screenshot({ path: file, fullPage: true });
-    expect(statSync(file).size).toBeGreaterThan(10_000);
-    console.log(`dashboard screenshot: ${file}`);
+    // Period over period: the month before had nothing; size-class trends have the small class.
+    expect(await browserPage.locator('#table-comparison tr', { hasText: 'Consumed' }).textContent()).toContain('new');
+    expect(await browserPage.$$eval('#chart-classes .bar', (els) => els.map((e) => e.getAttribute('data-series')))).toContain('small');
 
-    // The CSV link works in the signed-in browser; signing out ends the session.
+    // The charts follow the width: at 420 px the credits chart is narrower than at 1400 px, and nothing scrolls sideways.
+    const wide = (await browserPage.locator('#chart-credits').boundingBox())!.width;
+    const shots = await screenshots(browserPage, 'reports');
+    await browserPage.setViewportSize({ width: 420, height: 900 });
+    const narrow = (await browserPage.locator('#chart-credits').boundingBox())!.width;
+    expect(narrow).toBeLessThan(400);
+    expect(wide).toBeGreaterThan(1000);
+    expect(shots.overflow).toEqual({ 1400: 0, 420: 0 });
+    for (const f of shots.files) expect(statSync(f).size).toBeGreaterThan(10_000);
+    console.log(`admin console screenshots: ${SCREENSHOTS}`);
+
+    // The CSV link works in the signed-in browser.
     const href = await browserPage.getAttribute('#credits a.csv', 'href');
     const csv = await (await context.request.get(`${base}${href}`)).text();
     expect(csv.split('\r\n')[0]).toBe('day,granted,topUps,clawedBack,consumed,refunded,expired,net');
+
+    // A bad period is a 400 page naming each finding (not a 500), as the JSON API answers 400.
+    for (const [query, fields] of [
+      ['from=garbage', ['from']],
+      ['from=2032-05-02T00:00:00Z&to=2032-05-01T00:00:00Z', ['to']],
+      ['from=2032-05-01T00:30:00Z&to=2032-05-02T00:00:00Z', ['from']],
+    ] as const) {
+      const res = await browserPage.goto(`${base}/admin?${query}`);
+      expect(res!.status()).toBe(400);
+      expect(res!.headers()['content-type']).toContain('text/html');
+      const findings = await browserPage.$$eval('.problem li code', (els) => els.map((e) => e.textContent));
+      expect(findings).toEqual(fields);
+      expect(await browserPage.textContent('.problem')).toContain('DL_BILLING_REQUEST_INVALID');
+      expect((await h.request('GET', `/v1/reports/usage?${query}`, { key: admin })).status).toBe(400);
+    }
+    await screenshots(browserPage, 'bad-period');
+
+    // Signing out ends the session.
+    await browserPage.goto(`${base}/admin`);
     await browserPage.click('header form button');
     await browserPage.waitForURL(/\/admin\/login$/);
     await browserPage.goto(`${base}/admin`);

@@ -73,6 +73,22 @@ export class ApiKeysService implements OnApplicationBootstrap {
     return { id, revokedAt: row.revoked_at.toISOString() };
   }
 
+  /** The keys scoped to one account (`account:<id>`), newest first, revoked ones included. */
+  async keysOf(accountId: string): Promise<{ id: string; name: string | null; scopes: string[]; createdAt: string; revokedAt: string | null }[]> {
+    const found = await rows<{ id: string; name: string | null; scopes: string[]; created_at: Date; revoked_at: Date | null }>(
+      this.ds,
+      `SELECT id, name, scopes, created_at, revoked_at FROM api_keys WHERE $1 = ANY(scopes) ORDER BY created_at DESC, id`,
+      [`account:${accountId}`],
+    );
+    return found.map((k) => ({ id: k.id, name: k.name, scopes: k.scopes, createdAt: k.created_at.toISOString(), revokedAt: k.revoked_at?.toISOString() ?? null }));
+  }
+
+  /** A key that is not revoked, by id, with its stored hash (which signs its admin sessions). */
+  async liveKey(id: string): Promise<{ id: string; hash: string; scopes: string[] } | null> {
+    const [row] = await rows<{ key_hash: string; scopes: string[] }>(this.ds, `SELECT key_hash, scopes FROM api_keys WHERE id = $1 AND revoked_at IS NULL`, [id]);
+    return row ? { id, hash: row.key_hash, scopes: row.scopes } : null;
+  }
+
   /** The principal of a presented key, or null when the key is unknown or revoked. */
   async authenticate(key: string): Promise<Principal | null> {
     const hash = sha256Hex(key);

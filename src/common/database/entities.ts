@@ -24,6 +24,8 @@ import { SeatDiscrepancy } from '../../stripe/entities/seat-discrepancy.entity';
 import { StripeInvoice } from '../../stripe/entities/stripe-invoice.entity';
 import { StripeSubscription } from '../../stripe/entities/stripe-subscription.entity';
 import { StripeTopUp } from '../../stripe/entities/stripe-top-up.entity';
+import { StripeWebhookEvent } from '../../stripe/entities/stripe-webhook-event.entity';
+import { JobRun } from '../../jobs/entities/job-run.entity';
 import {
   UsageAccountDailyRollup,
   UsageAccountHourlyRollup,
@@ -39,4 +41,4 @@ export const ENTITIES = [Account, ApiKey, OutboxMessage, InboxMessage, RuntimeEv
   NotificationSent, SpendLimit, SpendLimitAlert,
   AccountMember, AccountMemberEvent, StripeSubscription, StripeTopUp, StripeInvoice, SeatDiscrepancy,
   UsageRollup, UsageDailyRollup, UsageMonthlyRollup, UsageAccountHourlyRollup, UsageAccountDailyRollup, UsageAccountMonthlyRollup,
-  AuthFailure];
+  AuthFailure, JobRun, StripeWebhookEvent];

@@ -19,6 +19,10 @@ export class SpendLimitAlert {
   @Column({ name: 'spent_micros', type: 'bigint' })
   spentMicros: string;
 
+  /** The limit in force when the alert fired (the limit may change later); null on alerts from before it was recorded. */
+  @Column({ name: 'limit_micros', type: 'bigint', nullable: true })
+  limitMicros: string | null;
+
   @CreateDateColumn({ name: 'notified_at', type: 'timestamptz' })
   notifiedAt: Date;
 }

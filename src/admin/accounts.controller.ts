@@ -1,0 +1,134 @@
+import { randomUUID } from 'node:crypto';
+import { Controller, Get, Headers, Param, Query, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { z } from 'zod';
+import { AccountsService } from '../accounts/accounts.service';
+import { ApiKeysService } from '../accounts/auth/api-keys.service';
+import { Public } from '../accounts/auth/auth.decorators';
+import { AuditService } from '../audit/audit.service';
+import { BillingException } from '../common/errors/billing.exception';
+import { parseOrThrow } from '../common/http/zod-validation.pipe';
+import { formatCredits } from '../common/money';
+import { Clock } from '../infra/clock/clock';
+import { statementBody } from '../ledger/http';
+import { LedgerService } from '../ledger/ledger.service';
+import { WalletExtensions } from '../ledger/wallet-extensions';
+import { MembersService } from '../members/members.service';
+import { RuntimeAdminService } from '../metering/runtime-admin.service';
+import { PlanAdminService } from '../plans/plan-admin.service';
+import { calendarMonth } from '../plans/periods';
+import { QuotasService } from '../plans/quotas.service';
+import { AccountDirectory, accountListQuerySchema } from '../reports/account-directory';
+import { parseReportQuery } from '../reports/report-query';
+import { SpendLimitsService } from '../spend-limits/spend-limits.service';
+import { SubscriptionsService } from '../stripe/subscriptions.service';
+import { AdminAuth } from './admin-auth';
+import { accountPage } from './account-page';
+import { accountsPage } from './accounts-page';
+import { shell } from './render';
+
+const cursor = z.string().regex(/^\d{1,18}$/, 'must be a cursor from this page').optional();
+const accountQuerySchema = z.strictObject({ ledgerCursor: cursor, auditCursor: cursor, done: z.string().max(300).optional() });
+
+/** The accounts list and one account's page, read through the owning modules' services. */
+@Controller('admin/accounts')
+@Public()
+export class AdminAccountsController {
+  constructor(
+    private readonly auth: AdminAuth,
+    private readonly directory: AccountDirectory,
+    private readonly accounts: AccountsService,
+    private readonly plans: PlanAdminService,
+    private readonly quotas: QuotasService,
+    private readonly ledger: LedgerService,
+    private readonly extensions: WalletExtensions,
+    private readonly runtimes: RuntimeAdminService,
+    private readonly limits: SpendLimitsService,
+    private readonly members: MembersService,
+    private readonly subscriptions: SubscriptionsService,
+    private readonly keys: ApiKeysService,
+    private readonly audit: AuditService,
+    private readonly clock: Clock,
+  ) {}
+
+  @Get()
+  list(@Query() query: unknown, @Headers('cookie') cookies: string | undefined, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
+    return this.auth.page(reply, cookies, async (viewer) => {
+      const now = this.clock.now();
+      const q = parseOrThrow(accountListQuerySchema, query);
+      // Consumption is read from the hourly usage rollups: the period must be whole hours (as the reports).
+      const period = parseReportQuery('usage', { from: q.from, to: q.to }, now).period;
+      const result = await this.directory.list(q, period, now);
+      return shell('Accounts', viewer, 'accounts', accountsPage(q, period, result));
+    });
+  }
+
+  @Get(':id')
+  show(@Param('id') id: string, @Query() query: unknown, @Headers('cookie') cookies: string | undefined, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
+    return this.auth.page(reply, cookies, async (viewer) => {
+      const q = parseOrThrow(accountQuerySchema, query);
+      const account = await this.accounts.get(id);
+      if (!account) throw BillingException.notFound(`Account ${id}`);
+      const now = this.clock.now();
+      const month = calendarMonth(now);
+      const [plan, quotas, wallet, statement, runtimes, limits, alerts, members, subscription, billing, keys, audit] = await Promise.all([
+        this.plans.view(id),
+        this.quotas.quotasNow(id, now),
+        this.ledger.wallet(undefined, id),
+        this.ledger.statement(id, { cursor: q.ledgerCursor, limit: 25 }),
+        this.runtimes.live(id),
+        this.limits.limitsOf(id),
+        this.limits.alerts(id),
+        this.members.list(id),
+        this.subscriptions.view(id),
+        this.subscriptions.billingHistory(id),
+        this.keys.keysOf(id),
+        this.audit.list({ accountId: id, cursor: q.auditCursor, limit: 25 }),
+      ]);
+      const spend = await this.extensions.spend(id, now, {
+        period: 'month',
+        from: month.start.toISOString(),
+        to: month.end.toISOString(),
+        spent: formatCredits(await this.ledger.consumedBetween(id, month.start, month.end)),
+        held: formatCredits(wallet.held),
+        limit: null,
+      });
+      const body = accountPage(
+        {
+          account,
+          plan,
+          quotas,
+          wallet: {
+            total: formatCredits(wallet.total),
+            held: formatCredits(wallet.held),
+            available: formatCredits(wallet.available),
+            debt: formatCredits(wallet.debt),
+            grants: wallet.grants.map((g) => ({
+              id: g.id,
+              source: g.source,
+              amount: formatCredits(g.amount),
+              remaining: formatCredits(g.remaining),
+              priority: g.priority,
+              expiresAt: g.expiresAt?.toISOString() ?? null,
+              createdAt: g.createdAt.toISOString(),
+            })),
+          },
+          spend: { spent: spend.spent, held: spend.held, limit: spend.limit, from: spend.from ?? month.start.toISOString(), to: spend.to ?? month.end.toISOString() },
+          ledger: { items: statement.items.map(statementBody), nextCursor: statement.nextCursor, cursor: q.ledgerCursor },
+          runtimes,
+          limits,
+          alerts,
+          members,
+          subscription,
+          billing,
+          keys,
+          audit: { items: audit.items, nextCursor: audit.nextCursor, cursor: q.auditCursor },
+          done: q.done,
+          idempotencyKey: randomUUID(),
+        },
+        viewer,
+      );
+      return shell(`Account ${account.name ?? account.id}`, viewer, 'accounts', body);
+    });
+  }
+}

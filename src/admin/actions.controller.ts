@@ -1,0 +1,193 @@
+import { Body, Controller, Headers, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiKeysService } from '../accounts/auth/api-keys.service';
+import { Public } from '../accounts/auth/auth.decorators';
+import { BillingException } from '../common/errors/billing.exception';
+import { parseOrThrow } from '../common/http/zod-validation.pipe';
+import { parseCredits } from '../common/money';
+import { JobsService } from '../jobs/jobs.service';
+import { createGrantSchema } from '../ledger/dto/grant.dto';
+import { LedgerService } from '../ledger/ledger.service';
+import { RuntimeAdminService } from '../metering/runtime-admin.service';
+import { setPlanSchema } from '../plans/dto/plan.dto';
+import { PlanAdminService } from '../plans/plan-admin.service';
+import { spendLimitSchema, suspensionSchema } from '../spend-limits/dto/spend-limit.dto';
+import { SpendLimitsService } from '../spend-limits/spend-limits.service';
+import { SuspensionService } from '../spend-limits/suspension.service';
+import { AdminAuth, type AdminViewer } from './admin-auth';
+import { credits, esc, hidden, shell } from './render';
+
+/**
+ * The console's actions. Each goes through the same validation (the HTTP API's schemas, so the same
+ * findings) and the same service as the HTTP API, with the signed-in key as the audited actor. A
+ * first POST validates and answers with a confirmation page; only the confirmed POST acts, then
+ * redirects back (so a reload does not act twice; a grant also carries an idempotency key).
+ */
+@Controller('admin')
+@Public()
+export class AdminActionsController {
+  constructor(
+    private readonly auth: AdminAuth,
+    private readonly ledger: LedgerService,
+    private readonly plans: PlanAdminService,
+    private readonly limits: SpendLimitsService,
+    private readonly suspension: SuspensionService,
+    private readonly runtimes: RuntimeAdminService,
+    private readonly keys: ApiKeysService,
+    private readonly jobs: JobsService,
+  ) {}
+
+  @Post('accounts/:id/grant')
+  @HttpCode(200)
+  grant(@Param('id') id: string, @Body() body: unknown, @Headers('cookie') cookies: string | undefined, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
+    return this.auth.action(reply, cookies, body, async (viewer, form) => {
+      const dto = parseOrThrow(createGrantSchema, { credits: form.credits, reason: form.reason, ...(form.expiresAt ? { expiresAt: form.expiresAt } : {}) });
+      if (!(await this.ledger.accountExists(id))) throw BillingException.notFound(`Account ${id}`);
+      const key = /^[A-Za-z0-9-]{8,64}$/.test(form.idempotencyKey ?? '') ? form.idempotencyKey! : null;
+      if (!key) throw BillingException.invalid([{ field: 'idempotencyKey', message: 'missing: reload the account page' }]);
+      const what = `Grant ${credits(dto.credits)} credits to ${id}${dto.expiresAt ? `, expiring ${dto.expiresAt}` : ', not expiring'}, because: ${dto.reason}`;
+      if (form.confirmed !== 'yes') return confirm(viewer, what, req.url, form, back(id), 'Grant');
+      const result = await this.ledger.grantTx({
+        accountId: id,
+        source: 'admin',
+        amount: parseCredits(dto.credits)!,
+        expiresAt: dto.expiresAt ? new Date(dto.expiresAt) : null,
+        idempotencyKey: `admin-console:${key}`,
+        reason: dto.reason,
+        actor: `key:${viewer.keyId}`,
+        correlationId: req.id,
+      });
+      return done(reply, back(id), result.replayed ? 'That grant was already made: nothing more was granted.' : `Granted ${credits(dto.credits)} credits.`);
+    });
+  }
+
+  @Post('accounts/:id/plan')
+  @HttpCode(200)
+  plan(@Param('id') id: string, @Body() body: unknown, @Headers('cookie') cookies: string | undefined, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
+    return this.auth.action(reply, cookies, body, async (viewer, form) => {
+      let overrides: unknown = null;
+      if (form.overrides?.trim()) {
+        try {
+          overrides = JSON.parse(form.overrides);
+        } catch {
+          throw BillingException.invalid([{ field: 'overrides', message: 'must be a JSON object, e.g. {"concurrentRuntimes": 50}' }]);
+        }
+      }
+      const dto = parseOrThrow(setPlanSchema, { plan: form.plan, overrides });
+      const current = await this.plans.view(id);
+      const what = `Change ${id} from ${current.plan} to ${dto.plan}${overrides ? ` with overrides ${JSON.stringify(overrides)}` : ' without overrides'}`;
+      if (form.confirmed !== 'yes') return confirm(viewer, what, req.url, form, back(id), 'Change plan');
+      await this.plans.setPlan(id, dto, `key:${viewer.keyId}`, req.id);
+      return done(reply, back(id), `Plan set to ${dto.plan}.`);
+    });
+  }
+
+  @Post('accounts/:id/spend-limit')
+  @HttpCode(200)
+  spendLimit(@Param('id') id: string, @Body() body: unknown, @Headers('cookie') cookies: string | undefined, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
+    return this.auth.action(reply, cookies, body, async (viewer, form) => {
+      const thresholds = (form.thresholds ?? '').split(/[\s,%]+/).filter(Boolean).map(Number);
+      const dto = parseOrThrow(spendLimitSchema, {
+        credits: form.credits?.trim() ? form.credits.trim() : null,
+        period: 'month',
+        thresholds,
+        ...(form.userId?.trim() ? { scope: { userId: form.userId.trim() } } : {}),
+      });
+      if (!(await this.ledger.accountExists(id))) throw BillingException.notFound(`Account ${id}`);
+      const scope = dto.scope ? `member ${dto.scope.userId} of ${id}` : id;
+      const what = dto.credits === null ? `Clear the monthly spend limit of ${scope}` : `Limit ${scope} to ${credits(dto.credits)} credits a month, alerting at ${dto.thresholds.join(', ')} %. Runtimes are told to terminate if the spend is already past it.`;
+      if (form.confirmed !== 'yes') return confirm(viewer, what, req.url, form, back(id), dto.credits === null ? 'Clear limit' : 'Set limit');
+      const view = await this.limits.set(id, dto, `key:${viewer.keyId}`);
+      return done(reply, back(id), `${dto.credits === null ? 'Spend limit cleared' : 'Spend limit set'}${view.terminated.length ? `; ${view.terminated.length} runtime(s) told to terminate` : ''}.`);
+    });
+  }
+
+  @Post('accounts/:id/suspension')
+  @HttpCode(200)
+  suspend(@Param('id') id: string, @Body() body: unknown, @Headers('cookie') cookies: string | undefined, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
+    return this.auth.action(reply, cookies, body, async (viewer, form) => {
+      if (form.suspended !== 'yes' && form.suspended !== 'no') throw BillingException.invalid([{ field: 'suspended', message: 'must be yes or no' }]);
+      const dto = parseOrThrow(suspensionSchema, { suspended: form.suspended === 'yes', ...(form.reason?.trim() ? { reason: form.reason.trim() } : {}) });
+      if (!(await this.ledger.accountExists(id))) throw BillingException.notFound(`Account ${id}`);
+      const what = dto.suspended ? `Suspend ${id}: new launches are refused and its runtimes are told to terminate. Reason: ${dto.reason ?? '—'}` : `Reactivate ${id}. Reason: ${dto.reason ?? '—'}`;
+      if (form.confirmed !== 'yes') return confirm(viewer, what, req.url, form, back(id), dto.suspended ? 'Suspend' : 'Reactivate');
+      const result = await this.suspension.set(id, dto.suspended, dto.reason ?? null, `key:${viewer.keyId}`);
+      return done(reply, back(id), dto.suspended ? `Account suspended; ${result.terminated.length} runtime(s) told to terminate.` : 'Account reactivated.');
+    });
+  }
+
+  @Post('accounts/:id/runtimes/:runtimeId/terminate')
+  @HttpCode(200)
+  terminate(
+    @Param('id') id: string,
+    @Param('runtimeId') runtimeId: string,
+    @Body() body: unknown,
+    @Headers('cookie') cookies: string | undefined,
+    @Req() req: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<string> {
+    return this.auth.action(reply, cookies, body, async (viewer, form) => {
+      if (form.confirmed !== 'yes') {
+        const live = (await this.runtimes.live(id)).find((r) => r.runtimeId === runtimeId);
+        if (!live) throw BillingException.notFound(`Live runtime ${runtimeId} of account ${id}`);
+        const what = `Tell runtime ${runtimeId} (${live.status}, running for ${live.runningSeconds} s, ${credits(live.chargedSoFar)} credits so far) to terminate. It is charged for its running time when it reports its termination.`;
+        return confirm(viewer, what, req.url, form, back(id), 'Terminate');
+      }
+      const result = await this.runtimes.terminate(runtimeId, `key:${viewer.keyId}`, id);
+      return done(reply, back(id), result.commandIssued ? `Runtime ${runtimeId} told to terminate.` : `Runtime ${runtimeId} was already told to terminate.`);
+    });
+  }
+
+  @Post('accounts/:id/keys/:keyId/revoke')
+  @HttpCode(200)
+  revoke(
+    @Param('id') id: string,
+    @Param('keyId') keyId: string,
+    @Body() body: unknown,
+    @Headers('cookie') cookies: string | undefined,
+    @Req() req: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<string> {
+    return this.auth.action(reply, cookies, body, async (viewer, form) => {
+      const key = (await this.keys.keysOf(id)).find((k) => k.id === keyId);
+      if (!key) throw BillingException.notFound(`API key ${keyId} of account ${id}`);
+      const what = `Revoke API key ${keyId}${key.name ? ` (${key.name})` : ''}: every request with it is refused from now on.`;
+      if (form.confirmed !== 'yes') return confirm(viewer, what, req.url, form, back(id), 'Revoke');
+      await this.keys.revoke(keyId, `key:${viewer.keyId}`);
+      return done(reply, back(id), `API key ${keyId} revoked.`);
+    });
+  }
+
+  @Post('jobs/:job/run')
+  @HttpCode(200)
+  runJob(@Param('job') job: string, @Body() body: unknown, @Headers('cookie') cookies: string | undefined, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
+    return this.auth.action(reply, cookies, body, async (viewer, form) => {
+      if (!this.jobs.names().includes(job)) throw BillingException.notFound(`Job ${job} (jobs available: ${this.jobs.names().join(', ')})`);
+      if (form.confirmed !== 'yes') return confirm(viewer, `Run the ${job} job now (under its lock: if another instance is running it, nothing happens).`, req.url, form, '/admin/health', 'Run job');
+      const result = await this.jobs.run(job, `key:${viewer.keyId}`, req.id);
+      return done(reply, '/admin/health', result.ran ? `Job ${job} ran.` : `Job ${job} did not run: ${result.reason}.`);
+    });
+  }
+}
+
+function back(accountId: string): string {
+  return `/admin/accounts/${encodeURIComponent(accountId)}`;
+}
+
+/** The confirmation step: what will happen, the same fields again with `confirmed`, and a way out. */
+function confirm(viewer: AdminViewer, what: string, action: string, form: Record<string, string>, cancel: string, button: string): string {
+  const { csrf: _csrf, confirmed: _confirmed, ...fields } = form;
+  return shell(
+    'Confirm',
+    viewer,
+    null,
+    `<section id="confirm" aria-labelledby="confirm-title"><h2 id="confirm-title">Please confirm</h2><p>${esc(what)}</p>
+<form method="post" action="${esc(action)}" class="action">${hidden({ ...fields, csrf: viewer.csrf, confirmed: 'yes' })}<button type="submit" autofocus>${esc(button)}</button> <a href="${esc(cancel)}">Cancel</a></form></section>`,
+  );
+}
+
+/** After an action: back to where it came from, with what happened (Post/Redirect/Get). */
+function done(reply: FastifyReply, to: string, message: string): string {
+  void reply.code(303).header('location', `${to}?done=${encodeURIComponent(message)}`);
+  return '';
+}

@@ -1,0 +1,83 @@
+import { Controller, Get, Headers, Query, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { z } from 'zod';
+import { Public } from '../accounts/auth/auth.decorators';
+import { parseOrThrow } from '../common/http/zod-validation.pipe';
+import { Metrics } from '../health/metrics';
+import { MessageBus } from '../infra/kafka/message-bus';
+import { JOB_NAMES, JobsService } from '../jobs/jobs.service';
+import { OutboxRelayService } from '../messaging/outbox-relay.service';
+import { StripeEventsService } from '../stripe/stripe-events.service';
+import { AdminAuth } from './admin-auth';
+import { duration, esc, hidden, shell, table } from './render';
+
+/** System health for operators: what waits to be published, what failed, when each job last ran. */
+@Controller('admin/health')
+@Public()
+export class AdminHealthController {
+  constructor(
+    private readonly auth: AdminAuth,
+    private readonly outbox: OutboxRelayService,
+    private readonly jobs: JobsService,
+    private readonly stripe: StripeEventsService,
+    private readonly bus: MessageBus,
+    private readonly metrics: Metrics,
+  ) {}
+
+  @Get()
+  show(@Query() query: unknown, @Headers('cookie') cookies: string | undefined, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
+    return this.auth.page(reply, cookies, async (viewer) => {
+      const q = parseOrThrow(z.strictObject({ done: z.string().max(300).optional() }), query);
+      const [backlog, runs, webhooks, deadLettered] = await Promise.all([this.outbox.backlog(), this.jobs.lastRuns(), this.stripe.recentWebhooks(20), this.metrics.deadLettered.get()]);
+      const pending = backlog.reduce((s, b) => s + b.pending, 0);
+      const oldest = backlog.length > 0 ? backlog.reduce((o, b) => (b.oldestAt < o.oldestAt ? b : o)) : null;
+      const age = oldest?.oldestAgeSeconds ?? 0;
+      const kafka = this.bus.health();
+      const dead = deadLettered.values.reduce((s, v) => s + v.value, 0);
+      const failedJobs = runs.filter((r) => r.outcome === 'failed').length;
+      const failedHooks = webhooks.filter((w) => w.outcome === 'failed').length;
+      const names = [...new Set([...JOB_NAMES, ...this.jobs.names()])].sort();
+      const jobRows = names.map((job) => {
+        const run = runs.find((r) => r.job === job);
+        return { job, trigger: run?.trigger ?? null, startedAt: run?.startedAt ?? null, finishedAt: run?.finishedAt ?? null, outcome: run?.outcome ?? 'never run', error: run?.error ?? null, result: run?.result === undefined || run?.result === null ? null : JSON.stringify(run.result) };
+      });
+      const body = `${q.done ? `<p class="flash" role="status">${esc(q.done)}</p>` : ''}
+<section id="summary"><h2>System health</h2><div class="totals">
+<div><b data-health="outbox-pending">${pending}</b>outbox messages waiting</div>
+<div><b data-health="outbox-age">${oldest ? esc(duration(age)) : '—'}</b>oldest waiting for</div>
+<div><b data-health="dead-lettered">${dead}</b>lifecycle messages dead-lettered (this instance, since it started)</div>
+<div><b class="${failedJobs ? 'error' : 'ok'}">${failedJobs}</b>jobs whose last run failed</div>
+<div><b class="${failedHooks ? 'error' : 'ok'}">${failedHooks}</b>failed Stripe events among the last 20</div>
+<div><b class="${kafka.ok ? 'ok' : 'error'}">${kafka.ok ? 'up' : 'down'}</b>Kafka: ${esc(kafka.detail)}</div></div>
+<p class="none">Consumer lag is not measured by this service: read it from Kafka (e.g. the consumer group's offsets) or your metrics. The dead-letter count is per instance; the messages themselves are on the <code>.dlq</code> topic with their reason.</p></section>
+<section id="outbox"><h2>Outbox backlog</h2>${table('table-outbox', 'Messages written but not yet published, by topic', [{ key: 'topic' }, { key: 'pending', num: true }, { key: 'oldestAt', label: 'Oldest since', format: 'when' }], backlog, { empty: 'Nothing waiting: every message is published.' })}</section>
+<section id="jobs"><h2>Scheduled jobs</h2>${table('table-jobs', 'The last run of each job', [
+        { key: 'job' },
+        { key: 'outcome', format: 'html', value: (r) => `<span class="badge ${r.outcome === 'succeeded' ? 'good' : r.outcome === 'failed' ? 'bad' : ''}">${esc(String(r.outcome))}</span>` },
+        { key: 'startedAt', label: 'Started', format: 'when' },
+        { key: 'finishedAt', label: 'Finished', format: 'when' },
+        { key: 'trigger', label: 'Started by' },
+        { key: 'error', label: 'Result or error', format: 'html', value: (r) => (r.error ? `<span class="error">${esc(String(r.error))}</span>` : r.result ? `<pre>${esc(String(r.result).slice(0, 300))}</pre>` : null) },
+        {
+          key: 'act',
+          label: 'Action',
+          format: 'html',
+          value: (r) =>
+            viewer.canAct
+              ? `<form method="post" action="/admin/jobs/${encodeURIComponent(String(r.job))}/run" class="inline">${hidden({ csrf: viewer.csrf })}<button type="submit" aria-label="Run ${esc(String(r.job))} now">Run now…</button></form>`
+              : '—',
+        },
+      ], jobRows, { stack: true })}</section>
+<section id="webhooks"><h2>Recent Stripe webhooks</h2>${table('table-webhooks', 'The last 20 Stripe events received, newest first', [
+        { key: 'receivedAt', label: 'Received', format: 'when' },
+        { key: 'type' },
+        { key: 'eventId', label: 'Event' },
+        { key: 'outcome', format: 'html', value: (w) => `<span class="badge ${w.outcome === 'applied' ? 'good' : w.outcome === 'failed' ? 'bad' : ''}">${esc(String(w.outcome))}</span>` },
+        { key: 'accountId', label: 'Account', format: 'html', value: (w) => (w.accountId ? `<a href="/admin/accounts/${encodeURIComponent(String(w.accountId))}">${esc(String(w.accountId))}</a>` : null) },
+        { key: 'deliveries', num: true },
+        { key: 'error' },
+      ], webhooks, { empty: 'No Stripe event received yet.', stack: true })}</section>`;
+      return shell('System health', viewer, 'health', body);
+    });
+  }
+}

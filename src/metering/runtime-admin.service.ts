@@ -1,0 +1,107 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { AuditService } from '../audit/audit.service';
+import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { inTransaction, rows } from '../common/database/transaction';
+import { BillingException } from '../common/errors/billing.exception';
+import { formatCredits } from '../common/money';
+import { Clock } from '../infra/clock/clock';
+import { topicsOf } from '../messaging/topics';
+import { issueTerminate } from './commands';
+import { ReservationsService } from './reservations.service';
+import { runningMsOf, type RuntimeRow } from './runtime-row';
+
+const ACTIVE = ['reserved', 'running', 'paused', 'terminating'];
+
+/** A runtime that may still run, as support sees it: its hold, running time so far and the commands issued. */
+export interface LiveRuntimeView {
+  runtimeId: string;
+  reservationId: string | null;
+  status: string;
+  userId: string | null;
+  agentId: string | null;
+  environment: string | null;
+  sizeClass: string | null;
+  gpu: string | null;
+  ratePerHour: string;
+  reserved: string;
+  chargedSoFar: string;
+  runningSeconds: number;
+  createdAt: string;
+  startedAt: string | null;
+  lastSeenAt: string | null;
+  commands: { id: string; reason: string; issuedAt: string; acknowledgedAt: string | null }[];
+}
+
+/** Support's view of runtimes (live ones of an account) and the admin's terminate command. */
+@Injectable()
+export class RuntimeAdminService {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly reservations: ReservationsService,
+    private readonly audit: AuditService,
+    private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** The account's runtimes that may still run (reserved, running, paused, terminating), oldest first. */
+  async live(accountId: string): Promise<LiveRuntimeView[]> {
+    const found = await rows<RuntimeRow & { created_at: Date; commands: { id: string; reason: string; issued_at: string; acknowledged_at: string | null }[] }>(
+      this.ds,
+      `SELECT r.*, (SELECT coalesce(json_agg(json_build_object('id', c.id, 'reason', c.reason, 'issued_at', c.issued_at, 'acknowledged_at', c.acknowledged_at)
+                     ORDER BY c.issued_at, c.id), '[]'::json) FROM runtime_commands c WHERE c.runtime_id = r.runtime_id) AS commands
+       FROM runtimes r WHERE r.account_id = $1 AND r.status = ANY($2) ORDER BY r.created_at, r.runtime_id`,
+      [accountId, ACTIVE],
+    );
+    const now = this.clock.now();
+    return found.map((r) => {
+      const accelerator = (r.environment?.accelerator ?? null) as { type?: string; count?: number } | null;
+      return {
+        runtimeId: r.runtime_id,
+        reservationId: r.reservation_id,
+        status: r.status,
+        userId: r.user_id,
+        agentId: r.agent_id,
+        environment: typeof r.environment?.name === 'string' ? r.environment.name : null,
+        sizeClass: r.size_class,
+        gpu: accelerator?.type ? `${accelerator.count ?? 1} × ${accelerator.type}` : null,
+        ratePerHour: formatCredits(BigInt(r.rate_per_hour)),
+        reserved: formatCredits(BigInt(r.reserved_amount)),
+        chargedSoFar: formatCredits(this.reservations.chargeSoFar(r, now)),
+        runningSeconds: Math.floor(runningMsOf(r, now) / 1000),
+        createdAt: r.created_at.toISOString(),
+        startedAt: r.started_at?.toISOString() ?? null,
+        lastSeenAt: r.last_seen_at?.toISOString() ?? null,
+        commands: r.commands.map((c) => ({ id: c.id, reason: c.reason, issuedAt: new Date(c.issued_at).toISOString(), acknowledgedAt: c.acknowledged_at ? new Date(c.acknowledged_at).toISOString() : null })),
+      };
+    });
+  }
+
+  /**
+   * Tells a runtime to terminate (reason `admin`): a command row, an outbox message and an audit row
+   * with the admin's key, as every enforcement. Asking again while the command is open issues no
+   * second one. A runtime that is settled or voided has nothing to terminate (400). `ofAccount`: the
+   * account the caller believes it belongs to (another account's runtime is not found).
+   */
+  async terminate(runtimeId: string, actor: string, ofAccount?: string): Promise<{ runtimeId: string; accountId: string; status: string; commandIssued: boolean }> {
+    return inTransaction(this.ds, async (em) => {
+      const now = this.clock.now();
+      const [row] = await rows<{ account_id: string; status: string; open: boolean }>(
+        em,
+        `SELECT r.account_id, r.status,
+                EXISTS (SELECT 1 FROM runtime_commands c WHERE c.runtime_id = r.runtime_id AND c.reason = 'admin' AND c.acknowledged_at IS NULL) AS open
+         FROM runtimes r WHERE r.runtime_id = $1 FOR UPDATE OF r`,
+        [runtimeId],
+      );
+      if (!row || (ofAccount !== undefined && row.account_id !== ofAccount)) throw BillingException.notFound(`Runtime ${runtimeId}`);
+      if (!ACTIVE.includes(row.status)) {
+        throw BillingException.invalid([{ field: 'runtimeId', message: `the runtime is ${row.status}: there is nothing to terminate` }]);
+      }
+      if (row.open) return { runtimeId, accountId: row.account_id, status: row.status, commandIssued: false };
+      await issueTerminate(em, { topic: topicsOf(this.config).commands, actor, audit: this.audit }, [{ runtimeId, accountId: row.account_id, reason: 'admin' }], now);
+      await em.query(`UPDATE runtimes SET status = 'terminating', updated_at = now() WHERE runtime_id = $1`, [runtimeId]);
+      return { runtimeId, accountId: row.account_id, status: 'terminating', commandIssued: true };
+    });
+  }
+}

@@ -1,0 +1,44 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fundedAccount, lifecycle, SMALL } from '../support/accounts';
+import { startApp, uid, type Harness } from '../support/app';
+
+describe('an admin terminates a runtime over HTTP', () => {
+  let h: Harness;
+  let admin: string;
+  let cp: string;
+
+  beforeAll(async () => {
+    h = await startApp();
+    admin = await h.key('admin');
+    cp = await h.key('control-plane');
+  });
+  afterAll(() => h.close());
+
+  it('issues one terminate command (reason admin) with an audit row, then nothing more; a settled or unknown runtime is refused', async () => {
+    const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
+    const runtimeId = uid('rt');
+    expect((await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId, ...SMALL, minutes: 30 } })).status).toBe(201);
+    await h.request('POST', '/v1/events', { key: cp, body: [lifecycle(accountId, runtimeId, 'runtime.started', new Date(), 1)] });
+
+    expect((await h.request('POST', `/v1/admin/runtimes/${runtimeId}/terminate`, { key: cp })).status).toBe(403);
+    const first = await h.request('POST', `/v1/admin/runtimes/${runtimeId}/terminate`, { key: admin });
+    expect(first).toMatchObject({ status: 200, body: { runtimeId, accountId, status: 'terminating', commandIssued: true } });
+    const again = await h.request('POST', `/v1/admin/runtimes/${runtimeId}/terminate`, { key: admin });
+    expect(again.body).toMatchObject({ commandIssued: false });
+    const details = await h.request('GET', `/v1/reservations/${runtimeId}`, { key: admin });
+    expect(details.body.commands).toEqual([expect.objectContaining({ type: 'runtime.terminate', reason: 'admin', acknowledgedAt: null })]);
+    const audit = await h.request('GET', `/v1/audit?accountId=${accountId}`, { key: admin });
+    const issued = audit.body.items.filter((i: { action: string }) => i.action === 'runtime.terminate_issued');
+    expect(issued).toHaveLength(1);
+    expect(issued[0].actor).toMatch(/^key:key_/);
+
+    // Its termination acknowledges the command and settles it: nothing is left to terminate.
+    await h.request('POST', '/v1/events', { key: cp, body: [lifecycle(accountId, runtimeId, 'runtime.terminated', new Date(), 2, { reason: 'admin' })] });
+    const settled = await h.request('POST', `/v1/admin/runtimes/${runtimeId}/terminate`, { key: admin });
+    expect(settled.status).toBe(400);
+    expect(settled.body.error).toMatchObject({ code: 'DL_BILLING_REQUEST_INVALID', findings: [{ field: 'runtimeId', message: expect.stringContaining('settled') }] });
+    const unknown = await h.request('POST', `/v1/admin/runtimes/${uid('rt')}/terminate`, { key: admin });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.code).toBe('DL_BILLING_NOT_FOUND');
+  });
+});

@@ -1,0 +1,232 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiKeysService } from '../../src/accounts/auth/api-keys.service';
+import { ManualClock } from '../../src/infra/clock/clock';
+import { StripeEventsService } from '../../src/stripe/stripe-events.service';
+import { fundedAccount, lifecycle, SMALL } from '../support/accounts';
+import { startApp, uid, type Harness } from '../support/app';
+import { launchChromium, screenshots } from '../support/browser';
+
+const MIN = 60_000;
+const T0 = new Date('2032-05-06T09:00:00.000Z');
+
+/**
+ * The admin console in a real headless Chromium, as support and finance use it: find an account,
+ * read its page, act on it (each action confirmed, then audited with the signed-in key), check the
+ * system's health; a forged POST and a read-only key change nothing.
+ */
+describe('admin console in a browser', () => {
+  let h: Harness;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let base: string;
+  let admin: string;
+  let adminKeyId: string;
+  let appKeyId: string;
+  let appKey: string;
+  const clock = new ManualClock(T0);
+  const tag = uid('shop');
+  const alpha = `${tag}_alpha`;
+  const beta = `${tag}_beta`;
+  const gamma = `${tag}_gamma`;
+
+  const audit = async (action: string): Promise<{ actor: string; account_id: string | null; before: unknown; after: Record<string, unknown> } | undefined> =>
+    (await h.ds.query(`SELECT actor, account_id, before, after FROM audit_log WHERE action = $1 ORDER BY id DESC LIMIT 1`, [action]))[0];
+  const wallet = async (id: string) => (await h.request('GET', `/v1/accounts/${id}/wallet`, { key: admin })).body;
+
+  /** Opens an action's form, fills it, submits, checks the confirmation step names it, confirms, and returns the message shown after. */
+  async function act(summary: string | null, fields: Record<string, string>, submit: string, expectConfirm: string | RegExp): Promise<string> {
+    if (summary) await page.click(`summary:has-text("${summary}")`);
+    for (const [selector, value] of Object.entries(fields)) await page.fill(selector, value);
+    await page.click(submit);
+    await page.waitForSelector('#confirm');
+    expect(await page.textContent('#confirm p')).toMatch(expectConfirm);
+    await Promise.all([page.waitForURL(/done=/), page.click('#confirm button[type=submit]')]);
+    return (await page.textContent('.flash')) ?? '';
+  }
+
+  beforeAll(async () => {
+    h = await startApp({ clock });
+    admin = await h.key('admin');
+    adminKeyId = (await h.app.get(ApiKeysService).authenticate(admin))!.keyId;
+    const cp = await h.key('control-plane');
+    await fundedAccount(h, admin, { id: alpha, credits: '100.000000' });
+    await fundedAccount(h, admin, { id: beta, credits: '0.500000' });
+    await fundedAccount(h, admin, { id: gamma, credits: '50.000000' });
+    // alpha consumed 1 credit (an hour of small).
+    expect((await h.request('POST', '/v1/reservations', { key: cp, body: { accountId: alpha, runtimeId: `${tag}_rt_a`, ...SMALL, minutes: 120 } })).status).toBe(201);
+    await h.request('POST', '/v1/events', {
+      key: cp,
+      body: [lifecycle(alpha, `${tag}_rt_a`, 'runtime.started', T0, 1), lifecycle(alpha, `${tag}_rt_a`, 'runtime.terminated', new Date(T0.getTime() + 60 * MIN), 2, { reason: 'user' })],
+    });
+    // gamma: a limit of 3 credits alerting at 50 %; a 100-minute hold (1.666667) crosses it; then the limit is raised to 10.
+    expect((await h.request('PUT', `/v1/accounts/${gamma}/spend-limit`, { key: admin, body: { credits: '3.000000', thresholds: [50] } })).status).toBe(200);
+    expect((await h.request('POST', '/v1/reservations', { key: cp, body: { accountId: gamma, runtimeId: `${tag}_rt_live`, userId: 'ada', ...SMALL, minutes: 100 } })).status).toBe(201);
+    await h.request('POST', '/v1/events', { key: cp, body: [lifecycle(gamma, `${tag}_rt_live`, 'runtime.started', T0, 1)] });
+    expect((await h.request('PUT', `/v1/accounts/${gamma}/spend-limit`, { key: admin, body: { credits: '10.000000', thresholds: [50, 80] } })).status).toBe(200);
+    const created = await h.request('POST', '/v1/admin/api-keys', { key: admin, body: { scopes: [`account:${gamma}`], name: 'gamma app' } });
+    appKeyId = created.body.id;
+    appKey = created.body.key;
+    // A Stripe event this service does not handle: acknowledged and shown as ignored.
+    await h.app.get(StripeEventsService).handle({ id: `evt_${tag}`, type: 'customer.created', created: 1, data: { object: {} } } as never);
+    clock.set(new Date(T0.getTime() + 25 * MIN));
+    await h.app.listen(0, '127.0.0.1');
+    base = (await h.app.getUrl()).replace('[::1]', '127.0.0.1');
+    browser = await launchChromium();
+    context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+    page = await context.newPage();
+    await page.goto(`${base}/admin/login`);
+    await page.fill('input[name=key]', admin);
+    await Promise.all([page.waitForURL(/\/admin\/accounts$/), page.click('button[type=submit]')]);
+  });
+  afterAll(async () => {
+    await context?.close();
+    await browser?.close();
+    await h?.close();
+  });
+
+  it('finds accounts by search and filters, sorted by balance and by consumption, paged', async () => {
+    await page.fill('#q', tag);
+    await Promise.all([page.waitForURL(/q=/), page.click('form[role=search] button[type=submit]')]);
+    const ids = () => page.$$eval('#table-accounts td[data-col=id]', (tds) => tds.map((t) => t.textContent));
+    expect((await ids()).sort()).toEqual([alpha, beta, gamma].sort());
+    await page.click('a[data-sort=balance]');
+    await page.waitForURL(/sort=balance/);
+    // Available: alpha 99, gamma 50 − 1.666667 held, beta 0.5.
+    expect(await ids()).toEqual([alpha, gamma, beta]);
+    await page.click('a[data-sort=consumption]');
+    await page.waitForURL(/sort=consumption/);
+    expect((await ids())[0]).toBe(alpha);
+    expect(await page.textContent(`#table-accounts tr:has-text("${alpha}") td[data-col=consumed]`)).toBe('1.00');
+
+    await page.check('#f-lowBalance');
+    await Promise.all([page.waitForURL(/lowBalance=yes/), page.click('form[role=search] button[type=submit]')]);
+    expect(await ids()).toEqual([beta]);
+    await page.uncheck('#f-lowBalance');
+    await page.check('#f-overThreshold');
+    await Promise.all([page.waitForURL(/overThreshold=yes/), page.click('form[role=search] button[type=submit]')]);
+    expect(await ids()).toEqual([gamma]);
+    expect(await page.textContent('.pager')).toContain('Page 1 of 1');
+    const shots = await screenshots(page, 'accounts');
+    expect(shots.overflow).toEqual({ 1400: 0, 420: 0 });
+  });
+
+  it("shows an account's page: plan, quotas, wallet, live runtime, ledger, limits with the limit each alert fired under, keys, audit", async () => {
+    await page.goto(`${base}/admin/accounts?q=${tag}`);
+    await Promise.all([page.waitForURL(new RegExp(`/admin/accounts/${gamma}$`)), page.click(`a:has-text("${gamma}")`)]);
+    const w = await wallet(gamma);
+    expect(await page.textContent('[data-wallet=available]')).toBe('48.333333');
+    expect(w.available).toBe('48.333333');
+    expect(await page.textContent('#table-grants')).toContain('Admin grant');
+    const live = page.locator(`#table-runtimes tr:has-text("${tag}_rt_live")`);
+    expect(await live.locator('td[data-col=status]').textContent()).toBe('running');
+    expect(await live.locator('td[data-col=runningSeconds]').textContent()).toBe('25 min 00 s');
+    expect(await live.locator('td[data-col=reserved]').textContent()).toBe('1.666667');
+    // The alert fired under the limit of 3 credits, although the limit is 10 now.
+    expect(await page.textContent('#table-limits td[data-col=credits]')).toBe('10.00');
+    const alert = page.locator('#table-alerts tbody tr').first();
+    expect(await alert.locator('td[data-col=kind]').textContent()).toBe('50 % crossed');
+    expect(await alert.locator('td[data-col=limitAtTheTime]').textContent()).toBe('3.00');
+    expect(await page.textContent('#table-ledger')).toContain('Reserved 1.666667 credits');
+    expect(await page.textContent('#table-quotas')).toContain('Concurrent runtimes');
+    expect(await page.textContent('#table-keys')).toContain(appKeyId);
+    expect(await page.textContent('#table-audit')).toContain('spend_limit.set');
+    const shots = await screenshots(page, 'account');
+    expect(shots.overflow).toEqual({ 1400: 0, 420: 0 });
+  });
+
+  it('acts on the account: each action is confirmed first, goes through the service, and is audited with the signed-in key', async () => {
+    const actor = `key:${adminKeyId}`;
+    await page.goto(`${base}/admin/accounts/${gamma}`);
+
+    // Grant: a bad amount is refused with the API's finding; then 20 credits.
+    await page.click('summary:has-text("Grant credits")');
+    await page.fill('#grant-credits', 'twenty');
+    await page.fill('#grant-reason', 'goodwill');
+    const refused = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.click('button:has-text("Grant…")')]);
+    expect(refused[0].status()).toBe(400);
+    expect(await page.textContent('.problem li')).toContain('credits');
+    await page.goto(`${base}/admin/accounts/${gamma}`);
+    const before = (await wallet(gamma)).available;
+    expect(await act('Grant credits', { '#grant-credits': '20', '#grant-reason': 'goodwill after an outage' }, 'button:has-text("Grant…")', /Grant 20\.00 credits/)).toContain('Granted 20.00 credits');
+    expect((await wallet(gamma)).available).toBe('68.333333');
+    expect(before).toBe('48.333333');
+    expect(await audit('credits.granted')).toMatchObject({ actor, account_id: gamma });
+    expect(await page.textContent('#table-audit')).toContain(actor);
+
+    // Spend limit.
+    expect(await act('Set or clear a spend limit', { '#limit-credits': '25', '#limit-thresholds': '50, 90' }, 'button:has-text("Set limit…")', /25\.00 credits a month/)).toContain('Spend limit set');
+    expect(await audit('spend_limit.set')).toMatchObject({ actor, account_id: gamma, after: expect.objectContaining({ credits: '25.000000', thresholds: [50, 90] }) });
+
+    // Plan and Enterprise overrides.
+    expect(await act('Change plan or Enterprise overrides', { '#plan-overrides': '{"concurrentRuntimes": 5}' }, 'button:has-text("Change plan…")', /concurrentRuntimes/)).toContain('Plan set to enterprise');
+    expect(await audit('plan.changed')).toMatchObject({ actor, account_id: gamma, after: expect.objectContaining({ overrides: { concurrentRuntimes: 5 } }) });
+
+    // Terminate the running runtime: a command with reason admin.
+    expect(await act(null, {}, `#table-runtimes button[aria-label="Terminate ${tag}_rt_live"]`, /Tell runtime .* to terminate/)).toContain('told to terminate');
+    expect(await audit('runtime.terminate_issued')).toMatchObject({ actor, account_id: gamma, after: expect.objectContaining({ reason: 'admin', runtimeId: `${tag}_rt_live` }) });
+    const reservation = await h.request('GET', `/v1/reservations/${tag}_rt_live`, { key: admin });
+    expect(reservation.body.commands).toEqual([expect.objectContaining({ reason: 'admin', acknowledgedAt: null })]);
+
+    // Revoke the account's key: it no longer authenticates.
+    expect((await h.request('GET', `/v1/accounts/${gamma}/wallet`, { key: appKey })).status).toBe(200);
+    expect(await act(null, {}, `#table-keys button[aria-label="Revoke ${appKeyId}"]`, /Revoke API key/)).toContain(`API key ${appKeyId} revoked`);
+    expect(await audit('api_key.revoked')).toMatchObject({ actor, after: { id: appKeyId, revoked: true } });
+    await new Promise((r) => setTimeout(r, 5_100)); // the key cache's TTL
+    expect((await h.request('GET', `/v1/accounts/${gamma}/wallet`, { key: appKey })).status).toBe(401);
+
+    // Suspend, then reactivate.
+    expect(await act('Suspend the account', { '#suspend-reason': 'fraud review' }, 'button:has-text("Suspend…")', /Suspend .*fraud review/)).toContain('Account suspended');
+    expect(await audit('account.suspended')).toMatchObject({ actor, account_id: gamma, after: expect.objectContaining({ status: 'suspended', reason: 'fraud review' }) });
+    expect(await page.textContent('#summary h2')).toContain('suspended');
+    expect(await act('Reactivate the account', { '#suspend-reason': 'review done' }, 'button:has-text("Reactivate…")', /Reactivate/)).toContain('Account reactivated');
+    expect(await audit('account.reactivated')).toMatchObject({ actor, account_id: gamma });
+    await screenshots(page, 'account-after-actions');
+  });
+
+  it('refuses a forged POST (no or a wrong CSRF token) and any change by a reports key', async () => {
+    const before = (await wallet(gamma)).available;
+    const form = { credits: '1000', reason: 'forged', idempotencyKey: 'abcdefgh-1234', confirmed: 'yes' };
+    // The browser's cookie is sent, but a cross-site form cannot know the session's token.
+    for (const extra of [{}, { csrf: 'A'.repeat(43) }] as Record<string, string>[]) {
+      const forged = await context.request.post(`${base}/admin/accounts/${gamma}/grant`, { form: { ...form, ...extra }, maxRedirects: 0 });
+      expect(forged.status()).toBe(403);
+      expect(await forged.text()).toContain('security token');
+    }
+    expect((await wallet(gamma)).available).toBe(before);
+
+    const reports = await h.key('reports');
+    const readOnly = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+    const p = await readOnly.newPage();
+    await p.goto(`${base}/admin/login`);
+    await p.fill('input[name=key]', reports);
+    await Promise.all([p.waitForURL(/\/admin\/accounts$/), p.click('button[type=submit]')]);
+    await p.goto(`${base}/admin/accounts/${gamma}`);
+    expect(await p.textContent('#wallet')).toContain('Available');
+    expect(await p.locator('summary:has-text("Grant credits")').count()).toBe(0);
+    // Even with its own valid token, the reports scope cannot act.
+    const csrf = await p.getAttribute('header input[name=csrf]', 'value');
+    const refused = await readOnly.request.post(`${base}/admin/accounts/${gamma}/grant`, { form: { ...form, csrf: csrf! }, maxRedirects: 0 });
+    expect(refused.status()).toBe(403);
+    expect(await refused.text()).toContain('reports scope');
+    expect((await wallet(gamma)).available).toBe(before);
+    await readOnly.close();
+  });
+
+  it('shows system health: outbox backlog, job runs (and runs one, audited), Stripe webhooks', async () => {
+    await page.goto(`${base}/admin/health`);
+    // Without Kafka the outbox keeps every message (the terminate command, notifications).
+    expect(Number(await page.textContent('[data-health=outbox-pending]'))).toBeGreaterThan(0);
+    expect(await page.textContent('#table-outbox')).toContain('billing.commands.v1');
+    const hook = page.locator(`#table-webhooks tr:has-text("evt_${tag}")`);
+    expect(await hook.locator('td[data-col=outcome]').textContent()).toBe('ignored');
+    expect(await page.textContent('#table-jobs tr:has-text("grant-expiry") td[data-col=outcome]')).toBe('never run');
+    expect(await act(null, {}, 'button[aria-label="Run grant-expiry now"]', /Run the grant-expiry job/)).toContain('Job grant-expiry ran');
+    expect(await page.textContent('#table-jobs tr:has-text("grant-expiry") td[data-col=outcome]')).toBe('succeeded');
+    expect(await page.textContent('#table-jobs tr:has-text("grant-expiry") td[data-col=trigger]')).toBe(`key:${adminKeyId}`);
+    expect(await audit('job.run')).toMatchObject({ actor: `key:${adminKeyId}`, after: expect.objectContaining({ job: 'grant-expiry', outcome: 'succeeded' }) });
+    const shots = await screenshots(page, 'health');
+    expect(shots.overflow).toEqual({ 1400: 0, 420: 0 });
+  });
+});

@@ -1,0 +1,37 @@
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+/** Where the console's screenshots go (gitignored); CI keeps the folder as an artifact. */
+export const SCREENSHOTS = resolve(process.env.ADMIN_SCREENSHOTS_DIR ?? 'test-artifacts/admin');
+
+/** The system Chromium, headless. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/**
+ * Full-page screenshots of the current page at a laptop (1400 px) and a phone (420 px) width, and
+ * whether anything is wider than the viewport (a page that scrolls sideways). Returns the files.
+ */
+export async function screenshots(page: Page, name: string): Promise<{ files: string[]; overflow: Record<number, number> }> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const files: string[] = [];
+  const overflow: Record<number, number> = {};
+  const before = page.viewportSize();
+  for (const width of [1400, 420]) {
+    await page.setViewportSize({ width, height: 900 });
+    overflow[width] = await page.evaluate(() => {
+      const d = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement;
+      return d.scrollWidth - d.clientWidth;
+    });
+    const file = join(SCREENSHOTS, `${name}-${width}.png`);
+    await page.screenshot({ path: file, fullPage: true });
+    files.push(file);
+  }
+  if (before) await page.setViewportSize(before);
+  return { files, overflow };
+}
