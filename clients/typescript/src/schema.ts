@@ -390,7 +390,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Run a scheduled job now, under the same advisory lock as its schedule
+         * Run a scheduled job now, under the same advisory lock as its schedule (audited as job.run)
          * @description API key scopes: `admin`.
          */
         post: operations["runJob"];
@@ -434,6 +434,26 @@ export interface paths {
          * @description API key scopes: `admin`.
          */
         post: operations["runReconciliation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/runtimes/{runtimeId}/terminate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Tell a runtime to terminate (reason admin), audited; asking again while the command is open issues none
+         * @description API key scopes: `admin`.
+         */
+        post: operations["terminateRuntime"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1139,6 +1159,13 @@ export interface components {
             id: string;
             /** Format: date-time */
             revokedAt: string;
+        };
+        RuntimeTerminate: {
+            accountId: string;
+            /** @description false: a terminate command was already open, none issued */
+            commandIssued: boolean;
+            runtimeId: string;
+            status: string;
         };
         SeatDiscrepancies: {
             items: {
@@ -4068,6 +4095,135 @@ export interface operations {
                             code?: "DL_BILLING_UNAVAILABLE";
                         };
                     };
+                };
+            };
+        };
+    };
+    terminateRuntime: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                runtimeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The command issued, or the open one */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RuntimeTerminate"];
+                };
+            };
+            /** @description DL_BILLING_REQUEST_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_REQUEST_INVALID";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
