@@ -1,13 +1,16 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { withCorrelation } from '../common/context/correlation';
 import { tryAdvisoryLock } from '../common/database/advisory-lock';
 import { BillingException } from '../common/errors/billing.exception';
 
 export const JOB_NAMES = ['monthly-reset', 'expiry-sweep', 'grant-expiry', 'seat-reconciliation', 'stripe-recovery'] as const;
 export type JobName = (typeof JOB_NAMES)[number];
 
-export type JobResult = { job: string; ran: true; result: unknown } | { job: string; ran: false; reason: string };
+/** `runId`: the run's id, the correlation id of every audit row it writes. */
+export type JobResult = { job: string; runId: string; ran: true; result: unknown } | { job: string; runId: string; ran: false; reason: string };
 
 /**
  * Scheduled jobs by name. Each run holds a Postgres advisory lock named after the job, so one
@@ -30,9 +33,11 @@ export class JobsService {
       const known = [...this.jobs.keys()].join(', ');
       throw BillingException.notFound(`Job ${name} (jobs available: ${known})`);
     }
-    const outcome = await tryAdvisoryLock(this.ds, `job:${name}`, work);
-    if (!outcome.ran) return { job: name, ran: false, reason: 'another instance is running it' };
-    return { job: name, ran: true, result: outcome.result };
+    // Every audit row of the run carries its run id (even when an admin's request started it).
+    const runId = `job_${randomUUID()}`;
+    const outcome = await withCorrelation({ id: runId, kind: 'job' }, () => tryAdvisoryLock(this.ds, `job:${name}`, work));
+    if (!outcome.ran) return { job: name, runId, ran: false, reason: 'another instance is running it' };
+    return { job: name, runId, ran: true, result: outcome.result };
   }
 
   /** For schedules: runs the job and logs (never throws) so a failure waits for the next tick. */

@@ -84,6 +84,9 @@ export class MembersService {
    * Applies changes in the caller's transaction (audited; the audit rows are written last). Changes
    * of unknown accounts are skipped. Returns the accounts whose members changed.
    */
+  /**
+   * `correlationId`: the request's id; changes from Kafka are audited under their own event id.
+   */
   async apply(em: EntityManager, changes: MemberChange[], source: 'http' | 'kafka', actor: string, correlationId: string | null = null): Promise<string[]> {
     if (changes.length === 0) return [];
     const known = new Set(
@@ -128,7 +131,7 @@ export class MembersService {
         accountId: c.accountId,
         before: { userId: c.userId, active: before?.active ?? false },
         after: { userId: c.userId, active, changeId: c.id, occurredAt: c.occurredAt.toISOString(), source },
-        correlationId,
+        correlationId: source === 'kafka' ? c.id : correlationId,
       });
     }
     if (audits.length > 0) await this.audit.recordMany(em, audits);

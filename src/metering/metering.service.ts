@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { AuditService } from '../audit/audit.service';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { withCorrelation } from '../common/context/correlation';
 import { rows } from '../common/database/transaction';
 import { BillingException } from '../common/errors/billing.exception';
 import { Clock } from '../infra/clock/clock';
@@ -29,6 +30,15 @@ interface Touched {
   /** Any event other than a heartbeat: the session must be rebuilt. */
   changesSession: boolean;
   started?: LifecycleEvent;
+  /** The event this chunk applies for the runtime (its latest that changes the session): the audit rows' correlation. */
+  cause: LifecycleEvent;
+}
+
+/** Whether `e` rather than `cause` names what a runtime's new events do: a change of session before a heartbeat, then the latest. */
+function causesMore(e: LifecycleEvent, cause: LifecycleEvent): boolean {
+  const changes = (x: LifecycleEvent): boolean => x.type !== 'runtime.heartbeat';
+  if (changes(e) !== changes(cause)) return changes(e);
+  return e.occurredAt.getTime() - cause.occurredAt.getTime() > 0 || (e.occurredAt.getTime() === cause.occurredAt.getTime() && e.seq > cause.seq);
 }
 
 /** A chunk's runtime rows and rollup deltas, written together at its end. */
@@ -74,8 +84,9 @@ export class MeteringService {
     if (events.length === 0) return;
     const touched = new Map<string, Touched>();
     for (const e of events) {
-      const t = touched.get(e.runtimeId) ?? { accountId: e.accountId, count: 0, lastSeen: e.occurredAt, changesSession: false };
+      const t = touched.get(e.runtimeId) ?? { accountId: e.accountId, count: 0, lastSeen: e.occurredAt, changesSession: false, cause: e };
       t.count += 1;
+      if (causesMore(e, t.cause)) t.cause = e;
       if (e.occurredAt > t.lastSeen) t.lastSeen = e.occurredAt;
       if (e.type !== 'runtime.heartbeat') t.changesSession = true;
       if (e.type === 'runtime.started' && (!t.started || e.occurredAt < t.started.occurredAt)) t.started = e;
@@ -98,7 +109,8 @@ export class MeteringService {
     for (const id of rebuild) {
       const t = touched.get(id)!;
       const row = byId.get(id) ?? (await this.insertUnreserved(em, id, t.accountId));
-      await this.applySession(em, row, buildSession(history.get(id) ?? []), t, now, commanded, pending);
+      // What the runtime's events cause (a settlement, a reservation on the fly, a command) is audited under the event's id.
+      await withCorrelation({ id: t.cause.id, kind: 'event' }, () => this.applySession(em, row, buildSession(history.get(id) ?? []), t, now, commanded, pending));
     }
     await this.flush(em, pending);
   }

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { fingerprint } from '../common/canonical-json';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { currentCorrelation, withCorrelationOf, type Correlation } from '../common/context/correlation';
 import { GroupCommitLanes, takeDistinct } from '../common/database/group-commit';
 import { inOneRoundTrip, inTransactionFrom, PipelinedSession, poolOf, type Call } from '../common/database/pipelined-transaction';
 import { inTransaction, isUniqueViolation, rows } from '../common/database/transaction';
@@ -85,6 +86,7 @@ export class ReservationsService {
       request,
       fingerprint: fingerprint(request),
       actor: opts.actor ?? RESERVATION_ACTOR,
+      correlation: currentCorrelation(),
       abandoned: opts.abandoned,
       answer: () => undefined,
     };
@@ -185,7 +187,7 @@ export class ReservationsService {
   /** Launches each in a transaction of its own, one after the other in the order they came, before the lane takes its next batch. */
   private async oneByOne(launches: PendingLaunch[]): Promise<void> {
     for (const launch of launches) {
-      await this.reserveAlone(launch).then(
+      await withCorrelationOf(launch.correlation, () => this.reserveAlone(launch)).then(
         (alone) => launch.answer({ alone }),
         (error: unknown) => launch.answer({ error }),
       );
@@ -436,6 +438,8 @@ interface PendingLaunch {
   request: ReservationRequest;
   fingerprint: string;
   actor: string;
+  /** The caller's correlation, captured when it was queued (its batch runs outside it). */
+  correlation?: Correlation;
   abandoned?: () => boolean;
   answer(answer: BatchAnswer): void;
 }

@@ -117,13 +117,20 @@ describe('reservations over HTTP', () => {
     const [command, increased, created] = rows;
     expect(created).toMatchObject({
       actor: expect.stringMatching(/^key:/),
-      before: { available: '2.000000', held: '0.000000' },
-      after: { available: '1.500000', held: '0.500000', hold: `hold_${runtimeId}`, reference: runtimeId, reason: expect.stringContaining('30 minutes of datalayer') },
+      before: { total: '2.000000', available: '2.000000', held: '0.000000', debt: '0.000000' },
+      after: {
+        total: '2.000000',
+        available: '1.500000',
+        held: '0.500000',
+        debt: '0.000000',
+        hold: { id: `hold_${runtimeId}`, amount: '0.500000', reference: runtimeId },
+        reason: expect.stringContaining('30 minutes of datalayer'),
+      },
     });
     expect(increased).toMatchObject({
       actor: expect.stringMatching(/^key:/),
-      before: { available: '1.500000', held: '0.500000' },
-      after: { available: '1.000000', held: '1.000000', increase: '0.500000' },
+      before: { total: '2.000000', available: '1.500000', held: '0.500000', debt: '0.000000' },
+      after: { total: '2.000000', available: '1.000000', held: '1.000000', debt: '0.000000', hold: { id: `hold_${runtimeId}`, increase: '0.500000', amount: '1.000000' } },
     });
     expect(command).toMatchObject({ actor: 'system:metering', after: { runtimeId: stray, reason: 'unreserved', command: expect.stringMatching(/^cmd_/) } });
     await terminate(accountId, [stray]);
