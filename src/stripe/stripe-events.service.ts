@@ -8,11 +8,12 @@ import { inTransaction, rows } from '../common/database/transaction';
 import { formatCredits, parseCredits } from '../common/money';
 import { Clock } from '../infra/clock/clock';
 import { LedgerService } from '../ledger/ledger.service';
+import type { GrantView } from '../ledger/ledger.types';
 import { MembersService } from '../members/members.service';
 import { enqueue } from '../messaging/outbox';
 import { topicsOf } from '../messaging/topics';
 import { allowanceGrantId, allowanceKey, allowanceReason } from '../plans/allowance-store';
-import { notificationId } from '../plans/notifications';
+import { notificationId, notifyOnce } from '../plans/notifications';
 import { PlanCatalog } from '../plans/plan-catalog';
 import type { Period } from '../plans/periods';
 import { SuspensionService } from '../spend-limits/suspension.service';
@@ -153,7 +154,7 @@ export class StripeEventsService {
          VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (session_id) DO NOTHING`,
         [session.id, accountId, session.metadata.pack ?? 'unknown', credits.toString(), session.amountTotal, session.paymentIntentId, grantId],
       );
-      await this.ledger.grant(em, {
+      const topUp = await this.ledger.grant(em, {
         accountId,
         source: 'top_up',
         amount: credits,
@@ -164,6 +165,7 @@ export class StripeEventsService {
         reference: session.id,
         actor: ACTOR,
       });
+      await this.notifyGranted(em, accountId, `credits.granted:${grantId}`, topUp.grant, { sessionId: session.id });
       return {};
     };
   }
@@ -235,7 +237,7 @@ export class StripeEventsService {
     await this.ledger.lockWalletRow(em, accountId);
     const [granted] = await rows(em, `SELECT 1 FROM grants WHERE id = $1`, [grantId]);
     if (granted) return;
-    await this.ledger.grant(em, {
+    const allowance = await this.ledger.grant(em, {
       accountId,
       source: 'plan_allowance',
       amount,
@@ -246,6 +248,15 @@ export class StripeEventsService {
       reference: invoiceId,
       actor: ACTOR,
     });
+    // The same cause as the allowance the plans module grants (account and period).
+    const periodJson = { from: period.start.toISOString(), to: period.end.toISOString() };
+    await this.notifyGranted(em, accountId, `credits.granted:${accountId}:${periodJson.from}`, allowance.grant, { period: periodJson, invoiceId });
+  }
+
+  /** `credits.granted` for a grant made here, once per cause. */
+  private async notifyGranted(em: EntityManager, accountId: string, cause: string, grant: GrantView, extra: Record<string, unknown>): Promise<void> {
+    const data = { grantId: grant.id, source: grant.source, credits: formatCredits(grant.amount), expiresAt: grant.expiresAt?.toISOString() ?? null, ...extra };
+    await notifyOnce(em, topicsOf(this.config).notifications, [{ type: 'credits.granted', accountId, cause, data }], grant.createdAt);
   }
 
   /** Keeps the invoice with its seat quantity and the seats active when it was created; a mismatch is flagged. */

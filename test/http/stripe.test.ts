@@ -102,6 +102,13 @@ describe('Stripe over HTTP, against the local fake', () => {
     expect(w.total).toBe('500.000000');
     expect(w.grants).toHaveLength(1);
     expect(w.grants[0]).toMatchObject({ source: 'top_up', remaining: '500.000000', expiresAt: null });
+    // One credits.granted for the top-up, whatever the number of deliveries.
+    const notes = await h.ds.query(`SELECT payload FROM outbox WHERE key = $1 AND payload->>'type' = 'credits.granted' AND payload->'data'->>'source' = 'top_up'`, [
+      accountId,
+    ]);
+    expect(notes.map((n: { payload: { data: unknown } }) => n.payload.data)).toEqual([
+      { grantId: w.grants[0].id, source: 'top_up', credits: '500.000000', expiresAt: null, sessionId: session.id },
+    ]);
   });
 
   it('does not credit an unpaid session, and acknowledges unknown event types', async () => {
