@@ -13,7 +13,7 @@ export class ApiKeysController {
   @Post()
   @HttpCode(201)
   create(@Body(new ZodPipe(createApiKeySchema)) body: CreateApiKeyDto, @CurrentPrincipal() principal: Principal): Promise<CreatedKey> {
-    return this.keys.create(body.scopes, body.name ?? null, `key:${principal.keyId}`);
+    return this.keys.create(body.scopes, body.name ?? null, `key:${principal.keyId}`, { knownAccounts: true });
   }
 
   @Delete(':keyId')

@@ -142,7 +142,12 @@ describe('reservations over HTTP', () => {
     const runtimeId = uid('rt');
     await reserve({ accountId: theirs, runtimeId, ...SMALL });
     const myKey = await h.key(`account:${mine}`);
-    expect((await h.request('GET', `/v1/reservations/${runtimeId}`, { key: myKey })).status).toBe(403);
+    // The same answer as for a runtime that does not exist: a key cannot tell whether another account's runtime id exists.
+    const theirsSeen = await h.request('GET', `/v1/reservations/${runtimeId}`, { key: myKey });
+    const missing = await h.request('GET', `/v1/reservations/${uid('rt')}`, { key: myKey });
+    expect(theirsSeen.status).toBe(404);
+    expect(theirsSeen.body.error.code).toBe('DL_BILLING_NOT_FOUND');
+    expect(theirsSeen.body.error.message.replace(runtimeId, 'X')).toBe(missing.body.error.message.replace(/rt_\w+/, 'X'));
     expect((await h.request('GET', `/v1/accounts/${theirs}/usage`, { key: myKey })).status).toBe(403);
     expect((await reserve({ accountId: mine, runtimeId: uid('rt'), ...SMALL }, myKey)).status).toBe(403);
     const theirKey = await h.key(`account:${theirs}`);
