@@ -344,7 +344,9 @@ export class ReservationsService {
       const [row] = await rows<RuntimeRow>(em, RESERVED_RUNTIME, [runtimeId]);
       if (!row?.hold_id) throw BillingException.notFound(`Reservation of runtime ${runtimeId}`);
       const key = `extend:${runtimeId}:${idempotencyKey}`;
-      const increase = holdFor(BigInt(row.rate_per_hour), minutes);
+      // The hold covers the whole reserved time, rounded once: extensions of 10 + 20 + 30 minutes hold
+      // what 60 minutes cost, not three rounded-up parts. The extension holds the difference.
+      const increase = max0(holdFor(BigInt(row.rate_per_hour), row.reserved_minutes + minutes) - BigInt(row.reserved_amount));
       const [prior] = await rows<{ fingerprint: string }>(em, `SELECT fingerprint FROM reservation_extensions WHERE idempotency_key = $1`, [key]);
       const requestFingerprint = fingerprint({ runtimeId, minutes });
       if (prior) {
@@ -371,13 +373,16 @@ export class ReservationsService {
         kind: 'extension',
       });
       const limits = await this.spendLimits.check(em, { accountId: row.account_id, userId: row.user_id, amount: increase, now });
-      const hold = await this.ledger.increaseHold(em, {
-        holdId: row.hold_id,
-        amount: increase,
-        idempotencyKey: key,
-        actor,
-        reason: `extension of runtime ${runtimeId}'s reservation by ${minutes} minutes`,
-      });
+      const hold =
+        increase > 0n
+          ? await this.ledger.increaseHold(em, {
+              holdId: row.hold_id,
+              amount: increase,
+              idempotencyKey: key,
+              actor,
+              reason: `extension of runtime ${runtimeId}'s reservation by ${minutes} minutes`,
+            })
+          : { balance: await this.ledger.wallet(em, row.account_id) };
       await em.query(`INSERT INTO reservation_extensions (idempotency_key, runtime_id, minutes, amount, fingerprint) VALUES ($1, $2, $3, $4, $5)`, [
         key,
         runtimeId,
@@ -431,6 +436,10 @@ export class ReservationsService {
   get commandsTopic(): string {
     return this.config.kafka?.topics.commands ?? 'billing.commands.v1';
   }
+}
+
+function max0(n: bigint): bigint {
+  return n > 0n ? n : 0n;
 }
 
 /** A launch waiting in a lane, and how it is answered. */

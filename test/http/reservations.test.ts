@@ -79,6 +79,18 @@ describe('reservations over HTTP', () => {
     expect(different.find((r) => r.status === 409)!.body.error.code).toBe('DL_BILLING_IDEMPOTENCY_CONFLICT');
   });
 
+  it('holds the whole reserved time rounded once: 10 + 20 + 30 minutes at 1/h hold 1.000000, not 1.000001', async () => {
+    const accountId = await fundedAccount(h, admin, { credits: '2.000000' });
+    const runtimeId = uid('rt');
+    expect((await reserve({ accountId, runtimeId, ...SMALL, minutes: 10 })).body.reserved).toBe('0.166667');
+    const extend = (minutes: number) => h.request('POST', `/v1/reservations/${runtimeId}/extend`, { key: cp, body: { minutes }, headers: { 'idempotency-key': uid('x') } });
+    expect((await extend(20)).body).toMatchObject({ minutes: 30, reserved: '0.500000' });
+    expect((await extend(30)).body).toMatchObject({ minutes: 60, reserved: '1.000000', balance: { held: '1.000000', available: '1.000000' } });
+    const wallet = await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin });
+    expect(wallet.body).toMatchObject({ total: '2.000000', held: '1.000000', available: '1.000000' });
+    await terminate(accountId, [runtimeId]);
+  });
+
   it('extends a reservation once per Idempotency-Key', async () => {
     const accountId = await fundedAccount(h, admin, { credits: '2.000000' });
     const runtimeId = uid('rt');
