@@ -292,6 +292,22 @@ describe('reservations over HTTP', () => {
     const bad = await h.request('GET', `/v1/accounts/${accountId}/usage?groupBy=planet`, { key: admin });
     expect(bad.status).toBe(400);
     expect(bad.body.error.findings[0].field).toBe('groupBy');
+
+    // CSV as the reports give it: with ?format=csv, or with Accept: text/csv.
+    const csv = `environment,runtimes,seconds,credits\r\npython,1,360,0.100000\r\ntorch,2,900,0.500000\r\n`;
+    const byFormat = await h.request('GET', `/v1/accounts/${accountId}/usage?groupBy=environment&format=csv&${q}`, { key: admin });
+    expect(byFormat.status).toBe(200);
+    expect(byFormat.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(byFormat.headers['content-disposition']).toMatch(new RegExp(`^attachment; filename="usage_${accountId}_\\d{4}-\\d{2}-\\d{2}_\\d{4}-\\d{2}-\\d{2}\\.csv"$`));
+    expect(byFormat.body).toBe(csv);
+    const byAccept = await h.request('GET', `/v1/accounts/${accountId}/usage?groupBy=environment&${q}`, { key: admin, headers: { accept: 'text/csv' } });
+    expect(byAccept.body).toBe(csv);
+    // A query parameter's finding names the parameter.
+    const xml = await h.request('GET', `/v1/accounts/${accountId}/usage?format=xml`, { key: admin });
+    expect(xml.status).toBe(400);
+    expect(xml.body.error.findings.map((f: { field: string }) => f.field)).toEqual(['format']);
+    const unknown = await h.request('GET', `/v1/accounts/${accountId}/usage?shape=wide`, { key: admin });
+    expect(unknown.body.error.findings).toEqual([{ field: 'shape', message: 'is not a parameter of this endpoint' }]);
   });
 });
 
