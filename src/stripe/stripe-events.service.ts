@@ -18,6 +18,7 @@ import { PlanCatalog } from '../plans/plan-catalog';
 import type { Period } from '../plans/periods';
 import { SuspensionService } from '../spend-limits/suspension.service';
 import { clawBack } from './clawback';
+import { SeatsService } from './seats.service';
 import { StripeGateway, type StripeEventLike } from './stripe-gateway';
 import { readCharge, readCheckoutSession, readInvoice, readSubscription, type InvoiceSnapshot, type SubscriptionSnapshot } from './stripe-objects';
 import { SubscriptionsService, isLive } from './subscriptions.service';
@@ -35,7 +36,15 @@ export interface EventOutcome {
 }
 
 /** What an effect did: `accountId` when it touched the account's subscription (a lifted payment suspension is then applied). */
-type Effect = (em: EntityManager) => Promise<{ ignored?: boolean; accountId?: string; after?: () => Promise<void> } | void>;
+/** `after` runs once the event's transaction committed (a suspension lifted replaces it); `afterAlso` runs besides. */
+type Effect = (em: EntityManager) => Promise<{ ignored?: boolean; accountId?: string; after?: () => Promise<void>; afterAlso?: () => Promise<void> } | void>;
+
+function chain(first: () => Promise<void>, then: () => Promise<void>): () => Promise<void> {
+  return async () => {
+    await first();
+    await then();
+  };
+}
 
 /**
  * Applies Stripe events, each once: the event id goes into the inbox in the same transaction as its
@@ -55,6 +64,7 @@ export class StripeEventsService {
     private readonly ledger: LedgerService,
     private readonly catalog: PlanCatalog,
     private readonly suspension: SuspensionService,
+    private readonly seats: SeatsService,
     private readonly audit: AuditService,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -78,6 +88,7 @@ export class StripeEventsService {
       after = result?.after;
       const lift = result?.accountId ? await this.paymentSuspensionLifted(em, result.accountId) : null;
       if (lift) after = lift;
+      if (result?.afterAlso) after = after ? chain(after, result.afterAlso) : result.afterAlso;
     });
     if (after) await after();
     return outcome;
@@ -139,8 +150,10 @@ export class StripeEventsService {
     return async (em) => {
       if (!(await this.accountExists(em, accountId))) return { ignored: true };
       if (subscription) await this.subscriptions.link(em, accountId, { ...subscription, customerId: subscription.customerId ?? session.customerId }, event.created, ACTOR);
+      // A subscription linked here gets the account's seat quantity at once (it was made for the seats of its checkout).
+      const afterAlso = subscription ? () => this.seats.requestSync(accountId) : undefined;
       if (session.paymentStatus !== 'paid' || session.metadata.credits === undefined) {
-        return subscription ? { accountId } : { ignored: true };
+        return subscription ? { accountId, afterAlso } : { ignored: true };
       }
       const credits = parseCredits(session.metadata.credits);
       if (credits === undefined || credits <= 0n) {
@@ -166,7 +179,7 @@ export class StripeEventsService {
         actor: ACTOR,
       });
       await this.notifyGranted(em, accountId, `credits.granted:${grantId}`, topUp.grant, { sessionId: session.id });
-      return {};
+      return { afterAlso };
     };
   }
 
