@@ -1,8 +1,8 @@
-import { correlationId } from '../common/context/correlation';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { correlationId } from '../common/context/correlation';
 import { inTransaction, rows } from '../common/database/transaction';
 import { formatCredits } from '../common/money';
 import { Clock } from '../infra/clock/clock';
