@@ -15,7 +15,7 @@ export class ApiKeysController {
   @HttpCode(201)
   @Doc({ id: 'createApiKey', summary: 'Create an API key (the key is shown once)', tag: 'API keys', body: createApiKeySchema, responses: { 201: { description: 'Created', schema: createdKeySchema } } })
   create(@Body(new ZodPipe(createApiKeySchema)) body: CreateApiKeyDto, @CurrentPrincipal() principal: Principal): Promise<CreatedKey> {
-    return this.keys.create(body.scopes, body.name ?? null, `key:${principal.keyId}`);
+    return this.keys.create(body.scopes, body.name ?? null, `key:${principal.keyId}`, { knownAccounts: true });
   }
 
   @Delete(':keyId')

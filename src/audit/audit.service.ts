@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { canonicalJson } from '../common/canonical-json';
+import { correlationId } from '../common/context/correlation';
 import { preparedRows } from '../common/database/prepared';
 import type { Call, PreparedStatement } from '../common/database/pipelined-transaction';
 import { rows } from '../common/database/transaction';
@@ -16,6 +17,7 @@ export interface AuditEntry {
   accountId?: string | null;
   before?: unknown;
   after?: unknown;
+  /** The request, event or job run this row serves; defaults to the current correlation (common/context). */
   correlationId?: string | null;
   /** When (defaults to the clock's now). */
   at?: Date;
@@ -189,7 +191,8 @@ export class AuditService {
       accountId,
       before: normalizeJson(e.before),
       after: normalizeJson(e.after),
-      correlationId: e.correlationId ?? null,
+      // The request, event or job being served, unless the caller carried its own (a batch of many).
+      correlationId: e.correlationId ?? correlationId(),
     };
     return { record, text: canonicalJson(record) };
   }

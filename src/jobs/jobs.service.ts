@@ -1,8 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { z } from 'zod';
 import { AuditService } from '../audit/audit.service';
+import { withCorrelation } from '../common/context/correlation';
 import { tryAdvisoryLock } from '../common/database/advisory-lock';
 import { inTransaction, rows } from '../common/database/transaction';
 import { BillingException } from '../common/errors/billing.exception';
@@ -13,8 +15,8 @@ export type JobName = (typeof JOB_NAMES)[number];
 
 export const jobResultSchema = z
   .union([
-    z.strictObject({ job: z.string(), ran: z.literal(true), result: z.unknown().meta({ description: "The job's own summary (JSON)" }) }),
-    z.strictObject({ job: z.string(), ran: z.literal(false), reason: z.string() }),
+    z.strictObject({ job: z.string(), runId: z.string().meta({ description: 'The run id: the correlation id of every audit row the run writes' }), ran: z.literal(true), result: z.unknown().meta({ description: "The job's own summary (JSON)" }) }),
+    z.strictObject({ job: z.string(), runId: z.string(), ran: z.literal(false), reason: z.string() }),
   ])
   .meta({ id: 'JobResult' });
 export type JobResult = z.infer<typeof jobResultSchema>;
@@ -65,14 +67,18 @@ export class JobsService {
       const known = [...this.jobs.keys()].join(', ');
       throw BillingException.notFound(`Job ${name} (jobs available: ${known})`);
     }
+    // Every audit row of the run carries its run id (even when an admin's request started it).
+    const runId = `job_${randomUUID()}`;
     const trigger = actor ?? 'schedule';
     const startedAt = new Date();
     let outcome: Awaited<ReturnType<typeof tryAdvisoryLock<unknown>>>;
     try {
-      outcome = await tryAdvisoryLock(this.ds, `job:${name}`, async () => {
-        await this.record(name, trigger, startedAt, null, 'running', null, null);
-        return work();
-      });
+      outcome = await withCorrelation({ id: runId, kind: 'job' }, () =>
+        tryAdvisoryLock(this.ds, `job:${name}`, async () => {
+          await this.record(name, trigger, startedAt, null, 'running', null, null);
+          return work();
+        }),
+      );
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       await this.record(name, trigger, startedAt, new Date(), 'failed', null, message, actor, correlationId);
@@ -80,10 +86,10 @@ export class JobsService {
     }
     if (!outcome.ran) {
       if (actor) await this.record(name, trigger, startedAt, new Date(), 'skipped', null, null, actor, correlationId, false);
-      return { job: name, ran: false, reason: 'another instance is running it' };
+      return { job: name, runId, ran: false, reason: 'another instance is running it' };
     }
     await this.record(name, trigger, startedAt, new Date(), 'succeeded', outcome.result, null, actor, correlationId);
-    return { job: name, ran: true, result: outcome.result };
+    return { job: name, runId, ran: true, result: outcome.result };
   }
 
   /** The last run of every job that ran at least once, by name. */

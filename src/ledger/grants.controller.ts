@@ -1,12 +1,15 @@
-import { Body, Controller, Headers, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, Headers, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { Access, CurrentPrincipal } from '../accounts/auth/auth.decorators';
 import type { Principal } from '../accounts/auth/scopes';
+import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { BillingException } from '../common/errors/billing.exception';
 import { Doc } from '../common/http/openapi';
 import { parseOrThrow, ZodPipe } from '../common/http/zod-validation.pipe';
-import { parseCredits } from '../common/money';
+import { formatCredits, parseCredits } from '../common/money';
+import { notifyOnce } from '../messaging/notifications';
+import { topicsOf } from '../messaging/topics';
 import { createGrantSchema, grantResultSchema, idempotencyHeadersSchema, idempotencyKeySchema, type CreateGrantDto } from './dto/grant.dto';
 import { balanceBody, grantBody } from './http';
 import { LedgerService } from './ledger.service';
@@ -14,7 +17,10 @@ import { LedgerService } from './ledger.service';
 @Controller('v1/admin/accounts/:id/grants')
 @Access('admin')
 export class GrantsController {
-  constructor(private readonly ledger: LedgerService) {}
+  constructor(
+    private readonly ledger: LedgerService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   /**
    * Grants credits. With an `Idempotency-Key` header the same request again returns the same grant
@@ -42,7 +48,7 @@ export class GrantsController {
   ): Promise<Record<string, unknown>> {
     const idempotencyKey = parseOrThrow(idempotencyKeySchema, key, 'Idempotency-Key');
     if (!(await this.ledger.accountExists(accountId))) throw BillingException.notFound(`Account ${accountId}`);
-    const result = await this.ledger.grantTx({
+    const input = {
       accountId,
       source: body.source,
       amount: parseCredits(body.credits)!,
@@ -52,6 +58,14 @@ export class GrantsController {
       reason: body.reason,
       actor: `key:${principal.keyId}`,
       correlationId: request.id,
+    };
+    // The grant and its `credits.granted` in one transaction (the outbox): once per grant, a replay finds it sent.
+    const result = await this.ledger.transact(async (em) => {
+      const granted = await this.ledger.grant(em, input);
+      const { grant } = granted;
+      const data = { grantId: grant.id, source: grant.source, credits: formatCredits(grant.amount), expiresAt: grant.expiresAt?.toISOString() ?? null, reason: input.reason };
+      await notifyOnce(em, topicsOf(this.config).notifications, [{ type: 'credits.granted', accountId, cause: `credits.granted:${grant.id}`, data }], grant.createdAt);
+      return granted;
     });
     void reply.status(result.replayed ? 200 : 201);
     return { grant: grantBody(result.grant), balance: balanceBody(result.balance), transactionId: result.transactionId };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BillingException } from '../common/errors/billing.exception';
+import { withCorrelation } from '../common/context/correlation';
 import { createHoldOperation, grantOperation, resolveOperation } from './ledger.decisions';
 import type { GrantRow, LockedWallet } from './ledger.store';
 
@@ -36,9 +37,12 @@ describe('ledger decisions (pure: locked state + request → transaction to writ
     expect(d.audit).toMatchObject({
       action: 'hold.created',
       accountId: 'acc',
-      before: { available: '5.000000', held: '0.000000' },
-      after: { available: '3.000000', held: '2.000000', hold: 'h1', reference: 'rt' },
+      before: { total: '5.000000', available: '5.000000', held: '0.000000', debt: '0.000000' },
+      after: { total: '5.000000', available: '3.000000', held: '2.000000', debt: '0.000000', hold: { id: 'h1', amount: '2.000000', reference: 'rt' } },
     });
+    // before and after are the wallet's balances, with the same keys: they compare.
+    const balanceKeys = (o: unknown): string[] => Object.keys(o as object).filter((k) => k !== 'hold' && k !== 'reason').sort();
+    expect(balanceKeys(d.audit!.after)).toEqual(balanceKeys(d.audit!.before));
 
     const big = createHoldOperation({ accountId: 'acc', holdId: 'h2', amount: 5_000_001n, reference: null, idempotencyKey: 'k2' });
     const refused = (() => {
@@ -52,6 +56,17 @@ describe('ledger decisions (pure: locked state + request → transaction to writ
     expect(refused?.toBody()).toEqual({
       error: { code: 'DL_BILLING_INSUFFICIENT_CREDITS', message: expect.any(String), available: '5.000000', required: '5.000001' },
     });
+  });
+
+  it('an operation carries the correlation current when it is made, not when it is decided (a batch decides it later)', () => {
+    const op = withCorrelation({ id: 'req-1', kind: 'request' }, () =>
+      createHoldOperation({ accountId: 'acc', holdId: 'h1', amount: 1_000_000n, reference: null, idempotencyKey: 'k' }),
+    );
+    const d = withCorrelation({ id: 'req-2', kind: 'request' }, () => op.decide(wallet(), NOW));
+    expect(d.write === null ? null : d.audit?.correlationId).toBe('req-1');
+    const own = createHoldOperation({ accountId: 'acc', holdId: 'h2', amount: 1_000_000n, reference: null, idempotencyKey: 'k2', correlationId: 'evt-1' });
+    const e = own.decide(wallet(), NOW);
+    expect(e.write === null ? null : e.audit?.correlationId).toBe('evt-1');
   });
 
   it('ignores expired grants that the sweep has not reached yet', () => {

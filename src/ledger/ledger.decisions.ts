@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { ACCOUNT_ID_PATTERN } from '../accounts/auth/scopes';
 import type { AuditEntry } from '../audit/audit.service';
 import { fingerprint } from '../common/canonical-json';
+import { correlationId } from '../common/context/correlation';
 import { BillingException, type Finding } from '../common/errors/billing.exception';
 import { formatCredits } from '../common/money';
 import { planAdjustment } from './core/adjust';
@@ -82,6 +83,7 @@ export function grantOperation(input: GrantInput): Operation<GrantResult> {
     reference: input.reference ?? null,
   });
   const id = input.grantId ?? newId('grt');
+  const correlation = correlationOf(input);
   return {
     lock: { accountId: input.accountId, idempotencyKey: input.idempotencyKey },
     createsWallet: true,
@@ -148,7 +150,7 @@ export function grantOperation(input: GrantInput): Operation<GrantResult> {
           accountId: input.accountId,
           before: balanceJson(before),
           after: { ...balanceJson(after), grant: grantJson(grant), reason: input.reason },
-          correlationId: input.correlationId ?? null,
+          correlationId: correlation,
           at: now,
         },
         result: (transactionId) => ({ grant, balance: after, transactionId, replayed: false }),
@@ -167,6 +169,7 @@ export function createHoldOperation(input: CreateHoldInput): Operation<HoldResul
   if (findings.length > 0) throw BillingException.invalid(findings);
   const expiresAt = input.expiresAt ?? null;
   const fp = fingerprint({ op: 'hold', accountId: input.accountId, holdId: input.holdId, amount: input.amount, expiresAt, reference: input.reference });
+  const opts = { ...input, correlationId: correlationOf(input) };
   return {
     lock: { accountId: input.accountId, idempotencyKey: input.idempotencyKey, holdId: input.holdId },
     createsWallet: true,
@@ -216,7 +219,7 @@ export function createHoldOperation(input: CreateHoldInput): Operation<HoldResul
           newHold: { id: input.holdId, amount: input.amount, reference: input.reference, expiresAt },
           allocationDeltas: parts.map((p) => ({ holdId: input.holdId, grantId: p.grantId, held: p.amount })),
         },
-        audit: holdAudit(input, 'hold.created', input.accountId, before, after, { hold: input.holdId, held: formatCredits(input.amount), reference: input.reference }, now),
+        audit: holdAudit(opts, 'hold.created', input.accountId, before, after, { id: input.holdId, amount: formatCredits(input.amount), reference: input.reference }, now),
         result: (transactionId) => ({ hold, balance: after, transactionId, replayed: false }),
       };
     },
@@ -229,6 +232,7 @@ export function increaseHoldOperation(input: IncreaseHoldInput): Operation<HoldR
   checkKey(input.idempotencyKey, findings);
   if (findings.length > 0) throw BillingException.invalid(findings);
   const fp = fingerprint({ op: 'increase', holdId: input.holdId, amount: input.amount });
+  const opts = { ...input, correlationId: correlationOf(input) };
   return {
     lock: { holdId: input.holdId, idempotencyKey: input.idempotencyKey },
     decide(state, now) {
@@ -264,12 +268,12 @@ export function increaseHoldOperation(input: IncreaseHoldInput): Operation<HoldR
           allocationDeltas: parts.map((p) => ({ holdId: hold.id, grantId: p.grantId, held: p.amount })),
         },
         audit: holdAudit(
-          input,
+          opts,
           'hold.increased',
           hold.accountId,
           before,
           after,
-          { hold: hold.id, increase: formatCredits(input.amount), held: formatCredits(hold.amount + input.amount), reference: hold.reference },
+          { id: hold.id, increase: formatCredits(input.amount), amount: formatCredits(hold.amount + input.amount), reference: hold.reference },
           now,
         ),
         result: (transactionId) => ({ hold: { ...hold, amount: hold.amount + input.amount }, balance: after, transactionId, replayed: false }),
@@ -284,6 +288,7 @@ export function increaseHoldOperation(input: IncreaseHoldInput): Operation<HoldR
  */
 export function resolveOperation(holdId: string, mode: ResolveMode, requested: bigint, opts: ResolveOptions): Operation<ResolveResult> {
   if (requested < 0n) throw BillingException.invalid([{ field: 'amount', message: 'must not be negative' }]);
+  const correlation = correlationOf(opts);
   return {
     lock: { holdId },
     decide(state, now) {
@@ -363,7 +368,7 @@ export function resolveOperation(holdId: string, mode: ResolveMode, requested: b
             available: formatCredits(after.available),
             ...(opts.reason ? { reason: opts.reason } : {}),
           },
-          correlationId: opts.correlationId ?? null,
+          correlationId: correlation,
           at: now,
         },
         result: (transactionId) => ({
@@ -388,6 +393,7 @@ export function adjustOperation(input: AdjustHoldInput): Operation<AdjustResult>
   checkKey(input.idempotencyKey, findings);
   if (findings.length > 0) throw BillingException.invalid(findings);
   const fp = fingerprint({ op: 'adjust', holdId: input.holdId, newCharge: input.newCharge });
+  const correlation = correlationOf(input);
   return {
     lock: { holdId: input.holdId, idempotencyKey: input.idempotencyKey },
     decide(state, now) {
@@ -486,7 +492,7 @@ export function adjustOperation(input: AdjustHoldInput): Operation<AdjustResult>
             available: formatCredits(after.available),
             ...(input.reason ? { reason: input.reason } : {}),
           },
-          correlationId: input.correlationId ?? null,
+          correlationId: correlation,
           at: now,
         },
         result: (transactionId) => ({ ...unchanged, debt, transactionId, balance: after }),
@@ -632,14 +638,25 @@ export function grantView(g: GrantRow): GrantView {
   return { id: g.id, source: g.source, amount: g.amount, remaining: g.remaining, priority: g.priority, expiresAt: g.expiresAt, createdAt: g.createdAt };
 }
 
-/** The audit row of a hold's creation or increase: the balances before and after, and the hold. */
+/**
+ * The correlation of an operation's audit row, taken when the operation is made (in its caller's
+ * context): a group-committed batch decides it later, outside that context.
+ */
+function correlationOf(opts: AuditOptions): string | null {
+  return opts.correlationId ?? correlationId();
+}
+
+/**
+ * The audit row of a hold's creation or increase: `before` and `after` are the wallet's balances
+ * (the same keys, so they compare); the hold itself is `after.hold`.
+ */
 function holdAudit(opts: AuditOptions, action: string, accountId: string, before: Balance, after: Balance, hold: Record<string, string | null>, at: Date): AuditEntry {
   return {
     actor: opts.actor ?? SYSTEM_ACTOR,
     action,
     accountId,
     before: balanceJson(before),
-    after: { ...balanceJson(after), ...hold, ...(opts.reason ? { reason: opts.reason } : {}) },
+    after: { ...balanceJson(after), hold, ...(opts.reason ? { reason: opts.reason } : {}) },
     correlationId: opts.correlationId ?? null,
     at,
   };

@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AuditService, type AuditEntry } from '../audit/audit.service';
@@ -6,10 +6,14 @@ import { fingerprint } from '../common/canonical-json';
 import { GroupCommitLanes, takeDistinct } from '../common/database/group-commit';
 import { inOneRoundTrip, PipelinedSession, poolOf, retrying, type Call } from '../common/database/pipelined-transaction';
 import { preparedRows } from '../common/database/prepared';
+import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { inTransaction, rows } from '../common/database/transaction';
 import { BillingException } from '../common/errors/billing.exception';
 import { formatCredits } from '../common/money';
 import { Clock } from '../infra/clock/clock';
+import { notificationMessage } from '../messaging/notifications';
+import { enqueue } from '../messaging/outbox';
+import { topicsOf } from '../messaging/topics';
 import { inBurnOrder, isExpired } from './core/burn-order';
 import {
   adjustOperation,
@@ -68,6 +72,8 @@ export class LedgerService {
     @InjectDataSource() private readonly ds: DataSource,
     private readonly audit: AuditService,
     private readonly clock: Clock,
+    /** For the notifications topic (the contract's name without it). */
+    @Optional() @Inject(APP_CONFIG) private readonly config?: Pick<AppConfig, 'kafka'>,
   ) {}
 
   /** Runs `work` in a transaction of its own, retried on deadlock or serialization failure. */
@@ -308,6 +314,23 @@ export class LedgerService {
       at: now,
     }));
     await this.audit.recordMany(em, audits);
+    // `credits.expired` per grant, with its expiry transaction (whose key `expire:<grant>` makes it once per grant).
+    const topic = topicsOf(this.config ?? {}).notifications;
+    await enqueue(
+      em,
+      input.map((g) =>
+        notificationMessage(
+          topic,
+          {
+            type: 'credits.expired',
+            accountId: g.account_id,
+            cause: `credits.expired:${g.grant_id}`,
+            data: { grantId: g.grant_id, source: g.explanation.source, credits: formatCredits(BigInt(g.amount)), expiredAt: g.explanation.expiresAt },
+          },
+          now,
+        ),
+      ),
+    );
     const amount = input.reduce((s, g) => s + BigInt(g.amount), 0n);
     return { grants: due.length, wallets: perWallet.size, amount };
   }

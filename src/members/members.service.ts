@@ -71,8 +71,11 @@ export class MembersService {
       userId,
     };
     const view = await inTransaction(this.ds, async (em) => {
-      const [account] = await rows(em, `SELECT 1 FROM accounts WHERE id = $1`, [accountId]);
+      const [account] = await rows<{ kind: string }>(em, `SELECT kind FROM accounts WHERE id = $1`, [accountId]);
       if (!account) throw BillingException.notFound(`Account ${accountId}`);
+      if (account.kind !== 'organization') {
+        throw BillingException.invalid([{ field: 'id', message: 'is a user account: only organization accounts have members' }]);
+      }
       await this.apply(em, [change], 'http', actor, correlationId);
       return this.member(em, accountId, userId);
     });
@@ -82,20 +85,32 @@ export class MembersService {
 
   /**
    * Applies changes in the caller's transaction (audited; the audit rows are written last). Changes
-   * of unknown accounts are skipped. Returns the accounts whose members changed.
+   * of unknown accounts, and of user accounts (which have no members), are skipped. Returns the accounts whose members changed.
+   */
+  /**
+   * `correlationId`: the request's id; changes from Kafka are audited under their own event id.
    */
   async apply(em: EntityManager, changes: MemberChange[], source: 'http' | 'kafka', actor: string, correlationId: string | null = null): Promise<string[]> {
     if (changes.length === 0) return [];
-    const known = new Set(
-      (await rows<{ id: string }>(em, `SELECT id FROM accounts WHERE id = ANY($1)`, [[...new Set(changes.map((c) => c.accountId))]])).map((r) => r.id),
+    const kinds = new Map(
+      (await rows<{ id: string; kind: string }>(em, `SELECT id, kind FROM accounts WHERE id = ANY($1)`, [[...new Set(changes.map((c) => c.accountId))]])).map((r) => [
+        r.id,
+        r.kind,
+      ]),
     );
     const audits: AuditEntry[] = [];
     const changed = new Set<string>();
     // Sorted, so concurrent batches lock member rows in the same order.
     const sorted = [...changes].sort((a, b) => (a.accountId + '\u0000' + a.userId).localeCompare(b.accountId + '\u0000' + b.userId) || a.occurredAt.getTime() - b.occurredAt.getTime());
     for (const c of sorted) {
-      if (!known.has(c.accountId)) {
+      const kind = kinds.get(c.accountId);
+      if (kind === undefined) {
         this.logger.warn(`membership change ${c.id} names unknown account ${c.accountId}: skipped`);
+        continue;
+      }
+      if (kind !== 'organization') {
+        // A user account has no members (no seats): the change is ignored, not applied.
+        this.logger.warn(`membership change ${c.id} names user account ${c.accountId}, which has no members: ignored`);
         continue;
       }
       const [fresh] = await rows(
@@ -128,7 +143,7 @@ export class MembersService {
         accountId: c.accountId,
         before: { userId: c.userId, active: before?.active ?? false },
         after: { userId: c.userId, active, changeId: c.id, occurredAt: c.occurredAt.toISOString(), source },
-        correlationId,
+        correlationId: source === 'kafka' ? c.id : correlationId,
       });
     }
     if (audits.length > 0) await this.audit.recordMany(em, audits);

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { z } from 'zod';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { jsonLimitProblem } from '../common/json-limits';
+import { withCorrelation } from '../common/context/correlation';
 import { inTransaction, rows } from '../common/database/transaction';
 import { MessageBus, type InboundMessage } from '../infra/kafka/message-bus';
 import { MembersService, type MemberChange } from './members.service';
@@ -81,6 +82,8 @@ export class MembershipConsumer implements OnModuleInit {
       const todo = changes.filter((c) => fresh.has(c.id) && !seen.has(c.id) && seen.add(c.id));
       return this.members.apply(em, todo, 'kafka', 'kafka:accounts.membership.v1');
     });
-    this.members.seatsChanged(changed);
+    // Each account's seat sync is audited under the latest change event of that account.
+    const latest = new Map(changes.map((c) => [c.accountId, c.id]));
+    for (const accountId of changed) withCorrelation({ id: latest.get(accountId)!, kind: 'event' }, () => this.members.seatsChanged([accountId]));
   }
 }

@@ -1,7 +1,7 @@
 import type { AppConfig, KafkaConfig } from '../common/config/config';
 
 /** The topics outbox messages go to; without Kafka, the contract's names (the rows wait in the outbox). */
-export function topicsOf(config: AppConfig): KafkaConfig['topics'] {
+export function topicsOf(config: Partial<Pick<AppConfig, 'kafka'>>): KafkaConfig['topics'] {
   return (
     config.kafka?.topics ?? {
       lifecycle: 'runtime.lifecycle.v1',

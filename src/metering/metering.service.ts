@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { AuditService, type AuditEntry } from '../audit/audit.service';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { withCorrelation } from '../common/context/correlation';
 import { rows } from '../common/database/transaction';
 import { BillingException } from '../common/errors/billing.exception';
 import { Clock } from '../infra/clock/clock';
@@ -32,6 +33,15 @@ interface Touched {
   started?: LifecycleEvent;
   /** Ids of this call's events that change the session (a contradiction they bring is flagged once). */
   newIds: Set<string>;
+  /** The event this chunk applies for the runtime (its latest that changes the session): the audit rows' correlation. */
+  cause: LifecycleEvent;
+}
+
+/** Whether `e` rather than `cause` names what a runtime's new events do: a change of session before a heartbeat, then the latest. */
+function causesMore(e: LifecycleEvent, cause: LifecycleEvent): boolean {
+  const changes = (x: LifecycleEvent): boolean => x.type !== 'runtime.heartbeat';
+  if (changes(e) !== changes(cause)) return changes(e);
+  return e.occurredAt.getTime() - cause.occurredAt.getTime() > 0 || (e.occurredAt.getTime() === cause.occurredAt.getTime() && e.seq > cause.seq);
 }
 
 /** A chunk's runtime rows and rollup deltas, written together at its end. */
@@ -79,8 +89,9 @@ export class MeteringService {
     if (events.length === 0) return;
     const touched = new Map<string, Touched>();
     for (const e of events) {
-      const t = touched.get(e.runtimeId) ?? { accountId: e.accountId, count: 0, lastSeen: e.occurredAt, changesSession: false, newIds: new Set() };
+      const t = touched.get(e.runtimeId) ?? { accountId: e.accountId, count: 0, lastSeen: e.occurredAt, changesSession: false, newIds: new Set(), cause: e };
       t.count += 1;
+      if (causesMore(e, t.cause)) t.cause = e;
       if (e.occurredAt > t.lastSeen) t.lastSeen = e.occurredAt;
       if (e.type !== 'runtime.heartbeat') {
         t.changesSession = true;
@@ -108,8 +119,11 @@ export class MeteringService {
       const row = byId.get(id) ?? (await this.insertUnreserved(em, id, t.accountId));
       const events = history.get(id) ?? [];
       const session = buildSession(events);
-      this.flagContradiction(row, session, events, t, now, pending);
-      await this.applySession(em, row, session, t, now, commanded, pending);
+      // What the runtime's events cause (a settlement, a reservation on the fly, a command, a flag) is audited under the event's id.
+      await withCorrelation({ id: t.cause.id, kind: 'event' }, async () => {
+        this.flagContradiction(row, session, events, t, now, pending);
+        await this.applySession(em, row, session, t, now, commanded, pending);
+      });
     }
     await this.flush(em, pending);
     if (pending.audits.length > 0) await this.audit.recordMany(em, pending.audits);

@@ -1,4 +1,5 @@
 import type { Call, PreparedStatement } from '../common/database/pipelined-transaction';
+import type { Correlation } from '../common/context/correlation';
 import { BillingException } from '../common/errors/billing.exception';
 import { formatCredits } from '../common/money';
 import type { LedgerBatch } from '../ledger/ledger.batch';
@@ -151,7 +152,7 @@ export function reserveRuntimesCall(inserts: readonly RuntimeInsert[]): Call {
 export const START_WINDOW_MS = 15 * 60_000;
 
 /** The hold of a reservation (the time reservation, deducted up front). */
-export function reservationHold(request: ReservationRequest, price: Price, amount: bigint, actor: string): CreateHoldInput {
+export function reservationHold(request: ReservationRequest, price: Price, amount: bigint, actor: string, correlationId?: string | null): CreateHoldInput {
   const { holdId, idempotencyKey } = holdKeys(request.runtimeId);
   const environment = request.environment as Environment;
   return {
@@ -163,6 +164,7 @@ export function reservationHold(request: ReservationRequest, price: Price, amoun
     reference: request.runtimeId,
     idempotencyKey,
     actor,
+    correlationId,
     reason: `reservation of runtime ${request.runtimeId}: ${request.minutes} minutes of ${request.variant} ${environment.sizeClass} at ${formatCredits(price.ratePerHourMicros)}/h (rate card ${price.rateCardVersion})`,
   };
 }
@@ -202,6 +204,8 @@ export interface LaunchInput {
   request: ReservationRequest;
   fingerprint: string;
   actor: string;
+  /** The correlation of the launch's request (the batch runs outside it). */
+  correlation?: Correlation;
   abandoned?: () => boolean;
   now: Date;
   rateCard: RateCardVersion;
@@ -307,7 +311,7 @@ export class AccountLaunches {
     const userId = request.userId ?? null;
     const limits = row.spend_limits.filter((l) => l.limit_micros !== null);
     for (const limit of limits) passesLimit(limit, this.spendOf(limit), amount, this.month);
-    const decided = ledger.decide(request.accountId, createHoldOperation(reservationHold(request, price, amount, input.actor)), now);
+    const decided = ledger.decide(request.accountId, createHoldOperation(reservationHold(request, price, amount, input.actor, input.correlation?.id ?? null)), now);
     if ('refused' in decided) throw decided.refused;
     // Passed: it counts now, for the account's next launches.
     if (this.usage) {

@@ -87,11 +87,9 @@ export class ReservationsController {
   })
   async get(@Param('runtimeId') runtimeId: string, @CurrentPrincipal() principal: Principal): Promise<ReservationDetailsView> {
     const view = await this.details.get(runtimeId);
-    if (!view || !mayActOn(principal, view.accountId, ['control-plane', 'reports'])) {
-      // Another account's runtime is as invisible as a missing one.
-      if (view) throw new BillingException('DL_BILLING_FORBIDDEN', 'The API key does not allow this request');
-      throw BillingException.notFound(`Reservation of runtime ${runtimeId}`);
-    }
+    // Another account's runtime is as invisible as a missing one: the same 404, so a key cannot tell
+    // whether someone else's runtime id exists.
+    if (!view || !mayActOn(principal, view.accountId, ['control-plane', 'reports'])) throw BillingException.notFound(`Reservation of runtime ${runtimeId}`);
     return view;
   }
 }

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { fingerprint } from '../common/canonical-json';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { currentCorrelation, withCorrelationOf, type Correlation } from '../common/context/correlation';
 import { GroupCommitLanes, takeDistinct } from '../common/database/group-commit';
 import { inOneRoundTrip, inTransactionFrom, PipelinedSession, poolOf, type Call } from '../common/database/pipelined-transaction';
 import { inTransaction, isUniqueViolation, rows } from '../common/database/transaction';
@@ -87,6 +88,7 @@ export class ReservationsService {
       request,
       fingerprint: fingerprint(request),
       actor: opts.actor ?? RESERVATION_ACTOR,
+      correlation: currentCorrelation(),
       abandoned: opts.abandoned,
       answer: () => undefined,
     };
@@ -187,7 +189,7 @@ export class ReservationsService {
   /** Launches each in a transaction of its own, one after the other in the order they came, before the lane takes its next batch. */
   private async oneByOne(launches: PendingLaunch[]): Promise<void> {
     for (const launch of launches) {
-      await this.reserveAlone(launch).then(
+      await withCorrelationOf(launch.correlation, () => this.reserveAlone(launch)).then(
         (alone) => launch.answer({ alone }),
         (error: unknown) => launch.answer({ error }),
       );
@@ -344,7 +346,9 @@ export class ReservationsService {
       const [row] = await rows<RuntimeRow>(em, RESERVED_RUNTIME, [runtimeId]);
       if (!row?.hold_id) throw BillingException.notFound(`Reservation of runtime ${runtimeId}`);
       const key = `extend:${runtimeId}:${idempotencyKey}`;
-      const increase = holdFor(BigInt(row.rate_per_hour), minutes);
+      // The hold covers the whole reserved time, rounded once: extensions of 10 + 20 + 30 minutes hold
+      // what 60 minutes cost, not three rounded-up parts. The extension holds the difference.
+      const increase = max0(holdFor(BigInt(row.rate_per_hour), row.reserved_minutes + minutes) - BigInt(row.reserved_amount));
       const [prior] = await rows<{ fingerprint: string }>(em, `SELECT fingerprint FROM reservation_extensions WHERE idempotency_key = $1`, [key]);
       const requestFingerprint = fingerprint({ runtimeId, minutes });
       if (prior) {
@@ -371,13 +375,16 @@ export class ReservationsService {
         kind: 'extension',
       });
       const limits = await this.spendLimits.check(em, { accountId: row.account_id, userId: row.user_id, amount: increase, now });
-      const hold = await this.ledger.increaseHold(em, {
-        holdId: row.hold_id,
-        amount: increase,
-        idempotencyKey: key,
-        actor,
-        reason: `extension of runtime ${runtimeId}'s reservation by ${minutes} minutes`,
-      });
+      const hold =
+        increase > 0n
+          ? await this.ledger.increaseHold(em, {
+              holdId: row.hold_id,
+              amount: increase,
+              idempotencyKey: key,
+              actor,
+              reason: `extension of runtime ${runtimeId}'s reservation by ${minutes} minutes`,
+            })
+          : { balance: await this.ledger.wallet(em, row.account_id) };
       await em.query(`INSERT INTO reservation_extensions (idempotency_key, runtime_id, minutes, amount, fingerprint) VALUES ($1, $2, $3, $4, $5)`, [
         key,
         runtimeId,
@@ -434,11 +441,17 @@ export class ReservationsService {
   }
 }
 
+function max0(n: bigint): bigint {
+  return n > 0n ? n : 0n;
+}
+
 /** A launch waiting in a lane, and how it is answered. */
 interface PendingLaunch {
   request: ReservationRequest;
   fingerprint: string;
   actor: string;
+  /** The caller's correlation, captured when it was queued (its batch runs outside it). */
+  correlation?: Correlation;
   abandoned?: () => boolean;
   answer(answer: BatchAnswer): void;
 }

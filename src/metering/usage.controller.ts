@@ -1,4 +1,5 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
+import { Controller, Get, Headers, Param, Query, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { z } from 'zod';
@@ -6,11 +7,12 @@ import { Access } from '../accounts/auth/auth.decorators';
 import { rows } from '../common/database/transaction';
 import { BillingException } from '../common/errors/billing.exception';
 import { Doc } from '../common/http/openapi';
-import { parseOrThrow } from '../common/http/zod-validation.pipe';
+import { parseQueryOrThrow } from '../common/http/zod-validation.pipe';
 import { formatCredits } from '../common/money';
 import { credits, instant } from '../common/http/api-schemas';
 import { Clock } from '../infra/clock/clock';
 import { calendarMonth } from '../plans/periods';
+import { toCsv } from '../reports/reports.service';
 
 const GROUPS = {
   runtime: `runtime_id`,
@@ -23,6 +25,7 @@ const usageQuery = z.strictObject({
   from: z.iso.datetime({ offset: true }).optional(),
   to: z.iso.datetime({ offset: true }).optional(),
   groupBy: z.enum(['runtime', 'environment', 'day', 'user']).default('runtime'),
+  format: z.enum(['json', 'csv']).optional(),
 });
 
 const usageTotals = { runtimes: z.number().int(), seconds: z.number().int(), credits };
@@ -63,14 +66,19 @@ export class UsageController {
   @Doc({
     id: 'getUsage',
     summary: 'Billable usage by runtime, environment, day or user',
-    description: 'Runtimes started in [from, to) (default: this calendar month): settled charges, and charges so far of active ones.',
+    description: 'Runtimes started in [from, to) (default: this calendar month): settled charges, and charges so far of active ones. JSON, or CSV with `format=csv` or `Accept: text/csv`.',
     tag: 'Wallet',
     query: usageQuery,
-    responses: { 200: { description: 'The usage', schema: usageSchema } },
+    responses: { 200: { description: 'The usage', schema: usageSchema, csv: true } },
     errors: ['DL_BILLING_NOT_FOUND'],
   })
-  async usage(@Param('id') accountId: string, @Query() query: unknown) {
-    const q = parseOrThrow(usageQuery, query);
+  async usage(
+    @Param('id') accountId: string,
+    @Query() query: unknown,
+    @Headers('accept') accept: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<Record<string, unknown> | string> {
+    const q = parseQueryOrThrow(usageQuery, query);
     const now = this.clock.now();
     const month = calendarMonth(now);
     const from = q.from ? new Date(q.from) : month.start;
@@ -100,13 +108,13 @@ export class UsageController {
       seconds: Number(r.ms / 1000n),
       credits: formatCredits(r.credits),
     });
-    return {
-      accountId,
-      from: from.toISOString(),
-      to: to.toISOString(),
-      groupBy: q.groupBy,
-      items: items.map((i) => ({ [q.groupBy]: i.key, ...show({ runtimes: i.runtimes, ms: BigInt(i.ms), credits: BigInt(i.credits) }) })),
-      total: show(total),
-    };
+    const rowsOut = items.map((i) => ({ [q.groupBy]: i.key, ...show({ runtimes: i.runtimes, ms: BigInt(i.ms), credits: BigInt(i.credits) }) }));
+    // CSV as the reports write it (one line per item, the columns as header), chosen the same way.
+    if (q.format === 'csv' || (q.format === undefined && /\btext\/csv\b/i.test(accept ?? ''))) {
+      const name = `usage_${accountId}_${from.toISOString().slice(0, 10)}_${to.toISOString().slice(0, 10)}.csv`;
+      void reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${name}"`);
+      return toCsv({ columns: [q.groupBy, 'runtimes', 'seconds', 'credits'], items: rowsOut });
+    }
+    return { accountId, from: from.toISOString(), to: to.toISOString(), groupBy: q.groupBy, items: rowsOut, total: show(total) };
   }
 }

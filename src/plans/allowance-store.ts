@@ -24,6 +24,8 @@ export interface GrantAllowancesInput {
   defaults: AllowanceDefault[];
   actor: string;
   notificationsTopic: string;
+  /** The request, event or job run the grants serve (their audit rows carry it). */
+  correlationId: string | null;
 }
 
 export interface GrantAllowancesResult {
@@ -63,9 +65,10 @@ const json = (col: string): string => `to_json((${col})::text)::text`;
  * SQL, so that `audit verify` recomputes the same hash. `before` and `after` must already be
  * canonical JSON text with string values only.
  */
-const auditRecord = (account: string, action: string, actorParam: string, before: string, after: string, atIsoParam: string): string =>
+const auditRecord = (account: string, action: string, actorParam: string, before: string, after: string, atIsoParam: string, correlationParam: string): string =>
   `'{"accountId":' || ${json(account)} || ',"action":"${action}","actor":' || to_json(${actorParam}::text)::text || ',"after":' || ${after} ||
-   ',"at":"' || ${atIsoParam} || '","before":' || ${before} || ',"chain":' || ${json(account)} || ',"correlationId":null}'`;
+   ',"at":"' || ${atIsoParam} || '","before":' || ${before} || ',"chain":' || ${json(account)} ||
+   ',"correlationId":' || coalesce(to_json(${correlationParam}::text)::text, 'null') || '}'`;
 
 /**
  * Appends one audit row per row of the temporary table `plan_allowance_audit` (one per account chain)
@@ -93,7 +96,7 @@ const auditInsert = `
   head AS (SELECT * FROM updated UNION ALL SELECT * FROM inserted),
   logged AS (
     INSERT INTO audit_log (chain, seq, at, actor, action, account_id, before, after, correlation_id, prev_hash, hash)
-    SELECT i.chain, h.seq, i.at, i.actor, i.action, i.chain, nullif(i.before, 'null')::jsonb, i.after::jsonb, NULL, h.prev_hash, h.hash
+    SELECT i.chain, h.seq, i.at, i.actor, i.action, i.chain, nullif(i.before, 'null')::jsonb, i.after::jsonb, i.correlation_id, h.prev_hash, h.hash
     FROM input i JOIN head h ON h.chain = i.chain
     RETURNING 1
   )
@@ -245,17 +248,17 @@ export async function grantAllowances(em: EntityManager, input: GrantAllowancesI
     '","total":"' || ${credits('b.available_before + b.amount + b.held')} || '"}'`;
   await em.query(
     `CREATE TEMP TABLE plan_allowance_audit (chain text PRIMARY KEY, at timestamptz NOT NULL, actor text NOT NULL, action text NOT NULL,
-       before text NOT NULL, after text NOT NULL, record text NOT NULL) ON COMMIT DROP`,
+       before text NOT NULL, after text NOT NULL, record text NOT NULL, correlation_id text) ON COMMIT DROP`,
   );
   await em.query(
-    `INSERT INTO plan_allowance_audit (chain, at, actor, action, before, after, record)
+    `INSERT INTO plan_allowance_audit (chain, at, actor, action, before, after, record, correlation_id)
      SELECT b.account_id, $1::timestamptz, $2::text, 'credits.granted', y.before, y.after,
-       ${auditRecord('b.account_id', 'credits.granted', '$2', 'y.before', 'y.after', '$3')}
+       ${auditRecord('b.account_id', 'credits.granted', '$2', 'y.before', 'y.after', '$3', '$5')}, $5::text
      FROM plan_allowance_batch b
      LEFT JOIN (SELECT account_id, string_agg(${json('grant_id')}, ',' ORDER BY expires_at, grant_id) AS ids
                 FROM plan_allowance_expiring WHERE remaining > 0 GROUP BY account_id) x ON x.account_id = b.account_id
      CROSS JOIN LATERAL (SELECT ${before} AS before, ${after} AS after) y`,
-    [now, input.actor, nowIso, endIso],
+    [now, input.actor, nowIso, endIso, input.correlationId],
   );
   await em.query(`ANALYZE plan_allowance_audit`);
   await em.query(auditInsert);

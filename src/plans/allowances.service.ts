@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { correlationId } from '../common/context/correlation';
 import { inTransaction, rows } from '../common/database/transaction';
 import { formatCredits } from '../common/money';
 import { Clock } from '../infra/clock/clock';
@@ -147,7 +148,7 @@ export class AllowancesService {
 
   private async grantBatch(em: EntityManager, ids: string[], period: Period, now: Date, actor: string): Promise<GrantAllowancesResult> {
     const topic = topicsOf(this.config).notifications;
-    const result = await grantAllowances(em, { accountIds: ids, period, now, defaults: this.defaults(), actor, notificationsTopic: topic });
+    const result = await grantAllowances(em, { accountIds: ids, period, now, defaults: this.defaults(), actor, notificationsTopic: topic, correlationId: correlationId() });
     // A wallet in debt: LedgerService.grant repays the debt first (same key and grant id as the bulk path).
     for (const accountId of result.inDebt) {
       const [row] = await rows<{ plan: string; amount: string | null }>(

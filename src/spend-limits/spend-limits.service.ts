@@ -10,6 +10,7 @@ import { formatCredits, parseCredits } from '../common/money';
 import { Clock } from '../infra/clock/clock';
 import { LedgerService } from '../ledger/ledger.service';
 import { WalletExtensions, type SpendView } from '../ledger/wallet-extensions';
+import { notificationMessage, type Notification } from '../messaging/notifications';
 import { enqueue } from '../messaging/outbox';
 import { topicsOf } from '../messaging/topics';
 import { issueTerminate, type TerminateReason } from '../metering/commands';
@@ -145,25 +146,12 @@ export class SpendLimitsService implements OnModuleInit {
          ON CONFLICT DO NOTHING RETURNING kind, threshold`,
         [limit.id, period.start.toISOString(), due.map((d) => d.kind), due.map((d) => d.threshold), used.toString(), cap.toString(), now.toISOString()],
       );
+      const topic = topicsOf(this.config).notifications;
       await enqueue(
         em,
         fresh
           .sort((a, b) => a.threshold - b.threshold || a.kind.localeCompare(b.kind))
-          .map((a) => ({
-            topic: topicsOf(this.config).notifications,
-            key: accountId,
-            payload: {
-              id: `ntf_${randomUUID()}`,
-              type: a.kind === 'reached' ? 'spend_limit.reached' : 'spend_limit.threshold_crossed',
-              accountId,
-              scope: limit.scope_user_id ? { userId: limit.scope_user_id } : null,
-              period: { start: period.start.toISOString(), end: period.end.toISOString() },
-              ...(a.kind === 'reached' ? {} : { threshold: a.threshold }),
-              limit: formatCredits(cap),
-              spent: formatCredits(used),
-              occurredAt: now.toISOString(),
-            },
-          })),
+          .map((a) => notificationMessage(topic, spendLimitNotice(limit, period, a, cap, used, accountId), now)),
       );
     }
   }
@@ -364,5 +352,34 @@ function show(limit: LimitRow): Record<string, unknown> {
     period: limit.period,
     credits: limit.limit_micros === null ? null : formatCredits(BigInt(limit.limit_micros)),
     thresholds: limit.thresholds,
+  };
+}
+
+/**
+ * A spend-limit alert as a notification: once per limit, period, kind and threshold (the key of
+ * `spend_limit_alerts`), which is also its cause, so a re-sent copy has the same id.
+ */
+export function spendLimitNotice(
+  limit: LimitRow,
+  period: Period,
+  alert: { kind: string; threshold: number },
+  cap: bigint,
+  used: bigint,
+  accountId: string,
+): Notification {
+  const reached = alert.kind === 'reached';
+  const type = reached ? 'spend_limit.reached' : 'spend_limit.threshold_crossed';
+  return {
+    type,
+    accountId,
+    cause: `${type}:${limit.id}:${period.start.toISOString()}${reached ? '' : `:${alert.threshold}`}`,
+    data: {
+      limitId: limit.id,
+      scope: limit.scope_user_id ? { userId: limit.scope_user_id } : null,
+      ...(reached ? {} : { threshold: alert.threshold }),
+      limit: formatCredits(cap),
+      spent: formatCredits(used),
+      period: { from: period.start.toISOString(), to: period.end.toISOString() },
+    },
   };
 }

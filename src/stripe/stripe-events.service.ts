@@ -8,15 +8,17 @@ import { inTransaction, rows } from '../common/database/transaction';
 import { formatCredits, parseCredits } from '../common/money';
 import { Clock } from '../infra/clock/clock';
 import { LedgerService } from '../ledger/ledger.service';
+import type { GrantView } from '../ledger/ledger.types';
 import { MembersService } from '../members/members.service';
 import { enqueue } from '../messaging/outbox';
 import { topicsOf } from '../messaging/topics';
 import { allowanceGrantId, allowanceKey, allowanceReason } from '../plans/allowance-store';
-import { notificationId } from '../plans/notifications';
+import { notificationId, notifyOnce } from '../plans/notifications';
 import { PlanCatalog } from '../plans/plan-catalog';
 import type { Period } from '../plans/periods';
 import { SuspensionService } from '../spend-limits/suspension.service';
 import { clawBack } from './clawback';
+import { SeatsService } from './seats.service';
 import { StripeGateway, type StripeEventLike } from './stripe-gateway';
 import { readCharge, readCheckoutSession, readInvoice, readSubscription, type InvoiceSnapshot, type SubscriptionSnapshot } from './stripe-objects';
 import { SubscriptionsService, isLive } from './subscriptions.service';
@@ -34,7 +36,15 @@ export interface EventOutcome {
 }
 
 /** What an effect did: `accountId` when it touched the account's subscription (a lifted payment suspension is then applied). */
-type Effect = (em: EntityManager) => Promise<{ ignored?: boolean; accountId?: string; after?: () => Promise<void> } | void>;
+/** `after` runs once the event's transaction committed (a suspension lifted replaces it); `afterAlso` runs besides. */
+type Effect = (em: EntityManager) => Promise<{ ignored?: boolean; accountId?: string; after?: () => Promise<void>; afterAlso?: () => Promise<void> } | void>;
+
+function chain(first: () => Promise<void>, then: () => Promise<void>): () => Promise<void> {
+  return async () => {
+    await first();
+    await then();
+  };
+}
 
 /**
  * Applies Stripe events, each once: the event id goes into the inbox in the same transaction as its
@@ -54,6 +64,7 @@ export class StripeEventsService {
     private readonly ledger: LedgerService,
     private readonly catalog: PlanCatalog,
     private readonly suspension: SuspensionService,
+    private readonly seats: SeatsService,
     private readonly audit: AuditService,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -79,6 +90,7 @@ export class StripeEventsService {
         after = result?.after;
         const lift = result?.accountId ? await this.paymentSuspensionLifted(em, result.accountId) : null;
         if (lift) after = lift;
+        if (result?.afterAlso) after = after ? chain(after, result.afterAlso) : result.afterAlso;
         await this.recordOutcome(em, event, outcome.ignored ? 'ignored' : 'applied', result?.accountId ?? null, null);
       });
     } catch (error) {
@@ -166,8 +178,10 @@ export class StripeEventsService {
     return async (em) => {
       if (!(await this.accountExists(em, accountId))) return { ignored: true };
       if (subscription) await this.subscriptions.link(em, accountId, { ...subscription, customerId: subscription.customerId ?? session.customerId }, event.created, ACTOR);
+      // A subscription linked here gets the account's seat quantity at once (it was made for the seats of its checkout).
+      const afterAlso = subscription ? () => this.seats.requestSync(accountId) : undefined;
       if (session.paymentStatus !== 'paid' || session.metadata.credits === undefined) {
-        return subscription ? { accountId } : { ignored: true };
+        return subscription ? { accountId, afterAlso } : { ignored: true };
       }
       const credits = parseCredits(session.metadata.credits);
       if (credits === undefined || credits <= 0n) {
@@ -181,7 +195,7 @@ export class StripeEventsService {
          VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (session_id) DO NOTHING`,
         [session.id, accountId, session.metadata.pack ?? 'unknown', credits.toString(), session.amountTotal, session.paymentIntentId, grantId],
       );
-      await this.ledger.grant(em, {
+      const topUp = await this.ledger.grant(em, {
         accountId,
         source: 'top_up',
         amount: credits,
@@ -192,7 +206,8 @@ export class StripeEventsService {
         reference: session.id,
         actor: ACTOR,
       });
-      return {};
+      await this.notifyGranted(em, accountId, `credits.granted:${grantId}`, topUp.grant, { sessionId: session.id });
+      return { afterAlso };
     };
   }
 
@@ -263,7 +278,7 @@ export class StripeEventsService {
     await this.ledger.lockWalletRow(em, accountId);
     const [granted] = await rows(em, `SELECT 1 FROM grants WHERE id = $1`, [grantId]);
     if (granted) return;
-    await this.ledger.grant(em, {
+    const allowance = await this.ledger.grant(em, {
       accountId,
       source: 'plan_allowance',
       amount,
@@ -274,6 +289,15 @@ export class StripeEventsService {
       reference: invoiceId,
       actor: ACTOR,
     });
+    // The same cause as the allowance the plans module grants (account and period).
+    const periodJson = { from: period.start.toISOString(), to: period.end.toISOString() };
+    await this.notifyGranted(em, accountId, `credits.granted:${accountId}:${periodJson.from}`, allowance.grant, { period: periodJson, invoiceId });
+  }
+
+  /** `credits.granted` for a grant made here, once per cause. */
+  private async notifyGranted(em: EntityManager, accountId: string, cause: string, grant: GrantView, extra: Record<string, unknown>): Promise<void> {
+    const data = { grantId: grant.id, source: grant.source, credits: formatCredits(grant.amount), expiresAt: grant.expiresAt?.toISOString() ?? null, ...extra };
+    await notifyOnce(em, topicsOf(this.config).notifications, [{ type: 'credits.granted', accountId, cause, data }], grant.createdAt);
   }
 
   /** Keeps the invoice with its seat quantity and the seats active when it was created; a mismatch is flagged. */

@@ -30,9 +30,11 @@ describe('API keys and scopes', () => {
   });
 
   it('bootstraps the admin key, creates a key shown once, and revokes it', async () => {
+    const accountId = uid('acc');
+    expect((await h.request('POST', '/v1/accounts', { key: bootstrap, body: { id: accountId, kind: 'user', plan: 'free' } })).status).toBe(201);
     const created = await h.request('POST', '/v1/admin/api-keys', {
       key: bootstrap,
-      body: { scopes: ['control-plane', 'account:acc_1'], name: 'cp' },
+      body: { scopes: ['control-plane', `account:${accountId}`], name: 'cp' },
     });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ id: expect.stringMatching(/^key_/), key: expect.stringMatching(/^dlb_/) });
@@ -47,6 +49,17 @@ describe('API keys and scopes', () => {
     // A revoked key is refused at once on this instance.
     const after = await h.request('POST', '/v1/events', { key: created.body.key, body: { events: [] } });
     expect(after.status).toBe(401);
+  });
+
+  it('refuses a key for an account that does not exist, naming the scope, and mints nothing', async () => {
+    const nobody = uid('nobody');
+    const res = await h.request('POST', '/v1/admin/api-keys', { key: bootstrap, body: { scopes: ['reports', `account:${nobody}`] } });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({
+      code: 'DL_BILLING_REQUEST_INVALID',
+      findings: [{ field: 'scopes.1', message: `account ${nobody} does not exist` }],
+    });
+    expect((await h.ds.query('SELECT count(*)::int AS n FROM api_keys WHERE $1 = ANY(scopes)', [`account:${nobody}`]))[0].n).toBe(0);
   });
 
   it('lists every finding with its field when creating a key', async () => {

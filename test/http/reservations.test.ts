@@ -88,6 +88,18 @@ describe('reservations over HTTP', () => {
     expect(different.find((r) => r.status === 409)!.body.error.code).toBe('DL_BILLING_IDEMPOTENCY_CONFLICT');
   });
 
+  it('holds the whole reserved time rounded once: 10 + 20 + 30 minutes at 1/h hold 1.000000, not 1.000001', async () => {
+    const accountId = await fundedAccount(h, admin, { credits: '2.000000' });
+    const runtimeId = uid('rt');
+    expect((await reserve({ accountId, runtimeId, ...SMALL, minutes: 10 })).body.reserved).toBe('0.166667');
+    const extend = (minutes: number) => h.request('POST', `/v1/reservations/${runtimeId}/extend`, { key: cp, body: { minutes }, headers: { 'idempotency-key': uid('x') } });
+    expect((await extend(20)).body).toMatchObject({ minutes: 30, reserved: '0.500000' });
+    expect((await extend(30)).body).toMatchObject({ minutes: 60, reserved: '1.000000', balance: { held: '1.000000', available: '1.000000' } });
+    const wallet = await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin });
+    expect(wallet.body).toMatchObject({ total: '2.000000', held: '1.000000', available: '1.000000' });
+    await terminate(accountId, [runtimeId]);
+  });
+
   it('extends a reservation once per Idempotency-Key', async () => {
     const accountId = await fundedAccount(h, admin, { credits: '2.000000' });
     const runtimeId = uid('rt');
@@ -126,13 +138,20 @@ describe('reservations over HTTP', () => {
     const [command, increased, created] = rows;
     expect(created).toMatchObject({
       actor: expect.stringMatching(/^key:/),
-      before: { available: '2.000000', held: '0.000000' },
-      after: { available: '1.500000', held: '0.500000', hold: `hold_${runtimeId}`, reference: runtimeId, reason: expect.stringContaining('30 minutes of datalayer') },
+      before: { total: '2.000000', available: '2.000000', held: '0.000000', debt: '0.000000' },
+      after: {
+        total: '2.000000',
+        available: '1.500000',
+        held: '0.500000',
+        debt: '0.000000',
+        hold: { id: `hold_${runtimeId}`, amount: '0.500000', reference: runtimeId },
+        reason: expect.stringContaining('30 minutes of datalayer'),
+      },
     });
     expect(increased).toMatchObject({
       actor: expect.stringMatching(/^key:/),
-      before: { available: '1.500000', held: '0.500000' },
-      after: { available: '1.000000', held: '1.000000', increase: '0.500000' },
+      before: { total: '2.000000', available: '1.500000', held: '0.500000', debt: '0.000000' },
+      after: { total: '2.000000', available: '1.000000', held: '1.000000', debt: '0.000000', hold: { id: `hold_${runtimeId}`, increase: '0.500000', amount: '1.000000' } },
     });
     expect(command).toMatchObject({ actor: 'system:metering', after: { runtimeId: stray, reason: 'unreserved', command: expect.stringMatching(/^cmd_/) } });
     await terminate(accountId, [stray]);
@@ -144,7 +163,12 @@ describe('reservations over HTTP', () => {
     const runtimeId = uid('rt');
     await reserve({ accountId: theirs, runtimeId, ...SMALL });
     const myKey = await h.key(`account:${mine}`);
-    expect((await h.request('GET', `/v1/reservations/${runtimeId}`, { key: myKey })).status).toBe(403);
+    // The same answer as for a runtime that does not exist: a key cannot tell whether another account's runtime id exists.
+    const theirsSeen = await h.request('GET', `/v1/reservations/${runtimeId}`, { key: myKey });
+    const missing = await h.request('GET', `/v1/reservations/${uid('rt')}`, { key: myKey });
+    expect(theirsSeen.status).toBe(404);
+    expect(theirsSeen.body.error.code).toBe('DL_BILLING_NOT_FOUND');
+    expect(theirsSeen.body.error.message.replace(runtimeId, 'X')).toBe(missing.body.error.message.replace(/rt_\w+/, 'X'));
     expect((await h.request('GET', `/v1/accounts/${theirs}/usage`, { key: myKey })).status).toBe(403);
     expect((await reserve({ accountId: mine, runtimeId: uid('rt'), ...SMALL }, myKey)).status).toBe(403);
     const theirKey = await h.key(`account:${theirs}`);
@@ -277,6 +301,22 @@ describe('reservations over HTTP', () => {
     const bad = await h.request('GET', `/v1/accounts/${accountId}/usage?groupBy=planet`, { key: admin });
     expect(bad.status).toBe(400);
     expect(bad.body.error.findings[0].field).toBe('groupBy');
+
+    // CSV as the reports give it: with ?format=csv, or with Accept: text/csv.
+    const csv = `environment,runtimes,seconds,credits\r\npython,1,360,0.100000\r\ntorch,2,900,0.500000\r\n`;
+    const byFormat = await h.request('GET', `/v1/accounts/${accountId}/usage?groupBy=environment&format=csv&${q}`, { key: admin });
+    expect(byFormat.status).toBe(200);
+    expect(byFormat.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(byFormat.headers['content-disposition']).toMatch(new RegExp(`^attachment; filename="usage_${accountId}_\\d{4}-\\d{2}-\\d{2}_\\d{4}-\\d{2}-\\d{2}\\.csv"$`));
+    expect(byFormat.body).toBe(csv);
+    const byAccept = await h.request('GET', `/v1/accounts/${accountId}/usage?groupBy=environment&${q}`, { key: admin, headers: { accept: 'text/csv' } });
+    expect(byAccept.body).toBe(csv);
+    // A query parameter's finding names the parameter.
+    const xml = await h.request('GET', `/v1/accounts/${accountId}/usage?format=xml`, { key: admin });
+    expect(xml.status).toBe(400);
+    expect(xml.body.error.findings.map((f: { field: string }) => f.field)).toEqual(['format']);
+    const unknown = await h.request('GET', `/v1/accounts/${accountId}/usage?shape=wide`, { key: admin });
+    expect(unknown.body.error.findings).toEqual([{ field: 'shape', message: 'is not a parameter of this endpoint' }]);
   });
 });
 

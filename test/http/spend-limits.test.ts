@@ -32,7 +32,7 @@ describe('spend limits over HTTP', () => {
     expect(wallet.body.spend).toMatchObject({ spent: '0.000000', held: '1.833337', limit: '2.000000' });
     expect(wallet.body.held).toBe('1.833337');
     // Each threshold was written to the outbox once, and the limit was not reached.
-    const notes = await h.ds.query(`SELECT payload->>'type' AS type, payload->>'threshold' AS threshold FROM outbox WHERE key = $1 AND topic LIKE 'billing.notifications%' ORDER BY id`, [accountId]);
+    const notes = await h.ds.query(`SELECT payload->>'type' AS type, payload->'data'->>'threshold' AS threshold FROM outbox WHERE key = $1 AND topic LIKE 'billing.notifications%' AND payload->>'type' LIKE 'spend_limit.%' ORDER BY id`, [accountId]);
     expect(notes).toEqual([
       { type: 'spend_limit.threshold_crossed', threshold: '50' },
       { type: 'spend_limit.threshold_crossed', threshold: '80' },

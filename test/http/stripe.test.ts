@@ -102,6 +102,13 @@ describe('Stripe over HTTP, against the local fake', () => {
     expect(w.total).toBe('500.000000');
     expect(w.grants).toHaveLength(1);
     expect(w.grants[0]).toMatchObject({ source: 'top_up', remaining: '500.000000', expiresAt: null });
+    // One credits.granted for the top-up, whatever the number of deliveries.
+    const notes = await h.ds.query(`SELECT payload FROM outbox WHERE key = $1 AND payload->>'type' = 'credits.granted' AND payload->'data'->>'source' = 'top_up'`, [
+      accountId,
+    ]);
+    expect(notes.map((n: { payload: { data: unknown } }) => n.payload.data)).toEqual([
+      { grantId: w.grants[0].id, source: 'top_up', credits: '500.000000', expiresAt: null, sessionId: session.id },
+    ]);
   });
 
   it('does not credit an unpaid session, and acknowledges unknown event types', async () => {
@@ -208,14 +215,17 @@ describe('Stripe over HTTP, against the local fake', () => {
     expect(a.wallet.grants).toEqual([expect.objectContaining({ source: 'plan_allowance', remaining: '500.000000', expiresAt: new Date(period.end * 1000).toISOString() })]);
   });
 
-  it('links a subscription started through Checkout and moves the account to Team', async () => {
+  it('links a subscription started through Checkout, moves the account to Team and sets its seats to the active members at once', async () => {
     const accountId = await fundedAccount(h, admin, { plan: 'free', kind: 'organization' });
-    const sub = fake.subscribe([{ price: 'price_team_base_placeholder', quantity: 1 }, { price: SEAT_PRICE, quantity: 0 }], {});
+    expect((await h.request('PUT', `/v1/accounts/${accountId}/members/alice`, { key: admin })).status).toBe(200);
+    // Checkout was started for 5 seats; the account has 1 active member.
+    const sub = fake.subscribe([{ price: 'price_team_base_placeholder', quantity: 1 }, { price: SEAT_PRICE, quantity: 5 }], {});
     const session = { id: uid('cs_test'), object: 'checkout.session', mode: 'subscription', status: 'complete', payment_status: 'paid', client_reference_id: accountId, customer: sub.customer, subscription: sub.id, metadata: {} };
     const answer = await deliver(fake.emit('checkout.session.completed', session));
     expect(answer.body).toMatchObject({ received: true, duplicate: false, ignored: false });
     const view = (await h.request('GET', `/v1/accounts/${accountId}/subscription`, { key: admin })).body;
-    expect(view).toMatchObject({ plan: 'team', subscription: { id: sub.id, status: 'active', seatQuantity: 0 } });
+    expect(view).toMatchObject({ plan: 'team', subscription: { id: sub.id, status: 'active', seatQuantity: 1 } });
+    expect(fake.seatItem(sub.id, SEAT_PRICE).quantity).toBe(1);
     // What is left of this month's Free credits stays until the month ends; Team's come with its paid invoice.
     expect(await wallet(accountId)).toMatchObject({ total: '50.000000', grants: [expect.objectContaining({ source: 'plan_allowance', amount: '50.000000' })] });
   });

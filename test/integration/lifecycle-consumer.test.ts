@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fundedAccount, lifecycle, SMALL } from '../support/accounts';
 import { startApp, uid, type Harness } from '../support/app';
 import { eventually, produce, readTopic } from '../support/kafka';
 
@@ -26,6 +27,30 @@ describe('lifecycle consumer on the real broker', () => {
     h = await startApp({ kafka: true });
   });
   afterAll(() => h.close());
+
+  it('audits what an event causes under the event id: a reservation on the fly, then the settlement', async () => {
+    const admin = await h.key('admin');
+    const cp = await h.key('control-plane');
+    const accountId = await fundedAccount(h, admin, { credits: '2.000000' });
+    const reserved = uid('rt');
+    expect((await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId: reserved, ...SMALL } })).status).toBe(201);
+    const onTheFly = uid('rt');
+    const t = Date.now();
+    const started = lifecycle(accountId, onTheFly, 'runtime.started', new Date(t - 120_000), 1, { environment: SMALL.environment, variant: SMALL.variant });
+    const terminated = lifecycle(accountId, reserved, 'runtime.terminated', new Date(t), 2, { reason: 'user' });
+    const begun = lifecycle(accountId, reserved, 'runtime.started', new Date(t - 60_000), 1);
+    await produce(h.config.kafka!.topics.lifecycle, [started, begun, terminated].map((value) => ({ key: accountId, value })));
+    const rows = async (): Promise<{ action: string; correlation_id: string | null; reference: string | null }[]> =>
+      h.ds.query(
+        `SELECT action, correlation_id, coalesce(after->'hold'->>'reference', after->>'hold') AS reference FROM audit_log
+         WHERE account_id = $1 AND action LIKE 'hold.%' ORDER BY id`,
+        [accountId],
+      );
+    await eventually(async () => (await rows()).some((r) => r.action === 'hold.settled'), 30_000, 'the settlement');
+    const found = await rows();
+    expect(found.find((r) => r.action === 'hold.settled')?.correlation_id).toBe(terminated.id);
+    expect(found.find((r) => r.action === 'hold.created' && r.reference === onTheFly)?.correlation_id).toBe(started.id);
+  });
 
   it('parks poison messages in the dead-letter topic with their reason and applies the good ones after them', async () => {
     const runtimeId = uid('rt');

@@ -72,4 +72,21 @@ describe('membership from accounts.membership.v1 (real broker) drives Stripe sea
     const inbox = await h.ds.query(`SELECT count(*)::int AS n FROM inbox WHERE source = 'accounts.membership.v1' AND message_id = ANY($1)`, [events.map((e) => e.id)]);
     expect(inbox[0].n).toBe(60);
   });
+
+  it('audits each applied change under its event id, and ignores a change for a user account (no members)', async () => {
+    const org = await fundedAccount(h, admin, { plan: 'enterprise', kind: 'organization' });
+    const user = await fundedAccount(h, admin, { plan: 'enterprise', kind: 'user' });
+    const at = new Date().toISOString();
+    const added = { id: uid('mem'), type: 'member.added', occurredAt: at, accountId: org, userId: 'dana' };
+    const ignored = { id: uid('mem'), type: 'member.added', occurredAt: at, accountId: user, userId: 'erin' };
+    await produce(h.config.kafka!.topics.membership, [ignored, added].map((value) => ({ key: value.accountId, value })));
+    await eventually(
+      async () => (await h.ds.query(`SELECT count(*)::int AS n FROM inbox WHERE message_id = ANY($1)`, [[added.id, ignored.id]]))[0].n === 2,
+      60_000,
+      'both membership events taken',
+    );
+    const rows = await h.ds.query(`SELECT account_id, action, correlation_id FROM audit_log WHERE account_id = ANY($1) AND action LIKE 'seat.%'`, [[org, user]]);
+    expect(rows).toEqual([{ account_id: org, action: 'seat.added', correlation_id: added.id }]);
+    expect((await h.request('GET', `/v1/accounts/${user}/members`, { key: admin })).body.members).toEqual([]);
+  });
 });

@@ -60,8 +60,8 @@ describe('spend limits enforced by terminating runtimes (real broker)', () => {
       Array.from({ length: 12 }, () => h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId: uid('rt'), ...SMALL, minutes: 10 } })),
     );
     expect(results.filter((r) => r.status === 201)).toHaveLength(6);
-    const notes = (await readTopic(h.config.kafka!.topics.notifications, 4, 20_000, 2_000)).map((m) => JSON.parse(m.value)).filter((n) => n.accountId === accountId);
-    const kinds = notes.map((n) => `${n.type}${n.threshold ? `:${n.threshold}` : ''}`).sort();
+    const notes = (await readTopic(h.config.kafka!.topics.notifications, 5, 20_000, 2_000)).map((m) => JSON.parse(m.value)).filter((n) => n.accountId === accountId && n.type.startsWith('spend_limit.'));
+    const kinds = notes.map((n) => `${n.type}${n.data.threshold ? `:${n.data.threshold}` : ''}`).sort();
     expect(kinds).toEqual(['spend_limit.reached', 'spend_limit.threshold_crossed:100', 'spend_limit.threshold_crossed:50', 'spend_limit.threshold_crossed:80']);
   });
 });

@@ -32,8 +32,8 @@ describe('two instances in one consumer group on one database', () => {
     await holder.query('SELECT pg_advisory_lock($1)', [advisoryKey('job:expiry-sweep')]);
     const blocked = await Promise.all([a, b].map((x) => x.request('POST', '/v1/admin/jobs/expiry-sweep/run', { key: admin })));
     expect(blocked.map((r) => r.body)).toEqual([
-      { job: 'expiry-sweep', ran: false, reason: 'another instance is running it' },
-      { job: 'expiry-sweep', ran: false, reason: 'another instance is running it' },
+      { job: 'expiry-sweep', runId: expect.stringMatching(/^job_/), ran: false, reason: 'another instance is running it' },
+      { job: 'expiry-sweep', runId: expect.stringMatching(/^job_/), ran: false, reason: 'another instance is running it' },
     ]);
     await holder.query('SELECT pg_advisory_unlock($1)', [advisoryKey('job:expiry-sweep')]);
     await holder.release();

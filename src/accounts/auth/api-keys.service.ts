@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { AuditService } from '../../audit/audit.service';
 import { sha256Hex } from '../../common/canonical-json';
 import { APP_CONFIG, type AppConfig } from '../../common/config/config';
@@ -42,11 +42,15 @@ export class ApiKeysService implements OnApplicationBootstrap {
     this.logger.log('bootstrap admin API key registered from BILLING_ADMIN_API_KEY');
   }
 
-  /** Creates a key (audited as `api_key.created`, without the secret). */
-  async create(scopes: string[], name: string | null, actor = 'system'): Promise<CreatedKey> {
+  /**
+   * Creates a key (audited as `api_key.created`, without the secret). `knownAccounts`: an
+   * `account:<id>` scope must name an existing account (400 with a finding on the scope otherwise).
+   */
+  async create(scopes: string[], name: string | null, actor = 'system', opts: { knownAccounts?: boolean } = {}): Promise<CreatedKey> {
     const id = `key_${randomBytes(8).toString('hex')}`;
     const key = `dlb_${randomBytes(32).toString('base64url')}`;
     await inTransaction(this.ds, async (em) => {
+      if (opts.knownAccounts) await refuseUnknownAccounts(em, scopes);
       await em.query(`INSERT INTO api_keys (id, name, key_hash, scopes) VALUES ($1, $2, $3, $4)`, [id, name, sha256Hex(key), scopes]);
       await this.audit.record(em, { actor, action: 'api_key.created', after: { id, name, scopes } });
     });
@@ -107,4 +111,13 @@ export class ApiKeysService implements OnApplicationBootstrap {
     if (this.cache.size > 10_000) this.cache.delete(this.cache.keys().next().value!);
     return principal;
   }
+}
+
+/** Refuses `account:<id>` scopes of accounts that do not exist, each named by its place in `scopes`. */
+async function refuseUnknownAccounts(em: EntityManager, scopes: string[]): Promise<void> {
+  const named = scopes.map((s, i) => ({ i, id: s.startsWith('account:') ? s.slice('account:'.length) : null })).filter((n): n is { i: number; id: string } => n.id !== null);
+  if (named.length === 0) return;
+  const known = new Set((await rows<{ id: string }>(em, `SELECT id FROM accounts WHERE id = ANY($1)`, [named.map((n) => n.id)])).map((r) => r.id));
+  const findings = named.filter((n) => !known.has(n.id)).map((n) => ({ field: `scopes.${n.i}`, message: `account ${n.id} does not exist` }));
+  if (findings.length > 0) throw BillingException.invalid(findings);
 }

@@ -22,6 +22,14 @@ export function withCorrelation<T>(correlation: Correlation, work: () => T): T {
   return storage.run(correlation, work);
 }
 
+/**
+ * Runs `work` with `correlation` as the current correlation, or outside any when it is undefined (a
+ * group-commit lane's batch: it serves many callers, each of which carries its own).
+ */
+export function withCorrelationOf<T>(correlation: Correlation | undefined, work: () => T): T {
+  return correlation ? storage.run(correlation, work) : storage.exit(work);
+}
+
 /** The current correlation, if the work serves one. */
 export function currentCorrelation(): Correlation | undefined {
   return storage.getStore();

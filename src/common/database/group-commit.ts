@@ -1,3 +1,5 @@
+import { withCorrelationOf } from '../context/correlation';
+
 /**
  * Group commit: work items go to one of a few lanes by key (so that one key — a wallet — always
  * uses the same lane, and its items keep their arrival order); each lane runs one batch at a time,
@@ -20,7 +22,9 @@ export class GroupCommitLanes<T> {
   push(key: string, item: T): void {
     const lane = this.lanes[laneOf(key, this.lanes.length)]!;
     lane.queue.push(item);
-    if (!lane.running) void this.drain(lane);
+    // A batch serves every caller in it: it runs outside the correlation of the one that started it,
+    // and each item carries its own (captured when it was pushed).
+    if (!lane.running) void withCorrelationOf(undefined, () => this.drain(lane));
   }
 
   private async drain(lane: Lane<T>): Promise<void> {

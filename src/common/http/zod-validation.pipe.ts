@@ -4,11 +4,13 @@ import { BillingException, type Finding } from '../errors/billing.exception';
 
 /** Turns every zod issue into a finding named by its field path (e.g. `environment.sizeClass`). */
 export function findingsOf(error: z.ZodError, prefix = ''): Finding[] {
-  return error.issues.map((issue) => {
-    const path = issue.path.map(String).join('.');
-    const field = [prefix, path].filter((p) => p.length > 0).join('.') || prefix || 'body';
-    return { field, message: issue.message };
-  });
+  return error.issues.map((issue) => findingOf(issue, prefix));
+}
+
+function findingOf(issue: z.core.$ZodIssue, prefix: string): Finding {
+  const path = issue.path.map(String).join('.');
+  const field = [prefix, path].filter((p) => p.length > 0).join('.') || prefix || 'body';
+  return { field, message: issue.message };
 }
 
 export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown, prefix = ''): z.output<T> {
@@ -27,4 +29,19 @@ export class ZodPipe<T extends z.ZodType> implements PipeTransform<unknown, z.ou
   transform(value: unknown): z.output<T> {
     return parseOrThrow(this.schema, value, this.prefix);
   }
+}
+
+/**
+ * A query string: as parseOrThrow, but a parameter the endpoint does not take is named by itself
+ * (`format: is not a parameter of this endpoint`), not as `body`.
+ */
+export function parseQueryOrThrow<T extends z.ZodType>(schema: T, query: unknown): z.output<T> {
+  const result = schema.safeParse(query);
+  if (result.success) return result.data;
+  const findings = result.error.issues.flatMap((issue): Finding[] =>
+    issue.code === 'unrecognized_keys' && issue.path.length === 0
+      ? issue.keys.map((key) => ({ field: key, message: 'is not a parameter of this endpoint' }))
+      : [findingOf(issue, '')],
+  );
+  throw BillingException.invalid(findings);
 }

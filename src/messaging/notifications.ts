@@ -1,0 +1,58 @@
+import { createHash } from 'node:crypto';
+import type { EntityManager } from 'typeorm';
+import { rows } from '../common/database/transaction';
+import { enqueue, type OutboxEntry } from './outbox';
+
+/**
+ * Every notification on `billing.notifications.v1` has one shape, `{id, type, accountId, occurredAt,
+ * data}`, and one cause: the id is `ntf_<md5(cause)>`, so the same cause always has the same id and a
+ * consumer can drop a re-sent copy. The types, their causes and data are in docs/contract-changes.md.
+ */
+export type NotificationType =
+  | 'credits.granted'
+  | 'credits.expired'
+  | 'quota.exhausted'
+  | 'wallet.low_balance'
+  | 'spend_limit.threshold_crossed'
+  | 'spend_limit.reached'
+  | 'subscription.past_due';
+
+export interface Notification<T extends NotificationType = NotificationType> {
+  type: T;
+  accountId: string;
+  /** What makes this notification distinct: the same cause never notifies twice. */
+  cause: string;
+  data: Record<string, unknown>;
+}
+
+/** The message id of a cause (stable, so a consumer can dedupe a re-sent message too). */
+export function notificationId(cause: string): string {
+  return `ntf_${createHash('md5').update(cause).digest('hex')}`;
+}
+
+/** The outbox message of a notification. */
+export function notificationMessage(topic: string, n: Notification, at: Date): OutboxEntry {
+  return { topic, key: n.accountId, payload: { id: notificationId(n.cause), type: n.type, accountId: n.accountId, occurredAt: at.toISOString(), data: n.data } };
+}
+
+/**
+ * Enqueues each notification once per cause, in the caller's transaction: the cause is inserted into
+ * `notifications_sent` (primary key) and only a newly inserted cause goes to the outbox. Returns the
+ * causes that were new.
+ */
+export async function notifyOnce(em: EntityManager, topic: string, items: Notification[], at: Date): Promise<string[]> {
+  if (items.length === 0) return [];
+  const fresh = await rows<{ cause: string }>(
+    em,
+    `INSERT INTO notifications_sent (cause, account_id, type, created_at)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[])
+     ON CONFLICT (cause) DO NOTHING RETURNING cause`,
+    [items.map((i) => i.cause), items.map((i) => i.accountId), items.map((i) => i.type), items.map(() => at)],
+  );
+  const isNew = new Set(fresh.map((f) => f.cause));
+  await enqueue(
+    em,
+    items.filter((i) => isNew.has(i.cause)).map((i) => notificationMessage(topic, i, at)),
+  );
+  return [...isNew];
+}
