@@ -221,7 +221,7 @@ export interface paths {
         };
         /**
          * Billable usage by runtime, environment, day or user
-         * @description Runtimes started in [from, to) (default: this calendar month): settled charges, and charges so far of active ones.
+         * @description Runtimes started in [from, to) (default: this calendar month): settled charges, and charges so far of active ones. JSON, or CSV with `format=csv` or `Accept: text/csv`.
          *
          *     API key scopes: `admin` or `control-plane` or `reports` or `account:{id}` (the account in the path).
          */
@@ -940,11 +940,14 @@ export interface components {
             ran: true;
             /** @description The job's own summary (JSON) */
             result?: unknown;
+            /** @description The run id: the correlation id of every audit row the run writes */
+            runId: string;
         } | {
             job: string;
             /** @enum {boolean} */
             ran: false;
             reason: string;
+            runId: string;
         };
         LedgerEntry: {
             /**
@@ -2618,6 +2621,7 @@ export interface operations {
     getUsage: {
         parameters: {
             query?: {
+                format?: "json" | "csv";
                 from?: string;
                 groupBy?: "runtime" | "environment" | "day" | "user";
                 to?: string;
@@ -2637,6 +2641,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Usage"];
+                    "text/csv": string;
                 };
             };
             /** @description DL_BILLING_REQUEST_INVALID */
