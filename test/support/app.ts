@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
@@ -93,6 +93,9 @@ export async function startApp(
   const ds = app.get<DataSource>(getDataSourceToken());
   const keys = app.get(ApiKeysService);
   const checker = await responseChecker(app);
+  // The failed-authentication limiter counts per client address in the shared database: each
+  // harness is a client of its own, so that test files running side by side do not add up.
+  const remoteAddress = `127.${randomInt(256)}.${randomInt(256)}.${1 + randomInt(254)}`;
   return {
     app,
     ds,
@@ -102,6 +105,7 @@ export async function startApp(
       const res = await app.inject({
         method,
         url,
+        remoteAddress,
         headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers },
         ...(body === undefined ? {} : typeof body === 'string' ? { payload: body, headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers } } : { payload: body as object }),
       });
@@ -118,6 +122,7 @@ export async function startApp(
           const body = request.body ? await request.text() : undefined;
           const res = await app.inject({
             method: request.method as 'GET',
+            remoteAddress,
             url: url.pathname + url.search,
             headers: Object.fromEntries(request.headers),
             ...(body === undefined ? {} : { payload: body }),
