@@ -43,15 +43,18 @@ function configure(app: NestFastifyApplication, logger: JsonLogger): void {
   fastify.addHook('onRequest', (request, _reply, done) => {
     withCorrelation({ id: request.id, kind: 'request' }, done);
   });
-  fastify.addHook('onSend', async (request, reply) => {
+  // Every error body is the contract's {"error":{"code":…}}: its code labels the metrics and the access log.
+  const codes = new WeakMap<FastifyRequest, string>();
+  fastify.addHook('onSend', async (request, reply, payload) => {
     void reply.header('x-request-id', request.id);
+    if (reply.statusCode >= 400 && typeof payload === 'string') {
+      const code = /^\{"error":\{"code":"(DL_BILLING_[A-Z_]+)"/.exec(payload)?.[1];
+      if (code) codes.set(request, code);
+    }
   });
   fastify.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
-    metrics.httpDuration.observe(
-      { method: request.method, route, status: String(reply.statusCode) },
-      reply.elapsedTime / 1000,
-    );
+    metrics.observeHttp(request.method, route, reply.statusCode, codes.get(request) ?? '', reply.elapsedTime / 1000);
     if (reply.statusCode >= 500 || logger.isDebug) {
       logger.log(
         { msg: 'request', reqId: request.id, method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },

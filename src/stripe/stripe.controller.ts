@@ -9,6 +9,7 @@ import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { BillingException } from '../common/errors/billing.exception';
 import { Doc } from '../common/http/openapi';
 import { ZodPipe } from '../common/http/zod-validation.pipe';
+import { Metrics } from '../health/metrics';
 import { JobsService, type JobResult } from '../jobs/jobs.service';
 import { SeatsService } from './seats.service';
 import { StripeEventsService, type EventOutcome } from './stripe-events.service';
@@ -31,6 +32,7 @@ export class StripeController {
     private readonly subscriptions: SubscriptionsService,
     private readonly seats: SeatsService,
     private readonly jobs: JobsService,
+    private readonly metrics: Metrics,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.webhookFailures = new FailureLimiter(config.stripe.webhookFailuresPerMinute);
@@ -47,8 +49,21 @@ export class StripeController {
   @HttpCode(200)
   @Doc('Stripe webhook endpoint (Stripe-Signature checked on the raw body; 429 after too many bad signatures from one client)')
   async webhook(@Req() req: FastifyRequest & { rawBody?: Buffer }, @Headers('stripe-signature') signature: string | undefined): Promise<EventOutcome & { received: true }> {
-    const event = this.verifyLimited(req.ip, req.rawBody, signature);
-    return { received: true, ...(await this.events.handle(event)) };
+    let event: StripeEventLike;
+    try {
+      event = this.verifyLimited(req.ip, req.rawBody, signature);
+    } catch (error) {
+      this.metrics.stripeWebhook(null, 'signature_invalid');
+      throw error;
+    }
+    try {
+      const outcome = await this.events.handle(event);
+      this.metrics.stripeWebhook(event.type, outcome.duplicate ? 'duplicate' : outcome.ignored ? 'ignored' : 'processed');
+      return { received: true, ...outcome };
+    } catch (error) {
+      this.metrics.stripeWebhook(event.type, 'failed');
+      throw error;
+    }
   }
 
   private verifyLimited(client: string | undefined, rawBody: Buffer | undefined, signature: string | undefined): StripeEventLike {

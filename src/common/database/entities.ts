@@ -1,3 +1,4 @@
+import { JobRun } from '../../jobs/entities/job-run.entity';
 import { Account } from '../../accounts/entities/account.entity';
 import { AuditChain } from '../../audit/entities/audit-chain.entity';
 import { AuditLog } from '../../audit/entities/audit-log.entity';
@@ -37,4 +38,4 @@ export const ENTITIES = [Account, ApiKey, OutboxMessage, InboxMessage, RuntimeEv
   Wallet, Grant, Hold, HoldAllocation, LedgerTransaction, LedgerEntry, AuditLog, AuditChain,
   NotificationSent, SpendLimit, SpendLimitAlert,
   AccountMember, AccountMemberEvent, StripeSubscription, StripeTopUp, StripeInvoice, SeatDiscrepancy,
-  UsageRollup, UsageDailyRollup, UsageMonthlyRollup, UsageAccountHourlyRollup, UsageAccountDailyRollup, UsageAccountMonthlyRollup];
+  UsageRollup, UsageDailyRollup, UsageMonthlyRollup, UsageAccountHourlyRollup, UsageAccountDailyRollup, UsageAccountMonthlyRollup, JobRun];
