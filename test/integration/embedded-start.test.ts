@@ -1,14 +1,20 @@
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { SMALL } from '../support/accounts';
+import { uid } from '../support/app';
 import { freePort, startService, type ServiceProcess } from '../support/service-process';
+
+const ADMIN_KEY = 'embedded-start-admin-key-0123456789';
 
 describe('starting on embedded defaults', () => {
   const dir = mkdtempSync(join(tmpdir(), 'billing-embedded-'));
   // As root, PostgreSQL runs as a `postgres` user, which must be able to reach the data folder.
   chmodSync(dir, 0o755);
   let service: ServiceProcess | undefined;
+  let pgPort = 0;
 
   afterAll(async () => {
     await service?.stop();
@@ -17,7 +23,8 @@ describe('starting on embedded defaults', () => {
 
   it('serves /health/ready with an embedded PostgreSQL and no Kafka, and says so in its log', async () => {
     // Empty values count as unset: no DATABASE_URL (embedded PostgreSQL), no KAFKA_BROKERS (HTTP only).
-    const env: Record<string, string> = { EMBEDDED_PG_DIR: join(dir, 'pg'), EMBEDDED_PG_PORT: String(await freePort()), LOG_LEVEL: 'info' };
+    pgPort = await freePort();
+    const env: Record<string, string> = { EMBEDDED_PG_DIR: join(dir, 'pg'), EMBEDDED_PG_PORT: String(pgPort), LOG_LEVEL: 'info', BILLING_ADMIN_API_KEY: ADMIN_KEY };
     service = await startService({ ...env, DATABASE_URL: '', KAFKA_BROKERS: '' });
     const ready = await fetch(`http://127.0.0.1:${service.port}/health/ready`);
     expect(ready.status).toBe(200);
@@ -28,5 +35,57 @@ describe('starting on embedded defaults', () => {
 
   it('refuses to start on a bad configuration value, naming it', async () => {
     await expect(startService({ PORT: '', DATABASE_URL: 'mysql://nope', KAFKA_BROKERS: '' }, 20_000)).rejects.toThrow(/DATABASE_URL/);
+  });
+
+  it('on SIGTERM answers every reservation in flight (201) before it stops its embedded PostgreSQL, then exits 0', async () => {
+    if (!service) throw new Error('the first test did not start the service');
+    const base = `http://127.0.0.1:${service.port}`;
+    const headers = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };
+    const accounts = [uid('acc'), uid('acc'), uid('acc')];
+    for (const id of accounts) {
+      const created = await fetch(`${base}/v1/accounts`, { method: 'POST', headers, body: JSON.stringify({ id, kind: 'user', plan: 'enterprise', name: id }) });
+      expect(created.status).toBe(201);
+      const granted = await fetch(`${base}/v1/admin/accounts/${id}/grants`, {
+        method: 'POST',
+        headers: { ...headers, 'idempotency-key': uid('grant') },
+        body: JSON.stringify({ credits: '100', reason: 'shutdown test' }),
+      });
+      expect(granted.status).toBe(201);
+    }
+    // The wallets are locked from outside, so the 30 reservations are surely in flight (waiting on
+    // the database) when SIGTERM arrives; the lock is released once the shutdown has begun.
+    const blocker = new pg.Client({ connectionString: `postgres://postgres:postgres@127.0.0.1:${pgPort}/billing` });
+    await blocker.connect();
+    await blocker.query('BEGIN');
+    await blocker.query('LOCK TABLE wallets IN EXCLUSIVE MODE');
+    let answered = 0;
+    const reservations = Array.from({ length: 30 }, (_, i) =>
+      fetch(`${base}/v1/reservations`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ accountId: accounts[i % 3], runtimeId: uid('rt'), ...SMALL }),
+      }).then(async (r) => {
+        answered += 1;
+        return { status: r.status, body: await r.text() };
+      }),
+    );
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(answered).toBe(0);
+    service.child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 1_000));
+    // Shutting down: no new connection is accepted, and the database is still there for those in flight.
+    await expect(fetch(`${base}/health/live`)).rejects.toThrow();
+    expect(answered).toBe(0);
+    await blocker.query('COMMIT');
+    await blocker.end().catch(() => undefined);
+
+    const answers = await Promise.all(reservations);
+    expect(answers.map((a) => a.status)).toEqual(Array.from({ length: 30 }, () => 201));
+    expect(await service.exited, service.output().slice(-3000)).toEqual({ code: 0, signal: null });
+    const lines = service.output().split('\n').filter((l) => l.includes('"msg":"stopped"'));
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ signal: 'SIGTERM', embeddedDatabase: true });
+    // PostgreSQL was stopped by the service, not left running on the folder.
+    expect(existsSync(join(dir, 'pg', 'postmaster.pid'))).toBe(false);
   });
 });
