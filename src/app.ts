@@ -9,7 +9,7 @@ import type { AppConfig } from './common/config/config';
 import { withCorrelation } from './common/context/correlation';
 import { BillingException } from './common/errors/billing.exception';
 import { toBillingException } from './common/errors/billing-exception.filter';
-import { JsonLogger } from './common/logging/json-logger';
+import { createLogger, PinoLogger } from './common/logging/logger';
 import { registerOpenApi } from './common/http/openapi';
 import { registerRequestChecks } from './common/http/request-checks';
 import { Metrics } from './health/metrics';
@@ -36,7 +36,7 @@ function fastifyAdapter(): FastifyAdapter {
 }
 
 /** Hooks shared by production and tests: request ids, access log, HTTP metrics, 405 and 415. */
-function configure(app: NestFastifyApplication, logger: JsonLogger): void {
+function configure(app: NestFastifyApplication, logger: PinoLogger): void {
   const fastify = app.getHttpAdapter().getInstance();
   const metrics = app.get(Metrics);
   // Everything a request does runs with its request id as the correlation (audit rows, logs).
@@ -62,13 +62,15 @@ function configure(app: NestFastifyApplication, logger: JsonLogger): void {
   });
   fastify.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
-    metrics.observeHttp(request.method, route, reply.statusCode, codes.get(request) ?? '', reply.elapsedTime / 1000);
-    if (reply.statusCode >= 500 || logger.isDebug) {
-      logger.log(
-        { msg: 'request', reqId: request.id, method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
-        'Http',
-      );
-    }
+    const code = codes.get(request) ?? '';
+    metrics.observeHttp(request.method, route, reply.statusCode, code, reply.elapsedTime / 1000);
+    // The access line: one per request, with the key's id (never the key) and the error code.
+    const keyId = (request as FastifyRequest & { principal?: { keyId: string } }).principal?.keyId;
+    const level = reply.statusCode >= 500 ? 'error' : 'info';
+    logger.pino[level](
+      { context: 'Http', method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime), keyId, code: code || undefined },
+      'request',
+    );
   });
   registerRequestChecks(fastify);
   registerOpenApi(app);
@@ -76,7 +78,7 @@ function configure(app: NestFastifyApplication, logger: JsonLogger): void {
 
 /** Builds the production application (not yet listening). */
 export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
-  const logger = new JsonLogger(config.logLevel);
+  const logger = new PinoLogger(createLogger(config.logLevel));
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), fastifyAdapter(), {
     rawBody: true,
     logger,
@@ -92,7 +94,7 @@ export async function createTestApp(
   overrides: { provide: unknown; useValue: unknown }[] = [],
   extra: ModuleMetadata['imports'] = [],
 ): Promise<NestFastifyApplication> {
-  const logger = new JsonLogger(config.logLevel);
+  const logger = new PinoLogger(createLogger(config.logLevel));
   let builder = Test.createTestingModule({ imports: [AppModule.forRoot(config), ...extra] }).setLogger(logger);
   for (const o of overrides) builder = builder.overrideProvider(o.provide).useValue(o.useValue);
   const moduleRef = await builder.compile();

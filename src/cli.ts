@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { createLogger, PinoLogger } from './common/logging/logger';
 import { NestFactory } from '@nestjs/core';
 import type { DynamicModule, INestApplicationContext } from '@nestjs/common';
 import { createWriteStream } from 'node:fs';
@@ -201,7 +202,8 @@ export async function main(argv: string[]): Promise<number> {
   }
   let app: INestApplicationContext | undefined;
   try {
-    app = await NestFactory.createApplicationContext(moduleFor(name), { logger: ['error', 'warn'] });
+    // Logs as JSON on stderr (warnings and errors), so that stdout holds only the command's answer.
+    app = await NestFactory.createApplicationContext(moduleFor(name), { logger: new PinoLogger(createLogger('warn', process.stderr)) });
     return await command(app, args);
   } catch (error) {
     if (error instanceof UsageError) {

@@ -85,6 +85,17 @@ describe('starting on embedded defaults', () => {
     const lines = service.output().split('\n').filter((l) => l.includes('"msg":"stopped"'));
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0]!)).toMatchObject({ signal: 'SIGTERM', embeddedDatabase: true });
+    // One access line per request (route template, status, ms, key id, request id), never the key,
+    // and no line per mapped route at start.
+    const access = service
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('"msg":"request"') && l.includes('"route":"/v1/reservations"'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(access).toHaveLength(30);
+    expect(access[0]).toMatchObject({ level: 'info', method: 'POST', status: 201, ms: expect.any(Number), keyId: expect.any(String), reqId: expect.any(String), pid: service.child.pid });
+    expect(service.output()).not.toContain(ADMIN_KEY);
+    expect(service.output()).not.toContain('Mapped {');
     // PostgreSQL was stopped by the service, not left running on the folder.
     expect(existsSync(join(dir, 'pg', 'postmaster.pid'))).toBe(false);
   });
