@@ -1,10 +1,11 @@
 import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SMALL } from '../support/accounts';
 import { uid } from '../support/app';
+import { runCli } from '../support/cli';
 import { freePort, startService, type ServiceProcess } from '../support/service-process';
 
 const ADMIN_KEY = 'embedded-start-admin-key-0123456789';
@@ -35,6 +36,22 @@ describe('starting on embedded defaults', () => {
 
   it('refuses to start on a bad configuration value, naming it', async () => {
     await expect(startService({ PORT: '', DATABASE_URL: 'mysql://nope', KAFKA_BROKERS: '' }, 20_000)).rejects.toThrow(/DATABASE_URL/);
+  });
+
+  it('the CLI: reaches the running service\'s embedded database, answers --help, and tells usage, check and could-not-run apart', async () => {
+    const build = resolve('dist');
+    const embedded = { DATABASE_URL: '', EMBEDDED_PG_DIR: join(dir, 'pg'), EMBEDDED_PG_PORT: String(await freePort()) };
+    const reconcile = await runCli(build, ['ledger', 'reconcile'], embedded);
+    expect(reconcile.code, reconcile.stderr).toBe(0);
+    expect(JSON.parse(reconcile.stdout)).toEqual({ ok: true, discrepancies: [] });
+    const help = await runCli(build, ['audit', 'verify', '--help'], embedded);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^usage: cli audit verify/);
+    expect(help.stdout).toContain('3 could not run');
+    expect((await runCli(build, ['ledger', 'reconcile', '--acount', 'x'], embedded)).code).toBe(2);
+    const unreachable = await runCli(build, ['audit', 'verify'], { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nothing' });
+    expect(unreachable.code).toBe(3);
+    expect(unreachable.stderr).toMatch(/could not run audit verify: .*ECONNREFUSED/);
   });
 
   it('on SIGTERM answers every reservation in flight (201) before it stops its embedded PostgreSQL, then exits 0', async () => {

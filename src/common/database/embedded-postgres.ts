@@ -37,6 +37,11 @@ export interface EmbeddedPostgresOptions {
  */
 export class EmbeddedPostgres {
   private static instance?: EmbeddedPostgres;
+  /**
+   * The CLI's choice: a PostgreSQL already running on the folder (the service's) is connected to
+   * at the port its postmaster.pid names, instead of being refused as another process's.
+   */
+  static attachToRunning = false;
   private readonly logger = new Logger('EmbeddedPostgres');
   private server?: EmbeddedPostgresType;
   private child?: ChildProcess;
@@ -77,6 +82,13 @@ export class EmbeddedPostgres {
   private async boot(): Promise<string> {
     const where = () => `embedded PostgreSQL (data in ${this.dir}, port ${this.port})`;
     try {
+      const running = EmbeddedPostgres.attachToRunning ? runningPort(this.dir) : null;
+      if (running !== null) {
+        this.port = running;
+        this.url = `postgres://postgres:postgres@127.0.0.1:${running}/${DATABASE}`;
+        this.logger.log(`${where()}: using the server already running on it`);
+        return this.url;
+      }
       const { Server, postgres } = await importWithoutExitHook();
       const fresh = !existsSync(resolve(this.dir, 'PG_VERSION'));
       await mkdir(this.dir, { recursive: true });
@@ -191,6 +203,16 @@ async function importWithoutExitHook(): Promise<{ Server: typeof EmbeddedPostgre
     }
   }
   return { Server, postgres };
+}
+
+/** The port of a live PostgreSQL on `dir` (postmaster.pid: pid on line 1, port on line 4), or null. */
+function runningPort(dir: string): number | null {
+  const pidFile = resolve(dir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return null;
+  const lines = readFileSync(pidFile, 'utf8').split('\n');
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  return Number.isInteger(pid) && pid > 0 && alive(pid) && Number.isInteger(port) && port > 0 ? port : null;
 }
 
 function idOf(flag: '-u' | '-g'): number {
