@@ -10,7 +10,7 @@ import type { AppConfig } from './common/config/config';
 import { withCorrelation } from './common/context/correlation';
 import { BillingException } from './common/errors/billing.exception';
 import { toBillingException } from './common/errors/billing-exception.filter';
-import { JsonLogger } from './common/logging/json-logger';
+import { createLogger, PinoLogger } from './common/logging/logger';
 import { registerJsonBodyParser } from './common/http/json-body';
 import { registerOpenApi } from './common/http/docs';
 import { registerRequestChecks } from './common/http/request-checks';
@@ -47,38 +47,50 @@ function fastifyAdapter(): FastifyAdapter {
 }
 
 /** Hooks shared by production and tests: request ids, access log, HTTP metrics, 405 and 415. */
-function configure(app: NestFastifyApplication, logger: JsonLogger): void {
+function configure(app: NestFastifyApplication, logger: PinoLogger): void {
   const fastify = app.getHttpAdapter().getInstance();
   const metrics = app.get(Metrics);
   // Everything a request does runs with its request id as the correlation (audit rows, logs).
   fastify.addHook('onRequest', (request, _reply, done) => {
     withCorrelation({ id: request.id, kind: 'request' }, done);
   });
-  fastify.addHook('onSend', async (request, reply) => {
+  // Every error body is the contract's {"error":{"code":…}}: its code labels the metrics and the access log.
+  const codes = new WeakMap<FastifyRequest, string>();
+  // Once the server is closing, the answers to the requests still in flight close their
+  // connections: a keep-alive client would otherwise hold the server open until its idle timeout.
+  let closing = false;
+  fastify.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  fastify.addHook('onSend', async (request, reply, payload) => {
     void reply.header('x-request-id', request.id);
+    if (closing) void reply.header('connection', 'close');
+    if (reply.statusCode >= 400 && typeof payload === 'string') {
+      const code = /^\{"error":\{"code":"(DL_BILLING_[A-Z_]+)"/.exec(payload)?.[1];
+      if (code) codes.set(request, code);
+    }
   });
   fastify.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
-    metrics.httpDuration.observe(
-      { method: request.method, route, status: String(reply.statusCode) },
-      reply.elapsedTime / 1000,
+    const code = codes.get(request) ?? '';
+    metrics.observeHttp(request.method, route, reply.statusCode, code, reply.elapsedTime / 1000);
+    // The access line: one per request, with the key's id (never the key) and the error code.
+    const keyId = (request as FastifyRequest & { principal?: { keyId: string } }).principal?.keyId;
+    const level = reply.statusCode >= 500 ? 'error' : 'info';
+    logger.pino[level](
+      { context: 'Http', method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime), keyId, code: code || undefined },
+      'request',
     );
-    if (reply.statusCode >= 500 || logger.isDebug) {
-      logger.log(
-        { msg: 'request', reqId: request.id, method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
-        'Http',
-      );
-    }
   });
   registerRequestChecks(fastify);
   registerJsonBodyParser(app, BODY_LIMIT);
   registerOpenApi(app);
-  app.enableShutdownHooks();
 }
 
 /** Builds the production application (not yet listening). */
 export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
-  const logger = new JsonLogger(config.logLevel);
+  const logger = new PinoLogger(createLogger(config.logLevel));
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), fastifyAdapter(), {
     rawBody: true,
     logger,
@@ -94,7 +106,7 @@ export async function createTestApp(
   overrides: { provide: unknown; useValue: unknown }[] = [],
   extra: ModuleMetadata['imports'] = [],
 ): Promise<NestFastifyApplication> {
-  const logger = new JsonLogger(config.logLevel);
+  const logger = new PinoLogger(createLogger(config.logLevel));
   let builder = Test.createTestingModule({ imports: [AppModule.forRoot(config), ...extra] }).setLogger(logger);
   for (const o of overrides) builder = builder.overrideProvider(o.provide).useValue(o.useValue);
   const moduleRef = await builder.compile();

@@ -1,7 +1,9 @@
 import 'reflect-metadata';
+import { createLogger, PinoLogger } from './common/logging/logger';
 import { NestFactory } from '@nestjs/core';
 import type { DynamicModule, INestApplicationContext } from '@nestjs/common';
 import { createWriteStream } from 'node:fs';
+import { parseArgs as parseArgsOfNode } from 'node:util';
 import { finished } from 'node:stream/promises';
 import { z } from 'zod';
 import { ApiKeysService } from './accounts/auth/api-keys.service';
@@ -10,6 +12,7 @@ import { AuditService } from './audit/audit.service';
 import { CliModule } from './cli.module';
 import { AppModule } from './app.module';
 import { ConfigError, loadConfig } from './common/config/config';
+import { EmbeddedPostgres } from './common/database/embedded-postgres';
 import { JobsService } from './jobs/jobs.service';
 import { LedgerService } from './ledger/ledger.service';
 import { ReportsCliModule } from './reports/reports-cli.module';
@@ -18,8 +21,10 @@ import { REPORT_NAMES, ReportsService, toCsv, type Report, type ReportName } fro
 
 /**
  * Operator commands, run on the build: `node dist/src/cli.js <command>` (or `npm run cli -- <command>`).
- * Exit codes: 0 done, 1 a check found a problem, 2 usage or configuration error.
+ * Exit codes (EXIT_CODES): 0 done, 1 a check found a problem, 2 usage or configuration error,
+ * 3 could not run (database unreachable, any unexpected failure).
  */
+const EXIT_CODES = 'exit codes: 0 done, 1 a check found a problem, 2 usage or configuration error, 3 could not run (e.g. database unreachable)';
 const USAGE = `usage: cli <command>
   audit verify                              walk every audit hash chain; exit 1 and print the first broken or missing row
   ledger reconcile [--account <id>]         check stored balances against the entries; exit 1 on any discrepancy
@@ -41,21 +46,47 @@ interface Args {
 
 class UsageError extends Error {}
 
-export function parseArgs(argv: string[]): Args {
-  const positional: string[] = [];
-  const flags = new Map<string, string>();
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg.startsWith('--')) {
-      const [name, inline] = arg.slice(2).split('=', 2) as [string, string | undefined];
-      const value = inline ?? argv[++i];
-      if (value === undefined) throw new UsageError(`--${name} needs a value`);
-      flags.set(name, value);
-    } else {
-      positional.push(arg);
-    }
+/** Every option of every command (node:util.parseArgs, strict: an unknown option is a usage error). */
+const OPTIONS = {
+  help: { type: 'boolean', short: 'h' },
+  account: { type: 'string' },
+  scopes: { type: 'string' },
+  name: { type: 'string' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+  'group-by': { type: 'string' },
+  limit: { type: 'string' },
+  out: { type: 'string' },
+} as const;
+
+export function parseArgs(argv: string[]): Args & { help: boolean } {
+  let parsed: ReturnType<typeof parseArgsOf>;
+  try {
+    parsed = parseArgsOf(argv);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
   }
-  return { positional, flags };
+  const flags = new Map<string, string>();
+  for (const [name, value] of Object.entries(parsed.values)) if (typeof value === 'string') flags.set(name, value);
+  return { positional: parsed.positionals, flags, help: parsed.values.help === true };
+}
+
+function parseArgsOf(argv: string[]) {
+  return parseArgsOfNode({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+}
+
+/** The usage lines of one command (`audit verify`, `reports usage`…), or every command's. */
+function usageOf(name: string): string {
+  const head = name.startsWith('reports ') ? 'reports' : name;
+  const lines = USAGE.split('\n');
+  const at = lines.findIndex((l) => l.trimStart().startsWith(head));
+  if (!head || at < 0) return `${USAGE}\n${EXIT_CODES}`;
+  const own = [lines[at]!];
+  for (const l of lines.slice(at + 1)) {
+    if (!/^\s{20,}/.test(l)) break;
+    own.push(l);
+  }
+  return `usage: cli ${own.map((l) => l.trim()).join('\n  ')}\n${EXIT_CODES}`;
 }
 
 const print = (value: unknown): void => {
@@ -186,26 +217,37 @@ function moduleFor(name: string): DynamicModule {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  let args: Args;
+  let args: ReturnType<typeof parseArgs>;
   try {
     args = parseArgs(argv);
   } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
+    process.stderr.write(`${(error as Error).message}\n${USAGE}\n${EXIT_CODES}\n`);
     return 2;
   }
   const name = args.positional[0] === 'reconcile' ? 'reconcile' : args.positional.slice(0, 2).join(' ');
+  if (args.help) {
+    process.stdout.write(`${usageOf(name)}\n`);
+    return 0;
+  }
   const command = COMMANDS[name];
   if (!command) {
-    process.stderr.write(`${name ? `unknown command: ${name}\n` : ''}${USAGE}\n`);
+    process.stderr.write(`${name ? `unknown command: ${name}\n` : ''}${USAGE}\n${EXIT_CODES}\n`);
     return 2;
   }
+  // Without DATABASE_URL, the embedded PostgreSQL of a service running on EMBEDDED_PG_DIR is used as it is.
+  EmbeddedPostgres.attachToRunning = true;
   let app: INestApplicationContext | undefined;
   try {
-    app = await NestFactory.createApplicationContext(moduleFor(name), { logger: ['error', 'warn'] });
+    // Logs as JSON on stderr (warnings and errors), so that stdout holds only the command's answer.
+    app = await NestFactory.createApplicationContext(moduleFor(name), {
+      logger: new PinoLogger(createLogger('warn', process.stderr)),
+      // A failure to start (database unreachable) is this function's to report, as exit code 3.
+      abortOnError: false,
+    });
     return await command(app, args);
   } catch (error) {
     if (error instanceof UsageError) {
-      process.stderr.write(`${error.message}\n${USAGE}\n`);
+      process.stderr.write(`${error.message}\n${usageOf(name)}\n`);
       return 2;
     }
     if (error instanceof ConfigError) {
@@ -213,10 +255,11 @@ export async function main(argv: string[]): Promise<number> {
       return 2;
     }
     const body = (error as { toBody?: () => unknown }).toBody?.();
-    process.stderr.write(`${body ? JSON.stringify(body) : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    return 1;
+    const reason = body ? JSON.stringify(body) : error instanceof Error ? error.message || error.name : String(error);
+    process.stderr.write(`could not run ${name}: ${reason}\n`);
+    return 3;
   } finally {
-    await app?.close();
+    await app?.close().catch(() => undefined);
   }
 }
 
@@ -225,7 +268,7 @@ if (require.main === module) {
     (code) => process.exit(code),
     (error: unknown) => {
       process.stderr.write(`${String(error)}\n`);
-      process.exit(1);
+      process.exit(3);
     },
   );
 }

@@ -4,6 +4,9 @@ import { createApp } from './app';
 import { ConfigError, loadConfig, type AppConfig } from './common/config/config';
 import { EmbeddedPostgres } from './common/database/embedded-postgres';
 
+/** How long a graceful shutdown may take before the process exits anyway. */
+const SHUTDOWN_DEADLINE_MS = 15_000;
+
 async function main(): Promise<void> {
   let config: AppConfig;
   try {
@@ -17,29 +20,37 @@ async function main(): Promise<void> {
   }
   const app = await createApp(config);
   await app.listen({ port: config.port, host: config.host });
-  new Logger('Main').log(`billing service listening on http://${config.host}:${config.port}`);
-  const stop = async (): Promise<void> => {
-    if (!config.database.url) {
-      await EmbeddedPostgres.shared(config.database.embeddedDir, config.database.embeddedPort).stop();
-    }
-  };
-  process.once('beforeExit', () => void stop());
-  app.getHttpServer().once('close', () => void stop());
-  // Nest closes the application on SIGTERM/SIGINT (enableShutdownHooks). Should that hang — an HTTP
-  // request that never ends, a broker that does not answer — the process still ends: nothing is
-  // lost by it (open transactions roll back, uncommitted Kafka offsets are delivered again).
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () => {
-      setTimeout(() => {
-        process.stderr.write(`shutdown did not finish within ${SHUTDOWN_DEADLINE_MS} ms: exiting\n`);
-        process.exit(1);
-      }, SHUTDOWN_DEADLINE_MS).unref();
-    });
-  }
-}
+  const logger = new Logger('Main');
+  logger.log(`billing service listening on http://${config.host}:${config.port}`);
 
-/** How long a graceful shutdown may take before the process exits anyway. */
-const SHUTDOWN_DEADLINE_MS = 15_000;
+  /**
+   * SIGTERM/SIGINT, in this order: the HTTP server stops accepting and answers the requests in
+   * flight (they still have the database); then the Kafka consumers finish their batches and leave
+   * their group, the outbox relay and schedules stop, the database pool closes (Nest's shutdown
+   * hooks); then the embedded PostgreSQL, if this process runs one. Should that hang — a request
+   * that never ends, a broker that does not answer — the process still ends: nothing is lost by it
+   * (open transactions roll back, uncommitted Kafka offsets are delivered again).
+   */
+  const shutdown = async (signal: NodeJS.Signals): Promise<void> => {
+    const started = Date.now();
+    setTimeout(() => {
+      logger.error({ msg: 'shutdown did not finish in time: exiting', signal, deadlineMs: SHUTDOWN_DEADLINE_MS });
+      process.exit(1);
+    }, SHUTDOWN_DEADLINE_MS).unref();
+    let failed: unknown;
+    try {
+      await app.close();
+      if (!config.database.url) await EmbeddedPostgres.shared(config.database.embeddedDir, config.database.embeddedPort).stop();
+    } catch (error) {
+      failed = error;
+    }
+    const ms = Date.now() - started;
+    if (failed) logger.error({ msg: 'shutdown failed', signal, ms, error: String(failed) });
+    else logger.log({ msg: 'stopped', signal, ms, embeddedDatabase: !config.database.url });
+    process.exit(failed ? 1 : 0);
+  };
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, (s) => void shutdown(s));
+}
 
 main().catch((error: unknown) => {
   process.stderr.write(`startup failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

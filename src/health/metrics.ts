@@ -1,15 +1,46 @@
-import { Injectable } from '@nestjs/common';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { ledgerWrites, type LedgerFlow } from '../ledger/ledger-flows';
 
-/** Prometheus metrics of this process (one registry per application instance). */
+/** The Stripe event types the service acts on; any other type is counted as `other` (bounded labels). */
+export const STRIPE_EVENT_TYPES = new Set([
+  'checkout.session.completed',
+  'checkout.session.async_payment_succeeded',
+  'invoice.paid',
+  'invoice.payment_failed',
+  'customer.subscription.created',
+  'customer.subscription.updated',
+  'customer.subscription.deleted',
+  'charge.refunded',
+  'charge.dispute.created',
+]);
+
+/**
+ * Prometheus metrics of this process (one registry per application instance). Labels are bounded:
+ * route templates, error codes, job names, topics and partitions, never an account or runtime id.
+ * What the database knows for the whole fleet (outbox, open holds, job runs, pool) is read at
+ * scrape time by `DatabaseMetrics`; what happens in this process is counted here.
+ */
 @Injectable()
-export class Metrics {
+export class Metrics implements OnModuleDestroy {
   readonly registry = new Registry();
   readonly httpDuration = new Histogram({
     name: 'dl_billing_http_request_duration_seconds',
-    help: 'HTTP request duration',
-    labelNames: ['method', 'route', 'status'],
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+    help: 'HTTP request duration by route template, status and error code (code is "" on success)',
+    labelNames: ['method', 'route', 'status', 'code'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+  readonly reservations = new Counter({
+    name: 'dl_billing_reservations_total',
+    help: 'POST /v1/reservations answers: created (201), replayed (200) or refused (with its error code)',
+    labelNames: ['outcome', 'code'],
+    registers: [this.registry],
+  });
+  readonly credits = new Counter({
+    name: 'dl_billing_credits_microcredits_total',
+    help: 'Micro-credits moved by committed ledger writes of this instance, by flow',
+    labelNames: ['flow'],
     registers: [this.registry],
   });
   readonly eventsApplied = new Counter({
@@ -29,8 +60,85 @@ export class Metrics {
     help: 'Lifecycle messages sent to the dead-letter topic',
     registers: [this.registry],
   });
+  readonly consumerLag = new Gauge({
+    name: 'dl_billing_kafka_consumer_lag_messages',
+    help: 'Messages of a partition not yet handled by this instance, as of its last fetched batch',
+    labelNames: ['topic', 'partition'],
+    registers: [this.registry],
+  });
+  readonly consumerLastBatch = new Gauge({
+    name: 'dl_billing_kafka_consumer_last_batch_timestamp_seconds',
+    help: 'When this instance last handled a batch of the partition',
+    labelNames: ['topic', 'partition'],
+    registers: [this.registry],
+  });
+  readonly outboxPublished = new Counter({
+    name: 'dl_billing_outbox_published_total',
+    help: 'Outbox messages published to Kafka by this instance',
+    labelNames: ['topic'],
+    registers: [this.registry],
+  });
+  readonly jobRuns = new Counter({
+    name: 'dl_billing_job_runs_total',
+    help: 'Scheduled job runs by this instance, by result (succeeded, failed, skipped: another instance held the lock)',
+    labelNames: ['job', 'result'],
+    registers: [this.registry],
+  });
+  readonly jobDuration = new Histogram({
+    name: 'dl_billing_job_duration_seconds',
+    help: 'Duration of the job runs of this instance',
+    labelNames: ['job'],
+    buckets: [0.01, 0.1, 0.5, 1, 5, 15, 60, 300, 900],
+    registers: [this.registry],
+  });
+  readonly stripeCalls = new Counter({
+    name: 'dl_billing_stripe_api_calls_total',
+    help: 'Stripe API calls by operation and outcome (ok, error)',
+    labelNames: ['operation', 'outcome'],
+    registers: [this.registry],
+  });
+  readonly stripeWebhooks = new Counter({
+    name: 'dl_billing_stripe_webhooks_total',
+    help: 'Stripe webhooks by event type (other for types not acted on) and result',
+    labelNames: ['type', 'result'],
+    registers: [this.registry],
+  });
+
+  private readonly onWrite = (flows: Map<LedgerFlow, bigint>): void => {
+    for (const [flow, amount] of flows) this.credits.inc({ flow }, Number(amount));
+  };
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'dl_billing_' });
+    ledgerWrites.add(this.onWrite);
+  }
+
+  onModuleDestroy(): void {
+    ledgerWrites.delete(this.onWrite);
+  }
+
+  /** One answered HTTP request; a reservation is also counted by its outcome. */
+  observeHttp(method: string, route: string, status: number, code: string, seconds: number): void {
+    this.httpDuration.observe({ method, route, status: String(status), code }, seconds);
+    if (method === 'POST' && route === '/v1/reservations') {
+      const outcome = status === 201 ? 'created' : status === 200 ? 'replayed' : 'refused';
+      this.reservations.inc({ outcome, code });
+    }
+  }
+
+  stripeWebhook(type: string | null, result: 'processed' | 'duplicate' | 'ignored' | 'failed' | 'signature_invalid' | 'refused'): void {
+    this.stripeWebhooks.inc({ type: type && STRIPE_EVENT_TYPES.has(type) ? type : 'other', result });
+  }
+
+  /** Times a Stripe call and counts its outcome. */
+  async stripeCall<T>(operation: string, work: () => Promise<T>): Promise<T> {
+    try {
+      const result = await work();
+      this.stripeCalls.inc({ operation, outcome: 'ok' });
+      return result;
+    } catch (error) {
+      this.stripeCalls.inc({ operation, outcome: 'error' });
+      throw error;
+    }
   }
 }

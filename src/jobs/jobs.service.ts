@@ -9,8 +9,9 @@ import { tryAdvisoryLock } from '../common/database/advisory-lock';
 import { inTransaction, rows } from '../common/database/transaction';
 import { BillingException } from '../common/errors/billing.exception';
 import { Clock } from '../infra/clock/clock';
+import { Metrics } from '../health/metrics';
 
-export const JOB_NAMES = ['monthly-reset', 'expiry-sweep', 'grant-expiry', 'seat-reconciliation', 'stripe-recovery'] as const;
+export const JOB_NAMES = ['monthly-reset', 'expiry-sweep', 'grant-expiry', 'seat-reconciliation', 'stripe-recovery', 'ledger-reconcile'] as const;
 export type JobName = (typeof JOB_NAMES)[number];
 
 export const jobResultSchema = z
@@ -35,22 +36,32 @@ export interface JobRunView {
 /**
  * Scheduled jobs by name. Each run holds a Postgres advisory lock named after the job, so one
  * instance runs it at a time, whether started by its schedule or by POST /v1/admin/jobs/{job}/run.
- * Owns the job_runs table: the last run of each job and how it ended.
+ * Owns the job_runs table: each job's last run and how it ended (shown in the admin console), and
+ * every run's start, success or failure and duration (for /metrics).
  */
 @Injectable()
 export class JobsService {
   private readonly logger = new Logger('Jobs');
   private readonly jobs = new Map<string, () => Promise<unknown>>();
+  /** How often each scheduled job is meant to run (seconds), published so one alert rule fits all jobs. */
+  readonly intervals = new Map<string, number>();
 
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     private readonly audit: AuditService,
     private readonly clock: Clock,
+    private readonly metrics: Metrics,
   ) {}
 
   register(name: JobName, work: () => Promise<unknown>): void {
     this.jobs.set(name, work);
   }
+
+  /** Says how often a scheduled job runs (dl_billing_job_interval_seconds), for the alert on late jobs. */
+  scheduledEvery(name: JobName, ms: number): void {
+    this.intervals.set(name, ms / 1000);
+  }
+
 
   /** The jobs this instance can run, by name. */
   names(): string[] {
@@ -76,7 +87,7 @@ export class JobsService {
       outcome = await withCorrelation({ id: runId, kind: 'job' }, () =>
         tryAdvisoryLock(this.ds, `job:${name}`, async () => {
           await this.record(name, trigger, startedAt, null, 'running', null, null);
-          return work();
+          return this.recorded(name, work);
         }),
       );
     } catch (error) {
@@ -85,6 +96,7 @@ export class JobsService {
       throw error;
     }
     if (!outcome.ran) {
+      this.metrics.jobRuns.inc({ job: name, result: 'skipped' });
       if (actor) await this.record(name, trigger, startedAt, new Date(), 'skipped', null, null, actor, correlationId, false);
       return { job: name, runId, ran: false, reason: 'another instance is running it' };
     }
@@ -151,4 +163,43 @@ export class JobsService {
       this.logger.warn(`could not record the run of ${job}: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
+
+  private async recorded(name: string, work: () => Promise<unknown>): Promise<unknown> {
+    const started = Date.now();
+    await this.bookkeep(`INSERT INTO job_runs (job, last_started_at) VALUES ($1, now())
+      ON CONFLICT (job) DO UPDATE SET last_started_at = now()`, [name]);
+    const end = this.metrics.jobDuration.startTimer({ job: name });
+    try {
+      const result = await work();
+      end();
+      this.metrics.jobRuns.inc({ job: name, result: 'succeeded' });
+      await this.bookkeep(`UPDATE job_runs SET last_succeeded_at = now(), last_duration_ms = $2, last_problems = $3 WHERE job = $1`, [
+        name,
+        Date.now() - started,
+        problemsOf(result),
+      ]);
+      return result;
+    } catch (error) {
+      end();
+      this.metrics.jobRuns.inc({ job: name, result: 'failed' });
+      await this.bookkeep(`UPDATE job_runs SET last_failed_at = now(), last_duration_ms = $2, failures = failures + 1 WHERE job = $1`, [
+        name,
+        Date.now() - started,
+      ]);
+      throw error;
+    }
+  }
+
+  /** The bookkeeping of a run never decides its outcome: a failure to write it is logged. */
+  private async bookkeep(sql: string, params: unknown[]): Promise<void> {
+    await this.ds.query(sql, params).catch((error: unknown) => {
+      this.logger.warn(`could not record the job run: ${error instanceof Error ? error.message : String(error)}`);
+    });
+  }
+}
+
+/** A job that checks something reports what it found as `{ problems: n }`. */
+function problemsOf(result: unknown): number | null {
+  const problems = (result as { problems?: unknown } | null)?.problems;
+  return typeof problems === 'number' ? problems : null;
 }

@@ -1,12 +1,13 @@
 import { Module } from '@nestjs/common';
 import { GrantsController } from './grants.controller';
+import { LedgerReconcileJob } from './ledger-reconcile.job';
 import { LedgerService } from './ledger.service';
 import { WalletController } from './wallet.controller';
 import { WalletExtensions } from './wallet-extensions';
 
 @Module({
   controllers: [WalletController, GrantsController],
-  providers: [LedgerService, WalletExtensions],
+  providers: [LedgerService, WalletExtensions, LedgerReconcileJob],
   exports: [LedgerService, WalletExtensions],
 })
 export class LedgerModule {}

@@ -1,5 +1,6 @@
 import type { Call, PreparedStatement } from '../common/database/pipelined-transaction';
 import { grantDeltas, walletDelta, type WalletDelta } from './core/posting';
+import { reportLedgerWrites } from './ledger-flows';
 import type { TransactionWrite } from './ledger.store';
 
 /**
@@ -223,11 +224,15 @@ class BatchWrite {
 /** The id of each write's transaction, in the order of `writes`; throws if the statement did not write them all. */
 export function parseWrite(found: unknown[], writes: readonly TransactionWrite[]): string[] {
   const ids = new Map((found as { account_id: string; key: string; id: string; ok: boolean }[]).filter((r) => r.ok).map((r) => [`${r.account_id}\u0000${r.key}`, r.id]));
-  return writes.map((w) => {
+  const parsed = writes.map((w) => {
     const id = ids.get(`${w.accountId}\u0000${w.idempotencyKey}`);
     if (!id) throw new Error(`the ledger write of wallet ${w.accountId} returned no transaction for ${w.idempotencyKey}`);
     return id;
   });
+  // Counted once the statement has written them: a transaction that fails after its write (rare:
+  // its COMMIT fails) is counted all the same, so these counters are for rates, the ledger for sums.
+  reportLedgerWrites(writes);
+  return parsed;
 }
 
 export function bigintAsString(_key: string, value: unknown): unknown {

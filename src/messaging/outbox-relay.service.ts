@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { Metrics } from '../health/metrics';
 import { MessageBus } from '../infra/kafka/message-bus';
 
 const BATCH = 500;
@@ -20,6 +21,7 @@ export class OutboxRelayService implements OnApplicationBootstrap, OnApplication
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     private readonly bus: MessageBus,
+    private readonly metrics: Metrics,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -75,6 +77,7 @@ export class OutboxRelayService implements OnApplicationBootstrap, OnApplication
       if (rows.length === 0) return 0;
       await this.bus.publish(rows.map((r) => ({ topic: r.topic, key: r.key, value: JSON.stringify(r.payload) })));
       await em.query(`UPDATE outbox SET published_at = now() WHERE id = ANY($1::bigint[])`, [rows.map((r) => r.id)]);
+      for (const r of rows) this.metrics.outboxPublished.inc({ topic: r.topic });
       return rows.length;
     });
   }

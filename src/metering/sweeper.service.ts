@@ -61,6 +61,8 @@ export class SweeperService implements OnApplicationBootstrap {
     if (!this.config.cronEnabled) return;
     this.schedules.addInterval('expiry-sweep', setInterval(() => void this.jobs.tick('expiry-sweep'), this.config.metering.sweepIntervalMs));
     this.schedules.addInterval('grant-expiry', setInterval(() => void this.jobs.tick('grant-expiry'), 60_000));
+    this.jobs.scheduledEvery('expiry-sweep', this.config.metering.sweepIntervalMs);
+    this.jobs.scheduledEvery('grant-expiry', 60_000);
   }
 
   async sweep(): Promise<SweepResult> {

@@ -31,6 +31,7 @@ export class MonthlyResetScheduler implements OnApplicationBootstrap {
     const job = CronJob.from({ cronTime: MONTHLY_RESET_CRON, onTick: () => void this.jobs.tick('monthly-reset'), timeZone: 'UTC', start: false });
     this.schedules.addCronJob('monthly-reset', job);
     job.start();
+    this.jobs.scheduledEvery('monthly-reset', 31 * 24 * 3_600_000);
     this.logger.log('monthly reset scheduled at 00:00 UTC on the 1st; catching up now');
     setImmediate(() => void this.jobs.tick('monthly-reset'));
   }

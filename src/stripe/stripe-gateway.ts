@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import Stripe from 'stripe';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { BillingException } from '../common/errors/billing.exception';
+import { Metrics } from '../health/metrics';
 import { readCheckoutSession, readSubscription, type CheckoutSessionSnapshot, type SubscriptionSnapshot } from './stripe-objects';
 
 export interface CreateSubscriptionInput {
@@ -39,7 +40,10 @@ export class StripeGateway {
   private readonly webhookSecret: string | null;
   readonly prorationBehavior: AppConfig['stripe']['prorationBehavior'];
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly metrics: Metrics,
+  ) {
     const s = config.stripe;
     this.prorationBehavior = s.prorationBehavior;
     this.webhookSecret = s.webhookSecret ?? null;
@@ -72,15 +76,15 @@ export class StripeGateway {
   }
 
   async createCustomer(accountId: string, name: string | null, idempotencyKey: string): Promise<string> {
-    const customer = await this.stripe().customers.create(
+    const customer = await this.metrics.stripeCall('customers.create', () => this.stripe().customers.create(
       { ...(name ? { name } : {}), metadata: { accountId } },
       { idempotencyKey },
-    );
+    ));
     return customer.id;
   }
 
   async createSubscription(input: CreateSubscriptionInput, idempotencyKey: string): Promise<SubscriptionSnapshot> {
-    const created = await this.stripe().subscriptions.create(
+    const created = await this.metrics.stripeCall('subscriptions.create', () => this.stripe().subscriptions.create(
       {
         customer: input.customerId,
         items: [{ price: input.basePriceId, quantity: 1 }, { price: input.seatPriceId, quantity: input.seats }],
@@ -88,26 +92,26 @@ export class StripeGateway {
         metadata: { accountId: input.accountId },
       },
       { idempotencyKey },
-    );
+    ));
     return parsed(readSubscription(created), 'subscription');
   }
 
   async retrieveSubscription(subscriptionId: string): Promise<SubscriptionSnapshot> {
-    return parsed(readSubscription(await this.stripe().subscriptions.retrieve(subscriptionId)), 'subscription');
+    return parsed(readSubscription(await this.metrics.stripeCall('subscriptions.retrieve', () => this.stripe().subscriptions.retrieve(subscriptionId))), 'subscription');
   }
 
   /** Sets the seat item's quantity to an absolute count. */
   async setItemQuantity(itemId: string, quantity: number, idempotencyKey: string): Promise<number> {
-    const item = await this.stripe().subscriptionItems.update(
+    const item = await this.metrics.stripeCall('subscription_items.update', () => this.stripe().subscriptionItems.update(
       itemId,
       { quantity, proration_behavior: this.prorationBehavior },
       { idempotencyKey },
-    );
+    ));
     return item.quantity ?? 0;
   }
 
   async createCheckoutSession(input: CreateCheckoutInput, idempotencyKey: string): Promise<CheckoutSessionSnapshot & { url: string | null }> {
-    const session = await this.stripe().checkout.sessions.create(
+    const session = await this.metrics.stripeCall('checkout.sessions.create', () => this.stripe().checkout.sessions.create(
       {
         mode: 'payment',
         line_items: [{ price: input.priceId, quantity: 1 }],
@@ -119,17 +123,20 @@ export class StripeGateway {
         ...(input.customerId ? { customer: input.customerId } : {}),
       },
       { idempotencyKey },
-    );
+    ));
     return { ...parsed(readCheckoutSession(session), 'checkout session'), url: session.url ?? null };
   }
 
   /** Events created at or after `since`, oldest first. */
   async eventsSince(since: Date, max = 10_000): Promise<StripeEventLike[]> {
-    const out: StripeEventLike[] = [];
-    for await (const event of this.stripe().events.list({ created: { gte: Math.floor(since.getTime() / 1000) }, limit: 100 })) {
-      out.push(event as unknown as StripeEventLike);
-      if (out.length >= max) break;
-    }
+    const out = await this.metrics.stripeCall('events.list', async () => {
+      const listed: StripeEventLike[] = [];
+      for await (const event of this.stripe().events.list({ created: { gte: Math.floor(since.getTime() / 1000) }, limit: 100 })) {
+        listed.push(event as unknown as StripeEventLike);
+        if (listed.length >= max) break;
+      }
+      return listed;
+    });
     return out.sort((a, b) => a.created - b.created || a.id.localeCompare(b.id));
   }
 

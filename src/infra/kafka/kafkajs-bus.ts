@@ -9,6 +9,8 @@ const CHUNK = 2_000;
 export interface KafkajsBusOptions {
   /** Test-only: SIGKILL the process after this many handled chunks, before their offsets are resolved. */
   killAfterBatch?: number;
+  /** Told, after each handled chunk, how many messages of the partition remain behind it. */
+  observeLag?: (topic: string, partition: number, lag: number) => void;
 }
 
 /** kafkajs behind MessageBus: an idempotent producer and one eachBatch consumer per subscription. */
@@ -162,7 +164,10 @@ export class KafkajsBus extends MessageBus implements OnApplicationBootstrap, On
           await handle(messages);
           this.afterCommitFault();
           const last = slice[slice.length - 1];
-          if (last) resolveOffset(last.offset);
+          if (last) {
+            resolveOffset(last.offset);
+            this.options.observeLag?.(batch.topic, batch.partition, Math.max(0, Number(batch.highWatermark) - Number(last.offset) - 1));
+          }
           await heartbeat();
         }
         await commitOffsetsIfNecessary();

@@ -9,6 +9,8 @@ export type HoldStatus = 'reserved' | 'settled' | 'voided' | 'expired';
  */
 @Entity({ name: 'holds' })
 @Index('holds_expiry_idx', ['expiresAt'], { where: `"status" = 'reserved' AND "expires_at" IS NOT NULL` })
+// Open holds for the /metrics gauges (count and amount of what is reserved now), without a scan.
+@Index('holds_open_idx', ['accountId'], { where: `"status" = 'reserved'` })
 @Index('holds_debt_idx', ['accountId'], { where: `"debt_amount" > 0` })
 @Check('holds_status_check', `"status" IN ('reserved', 'settled', 'voided', 'expired')`)
 @Check('holds_amount_check', `"amount" > 0`)

@@ -1,0 +1,89 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fundedAccount, SMALL } from '../support/accounts';
+import { startApp, uid, type Harness } from '../support/app';
+
+/** The value of one series in a Prometheus text exposition (0 when absent). */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number {
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    const found = /^[^{ ]+(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!found) continue;
+    const have = Object.fromEntries([...(found[1] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+    if (Object.entries(labels).every(([k, v]) => have[k] === v)) return Number(found[2]);
+  }
+  return 0;
+}
+
+describe('/metrics: what an on-call engineer alerts on', () => {
+  let h: Harness;
+  let admin: string;
+  let cp: string;
+
+  beforeAll(async () => {
+    h = await startApp();
+    admin = await h.key('admin');
+    cp = await h.key('control-plane');
+  });
+  afterAll(() => h.close());
+
+  const scrape = async (): Promise<string> => {
+    const res = await h.request('GET', '/metrics');
+    expect(res.status).toBe(200);
+    return res.body as string;
+  };
+
+  it('counts reservations by outcome and error code, the micro-credits they hold, and labels HTTP errors by code', async () => {
+    const accountId = await fundedAccount(h, admin, { credits: '1' });
+    const before = await scrape();
+    const runtimeId = uid('rt');
+    expect((await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId, ...SMALL } })).status).toBe(201);
+    expect((await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId, ...SMALL } })).status).toBe(200);
+    const refused = await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId: uid('rt'), ...SMALL, minutes: 60 } });
+    expect(refused.body.error.code).toBe('DL_BILLING_INSUFFICIENT_CREDITS');
+    const after = await scrape();
+
+    const delta = (name: string, labels: Record<string, string>): number => sample(after, name, labels) - sample(before, name, labels);
+    expect(delta('dl_billing_reservations_total', { outcome: 'created', code: '' })).toBe(1);
+    expect(delta('dl_billing_reservations_total', { outcome: 'replayed', code: '' })).toBe(1);
+    expect(delta('dl_billing_reservations_total', { outcome: 'refused', code: 'DL_BILLING_INSUFFICIENT_CREDITS' })).toBe(1);
+    // 10 minutes of the small size: 0.166667 credits held (the reservation's answer says so too).
+    expect(delta('dl_billing_credits_microcredits_total', { flow: 'reserved' })).toBe(166_667);
+    expect(delta('dl_billing_credits_microcredits_total', { flow: 'granted' })).toBe(0);
+    const errors = { method: 'POST', route: '/v1/reservations', status: '402', code: 'DL_BILLING_INSUFFICIENT_CREDITS' };
+    expect(delta('dl_billing_http_request_duration_seconds_count', errors)).toBe(1);
+    expect(sample(after, 'dl_billing_http_request_duration_seconds_bucket', { ...errors, le: '10' })).toBeGreaterThanOrEqual(1);
+    // Open holds are the database's: at least this one, held in full.
+    expect(sample(after, 'dl_billing_open_holds')).toBeGreaterThanOrEqual(1);
+    expect(sample(after, 'dl_billing_open_holds_microcredits')).toBeGreaterThanOrEqual(166_667);
+    expect(sample(after, 'dl_billing_database_up')).toBe(1);
+    expect(sample(after, 'dl_billing_db_pool_connections', { state: 'idle' }) + sample(after, 'dl_billing_db_pool_connections', { state: 'in_use' })).toBeGreaterThan(0);
+    // Bounded labels: no account or runtime id anywhere.
+    expect(after).not.toContain(accountId);
+    expect(after).not.toContain(runtimeId);
+  });
+
+  it('records a job run: its last start and success, duration and what a reconcile found', async () => {
+    const started = Date.now() / 1000;
+    const run = await h.request('POST', '/v1/admin/jobs/ledger-reconcile/run', { key: admin });
+    expect(run.status).toBe(200);
+    expect(run.body).toMatchObject({ job: 'ledger-reconcile', ran: true, result: { problems: 0, discrepancies: [] } });
+    const text = await scrape();
+    const job = { job: 'ledger-reconcile' };
+    expect(sample(text, 'dl_billing_job_last_start_timestamp_seconds', job)).toBeGreaterThanOrEqual(Math.floor(started) - 1);
+    expect(sample(text, 'dl_billing_job_last_success_timestamp_seconds', job)).toBeGreaterThanOrEqual(Math.floor(started) - 1);
+    expect(sample(text, 'dl_billing_job_last_problems', job)).toBe(0);
+    expect(sample(text, 'dl_billing_job_runs_total', { ...job, result: 'succeeded' })).toBe(1);
+    expect(sample(text, 'dl_billing_job_duration_seconds_count', job)).toBe(1);
+  });
+
+  it('exports every metric the shipped alert rules and dashboard use', async () => {
+    const text = await scrape();
+    const exported = new Set([...text.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]));
+    for (const file of ['ops/prometheus/alerts.yml', 'ops/grafana/dl-billing.json']) {
+      const used = new Set([...readFileSync(file, 'utf8').matchAll(/dl_billing_[a-z0-9_]+/g)].map((m) => m[0].replace(/_(bucket|count|sum)$/, '')));
+      expect(used.size).toBeGreaterThan(5);
+      for (const name of used) expect(exported.has(name), `${file} uses ${name}`).toBe(true);
+    }
+  });
+});
