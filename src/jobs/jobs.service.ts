@@ -166,8 +166,8 @@ export class JobsService {
 
   private async recorded(name: string, work: () => Promise<unknown>): Promise<unknown> {
     const started = Date.now();
-    await this.bookkeep(`INSERT INTO job_runs (job, last_started_at) VALUES ($1, now())
-      ON CONFLICT (job) DO UPDATE SET last_started_at = now()`, [name]);
+    // The run's row exists: record() wrote it ('running') before the work started.
+    await this.bookkeep(`UPDATE job_runs SET last_started_at = now() WHERE job = $1`, [name]);
     const end = this.metrics.jobDuration.startTimer({ job: name });
     try {
       const result = await work();

@@ -3752,7 +3752,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                job: "monthly-reset" | "expiry-sweep" | "grant-expiry" | "seat-reconciliation" | "stripe-recovery";
+                job: "monthly-reset" | "expiry-sweep" | "grant-expiry" | "seat-reconciliation" | "stripe-recovery" | "ledger-reconcile";
             };
             cookie?: never;
         };
