@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { lifecycle, SMALL } from '../support/accounts';
 import { uid } from '../support/app';
 import { runCli } from '../support/cli';
@@ -21,7 +21,7 @@ describe('back up with pg_dump, restore into a new database, and check it', () =
   const dir = mkdtempSync(join(tmpdir(), 'billing-backup-'));
 
   beforeAll(async () => {
-    db = await freshDatabase('backup');
+    db = await freshDatabase('backup', 2, await dumpableServer());
     service = await startService({ DATABASE_URL: db.url, KAFKA_BROKERS: '', BILLING_ADMIN_API_KEY: ADMIN_KEY, LOG_LEVEL: 'warn' });
     const url = new URL(db.url);
     url.pathname = `/${restoredName}`;
@@ -88,3 +88,32 @@ describe('back up with pg_dump, restore into a new database, and check it', () =
     expect(broken.stdout + broken.stderr).toContain(accounts[0]);
   });
 });
+
+/**
+ * pg_dump refuses a server newer than itself (the embedded PostgreSQL 18 of a run without
+ * DATABASE_URL, against this machine's pg_dump 15): then the backup is taken on the machine's own
+ * PostgreSQL, as an operator's pg_dump would be of a server of its version.
+ */
+async function dumpableServer(): Promise<string> {
+  const dumpMajor = Number(/(\d+)\.\d+/.exec(execFileSync('pg_dump', ['--version'], { encoding: 'utf8' }))?.[1]);
+  const testServer = inject('databaseUrl');
+  const testMajor = await serverMajor(testServer);
+  if (testMajor <= dumpMajor) return testServer;
+  const machine = process.env.BACKUP_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const machineMajor = await serverMajor(machine).catch(() => Number.POSITIVE_INFINITY);
+  if (machineMajor <= dumpMajor) return machine;
+  throw new Error(
+    `pg_dump ${dumpMajor} cannot dump the test server (PostgreSQL ${testMajor}), and no PostgreSQL ${dumpMajor} or older answers at ${machine}: set BACKUP_TEST_DATABASE_URL`,
+  );
+}
+
+async function serverMajor(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ v: string }>("SELECT current_setting('server_version_num') AS v");
+    return Math.floor(Number(rows[0]?.v) / 10_000);
+  } finally {
+    await client.end();
+  }
+}

@@ -18,9 +18,8 @@ export interface FreshDatabase {
 }
 
 /** A database of its own on the test server, for a file whose tests need one nobody else writes to. */
-export async function freshDatabase(prefix: string, poolSize = 2): Promise<FreshDatabase> {
+export async function freshDatabase(prefix: string, poolSize = 2, server = inject('databaseUrl')): Promise<FreshDatabase> {
   const name = `billing_${prefix}_${process.pid}_${Date.now()}`;
-  const server = inject('databaseUrl');
   const admin = new pg.Client({ connectionString: server });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);
