@@ -201,6 +201,7 @@ dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:4px 14px;margin:
 pre{white-space:pre-wrap;word-break:break-word;font-size:12px;margin:0;max-width:52ch}
 @media (max-width:600px){table.stack thead{position:absolute;left:-9999px}table.stack tr{display:block;border-bottom:2px solid #d9dee5;padding:4px 0}
 table.stack td{display:flex;justify-content:space-between;gap:12px;border:0;padding:3px 4px;text-align:right}table.stack td::before{content:attr(data-label);color:#5a6472;text-align:left;font-weight:600}
+form.filters label:not(.check){flex:1 1 100%}form.filters label input,form.filters label select{width:100%}
 main{padding:10px}section{padding:10px}header{padding:8px 10px}.plot{height:150px}.totals b{font-size:16px}}`;
 
 export function page(title: string, body: string): string {
