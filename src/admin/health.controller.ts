@@ -62,7 +62,7 @@ export class AdminHealthController {
 <div><b class="${failedJobs ? 'error' : 'ok'}">${failedJobs}</b>jobs whose last run failed</div>
 <div><b class="${failedHooks ? 'error' : 'ok'}">${failedHooks}</b>failed Stripe events among the last 20</div>
 <div><b data-health="consumer-lag">${lag === null ? 'not applicable' : 'error' in lag ? 'unknown' : lag.reduce((s, l) => s + l.lag, 0)}</b>messages behind (Kafka consumer lag)</div>
-<div><b class="${kafka.ok ? 'ok' : 'error'}">${kafka.ok ? 'up' : 'down'}</b>Kafka: ${esc(kafka.detail)}</div></div>
+<div><b class="${kafka.ok ? 'ok' : 'error'}">${!this.bus.enabled ? 'off' : kafka.ok ? 'up' : 'down'}</b>Kafka: ${esc(kafka.detail)}</div></div>
 <p class="none">The dead-letter count is per instance; the messages themselves are on the <code>.dlq</code> topic with their reason.</p></section>
 <section id="lag"><h2>Kafka consumer lag</h2>${
         lag === null

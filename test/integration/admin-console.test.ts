@@ -38,6 +38,7 @@ describe('admin console in a browser', () => {
   let appKey: string;
   let fake: StripeFake;
   let failedEventId: string;
+  const elsewhere: string[] = [];
   const clock = new ManualClock(T0);
   const tag = uid('shop');
   const alpha = `${tag}_alpha`;
@@ -97,6 +98,10 @@ describe('admin console in a browser', () => {
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
     page = await context.newPage();
+    // Served by the service alone: no CDN, no other origin.
+    page.on('request', (r) => {
+      if (!r.url().startsWith(base) && !r.url().startsWith('data:')) elsewhere.push(r.url());
+    });
     await page.goto(`${base}/admin/login`);
     await page.fill('input[name=key]', admin);
     await Promise.all([page.waitForURL(/\/admin\/accounts$/), page.click('button[type=submit]')]);
@@ -292,6 +297,7 @@ describe('admin console in a browser', () => {
     expect(await page.textContent('#table-jobs tr:has-text("grant-expiry") td[data-col=outcome]')).toBe('succeeded');
     expect(await page.textContent('#table-jobs tr:has-text("grant-expiry") td[data-col=trigger]')).toBe(`key:${adminKeyId}`);
     expect(await audit('job.run')).toMatchObject({ actor: `key:${adminKeyId}`, after: expect.objectContaining({ job: 'grant-expiry', outcome: 'succeeded' }) });
+    expect(elsewhere).toEqual([]);
     const shots = await screenshots(page, 'health');
     expect(shots.overflow).toEqual({ 1400: 0, 420: 0 });
     expect(shots.unlabelled).toEqual([]);
