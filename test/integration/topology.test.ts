@@ -85,5 +85,6 @@ describe('scripts/topology.sh', () => {
     await expect(fetch(`${base}/health/live`)).rejects.toThrow();
     const status = await new Promise<number>((r) => execFile('bash', ['scripts/kafka/kafka.sh', 'status'], { env: { ...process.env, ...env } }, (error) => r(error ? Number(error.code) : 0)));
     expect(status).toBe(1);
-  });
+    // A broker's first start (storage format, a JVM warming up) on a loaded machine: more than the default.
+  }, 240_000);
 });
