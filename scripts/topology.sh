@@ -19,9 +19,23 @@ export PORT="${PORT:-3000}" HOST="${HOST:-127.0.0.1}"
 [ -f dist/src/main.js ] || npx nest build
 eval "$(bash scripts/kafka/kafka.sh start | tail -n1)"
 export KAFKA_BROKERS
+# Whatever ends the script (the service failing to start, a crash) stops the broker too.
 trap 'bash scripts/kafka/kafka.sh stop' EXIT
 
 node --max-semi-space-size=32 dist/src/main.js &
 service=$!
-trap 'kill -TERM "$service" 2>/dev/null; wait "$service"; bash scripts/kafka/kafka.sh stop' INT TERM
+
+# Ctrl-C or SIGTERM: the service drains and stops first (compose's depends_on order, reversed), then
+# the broker; the script exits with the service's own exit code (0 after a clean drain).
+stop_all() {
+  trap - INT TERM
+  kill -TERM "$service" 2>/dev/null || true
+  local code=0
+  wait "$service" || code=$?
+  echo "topology.sh: service stopped (exit $code); stopping the broker"
+  trap - EXIT
+  bash scripts/kafka/kafka.sh stop
+  exit "$code"
+}
+trap stop_all INT TERM
 wait "$service"

@@ -13,6 +13,7 @@ import { CliModule } from './cli.module';
 import { AppModule } from './app.module';
 import { ConfigError, loadConfig } from './common/config/config';
 import { EmbeddedPostgres } from './common/database/embedded-postgres';
+import { assertDatabaseReachable, databaseAddress } from './common/database/reachable';
 import { JobsService } from './jobs/jobs.service';
 import { LedgerService } from './ledger/ledger.service';
 import { ReportsCliModule } from './reports/reports-cli.module';
@@ -216,6 +217,35 @@ function moduleFor(name: string): DynamicModule {
   return CliModule.forRoot();
 }
 
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const code = (error as { code?: unknown }).code;
+  const message = error.message || error.name;
+  return typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message;
+}
+
+/**
+ * With DATABASE_URL set, one connection attempt bounded by DATABASE_CONNECT_TIMEOUT_MS: an
+ * unreachable database is reported in seconds, not after TypeORM's retries. A configuration error
+ * is left to the command's own start, which reports it as one (exit 2).
+ */
+async function databaseUnreachable(): Promise<{ database: string; timeoutMs: number; reason: string } | null> {
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig();
+  } catch {
+    return null;
+  }
+  const { url, connectTimeoutMs } = config.database;
+  if (!url) return null;
+  try {
+    await assertDatabaseReachable(url, connectTimeoutMs);
+    return null;
+  } catch (error) {
+    return { database: databaseAddress(url), timeoutMs: connectTimeoutMs, reason: describe(error) };
+  }
+}
+
 export async function main(argv: string[]): Promise<number> {
   let args: ReturnType<typeof parseArgs>;
   try {
@@ -234,13 +264,19 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`${name ? `unknown command: ${name}\n` : ''}${USAGE}\n${EXIT_CODES}\n`);
     return 2;
   }
+  // Logs as JSON on stderr (warnings and errors), so that stdout holds only the command's answer.
+  const logger = createLogger('warn', process.stderr);
+  const unreachable = await databaseUnreachable();
+  if (unreachable) {
+    logger.error({ command: name, ...unreachable }, `could not run ${name}: the database at ${unreachable.database} could not be reached (${unreachable.reason})`);
+    return 3;
+  }
   // Without DATABASE_URL, the embedded PostgreSQL of a service running on EMBEDDED_PG_DIR is used as it is.
   EmbeddedPostgres.attachToRunning = true;
   let app: INestApplicationContext | undefined;
   try {
-    // Logs as JSON on stderr (warnings and errors), so that stdout holds only the command's answer.
     app = await NestFactory.createApplicationContext(moduleFor(name), {
-      logger: new PinoLogger(createLogger('warn', process.stderr)),
+      logger: new PinoLogger(logger),
       // A failure to start (database unreachable) is this function's to report, as exit code 3.
       abortOnError: false,
     });
@@ -255,8 +291,8 @@ export async function main(argv: string[]): Promise<number> {
       return 2;
     }
     const body = (error as { toBody?: () => unknown }).toBody?.();
-    const reason = body ? JSON.stringify(body) : error instanceof Error ? error.message || error.name : String(error);
-    process.stderr.write(`could not run ${name}: ${reason}\n`);
+    const reason = body ? JSON.stringify(body) : describe(error);
+    logger.error({ command: name, reason }, `could not run ${name}: ${reason}`);
     return 3;
   } finally {
     await app?.close().catch(() => undefined);

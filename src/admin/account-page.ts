@@ -129,7 +129,7 @@ ${table('table-limits', 'Limits this month (account-wide and per member)', [
     { key: 'spent', format: 'credits', num: true },
     { key: 'held', format: 'credits', num: true },
     { key: 'remaining', format: 'credits', num: true },
-  ], d.limits as unknown as Record<string, unknown>[], { empty: 'No spend limit.' })}
+  ], d.limits as unknown as Record<string, unknown>[], { empty: 'No spend limit.', stack: true })}
 ${table('table-alerts', 'Alerts, newest first, with the limit in force when each fired', [
     { key: 'at', format: 'when' },
     { key: 'scope', value: (x) => ((x.scope as { userId: string } | null)?.userId ? `member ${(x.scope as { userId: string }).userId}` : 'whole account') },
@@ -142,7 +142,7 @@ ${actionForm(viewer, `${base}/spend-limit`, 'Set or clear a spend limit', `<labe
 <label for="limit-user">Member (empty: whole account)<input id="limit-user" name="userId" size="16"></label>`, 'Set limit')}</section>`;
 
   const membersSection = `<section id="members"><h2>Members and seats</h2><p>${d.members.seats} active seat${d.members.seats === 1 ? '' : 's'}.</p>
-${table('table-members', 'Members', [{ key: 'userId', label: 'User' }, { key: 'active', value: (m) => (m.active ? 'active' : 'removed') }, { key: 'changedAt', label: 'Changed at', format: 'when' }], d.members.members, { empty: 'No members.' })}</section>`;
+${table('table-members', 'Members', [{ key: 'userId', label: 'User' }, { key: 'active', value: (m) => (m.active ? 'active' : 'removed') }, { key: 'changedAt', label: 'Changed at', format: 'when' }], d.members.members, { empty: 'No members.', stack: true })}</section>`;
 
   const stripeSection = `<section id="stripe"><h2>Stripe</h2>
 ${sub ? `<dl class="facts"><dt>Subscription</dt><dd><code>${esc(String(sub.id))}</code> ${badge(String(sub.status), sub.status === 'active' ? 'good' : 'warn')}</dd><dt>Customer</dt><dd><code>${esc(String(sub.customerId))}</code></dd><dt>Seat quantity</dt><dd>${esc(String(sub.seatQuantity))}</dd>${sub.pastDueSince ? `<dt>Past due since</dt><dd>${when(String(sub.pastDueSince))}</dd>` : ''}</dl>` : '<p class="none">No Stripe subscription.</p>'}
@@ -153,14 +153,14 @@ ${table('table-invoices', 'Invoices (amount from the plan prices and the seat qu
     { key: 'periodEnd', label: 'to', format: 'when' },
     { key: 'seatQuantity', label: 'Seats billed', num: true },
     { key: 'amountCents', label: 'Amount', format: 'dollars', num: true },
-  ], d.billing.invoices, { empty: 'No invoices.' })}
+  ], d.billing.invoices, { empty: 'No invoices.', stack: true })}
 ${table('table-topups', 'Top-ups', [
     { key: 'at', format: 'when' },
     { key: 'pack' },
     { key: 'credits', format: 'credits', num: true },
     { key: 'amountCents', label: 'Paid', format: 'dollars', num: true },
     { key: 'clawedBack', label: 'Clawed back', format: 'credits', num: true },
-  ], d.billing.topUps, { empty: 'No top-ups.' })}</section>`;
+  ], d.billing.topUps, { empty: 'No top-ups.', stack: true })}</section>`;
 
   const keysSection = `<section id="keys"><h2>API keys of this account</h2>
 ${table('table-keys', 'Keys with the account scope', [
@@ -186,7 +186,7 @@ ${table('table-audit', 'Every change to this account, newest first', [
     { key: 'action' },
     { key: 'before', format: 'html', value: (r) => json(r.before) },
     { key: 'after', format: 'html', value: (r) => json(r.after) },
-  ], d.audit.items as unknown as Record<string, unknown>[], { empty: 'No audit rows.' })}
+  ], d.audit.items as unknown as Record<string, unknown>[], { empty: 'No audit rows.', stack: true })}
 ${pager(base, 'auditCursor', d.audit.nextCursor, d.audit.cursor, 'audit')}</section>`;
 
   const suspendSection = viewer.canAct

@@ -24,6 +24,13 @@ function sortable(q: AccountListQuery, key: 'id' | 'balance' | 'consumption', te
 const check = (q: AccountListQuery, name: 'suspended' | 'pastDue' | 'lowBalance' | 'overThreshold', text: string) =>
   `<label class="check" for="f-${name}"><input type="checkbox" id="f-${name}" name="${name}" value="yes"${q[name] === 'yes' ? ' checked' : ''}>${esc(text)}</label>`;
 
+/** The sort as form fields too: on a phone the list stacks its rows and the sortable headers are hidden. */
+function sortControls(q: AccountListQuery): string {
+  const option = (value: string, text: string, current: string) => `<option value="${value}"${current === value ? ' selected' : ''}>${text}</option>`;
+  return `<label for="f-sort">Sort by<select id="f-sort" name="sort">${option('id', 'Account id', q.sort)}${option('balance', 'Available balance', q.sort)}${option('consumption', 'Consumption in period', q.sort)}</select></label>
+<label for="f-dir">Order<select id="f-dir" name="dir">${option('desc', 'Largest first (Z–A)', q.dir)}${option('asc', 'Smallest first (A–Z)', q.dir)}</select></label>`;
+}
+
 export function accountsPage(q: AccountListQuery, period: Period, result: { items: AccountListItem[]; total: number; page: number; pages: number }): string {
   const plans = ['', 'free', 'team', 'enterprise'].map((p) => `<option value="${p}"${(q.plan ?? '') === p ? ' selected' : ''}>${p || 'any plan'}</option>`).join('');
   const form = `<section><form method="get" action="/admin/accounts" class="filters" role="search">
@@ -32,7 +39,7 @@ export function accountsPage(q: AccountListQuery, period: Period, result: { item
 ${check(q, 'suspended', 'Suspended')}${check(q, 'pastDue', 'Past due')}${check(q, 'lowBalance', 'Low balance')}${check(q, 'overThreshold', 'Over a spend-limit threshold this month')}
 <label for="from">Consumption from (UTC)<input id="from" name="from" value="${esc(period.from.toISOString())}" size="22"></label>
 <label for="to">to<input id="to" name="to" value="${esc(period.to.toISOString())}" size="22"></label>
-<input type="hidden" name="sort" value="${esc(q.sort)}"><input type="hidden" name="dir" value="${esc(q.dir)}">
+${sortControls(q)}
 <button type="submit">Search</button> <a href="/admin/accounts">Clear</a></form></section>`;
   const rows = result.items as unknown as Record<string, unknown>[];
   const list = table(

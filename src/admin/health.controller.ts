@@ -4,14 +4,14 @@ import { z } from 'zod';
 import { Public } from '../accounts/auth/auth.decorators';
 import { parseOrThrow } from '../common/http/zod-validation.pipe';
 import { Metrics } from '../health/metrics';
-import { MessageBus } from '../infra/kafka/message-bus';
+import { MessageBus, type ConsumerLag } from '../infra/kafka/message-bus';
 import { JOB_NAMES, JobsService } from '../jobs/jobs.service';
 import { OutboxRelayService } from '../messaging/outbox-relay.service';
 import { StripeEventsService } from '../stripe/stripe-events.service';
 import { AdminAuth } from './admin-auth';
 import { duration, esc, hidden, shell, table } from './render';
 
-/** System health for operators: what waits to be published, what failed, when each job last ran. */
+/** System health for operators: what waits to be published, what is not yet consumed, what failed, when each job last ran. */
 @Controller('admin/health')
 @Public()
 export class AdminHealthController {
@@ -24,11 +24,24 @@ export class AdminHealthController {
     private readonly metrics: Metrics,
   ) {}
 
+  /** The broker's answer within 3 s, so an unreachable broker slows the page down by no more. */
+  private async consumerLag(): Promise<ConsumerLag[] | null | { error: string }> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('no answer within 3 s')), 3_000)));
+    try {
+      return await Promise.race([this.bus.consumerLag(), timeout]);
+    } catch (error) {
+      return { error: error instanceof Error ? error.message : String(error) };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   @Get()
   show(@Query() query: unknown, @Headers('cookie') cookies: string | undefined, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
     return this.auth.page(reply, cookies, async (viewer) => {
       const q = parseOrThrow(z.strictObject({ done: z.string().max(300).optional() }), query);
-      const [backlog, runs, webhooks, deadLettered] = await Promise.all([this.outbox.backlog(), this.jobs.lastRuns(), this.stripe.recentWebhooks(20), this.metrics.deadLettered.get()]);
+      const [backlog, runs, webhooks, deadLettered, lag] = await Promise.all([this.outbox.backlog(), this.jobs.lastRuns(), this.stripe.recentWebhooks(20), this.metrics.deadLettered.get(), this.consumerLag()]);
       const pending = backlog.reduce((s, b) => s + b.pending, 0);
       const oldest = backlog.length > 0 ? backlog.reduce((o, b) => (b.oldestAt < o.oldestAt ? b : o)) : null;
       const age = oldest?.oldestAgeSeconds ?? 0;
@@ -48,8 +61,23 @@ export class AdminHealthController {
 <div><b data-health="dead-lettered">${dead}</b>lifecycle messages dead-lettered (this instance, since it started)</div>
 <div><b class="${failedJobs ? 'error' : 'ok'}">${failedJobs}</b>jobs whose last run failed</div>
 <div><b class="${failedHooks ? 'error' : 'ok'}">${failedHooks}</b>failed Stripe events among the last 20</div>
-<div><b class="${kafka.ok ? 'ok' : 'error'}">${kafka.ok ? 'up' : 'down'}</b>Kafka: ${esc(kafka.detail)}</div></div>
-<p class="none">Consumer lag is not measured by this service: read it from Kafka (e.g. the consumer group's offsets) or your metrics. The dead-letter count is per instance; the messages themselves are on the <code>.dlq</code> topic with their reason.</p></section>
+<div><b data-health="consumer-lag">${lag === null ? 'not applicable' : 'error' in lag ? 'unknown' : lag.reduce((s, l) => s + l.lag, 0)}</b>messages behind (Kafka consumer lag)</div>
+<div><b class="${kafka.ok ? 'ok' : 'error'}">${!this.bus.enabled ? 'off' : kafka.ok ? 'up' : 'down'}</b>Kafka: ${esc(kafka.detail)}</div></div>
+<p class="none">The dead-letter count is per instance; the messages themselves are on the <code>.dlq</code> topic with their reason.</p></section>
+<section id="lag"><h2>Kafka consumer lag</h2>${
+        lag === null
+          ? '<p>Not applicable: Kafka is not configured (<code>KAFKA_BROKERS</code> is unset), lifecycle events come over HTTP and nothing is consumed.</p>'
+          : 'error' in lag
+            ? `<p class="error">Could not read the consumer groups' offsets from Kafka: ${esc(lag.error)}</p>`
+            : table('table-lag', "This service's consumer groups: committed offset and end of each partition, read from the broker", [
+                { key: 'group' },
+                { key: 'topic' },
+                { key: 'partition', num: true },
+                { key: 'committed', num: true, value: (l) => (l.committed === null ? 'none yet' : String(l.committed)) },
+                { key: 'end', label: 'End offset', num: true },
+                { key: 'lag', label: 'Lag (messages)', num: true },
+              ], lag as unknown as Record<string, unknown>[], { empty: 'No partition assigned yet.', stack: true })
+      }</section>
 <section id="outbox"><h2>Outbox backlog</h2>${table('table-outbox', 'Messages written but not yet published, by topic', [{ key: 'topic' }, { key: 'pending', num: true }, { key: 'oldestAt', label: 'Oldest since', format: 'when' }], backlog, { empty: 'Nothing waiting: every message is published.' })}</section>
 <section id="jobs"><h2>Scheduled jobs</h2>${table('table-jobs', 'The last run of each job', [
         { key: 'job' },

@@ -125,7 +125,7 @@ export function table<T extends Record<string, unknown>>(id: string, caption: st
 /** A report's own columns, labelled and formatted. */
 export function reportTable(id: string, caption: string, report: { columns: string[]; items: Record<string, Cell>[] }, opts: { limit?: number; more?: string } = {}): string {
   const numeric = (c: string) => ['text', 'when'].includes(formatOf(c)) === false || /^(runtimes|seats|rank|drift|difference|threshold|stripeQuantity|activeSeats|invoicesPaid|invoicesFailed)$/.test(c);
-  return table(id, caption, report.columns.map((c) => ({ key: c, num: numeric(c) })), report.items, opts);
+  return table(id, caption, report.columns.map((c) => ({ key: c, num: numeric(c) })), report.items, { ...opts, stack: true });
 }
 
 export interface Series {
@@ -174,7 +174,7 @@ header nav a[aria-current=page]{background:#34598a}header .who{margin-left:auto;
 header form{margin:0}main{padding:16px 20px;max-width:1360px;margin:0 auto}
 section{background:#fff;border:1px solid #d9dee5;border-radius:8px;padding:14px 16px;margin:0 0 16px;min-width:0}
 h2{font-size:17px;margin:0 0 10px}h3{font-size:15px;margin:14px 0 6px}
-.grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,560px),1fr));gap:16px}.grid>section{margin:0}
+.grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,560px),1fr));gap:16px;margin:0 0 16px}.grid>section{margin:0}
 .scroll{overflow-x:auto;max-width:100%}
 table{border-collapse:collapse;font-size:13px;width:100%}caption{text-align:left;font-size:12px;color:#5a6472;padding:0 0 4px}
 td,th{border-bottom:1px solid #e4e8ee;padding:5px 8px;text-align:left;vertical-align:top}th{background:#f7f9fb;font-weight:600;white-space:nowrap}
@@ -185,7 +185,7 @@ td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:now
 .problem{background:#fdecee;border:1px solid #f1a7b1;padding:8px 12px;border-radius:6px;margin:0 0 16px}
 .badge{display:inline-block;padding:1px 8px;border-radius:10px;font-size:12px;background:#e8ecf2}.badge.bad{background:#fde2e5;color:#9b1c2c}.badge.good{background:#e2f4e8;color:#1b6b37}.badge.warn{background:#fff1d6;color:#7a4a00}
 form.inline{display:inline}form.filters,form.action{display:flex;flex-wrap:wrap;gap:8px 12px;align-items:flex-end}
-label{display:flex;flex-direction:column;font-size:12px;color:#3d4653;gap:2px}label.check{flex-direction:row;align-items:center;gap:6px;font-size:13px}
+label{display:flex;flex-direction:column;font-size:12px;color:#3d4653;gap:2px;min-width:0;max-width:100%}label.check{flex-direction:row;align-items:center;gap:6px;font-size:13px}
 input,select,textarea,button{font:inherit;font-size:14px;padding:5px 8px;border:1px solid #b8c0cc;border-radius:4px;background:#fff;max-width:100%}
 button{background:#1f3a5f;color:#fff;border-color:#1f3a5f;cursor:pointer}button.danger{background:#a4262c;border-color:#a4262c}button.secondary{background:#fff;color:#1f3a5f}
 details.action{border-top:1px solid #e4e8ee;padding:8px 0}details.action summary{cursor:pointer;font-weight:600}
@@ -200,7 +200,8 @@ dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:4px 14px;margin:
 .delta.up{color:#1b6b37}.delta.down{color:#9b1c2c}
 pre{white-space:pre-wrap;word-break:break-word;font-size:12px;margin:0;max-width:52ch}
 @media (max-width:600px){table.stack thead{position:absolute;left:-9999px}table.stack tr{display:block;border-bottom:2px solid #d9dee5;padding:4px 0}
-table.stack td{display:flex;justify-content:space-between;gap:12px;border:0;padding:3px 4px;text-align:right}table.stack td::before{content:attr(data-label);color:#5a6472;text-align:left;font-weight:600}
+table.stack,table.stack tbody,table.stack caption{display:block}table.stack td pre{text-align:left}table.stack td[colspan]{justify-content:flex-start;text-align:left}table.stack td{display:flex;justify-content:space-between;gap:12px;border:0;padding:3px 4px;text-align:right;overflow-wrap:anywhere;white-space:normal}table.stack td::before{content:attr(data-label);color:#5a6472;text-align:left;font-weight:600;flex:0 0 auto;max-width:45%;overflow-wrap:normal}
+form.filters label:not(.check){flex:1 1 100%}form.filters label:not(.check) input,form.filters label select{width:100%}
 main{padding:10px}section{padding:10px}header{padding:8px 10px}.plot{height:150px}.totals b{font-size:16px}}`;
 
 export function page(title: string, body: string): string {

@@ -97,7 +97,7 @@ ${table('table-top', 'Top accounts by credits consumed', [
     { key: 'runtimes', num: true },
     { key: 'seconds', num: true },
     { key: 'credits', num: true },
-  ], d.top.items)}</section>
+  ], d.top.items, { stack: true })}</section>
 <section id="usage"><h2>Usage by environment${csv('usage', '&groupBy=environment')}</h2>${reportTable('table-usage', 'Settled usage per environment', d.byEnv, { more: 'download the CSV' })}</section>
 </div>
 <section id="seats"><h2>Team seats and Stripe${csv('seats')}</h2>

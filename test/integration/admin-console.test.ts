@@ -1,3 +1,4 @@
+import pg from 'pg';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKeysService } from '../../src/accounts/auth/api-keys.service';
@@ -6,10 +7,19 @@ import { StripeEventsService } from '../../src/stripe/stripe-events.service';
 import { fundedAccount, lifecycle, SMALL } from '../support/accounts';
 import { startApp, uid, type Harness } from '../support/app';
 import { launchChromium, screenshots } from '../support/browser';
+import { produce } from '../support/kafka';
+import { StripeFake } from '../support/stripe-fake';
 
 const MIN = 60_000;
 // A month of its own: the dashboard test reads the reports of May 2032 from the same database.
 const T0 = new Date('2034-02-07T09:00:00.000Z');
+const WEBHOOK_SECRET = 'whsec_admin_console_test';
+
+/** A sample of /metrics: the value of the series of `name` carrying these labels (undefined: none). */
+function sample(metrics: string, name: string, labels: Record<string, string>): number | undefined {
+  const line = metrics.split('\n').find((l) => l.startsWith(`${name}{`) && Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)));
+  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+}
 
 /**
  * The admin console in a real headless Chromium, as support and finance use it: find an account,
@@ -26,6 +36,9 @@ describe('admin console in a browser', () => {
   let adminKeyId: string;
   let appKeyId: string;
   let appKey: string;
+  let fake: StripeFake;
+  let failedEventId: string;
+  const elsewhere: string[] = [];
   const clock = new ManualClock(T0);
   const tag = uid('shop');
   const alpha = `${tag}_alpha`;
@@ -48,7 +61,8 @@ describe('admin console in a browser', () => {
   }
 
   beforeAll(async () => {
-    h = await startApp({ clock });
+    fake = await new StripeFake().start();
+    h = await startApp({ clock, env: fake.env(WEBHOOK_SECRET) });
     admin = await h.key('admin');
     adminKeyId = (await h.app.get(ApiKeysService).authenticate(admin))!.keyId;
     const cp = await h.key('control-plane');
@@ -74,9 +88,20 @@ describe('admin console in a browser', () => {
     clock.set(new Date(T0.getTime() + 25 * MIN));
     await h.app.listen(0, '127.0.0.1');
     base = (await h.app.getUrl()).replace('[::1]', '127.0.0.1');
+    // A signed webhook whose handling fails: a paid checkout naming a subscription Stripe does not return.
+    const failing = fake.emit('checkout.session.completed', { id: `cs_${tag}`, object: 'checkout.session', mode: 'subscription', payment_status: 'paid', client_reference_id: gamma, subscription: `sub_${tag}_missing`, metadata: { accountId: gamma } });
+    failedEventId = String(failing.id);
+    const payload = JSON.stringify(failing);
+    const delivered = await fetch(`${base}/v1/stripe/webhooks`, { method: 'POST', body: payload, headers: { 'content-type': 'application/json', 'stripe-signature': StripeFake.sign(payload, WEBHOOK_SECRET) } });
+    // Not acknowledged (Stripe delivers it again later): the subscription's 404 from Stripe is the answer.
+    expect(delivered.status).toBe(404);
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
     page = await context.newPage();
+    // Served by the service alone: no CDN, no other origin.
+    page.on('request', (r) => {
+      if (!r.url().startsWith(base) && !r.url().startsWith('data:')) elsewhere.push(r.url());
+    });
     await page.goto(`${base}/admin/login`);
     await page.fill('input[name=key]', admin);
     await Promise.all([page.waitForURL(/\/admin\/accounts$/), page.click('button[type=submit]')]);
@@ -85,6 +110,7 @@ describe('admin console in a browser', () => {
     await context?.close();
     await browser?.close();
     await h?.close();
+    await fake?.stop();
   });
 
   it('finds accounts by search and filters, sorted by balance and by consumption, paged', async () => {
@@ -100,6 +126,14 @@ describe('admin console in a browser', () => {
     await page.waitForURL(/sort=consumption/);
     expect((await ids())[0]).toBe(alpha);
     expect(await page.textContent(`#table-accounts tr:has-text("${alpha}") td[data-col=consumed]`)).toBe('1.00');
+    // On a phone the rows stack and the sortable headers are off screen: the form's sort fields do the same.
+    await page.setViewportSize({ width: 420, height: 900 });
+    expect((await page.locator('a[data-sort=balance]').boundingBox())!.x).toBeLessThan(0);
+    await page.selectOption('#f-sort', 'balance');
+    await page.selectOption('#f-dir', 'asc');
+    await Promise.all([page.waitForURL(/sort=balance&dir=asc|dir=asc.*sort=balance|sort=balance(?!.*dir=desc)/), page.click('form[role=search] button[type=submit]')]);
+    expect(await ids()).toEqual([beta, gamma, alpha]);
+    await page.setViewportSize({ width: 1400, height: 1000 });
 
     await page.check('#f-lowBalance');
     await Promise.all([page.waitForURL(/lowBalance=yes/), page.click('form[role=search] button[type=submit]')]);
@@ -111,6 +145,27 @@ describe('admin console in a browser', () => {
     expect(await page.textContent('.pager')).toContain('Page 1 of 1');
     const shots = await screenshots(page, 'accounts');
     expect(shots.overflow).toEqual({ 1400: 0, 420: 0 });
+    expect(shots.unlabelled).toEqual([]);
+    expect(shots.stackedWiderThanCard).toEqual([]);
+  });
+
+  it('pages the list 25 at a time, by keyboard alone', async () => {
+    const prefix = uid('paged');
+    const ids = Array.from({ length: 26 }, (_, i) => `${prefix}_${String(i).padStart(2, '0')}`);
+    for (const id of ids) expect((await h.request('POST', '/v1/accounts', { key: admin, body: { id, kind: 'user', plan: 'free', name: id } })).status).toBe(201);
+    await page.goto(`${base}/admin/accounts`);
+    await page.focus('#q');
+    await page.keyboard.type(prefix);
+    await Promise.all([page.waitForURL(/q=/), page.keyboard.press('Enter')]);
+    const shown = () => page.$$eval('#table-accounts td[data-col=id]', (tds) => tds.map((t) => t.textContent ?? ''));
+    const first = await shown();
+    expect(first).toEqual(ids.slice(0, 25));
+    expect(await page.textContent('.pager')).toContain('Page 1 of 2');
+    await page.focus('a[rel=next]');
+    await Promise.all([page.waitForURL(/page=2/), page.keyboard.press('Enter')]);
+    expect(await shown()).toEqual(ids.slice(25));
+    expect(await page.textContent('.pager')).toContain('Page 2 of 2');
+    expect(await page.locator('a[rel=prev]').count()).toBe(1);
   });
 
   it("shows an account's page: plan, quotas, wallet, live runtime, ledger, limits with the limit each alert fired under, keys, audit", async () => {
@@ -135,6 +190,8 @@ describe('admin console in a browser', () => {
     expect(await page.textContent('#table-audit')).toContain('spend_limit.set');
     const shots = await screenshots(page, 'account');
     expect(shots.overflow).toEqual({ 1400: 0, 420: 0 });
+    expect(shots.unlabelled).toEqual([]);
+    expect(shots.stackedWiderThanCard).toEqual([]);
   });
 
   it('acts on the account: each action is confirmed first, goes through the service, and is audited with the signed-in key', async () => {
@@ -222,12 +279,97 @@ describe('admin console in a browser', () => {
     expect(await page.textContent('#table-outbox')).toContain('billing.commands.v1');
     const hook = page.locator(`#table-webhooks tr:has-text("evt_${tag}")`);
     expect(await hook.locator('td[data-col=outcome]').textContent()).toBe('ignored');
+    // The failed delivery: its outcome, its reason, and the count in the summary.
+    const failed = page.locator(`#table-webhooks tr:has-text("${failedEventId}")`);
+    expect(await failed.locator('td[data-col=outcome]').textContent()).toBe('failed');
+    expect(await failed.locator('td[data-col=type]').textContent()).toBe('checkout.session.completed');
+    expect(await failed.locator('td[data-col=error]').textContent()).toMatch(/subscriptions\/sub_.*_missing/);
+    expect(await page.textContent('#summary')).toMatch(/[1-9]\d*\s*failed Stripe events among the last 20/);
+    // The same failure in the metrics an alert watches: the webhook by type and result, the Stripe call by outcome.
+    const metrics = String((await h.request('GET', '/metrics')).body);
+    expect(sample(metrics, 'dl_billing_stripe_webhooks_total', { type: 'checkout.session.completed', result: 'failed' })).toBeGreaterThanOrEqual(1);
+    expect(sample(metrics, 'dl_billing_stripe_api_calls_total', { outcome: 'error' })).toBeGreaterThanOrEqual(1);
+    // Without Kafka there is no consumer, hence no lag to show.
+    expect(await page.textContent('[data-health=consumer-lag]')).toBe('not applicable');
+    expect(await page.textContent('#lag')).toContain('Kafka is not configured');
     expect(await page.textContent('#table-jobs tr:has-text("grant-expiry") td[data-col=outcome]')).toBe('never run');
     expect(await act(null, {}, 'button[aria-label="Run grant-expiry now"]', /Run the grant-expiry job/)).toContain('Job grant-expiry ran');
     expect(await page.textContent('#table-jobs tr:has-text("grant-expiry") td[data-col=outcome]')).toBe('succeeded');
     expect(await page.textContent('#table-jobs tr:has-text("grant-expiry") td[data-col=trigger]')).toBe(`key:${adminKeyId}`);
     expect(await audit('job.run')).toMatchObject({ actor: `key:${adminKeyId}`, after: expect.objectContaining({ job: 'grant-expiry', outcome: 'succeeded' }) });
+    expect(elsewhere).toEqual([]);
     const shots = await screenshots(page, 'health');
     expect(shots.overflow).toEqual({ 1400: 0, 420: 0 });
+    expect(shots.unlabelled).toEqual([]);
+    expect(shots.stackedWiderThanCard).toEqual([]);
+  });
+});
+
+/** The health page's consumer lag with a real broker: read from the broker, per topic and partition. */
+describe('admin console: Kafka consumer lag', () => {
+  let h: Harness;
+  let browser: Browser;
+  let page: Page;
+  let base: string;
+
+  beforeAll(async () => {
+    h = await startApp({ kafka: true });
+    const admin = await h.key('admin');
+    await h.app.listen(0, '127.0.0.1');
+    base = (await h.app.getUrl()).replace('[::1]', '127.0.0.1');
+    browser = await launchChromium();
+    page = await (await browser.newContext({ viewport: { width: 1400, height: 1000 } })).newPage();
+    await page.goto(`${base}/admin/login`);
+    await page.fill('input[name=key]', admin);
+    await Promise.all([page.waitForURL(/\/admin\/accounts$/), page.click('button[type=submit]')]);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await h?.close();
+  });
+
+  const lagOf = async (): Promise<{ total: string; rows: Record<string, string>[] }> => {
+    await page.goto(`${base}/admin/health`);
+    const rows = await page.$$eval('#table-lag tbody tr', (trs) =>
+      trs.map((tr) => Object.fromEntries([...tr.querySelectorAll('td')].map((td) => [td.getAttribute('data-col') ?? '', td.textContent ?? '']))),
+    );
+    return { total: (await page.textContent('[data-health=consumer-lag]')) ?? '', rows };
+  };
+
+  it('shows the lag of each partition while the consumer is held, and none once it has caught up', async () => {
+    const topic = h.config.kafka!.topics.lifecycle;
+    const account = uid('lag');
+    const runtime = uid('rt');
+    // The consumer is held in the database (its first read waits on this lock), so what is produced stays unconsumed.
+    const blocker = new pg.Client({ connectionString: h.config.database.url });
+    await blocker.connect();
+    await blocker.query('BEGIN');
+    await blocker.query('LOCK TABLE runtimes IN ACCESS EXCLUSIVE MODE');
+    try {
+      const at = Date.now();
+      await produce(
+        topic,
+        [1, 2, 3].map((seq) => ({ key: account, value: lifecycle(account, runtime, seq === 1 ? 'runtime.started' : 'runtime.heartbeat', new Date(at + seq * 1000), seq, seq === 1 ? { ...SMALL } : {}) })),
+      );
+      const held = await lagOf();
+      const behind = held.rows.filter((r) => r.topic === topic && r.lag !== '0');
+      expect(behind, JSON.stringify(held.rows)).toHaveLength(1);
+      expect(behind[0]).toMatchObject({ group: h.config.kafka!.groupId, lag: '3', end: expect.stringMatching(/^\d+$/) });
+      expect(held.total).toBe('3');
+      // Every partition of the service's topics is listed, the lifecycle topic's included.
+      const partitions = held.rows.filter((r) => r.topic === topic).map((r) => Number(r.partition));
+      expect(partitions).toEqual(partitions.map((_p, i) => i));
+      await screenshots(page, 'health-kafka');
+    } finally {
+      await blocker.query('COMMIT');
+      await blocker.end();
+    }
+    await expect.poll(async () => (await lagOf()).total, { timeout: 30_000, interval: 500 }).toBe('0');
+    const caughtUp = (await lagOf()).rows.find((r) => r.topic === topic && r.partition !== undefined && r.end !== '0')!;
+    expect(caughtUp.committed).toBe(caughtUp.end);
+    // This instance's own view, in /metrics: the partition's lag after its last batch.
+    const metrics = String((await h.request('GET', '/metrics')).body);
+    expect(sample(metrics, 'dl_billing_kafka_consumer_lag_messages', { topic, partition: caughtUp.partition! })).toBe(0);
+    expect(sample(metrics, 'dl_billing_kafka_consumer_last_batch_timestamp_seconds', { topic, partition: caughtUp.partition! })).toBeGreaterThan(Date.now() / 1000 - 120);
   });
 });

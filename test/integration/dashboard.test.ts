@@ -65,6 +65,9 @@ describe('admin reports in a browser', () => {
     await browserPage.fill('input[name=key]', 'dlb_not_a_key');
     await browserPage.click('button[type=submit]');
     await expect.poll(() => browserPage.textContent('.error')).toContain('Unknown or revoked API key');
+    const login = await screenshots(browserPage, 'login');
+    expect(login.overflow).toEqual({ 1400: 0, 420: 0 });
+    expect(login.unlabelled).toEqual([]);
 
     await browserPage.fill('input[name=key]', admin);
     await browserPage.click('button[type=submit]');
@@ -123,6 +126,8 @@ describe('admin reports in a browser', () => {
     expect(narrow).toBeLessThan(400);
     expect(wide).toBeGreaterThan(1000);
     expect(shots.overflow).toEqual({ 1400: 0, 420: 0 });
+    expect(shots.stackedWiderThanCard).toEqual([]);
+    expect(shots.unlabelled).toEqual([]);
     for (const f of shots.files) expect(statSync(f).size).toBeGreaterThan(10_000);
     console.log(`admin console screenshots: ${SCREENSHOTS}`);
 

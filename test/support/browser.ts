@@ -14,13 +14,15 @@ export function launchChromium(): Promise<Browser> {
 }
 
 /**
- * Full-page screenshots of the current page at a laptop (1400 px) and a phone (420 px) width, and
- * whether anything is wider than the viewport (a page that scrolls sideways). Returns the files.
+ * Full-page screenshots of the current page at a laptop (1400 px) and a phone (420 px) width,
+ * whether anything is wider than the viewport (a page that scrolls sideways), the stacked lists that
+ * still scroll sideways at 420 px, and the form controls without a label. Returns the files.
  */
-export async function screenshots(page: Page, name: string): Promise<{ files: string[]; overflow: Record<number, number> }> {
+export async function screenshots(page: Page, name: string): Promise<{ files: string[]; overflow: Record<number, number>; unlabelled: string[]; stackedWiderThanCard: string[] }> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   const files: string[] = [];
   const overflow: Record<number, number> = {};
+  let stackedWiderThanCard: string[] = [];
   const before = page.viewportSize();
   for (const width of [1400, 420]) {
     await page.setViewportSize({ width, height: 900 });
@@ -28,10 +30,22 @@ export async function screenshots(page: Page, name: string): Promise<{ files: st
       const d = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement;
       return d.scrollWidth - d.clientWidth;
     });
+    // On a phone, lists stack each row as labelled lines: none of them may need a sideways scroll.
+    if (width === 420) {
+      stackedWiderThanCard = await page.$$eval('.scroll > table.stack', (tables) =>
+        tables.filter((t) => t.parentElement!.scrollWidth > t.parentElement!.clientWidth).map((t) => t.id),
+      );
+    }
     const file = join(SCREENSHOTS, `${name}-${width}.png`);
     await page.screenshot({ path: file, fullPage: true });
     files.push(file);
   }
   if (before) await page.setViewportSize(before);
-  return { files, overflow };
+  // Every form control a person can use has a name a screen reader reads: a <label>, aria-label or aria-labelledby.
+  const unlabelled = await page.$$eval('input:not([type=hidden]), select, textarea', (els) =>
+    els
+      .filter((e) => (e as unknown as { labels: unknown[] }).labels.length === 0 && !e.getAttribute('aria-label') && !e.getAttribute('aria-labelledby'))
+      .map((e) => e.outerHTML.slice(0, 120)),
+  );
+  return { files, overflow, unlabelled, stackedWiderThanCard };
 }

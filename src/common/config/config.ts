@@ -18,7 +18,7 @@ export interface AppConfig {
   port: number;
   host: string;
   logLevel: Env['LOG_LEVEL'];
-  database: { url?: string; poolSize: number; embeddedDir: string; embeddedPort: number };
+  database: { url?: string; poolSize: number; connectTimeoutMs: number; embeddedDir: string; embeddedPort: number };
   kafka?: KafkaConfig;
   adminApiKey?: string;
   authFailuresPerMinute: number;
@@ -68,6 +68,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     database: {
       url: e.DATABASE_URL,
       poolSize: e.DATABASE_POOL_SIZE,
+      connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
       embeddedDir: e.EMBEDDED_PG_DIR,
       embeddedPort: e.EMBEDDED_PG_PORT,
     },

@@ -1,5 +1,5 @@
 import { BillingException } from '../../common/errors/billing.exception';
-import { MessageBus, type BusHealth, type OutboundMessage, type Subscription } from './message-bus';
+import { MessageBus, type BusHealth, type ConsumerLag, type OutboundMessage, type Subscription } from './message-bus';
 
 /** Used when KAFKA_BROKERS is unset: events come over HTTP only, and nothing is published. */
 export class DisabledBus extends MessageBus {
@@ -15,5 +15,9 @@ export class DisabledBus extends MessageBus {
 
   health(): BusHealth {
     return { ok: true, detail: 'disabled (events over HTTP only)' };
+  }
+
+  consumerLag(): Promise<ConsumerLag[] | null> {
+    return Promise.resolve(null);
   }
 }

@@ -1,7 +1,7 @@
 import { Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { Kafka, logLevel, Partitioners, type Consumer, type Producer } from 'kafkajs';
 import type { KafkaConfig } from '../../common/config/config';
-import { MessageBus, type BusHealth, type InboundMessage, type OutboundMessage, type Subscription } from './message-bus';
+import { MessageBus, type BusHealth, type ConsumerLag, type InboundMessage, type OutboundMessage, type Subscription } from './message-bus';
 
 /** Largest slice of a fetched batch handled in one database transaction. */
 const CHUNK = 2_000;
@@ -113,12 +113,41 @@ export class KafkajsBus extends MessageBus implements OnApplicationBootstrap, On
    * subscribed to all of that group's topics; each batch goes to its topic's handler.
    */
   private async startConsumers(): Promise<void> {
+    for (const [groupId, subs] of this.groups()) await this.startConsumer(groupId, subs);
+  }
+
+  private groups(): Map<string, Subscription[]> {
     const groups = new Map<string, Subscription[]>();
     for (const sub of this.subscriptions) {
       const group = sub.groupId ?? this.config.groupId;
       groups.set(group, [...(groups.get(group) ?? []), sub]);
     }
-    for (const [groupId, subs] of groups) await this.startConsumer(groupId, subs);
+    return groups;
+  }
+
+  /** Committed offsets of each group against each partition's high watermark, from the broker (not this instance's view). */
+  async consumerLag(): Promise<ConsumerLag[]> {
+    const admin = this.kafka.admin({ retry: { retries: 1, initialRetryTime: 200 } });
+    await admin.connect();
+    try {
+      const lags: ConsumerLag[] = [];
+      for (const [group, subs] of this.groups()) {
+        const topics = subs.map((s) => s.topic);
+        for (const { topic, partitions } of await admin.fetchOffsets({ groupId: group, topics })) {
+          const ends = new Map((await admin.fetchTopicOffsets(topic)).map((o) => [o.partition, o]));
+          for (const p of partitions) {
+            const end = Number(ends.get(p.partition)?.high ?? 0);
+            const committed = Number(p.offset) >= 0 ? Number(p.offset) : null;
+            // Before a first commit the group starts at the oldest message still kept.
+            const from = committed ?? Number(ends.get(p.partition)?.low ?? 0);
+            lags.push({ group, topic, partition: p.partition, committed, end, lag: Math.max(0, end - from) });
+          }
+        }
+      }
+      return lags.sort((a, b) => a.group.localeCompare(b.group) || a.topic.localeCompare(b.topic) || a.partition - b.partition);
+    } finally {
+      await admin.disconnect();
+    }
   }
 
   private async startConsumer(groupId: string, subs: Subscription[]): Promise<void> {

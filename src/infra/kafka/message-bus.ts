@@ -25,6 +25,18 @@ export interface Subscription {
   handle: BatchHandler;
 }
 
+/** How far a consumer group's committed offset is behind the end of one partition. */
+export interface ConsumerLag {
+  group: string;
+  topic: string;
+  partition: number;
+  /** The group's committed offset; null before its first commit (it then starts at the oldest message). */
+  committed: number | null;
+  /** The partition's high watermark: the offset the next message will get. */
+  end: number;
+  lag: number;
+}
+
 export interface BusHealth {
   ok: boolean;
   detail: string;
@@ -40,4 +52,6 @@ export abstract class MessageBus {
   /** Registers a subscription; consumption starts with the application. */
   abstract subscribe(subscription: Subscription): void;
   abstract health(): BusHealth;
+  /** The lag of this service's consumer groups, per topic and partition, read from the broker; null without Kafka. */
+  abstract consumerLag(): Promise<ConsumerLag[] | null>;
 }
