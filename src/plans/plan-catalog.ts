@@ -3,6 +3,7 @@ import { ConfigError } from '../common/config/config';
 import { BillingException, type Finding } from '../common/errors/billing.exception';
 import { findingsOf } from '../common/http/zod-validation.pipe';
 import { parseCredits } from '../common/money';
+import { ANCILLARY_PRICE_KEYS, type AncillaryPriceKey } from '../pricing/ancillary-prices';
 import { sizeClassSchema, type Environment, type SizeClass } from '../pricing/environment';
 import { readJsonFile } from '../pricing/rate-card';
 import { PERIOD_KINDS, type PeriodKind } from './periods';
@@ -28,10 +29,6 @@ const sizeClassesSchema = z
   .refine((list) => new Set(list).size === list.length, 'must not repeat a size class');
 
 const cents = z.number().int().positive();
-
-/** The ancillary items a plan may include an amount of, in the rate card's units (see pricing/ancillary-prices). */
-export const ANCILLARY_PRICE_KEYS = ['snapshot_gib_month', 'disk_gib_month', 'egress_gib', 'paused_ram_gib_hour'] as const;
-export type AncillaryPriceKey = (typeof ANCILLARY_PRICE_KEYS)[number];
 
 /** A quantity in an item's unit (GiB-months, GiB, GiB-hours) with 6 decimals, as micro-units. */
 const quantitySchema = z
