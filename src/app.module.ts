@@ -3,6 +3,7 @@ import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
 import { AccountsModule } from './accounts/accounts.module';
 import { AncillaryModule } from './ancillary/ancillary.module';
+import { StatementsModule } from './statements/statements.module';
 import { AuditModule } from './audit/audit.module';
 import { ConfigModule } from './common/config/config.module';
 import type { AppConfig } from './common/config/config';
@@ -40,6 +41,7 @@ export class AppModule {
         AccountsModule,
         MeteringModule,
         AncillaryModule,
+        StatementsModule,
         ReportsModule,
         AdminModule,
         MembersModule,
