@@ -7,7 +7,6 @@ import { startApp, uid, type Harness } from '../support/app';
 import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
 
 const MIN = 60_000;
-const H = 60 * MIN;
 const t = (iso: string) => new Date(iso);
 
 describe('statements of a generated month reconcile to the ledger to the micro-credit', () => {
@@ -154,6 +153,22 @@ describe('statements of a generated month reconcile to the ledger to the micro-c
     expect(lines[0]).toBe('section,description,count,quantity,unit,included,beyond_included,credits,usd_cents');
     expect(lines[1]).toBe('opening_balance,Opening balance 2031-03-01T00:00:00.000Z,,,,,,100.000000,');
     expect(lines.at(-1)).toBe(`closing_balance,Closing balance 2031-04-01T00:00:00.000Z,,,,,,${march.closingBalance},`);
+  });
+
+  it('is a printable page of the admin console, linked from the account page', async () => {
+    const [, rich] = accounts as [string, string];
+    const login = await h.app.inject({ method: 'POST', url: '/admin/login', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `key=${encodeURIComponent(admin)}` });
+    expect(login.statusCode).toBe(303);
+    const cookie = String(login.headers['set-cookie']).split(';')[0]!;
+    const account = await h.app.inject({ method: 'GET', url: `/admin/accounts/${rich}`, headers: { cookie } });
+    expect(account.body).toContain(`href="/admin/accounts/${rich}/statements/2031-04" data-link="statement"`);
+    const page = await h.app.inject({ method: 'GET', url: `/admin/accounts/${rich}/statements/2031-03`, headers: { cookie } });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('<b data-statement="opening">100.00</b>');
+    expect(page.body).toContain('<b data-statement="closing">97.54</b>');
+    expect(page.body).toContain('1 credit = $0.30');
+    expect(page.body).toContain('Volume charges');
+    expect(page.body).toContain('@media print');
   });
 
   it('refuses a malformed period and an unknown account, and another account’s key', async () => {
