@@ -1,6 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
+import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { inTransaction } from '../common/database/transaction';
 import type { Finding } from '../common/errors/billing.exception';
 import { Metrics } from '../health/metrics';
@@ -8,6 +9,7 @@ import { Clock } from '../infra/clock/clock';
 import { LedgerService } from '../ledger/ledger.service';
 import { ancillaryCharge, PRICE_KEY_OF, quantityMicros, UNIT_OF, type AncillaryKind } from '../pricing/ancillary-prices';
 import { RateCard } from '../pricing/rate-card';
+import { SpendLimitsService } from '../spend-limits/spend-limits.service';
 import { ExtraEventsRefused } from '../metering/event-extensions';
 import type { AncillaryEvent } from './ancillary-event';
 import { postCharge } from './ancillary-ledger';
@@ -25,6 +27,7 @@ import {
   unpaidCharges,
   type ChargeRow,
 } from './ancillary.store';
+import { handleUnpaidStorage } from './unpaid-storage';
 import { byteMsBetween, hourStart, hoursToCharge, storageEnd, storageSegments } from './core/storage';
 
 export interface AncillaryIngestResult {
@@ -50,6 +53,8 @@ export class AncillaryUsageService {
     private readonly card: RateCard,
     private readonly clock: Clock,
     private readonly metrics: Metrics,
+    private readonly spendLimits: SpendLimitsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /** One transaction: the inbox by id (a known id has no effect), the items, egress charged per report. */
@@ -89,7 +94,7 @@ export class AncillaryUsageService {
    * complete hours charged — from where a late event changed it, else from where the last run
    * stopped — and rows the wallet could not pay are tried again. One transaction per item.
    */
-  async accrue(): Promise<{ items: number; hours: number; unpaidRetried: number }> {
+  async accrue(): Promise<{ items: number; hours: number; unpaidRetried: number; notified: number; flagged: number }> {
     const until = hourStart(this.clock.now().getTime());
     let items = 0;
     let hours = 0;
@@ -111,7 +116,8 @@ export class AncillaryUsageService {
     }
     const unpaidRetried = await this.retryUnpaid();
     for (const u of unpriced) this.countUnpriced(u.kind, u.quantity);
-    return { items, hours, unpaidRetried };
+    const unpaid = await inTransaction(this.ds, (em) => handleUnpaidStorage(em, this.config, this.clock.now()));
+    return { items, hours, unpaidRetried, ...unpaid };
   }
 
   private async accrueItem(em: EntityManager, itemKey: string, until: number, unpriced: { kind: AncillaryKind; quantity: bigint }[]): Promise<number> {
@@ -170,6 +176,8 @@ export class AncillaryUsageService {
     const posted = await postCharge(em, this.ledger, { ...row, reference });
     const saved = { ...row, charged: posted.charged, holds: posted.holds };
     await saveCharge(em, saved);
+    // Ancillary charges count in the account's spend: its limit's thresholds are checked as after a settlement.
+    if (row.unitPrice !== null && posted.charged !== row.charged) await this.spendLimits.notifyThresholds(em, row.accountId, null, this.clock.now());
     return saved;
   }
 

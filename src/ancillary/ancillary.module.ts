@@ -9,6 +9,7 @@ import { EventExtensions } from '../metering/event-extensions';
 import { LifecycleConsumer } from '../metering/lifecycle-consumer';
 import { MeteringModule } from '../metering/metering.module';
 import { PricingModule } from '../pricing/pricing.module';
+import { SpendLimitsModule } from '../spend-limits/spend-limits.module';
 import { ANCILLARY_TYPES, ancillaryValidator, type AncillaryEvent } from './ancillary-event';
 import { AncillaryUsageService } from './ancillary-usage.service';
 
@@ -51,7 +52,7 @@ export class AncillaryWiring implements OnModuleInit, OnApplicationBootstrap {
 }
 
 @Module({
-  imports: [LedgerModule, PricingModule, MeteringModule],
+  imports: [LedgerModule, PricingModule, MeteringModule, SpendLimitsModule],
   providers: [AncillaryUsageService, AncillaryWiring],
   exports: [AncillaryUsageService],
 })

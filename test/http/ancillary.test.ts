@@ -159,6 +159,53 @@ describe('ancillary usage: snapshots, volumes and egress metered and charged', (
     expect(res.body.error.findings).toEqual([{ field: 'events[0].accountId', message: `snapshot ${snapshotId} belongs to another account` }]);
   });
 
+  it('counts priced ancillary charges in the account spend limit: a launch that would pass it is refused', async () => {
+    clock.set(at(12));
+    const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
+    const limit = await h.request('PUT', `/v1/accounts/${accountId}/spend-limit`, { key: admin, body: { credits: '1.000000', period: 'month', thresholds: [50, 80, 100] } });
+    expect(limit.status, JSON.stringify(limit.body)).toBe(200);
+    await accepted(usageEvent(accountId, 'egress.reported', at(11), { bytes: 9 * GIB, from: at(10).toISOString(), to: at(11).toISOString() }, { runtimeId: uid('rt') }));
+    const wallet = (await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body;
+    expect(wallet.spend).toMatchObject({ spent: '0.900000', limit: '1.000000' });
+    const launch = await h.request('POST', '/v1/reservations', {
+      key: cp,
+      body: { accountId, runtimeId: uid('rt'), variant: 'datalayer', environment: { name: 'py', sizeClass: 'small' }, minutes: 60 },
+    });
+    expect(launch.status).toBe(402);
+    expect(launch.body.error.code).toBe('DL_BILLING_SPEND_LIMIT_REACHED');
+    const alerts: { payload: { type: string; data: { threshold?: number } } }[] = await h.ds.query(
+      `SELECT payload FROM outbox WHERE key = $1 AND payload->>'type' LIKE 'spend_limit.%' ORDER BY id`,
+      [accountId],
+    );
+    expect(alerts.map((a) => a.payload.data.threshold)).toEqual([50, 80]);
+  });
+
+  it('tells a wallet that cannot pay its storage, then flags its snapshots for deletion after the grace period (never deleting them), once', async () => {
+    clock.set(at(12));
+    const accountId = await fundedAccount(h, admin, {});
+    const kept = uid('snap');
+    const gone = uid('snap');
+    await accepted([
+      usageEvent(accountId, 'snapshot.created', at(8), { snapshotId: kept, sizeBytes: 10 * GIB }),
+      usageEvent(accountId, 'snapshot.created', at(8), { snapshotId: gone, sizeBytes: GIB }),
+      usageEvent(accountId, 'snapshot.deleted', at(9), { snapshotId: gone }),
+    ]);
+    await accrue();
+    const outbox = async (type: string) =>
+      ((await h.ds.query(`SELECT topic, payload FROM outbox WHERE key = $1 AND payload->>'type' = $2 ORDER BY id`, [accountId, type])) as { topic: string; payload: Record<string, any> }[]);
+    const [notice] = await outbox('storage.unpaid');
+    expect(notice?.topic).toBe('billing.notifications.v1');
+    expect(notice?.payload.data).toMatchObject({ since: at(8).toISOString(), unpaid: '0.041000' }); // 10 GiB × 4 h + 1 GiB × 1 h at 1,000 µcr
+    expect(await outbox('snapshot.flag_for_deletion')).toEqual([]);
+
+    clock.set(new Date(at(8).getTime() + 72 * H + 1));
+    await accrue();
+    await accrue();
+    const flags = await outbox('snapshot.flag_for_deletion');
+    expect(flags.map((f) => [f.topic, f.payload.snapshotId, f.payload.reason])).toEqual([['billing.commands.v1', kept, 'storage_unpaid']]);
+    expect(await outbox('storage.unpaid')).toHaveLength(1);
+  });
+
   async function unpricedMetric(kind: string): Promise<number> {
     const metrics = await h.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${admin}` } });
     const line = metrics.body.split('\n').find((l) => l.startsWith(`dl_billing_ancillary_unpriced_total{kind="${kind}"`));

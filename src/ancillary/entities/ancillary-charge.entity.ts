@@ -48,7 +48,7 @@ export class AncillaryCharge {
   @Column({ type: 'bigint', default: 0 })
   charged: string;
 
-  @Column({ type: 'jsonb', default: () => `'[]'::jsonb` })
+  @Column({ type: 'jsonb', default: () => `'[]'` })
   holds: { id: string; charged: string }[];
 
   @Column({ name: 'updated_at', type: 'timestamptz', default: () => 'now()' })
