@@ -39,9 +39,9 @@ describe('statement lines', () => {
     // 20 GiB of egress, 1 GiB of snapshots for 730 hours (1 GiB-month).
     const lines = unpricedLines(
       [
-        { kind: 'egress', priced: false, versions: ['2026-12-01'], quantity: 20n * BYTES_PER_GIB, amount: 0n, charged: 0n },
-        { kind: 'snapshot', priced: false, versions: ['2026-12-01'], quantity: BYTES_PER_GIB * 730n * hourMs, amount: 0n, charged: 0n },
-        { kind: 'volume', priced: true, versions: ['x'], quantity: 1n, amount: 1n, charged: 1n },
+        { accountId: 'a', kind: 'egress', priced: false, versions: ['2026-12-01'], quantity: 20n * BYTES_PER_GIB, amount: 0n, charged: 0n },
+        { accountId: 'a', kind: 'snapshot', priced: false, versions: ['2026-12-01'], quantity: BYTES_PER_GIB * 730n * hourMs, amount: 0n, charged: 0n },
+        { accountId: 'a', kind: 'volume', priced: true, versions: ['x'], quantity: 1n, amount: 1n, charged: 1n },
       ],
       free,
     );

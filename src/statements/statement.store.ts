@@ -84,29 +84,6 @@ export async function movements(ds: DataSource, accountId: string, from: Date, t
   }));
 }
 
-export interface MeteredAncillary {
-  kind: string;
-  priced: boolean;
-  versions: string[];
-  /** Byte-ms (storage, paused memory) or bytes (egress). */
-  quantity: bigint;
-  amount: bigint;
-  charged: bigint;
-}
-
-/** Ancillary usage metered for buckets (hours, reports) in [from, to), by kind and priced or not. */
-export async function meteredAncillary(ds: DataSource, accountId: string, from: Date, to: Date): Promise<MeteredAncillary[]> {
-  const found = await rows<{ kind: string; priced: boolean; versions: string[]; quantity: string; amount: string; charged: string }>(
-    ds,
-    `SELECT kind, unit_price IS NOT NULL AS priced, array_agg(DISTINCT rate_card_version ORDER BY rate_card_version) AS versions,
-       sum(quantity)::text AS quantity, sum(amount)::text AS amount, sum(charged)::text AS charged
-     FROM ancillary_charges WHERE account_id = $1 AND bucket >= $2 AND bucket < $3
-     GROUP BY kind, unit_price IS NOT NULL ORDER BY kind, priced`,
-    [accountId, from, to],
-  );
-  return found.map((r) => ({ kind: r.kind, priced: r.priced, versions: r.versions, quantity: BigInt(r.quantity), amount: BigInt(r.amount), charged: BigInt(r.charged) }));
-}
-
 export interface InvoiceRow {
   invoiceId: string;
   status: string;

@@ -1,7 +1,8 @@
 import { formatCredits } from '../common/money';
 import { PRICE_KEY_OF, quantityMicros, UNIT_OF, ANCILLARY_KINDS, type AncillaryKind } from '../pricing/ancillary-prices';
 import type { Plan } from '../plans/plan-catalog';
-import type { InvoiceRow, MeteredAncillary, Movement } from './statement.store';
+import type { MeteredAncillary } from '../ancillary/usage-view';
+import type { InvoiceRow, Movement } from './statement.store';
 
 export const SECTIONS = [
   'included_credits',

@@ -4,10 +4,10 @@ import { DataSource } from 'typeorm';
 import { BillingException } from '../common/errors/billing.exception';
 import { formatCredits } from '../common/money';
 import { isPlanId, PlanCatalog, type PlanOverrides } from '../plans/plan-catalog';
-import { ANCILLARY_KINDS, quantityMicros, UNIT_OF, type AncillaryKind } from '../pricing/ancillary-prices';
 import type { StatementJson } from './dto/statement.dto';
 import { movementLines, teamFees, unpricedLines, type StatementLine } from './statement';
-import { accountTerms, balanceBefore, invoices, meteredAncillary, movements } from './statement.store';
+import { ancillaryUsageJson, meteredAncillary } from '../ancillary/usage-view';
+import { accountTerms, balanceBefore, invoices, movements } from './statement.store';
 
 /**
  * A statement per account and calendar month: the opening balance from the ledger entries before
@@ -32,7 +32,7 @@ export class StatementsService {
     const [opening, moved, metered, invoiced] = await Promise.all([
       balanceBefore(this.ds, accountId, from),
       movements(this.ds, accountId, from, to),
-      meteredAncillary(this.ds, accountId, from, to),
+      meteredAncillary(this.ds, { accountId, from, to }),
       invoices(this.ds, accountId, from, to),
     ]);
     const lines: StatementLine[] = [...movementLines(moved), ...unpricedLines(metered, plan)];
@@ -58,18 +58,7 @@ export class StatementsService {
         ...(l.beyondIncluded !== undefined ? { beyondIncluded: formatCredits(l.beyondIncluded) } : {}),
         ...(l.rateCardVersions !== undefined ? { rateCardVersions: l.rateCardVersions } : {}),
       })),
-      ancillary: metered
-        .filter((m) => (ANCILLARY_KINDS as readonly string[]).includes(m.kind))
-        .map((m) => ({
-          kind: m.kind,
-          unit: UNIT_OF[m.kind as AncillaryKind],
-          priced: m.priced,
-          quantity: formatCredits(quantityMicros(m.kind as AncillaryKind, m.quantity)),
-          amount: formatCredits(m.amount),
-          charged: formatCredits(m.charged),
-          unpaid: formatCredits(m.amount - m.charged),
-          rateCardVersions: m.versions,
-        })),
+      ancillary: metered.map(ancillaryUsageJson),
       fees: teamFees(invoiced, { baseCents: basePrice.unitAmountCents, seatCents: seatPrice.unitAmountCents }).map((f) => ({
         ...f,
         periodStart: f.periodStart.toISOString(),

@@ -118,6 +118,21 @@ describe('ancillary usage: snapshots, volumes and egress metered and charged', (
     expect(await total(accountId)).toBe('9.700000');
     expect(await accepted(report)).toEqual({ accepted: 0, duplicates: 1 });
     expect(await total(accountId)).toBe('9.700000');
+
+    // The usage API and the ancillary report show it by kind.
+    const period = `from=${at(0).toISOString()}&to=${at(24).toISOString()}`;
+    const usage = await h.request('GET', `/v1/accounts/${accountId}/usage?${period}`, { key: admin });
+    expect(usage.status).toBe(200);
+    expect(usage.body.ancillary).toEqual([
+      { kind: 'egress', unit: 'GiB', priced: true, quantity: '3.000000', amount: '0.300000', charged: '0.300000', unpaid: '0.000000', rateCardVersions: ['test-priced'] },
+    ]);
+    const reported = await h.request('GET', `/v1/reports/ancillary?${period}`, { key: admin });
+    expect(reported.status).toBe(200);
+    expect(reported.body.items.filter((i: { account: string }) => i.account === accountId)).toEqual([
+      { account: accountId, kind: 'egress', unit: 'GiB', priced: true, quantity: '3.000000', amount: '0.300000', charged: '0.300000', unpaid: '0.000000' },
+    ]);
+    const csv = await h.request('GET', `/v1/reports/ancillary?${period}&format=csv`, { key: admin });
+    expect(String(csv.body)).toContain(`${accountId},egress,GiB,true,3.000000,0.300000,0.300000,0.000000`);
   });
 
   it('charges what the wallet can pay, and the rest once credits come in', async () => {

@@ -524,6 +524,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/reports/ancillary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Ancillary usage by account and kind: snapshots, volumes, egress; priced or unpriced
+         * @description Usage metered in [from, to) (storage hours, egress reports): quantity, credits due, charged and unpaid. JSON, or CSV with `format=csv` or `Accept: text/csv`.
+         *
+         *     API key scopes: `admin` or `reports`.
+         */
+        get: operations["ancillaryReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/reports/credits": {
         parameters: {
             query?: never;
@@ -798,6 +820,33 @@ export interface components {
             };
             /** @enum {string} */
             plan: "free" | "team" | "enterprise";
+        };
+        /** @description Ancillary usage of one kind metered in the period (storage hours and egress reports in it) */
+        AncillaryUsage: {
+            /**
+             * @description Due for this usage
+             * @example 12.500000
+             */
+            amount: string;
+            /**
+             * @description An amount of credits: a decimal string with 6 decimals
+             * @example 12.500000
+             */
+            charged: string;
+            /** @enum {string} */
+            kind: "snapshot" | "volume" | "egress" | "paused_ram";
+            /** @description false: metered while its rate-card item is unpriced, not charged */
+            priced: boolean;
+            /** @description In `unit`, 6 decimals (rounded up) */
+            quantity: string;
+            rateCardVersions: string[];
+            /** @description GiB-month (storage, 730 hours), GiB (egress) or GiB-hour (paused memory) */
+            unit: string;
+            /**
+             * @description Due but not yet paid (the wallet could not pay it)
+             * @example 12.500000
+             */
+            unpaid: string;
         };
         /** @description `snapshot.created` `{snapshotId, sizeBytes}`, `snapshot.deleted` `{snapshotId}`, `volume.created` / `volume.resized` `{volumeId, sizeGiB}`, `volume.deleted` `{volumeId}`, `egress.reported` `{bytes, from, to}` (with `runtimeId`). Same id dedup as lifecycle events. */
         AncillaryUsageEvent: {
@@ -1083,7 +1132,7 @@ export interface components {
             }[];
             notes?: string[];
             /** @enum {string} */
-            report: "usage" | "credits" | "seats" | "spend-limits" | "reconciliation" | "top-consumers";
+            report: "usage" | "credits" | "seats" | "spend-limits" | "reconciliation" | "top-consumers" | "ancillary";
             /** Format: date-time */
             to: string;
             totals?: {
@@ -1257,29 +1306,7 @@ export interface components {
         Statement: {
             accountId: string;
             /** @description Ancillary usage metered for hours and reports in the period, by kind (charges posted in the period are in `lines`) */
-            ancillary: {
-                /**
-                 * @description Due for the usage metered in the period
-                 * @example 12.500000
-                 */
-                amount: string;
-                /**
-                 * @description An amount of credits: a decimal string with 6 decimals
-                 * @example 12.500000
-                 */
-                charged: string;
-                kind: string;
-                priced: boolean;
-                /** @description A quantity in `unit`, with 6 decimals (rounded up) */
-                quantity: string;
-                rateCardVersions: string[];
-                unit: string;
-                /**
-                 * @description Due but not yet paid (the wallet could not pay it)
-                 * @example 12.500000
-                 */
-                unpaid: string;
-            }[];
+            ancillary: components["schemas"]["AncillaryUsage"][];
             /**
              * @description openingBalance + the credits of every line
              * @example 12.500000
@@ -1387,6 +1414,8 @@ export interface components {
         };
         Usage: {
             accountId: string;
+            /** @description Snapshots, volumes and egress metered in [from, to), by kind (not in the CSV) */
+            ancillary: components["schemas"]["AncillaryUsage"][];
             /** Format: date-time */
             from: string;
             /** @enum {string} */
@@ -4650,6 +4679,96 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "DL_BILLING_UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    ancillaryReport: {
+        parameters: {
+            query?: {
+                format?: "json" | "csv";
+                from?: string;
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Report"];
+                    "text/csv": string;
+                };
+            };
+            /** @description DL_BILLING_REQUEST_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_REQUEST_INVALID";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_FORBIDDEN";
                         };
                     };
                 };

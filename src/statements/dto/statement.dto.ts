@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ancillaryUsageSchema } from '../../ancillary/dto/ancillary-usage.dto';
 import { credits, instant } from '../../common/http/api-schemas';
 import { SECTIONS } from '../statement';
 
@@ -31,18 +32,9 @@ export const statementSchema = z
     openingBalance: credits.meta({ description: 'The balance (total: available + held − debt) at `from`, from the ledger entries before it' }),
     closingBalance: credits.meta({ description: 'openingBalance + the credits of every line' }),
     lines: z.array(statementLineSchema),
-    ancillary: z.array(
-      z.strictObject({
-        kind: z.string(),
-        unit: z.string(),
-        priced: z.boolean(),
-        quantity,
-        amount: credits.meta({ description: 'Due for the usage metered in the period' }),
-        charged: credits,
-        unpaid: credits.meta({ description: 'Due but not yet paid (the wallet could not pay it)' }),
-        rateCardVersions: z.array(z.string()),
-      }),
-    ).meta({ description: 'Ancillary usage metered for hours and reports in the period, by kind (charges posted in the period are in `lines`)' }),
+    ancillary: z
+      .array(ancillaryUsageSchema)
+      .meta({ description: 'Ancillary usage metered for hours and reports in the period, by kind (charges posted in the period are in `lines`)' }),
     fees: z.array(
       z.strictObject({
         invoiceId: z.string(),
