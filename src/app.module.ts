@@ -2,6 +2,8 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
 import { AccountsModule } from './accounts/accounts.module';
+import { AncillaryModule } from './ancillary/ancillary.module';
+import { StatementsModule } from './statements/statements.module';
 import { AuditModule } from './audit/audit.module';
 import { ConfigModule } from './common/config/config.module';
 import type { AppConfig } from './common/config/config';
@@ -38,6 +40,8 @@ export class AppModule {
         LedgerModule,
         AccountsModule,
         MeteringModule,
+        AncillaryModule,
+        StatementsModule,
         ReportsModule,
         AdminModule,
         MembersModule,

@@ -159,6 +159,11 @@ async function readReport(reports: ReportsService, name: ReportName, query: Reco
       progress(`top ${q.limit} consumers: reading the rollups`);
       return reports.topConsumers(q.period, q.limit);
     }
+    case 'ancillary': {
+      const q = parseReportQuery('ancillary', query, now);
+      progress('ancillary usage: reading the metered snapshots, volumes and egress');
+      return reports.ancillary(q.period);
+    }
   }
 }
 

@@ -63,7 +63,8 @@ export function accountPage(d: AccountPageData, viewer: Viewer): string {
 ${d.done ? `<p class="flash" role="status">${esc(d.done)}</p>` : ''}
 <dl class="facts"><dt>Account id</dt><dd><code>${esc(a.id)}</code></dd><dt>Kind</dt><dd>${esc(a.kind)}</dd><dt>Plan</dt><dd>${esc(String(effective.name ?? a.plan))}${d.plan.overrides ? ' (with overrides)' : ''}</dd>
 <dt>Available</dt><dd data-fact="available">${esc(credits(d.wallet.available))} credits</dd><dt>Held</dt><dd>${esc(credits(d.wallet.held))} credits</dd>
-<dt>Spent this month</dt><dd>${esc(credits(d.spend.spent))} credits${d.spend.limit ? ` of a ${esc(credits(d.spend.limit))} limit` : ''}</dd><dt>Created</dt><dd>${when(a.createdAt)}</dd></dl></section>`;
+<dt>Spent this month</dt><dd>${esc(credits(d.spend.spent))} credits${d.spend.limit ? ` of a ${esc(credits(d.spend.limit))} limit` : ''}</dd><dt>Created</dt><dd>${when(a.createdAt)}</dd>
+<dt>Statement</dt><dd><a href="${esc(`${base}/statements/${d.spend.from.slice(0, 7)}`)}" data-link="statement">This month's statement</a></dd></dl></section>`;
 
   const planSection = `<section id="plan"><h2>Plan and quotas</h2>
 <dl class="facts"><dt>Plan</dt><dd>${esc(d.plan.plan)}</dd><dt>Period</dt><dd>${when(d.plan.period.from)} to ${when(d.plan.period.to)}</dd><dt>Included credits</dt><dd>${esc(credits(effective.includedCredits as string))}</dd>

@@ -124,6 +124,9 @@ export class AdminController {
         case 'reconciliation':
           report = await this.reports.reconciliation(parseReportQuery('reconciliation', query, now).period, now);
           break;
+        case 'ancillary':
+          report = await this.reports.ancillary(parseReportQuery('ancillary', query, now).period);
+          break;
         default:
           void reply.code(404).header('content-type', 'text/plain');
           return 'unknown report';

@@ -11,17 +11,19 @@ import { QuotasModule } from '../plans/quotas.module';
 import { ReportsModule } from '../reports/reports.module';
 import { SpendLimitsModule } from '../spend-limits/spend-limits.module';
 import { SuspensionService } from '../spend-limits/suspension.service';
+import { StatementsModule } from '../statements/statements.module';
 import { StripeModule } from '../stripe/stripe.module';
 import { AdminAccountsController } from './accounts.controller';
 import { AdminActionsController } from './actions.controller';
 import { AdminAuth } from './admin-auth';
 import { AdminController } from './admin.controller';
 import { AdminHealthController } from './health.controller';
+import { AdminStatementsController } from './statements.controller';
 
 /** The admin console at /admin (HTML, signed in by API key): accounts, actions, reports, system health. */
 @Module({
-  imports: [AccountsModule, ReportsModule, LedgerModule, PlansModule, QuotasModule, MeteringModule, SpendLimitsModule, MembersModule, StripeModule, MessagingModule],
-  controllers: [AdminController, AdminAccountsController, AdminActionsController, AdminHealthController],
+  imports: [AccountsModule, ReportsModule, LedgerModule, PlansModule, QuotasModule, MeteringModule, SpendLimitsModule, MembersModule, StripeModule, MessagingModule, StatementsModule],
+  controllers: [AdminController, AdminAccountsController, AdminActionsController, AdminHealthController, AdminStatementsController],
   // SuspensionService is not exported by its module; it is stateless, so an instance here is the same service (as in StripeModule).
   providers: [AdminAuth, SuspensionService],
 })

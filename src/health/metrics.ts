@@ -60,6 +60,17 @@ export class Metrics implements OnModuleDestroy {
     help: 'Lifecycle messages sent to the dead-letter topic',
     registers: [this.registry],
   });
+  readonly ancillaryEvents = new Counter({
+    name: 'dl_billing_ancillary_events_applied_total',
+    help: 'Ancillary usage events (snapshots, volumes, egress) applied (first delivery)',
+    registers: [this.registry],
+  });
+  readonly ancillaryUnpriced = new Counter({
+    name: 'dl_billing_ancillary_unpriced_total',
+    help: 'Ancillary usage metered while its rate-card item is unpriced (not charged), in the unit of its kind',
+    labelNames: ['kind', 'unit'],
+    registers: [this.registry],
+  });
   readonly consumerLag = new Gauge({
     name: 'dl_billing_kafka_consumer_lag_messages',
     help: 'Messages of a partition not yet handled by this instance, as of its last fetched batch',

@@ -11,7 +11,7 @@ import { BillingException } from '../common/errors/billing.exception';
 import { Clock } from '../infra/clock/clock';
 import { Metrics } from '../health/metrics';
 
-export const JOB_NAMES = ['monthly-reset', 'expiry-sweep', 'grant-expiry', 'seat-reconciliation', 'stripe-recovery', 'ledger-reconcile'] as const;
+export const JOB_NAMES = ['monthly-reset', 'expiry-sweep', 'grant-expiry', 'seat-reconciliation', 'stripe-recovery', 'ledger-reconcile', 'ancillary-accrual'] as const;
 export type JobName = (typeof JOB_NAMES)[number];
 
 export const jobResultSchema = z

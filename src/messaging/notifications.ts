@@ -15,7 +15,8 @@ export type NotificationType =
   | 'wallet.low_balance'
   | 'spend_limit.threshold_crossed'
   | 'spend_limit.reached'
-  | 'subscription.past_due';
+  | 'subscription.past_due'
+  | 'storage.unpaid';
 
 export interface Notification<T extends NotificationType = NotificationType> {
   type: T;

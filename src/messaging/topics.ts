@@ -9,6 +9,8 @@ export function topicsOf(config: Partial<Pick<AppConfig, 'kafka'>>): KafkaConfig
       membership: 'accounts.membership.v1',
       commands: 'billing.commands.v1',
       notifications: 'billing.notifications.v1',
+      ancillary: 'usage.ancillary.v1',
+      ancillaryDlq: 'usage.ancillary.v1.dlq',
     }
   );
 }

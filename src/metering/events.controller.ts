@@ -6,6 +6,7 @@ import { Metrics } from '../health/metrics';
 import { Doc } from '../common/http/openapi';
 import { eventsBodySchema, ingestResultSchema, MAX_EVENTS } from './dto/event.dto';
 import { lifecycleValidator, type LifecycleEvent, type LifecycleValidator } from './lifecycle-event';
+import { EventExtensions, ExtraEventsRefused } from './event-extensions';
 import { EventsRefused, LifecycleIngestService, type IngestResult } from './lifecycle-ingest.service';
 
 /** Lifecycle events over HTTP, for deployments without Kafka: one event, an array, or `{events: [...]}`. */
@@ -18,6 +19,7 @@ export class EventsController {
     private readonly ingest: LifecycleIngestService,
     private readonly clock: Clock,
     private readonly metrics: Metrics,
+    private readonly extensions: EventExtensions,
   ) {
     this.validate = lifecycleValidator(() => this.clock.now());
   }
@@ -38,25 +40,44 @@ export class EventsController {
     const { items, prefix } = unwrap(body);
     const findings: Finding[] = [];
     const events: LifecycleEvent[] = [];
+    const indexOf = new Map<LifecycleEvent, number>();
+    // Other modules' event types (snapshots, volumes, egress) go to their handler, validated with the rest.
+    const extra = { handler: undefined as ReturnType<EventExtensions['handlerOf']>, events: [] as unknown[], indexOf: new Map<unknown, number>() };
     items.forEach((item, i) => {
-      const parsed = this.validate(item, prefix(i));
-      if (parsed.ok) events.push(parsed.event);
-      else findings.push(...parsed.findings);
+      const handler = this.extensions.handlerOf(item);
+      const parsed = handler ? handler.validate(item, prefix(i)) : this.validate(item, prefix(i));
+      if (!parsed.ok) findings.push(...parsed.findings);
+      else if (handler) {
+        extra.handler = handler;
+        extra.events.push(parsed.event);
+        extra.indexOf.set(parsed.event, i);
+      } else {
+        events.push(parsed.event as LifecycleEvent);
+        indexOf.set(parsed.event as LifecycleEvent, i);
+      }
     });
     // All or nothing: a refused request applies none of its events, so a corrected retry loses none.
     if (findings.length > 0) throw BillingException.invalid(findings, 'One or more events are invalid');
+    let other = { accepted: 0, duplicates: 0 };
+    try {
+      if (extra.handler) other = await extra.handler.ingest(extra.events, { allOrNothing: true });
+    } catch (error) {
+      if (!(error instanceof ExtraEventsRefused)) throw error;
+      const named = error.refused.flatMap((r) => r.findings.map((f) => ({ ...f, field: joinField(prefix(extra.indexOf.get(r.event) ?? 0), f.field) })));
+      throw BillingException.invalid(named, 'One or more events are invalid');
+    }
+    if (events.length === 0) return { accepted: other.accepted, duplicates: other.duplicates };
     let result: IngestResult;
     try {
       result = await this.ingest.ingest(events, { allOrNothing: true });
     } catch (error) {
       if (!(error instanceof EventsRefused)) throw error;
-      // Every item was valid, so events[i] is items[i].
-      const named = error.refused.flatMap((r) => r.findings.map((f) => ({ ...f, field: joinField(prefix(events.indexOf(r.event)), f.field) })));
+      const named = error.refused.flatMap((r) => r.findings.map((f) => ({ ...f, field: joinField(prefix(indexOf.get(r.event) ?? 0), f.field) })));
       throw BillingException.invalid(named, 'One or more events are invalid');
     }
     this.metrics.eventsApplied.inc({ source: 'http' }, result.accepted);
     this.metrics.eventsDuplicate.inc({ source: 'http' }, result.duplicates);
-    return { accepted: result.accepted, duplicates: result.duplicates };
+    return { accepted: result.accepted + other.accepted, duplicates: result.duplicates + other.duplicates };
   }
 }
 

@@ -5,6 +5,7 @@ import { Clock } from '../infra/clock/clock';
 import { MessageBus, type InboundMessage } from '../infra/kafka/message-bus';
 import { Metrics } from '../health/metrics';
 import { lifecycleValidator, parseLifecycleMessage, type LifecycleEvent, type LifecycleValidator } from './lifecycle-event';
+import { EventExtensions, type ExtraEventHandler } from './event-extensions';
 import { LifecycleIngestService } from './lifecycle-ingest.service';
 
 /**
@@ -22,6 +23,7 @@ export class LifecycleConsumer implements OnModuleInit {
     private readonly clock: Clock,
     private readonly metrics: Metrics,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly extensions: EventExtensions,
   ) {
     this.validate = lifecycleValidator(() => this.clock.now());
   }
@@ -35,12 +37,16 @@ export class LifecycleConsumer implements OnModuleInit {
   async handle(batch: InboundMessage[], dlqTopic: string): Promise<void> {
     const good: { message: InboundMessage; event: LifecycleEvent }[] = [];
     const poison: Poison[] = [];
+    const extra: { message: InboundMessage; event: unknown; handler: ExtraEventHandler }[] = [];
     for (const message of batch) {
       const parsed = parseLifecycleMessage(message.value, this.validate);
       if (parsed.ok) good.push({ message, event: parsed.event });
-      else poison.push({ message, reason: parsed.reason, findings: parsed.findings, code: 'DL_BILLING_REQUEST_INVALID' });
+      else if (!this.routedElsewhere(message, parsed.reason, extra, poison)) {
+        poison.push({ message, reason: parsed.reason, findings: parsed.findings, code: 'DL_BILLING_REQUEST_INVALID' });
+      }
     }
     await this.deadLetter(poison, dlqTopic);
+    if (extra.length > 0) await this.deadLetter(await this.applyExtra(extra), dlqTopic);
     try {
       await this.deadLetter(await this.apply(good), dlqTopic);
     } catch (error) {
@@ -55,6 +61,44 @@ export class LifecycleConsumer implements OnModuleInit {
           await this.deadLetter([{ message: one.message, reason, findings: [{ field: 'value', message: reason }], code: 'DL_BILLING_INTERNAL' }], dlqTopic);
         }
       }
+    }
+  }
+
+  /**
+   * A message of another module's event type (valid JSON the lifecycle schema refused: only then is
+   * it looked at again, so lifecycle events pay nothing for this) goes to that module's handler.
+   */
+  private routedElsewhere(
+    message: InboundMessage,
+    reason: string,
+    extra: { message: InboundMessage; event: unknown; handler: ExtraEventHandler }[],
+    poison: Poison[],
+  ): boolean {
+    if (!reason.startsWith('invalid event')) return false;
+    const json: unknown = JSON.parse(message.value!.toString('utf8'));
+    const handler = this.extensions.handlerOf(json);
+    if (!handler) return false;
+    const parsed = handler.validate(json);
+    if (parsed.ok) extra.push({ message, event: parsed.event, handler });
+    else poison.push({ message, reason: parsed.reason, findings: parsed.findings, code: 'DL_BILLING_REQUEST_INVALID' });
+    return true;
+  }
+
+  /** Applies other modules' events; returns those to park (refused, or refused by the database). */
+  private async applyExtra(extra: { message: InboundMessage; event: unknown; handler: ExtraEventHandler }[]): Promise<Poison[]> {
+    const handler = extra[0]!.handler;
+    try {
+      const result = await handler.ingest(extra.map((x) => x.event), {});
+      return result.refused.map(({ event, findings }) => ({
+        message: extra.find((x) => x.event === event)!.message,
+        reason: `invalid event: ${findings.map((f) => `${f.field}: ${f.message}`).join('; ')}`,
+        findings,
+        code: 'DL_BILLING_REQUEST_INVALID' as const,
+      }));
+    } catch (error) {
+      if (!isDataError(error)) throw error;
+      const reason = `processing failed: ${(error as Error).message}`;
+      return extra.map((x) => ({ message: x.message, reason, findings: [{ field: 'value', message: reason }], code: 'DL_BILLING_INTERNAL' as const }));
     }
   }
 

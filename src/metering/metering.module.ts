@@ -4,6 +4,7 @@ import { PlanLaunchGuard } from '../plans/plan-launch-guard';
 import { QuotasModule } from '../plans/quotas.module';
 import { PricingModule } from '../pricing/pricing.module';
 import { SpendLimitsModule } from '../spend-limits/spend-limits.module';
+import { EventExtensions } from './event-extensions';
 import { EventsController } from './events.controller';
 import { LaunchGuard } from './launch-guard';
 import { LifecycleConsumer } from './lifecycle-consumer';
@@ -21,6 +22,7 @@ import { UsageController } from './usage.controller';
   imports: [LedgerModule, PricingModule, SpendLimitsModule, QuotasModule],
   controllers: [EventsController, ReservationsController, RuntimesController, UsageController],
   providers: [
+    EventExtensions,
     LifecycleIngestService,
     LifecycleConsumer,
     MeteringService,
@@ -31,6 +33,6 @@ import { UsageController } from './usage.controller';
     // Plans: plan allows it → runs → agents → concurrency → (spend limit hook).
     { provide: LaunchGuard, useExisting: PlanLaunchGuard },
   ],
-  exports: [LifecycleIngestService, ReservationsService, RuntimeAdminService, LaunchGuard],
+  exports: [EventExtensions, LifecycleConsumer, LifecycleIngestService, ReservationsService, RuntimeAdminService, LaunchGuard],
 })
 export class MeteringModule {}

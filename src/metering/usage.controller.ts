@@ -13,6 +13,8 @@ import { credits, instant } from '../common/http/api-schemas';
 import { Clock } from '../infra/clock/clock';
 import { calendarMonth } from '../plans/periods';
 import { toCsv } from '../reports/reports.service';
+import { ancillaryUsageSchema } from '../ancillary/dto/ancillary-usage.dto';
+import { ancillaryUsageJson, meteredAncillary } from '../ancillary/usage-view';
 
 const GROUPS = {
   runtime: `runtime_id`,
@@ -43,6 +45,7 @@ export const usageSchema = z
         .meta({ description: 'One group: its key under the groupBy name, then its totals' }),
     ),
     total: z.strictObject(usageTotals),
+    ancillary: z.array(ancillaryUsageSchema).meta({ description: 'Snapshots, volumes and egress metered in [from, to), by kind (not in the CSV)' }),
   })
   .meta({ id: 'Usage' });
 
@@ -115,6 +118,7 @@ export class UsageController {
       void reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${name}"`);
       return toCsv({ columns: [q.groupBy, 'runtimes', 'seconds', 'credits'], items: rowsOut });
     }
-    return { accountId, from: from.toISOString(), to: to.toISOString(), groupBy: q.groupBy, items: rowsOut, total: show(total) };
+    const ancillary = (await meteredAncillary(this.ds, { accountId, from, to })).map(ancillaryUsageJson);
+    return { accountId, from: from.toISOString(), to: to.toISOString(), groupBy: q.groupBy, items: rowsOut, total: show(total), ancillary };
   }
 }

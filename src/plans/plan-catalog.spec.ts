@@ -3,6 +3,7 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { PlanId as AccountPlanId } from '../accounts/entities/account.entity';
 import { ConfigError } from '../common/config/config';
 import { BillingException } from '../common/errors/billing.exception';
+import { loadRateCardFile } from '../pricing/rate-card';
 import { planFindings, PlanCatalog, type PlanId } from './plan-catalog';
 
 const shipped = JSON.parse(readFileSync('config/plans.json', 'utf8')) as Record<string, any>;
@@ -36,7 +37,39 @@ describe('the shipped config/plans.json', () => {
       sizeClasses: ['small', 'medium'],
       gpus: false,
       topUps: true,
+      ancillaryIncluded: {
+        snapshot_gib_month: 5_000_000n,
+        disk_gib_month: 10_000_000n,
+        egress_gib: 10_000_000n,
+        paused_ram_gib_hour: 100_000_000n,
+      },
     });
+  });
+
+  it('says what a credit is worth, and the small class then costs what the provider record says ($0.30/h for 1 vCPU, 1 GiB)', () => {
+    expect(catalog.centsPerCredit).toBe(30);
+    const cards = loadRateCardFile('config/rate-card.json');
+    for (const card of cards) {
+      expect(card.resources.small).toMatchObject({ cpu: 1, memoryGi: 1 });
+      // µcr/h × cents per credit / 1,000,000 = cents per hour
+      expect((card.sizeClasses.small * BigInt(catalog.centsPerCredit)) / 1_000_000n).toBe(30n);
+    }
+  });
+
+  it('sells every top-up pack at or below the value of its credits (no pack charges more than a credit is worth)', () => {
+    for (const pack of catalog.topUpPacks()) {
+      expect(BigInt(pack.amountCents) * 1_000_000n).toBeLessThanOrEqual(pack.creditsMicros * BigInt(catalog.centsPerCredit));
+    }
+    expect(catalog.topUpPack('credits-100')?.amountCents).toBe(100 * catalog.centsPerCredit);
+  });
+
+  it('refuses a file without the value of a credit, or with an included amount that is not a quantity', () => {
+    const { credit: _credit, ...withoutCredit } = shipped;
+    expect(problemsOf(withoutCredit)).toContain('p.json: credit: Invalid input: expected object, received undefined');
+    expect(problemsOf(withPlan('free', { ancillaryIncluded: { egress_gib: '10' } }))).toEqual([
+      'p.json: plans.free.ancillaryIncluded.egress_gib: must be a quantity as a decimal string with 6 decimals, e.g. "10.000000"',
+    ]);
+    expect(problemsOf(withPlan('free', { ancillaryIncluded: { cpu_hours: '1.000000' } }))[0]).toMatch(/plans\.free\.ancillaryIncluded/);
   });
 
   it('has the contract Team defaults and its Stripe prices ($49 base, $15 per seat)', () => {

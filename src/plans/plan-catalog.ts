@@ -3,6 +3,7 @@ import { ConfigError } from '../common/config/config';
 import { BillingException, type Finding } from '../common/errors/billing.exception';
 import { findingsOf } from '../common/http/zod-validation.pipe';
 import { parseCredits } from '../common/money';
+import { ANCILLARY_PRICE_KEYS, type AncillaryPriceKey } from '../pricing/ancillary-prices';
 import { sizeClassSchema, type Environment, type SizeClass } from '../pricing/environment';
 import { readJsonFile } from '../pricing/rate-card';
 import { PERIOD_KINDS, type PeriodKind } from './periods';
@@ -28,6 +29,20 @@ const sizeClassesSchema = z
   .refine((list) => new Set(list).size === list.length, 'must not repeat a size class');
 
 const cents = z.number().int().positive();
+
+/** A quantity in an item's unit (GiB-months, GiB, GiB-hours) with 6 decimals, as micro-units. */
+const quantitySchema = z
+  .string({ error: 'must be a quantity as a decimal string with 6 decimals, e.g. "10.000000"' })
+  .regex(/^\d{1,12}\.\d{6}$/, 'must be a quantity as a decimal string with 6 decimals, e.g. "10.000000"')
+  .transform((text) => parseCredits(text) as bigint);
+
+/** Per item, the quantity a plan includes each calendar month ("included up to X"); absent: none. */
+const ancillaryIncludedSchema = z.strictObject(
+  Object.fromEntries(ANCILLARY_PRICE_KEYS.map((k) => [k, quantitySchema.optional()])) as Record<AncillaryPriceKey, z.ZodOptional<typeof quantitySchema>>,
+);
+
+/** What one credit is worth in dollars: the one place that says it (plan fees and top-ups are in cents). */
+const creditValueSchema = z.strictObject({ currency: z.literal('usd'), centsPerCredit: cents });
 const stripePriceId = z.string().min(1).max(255);
 
 /** The fields an account's overrides may change (Enterprise is all overrides). */
@@ -40,6 +55,7 @@ const overridableShape = {
   sizeClasses: sizeClassesSchema,
   gpus: z.boolean(),
   topUps: z.boolean(),
+  ancillaryIncluded: ancillaryIncludedSchema,
 };
 
 const teamStripeSchema = z.strictObject({
@@ -48,10 +64,11 @@ const teamStripeSchema = z.strictObject({
   seatPrice: z.strictObject({ priceId: stripePriceId, unitAmountCents: cents }),
 });
 
-const planSchema = z.strictObject({ name: z.string().min(1), ...overridableShape });
+const planSchema = z.strictObject({ name: z.string().min(1), ...overridableShape, ancillaryIncluded: ancillaryIncludedSchema.default({}) });
 
 export const plansFileSchema = z
   .strictObject({
+    credit: creditValueSchema,
     plans: z.strictObject({
       free: planSchema,
       team: planSchema.extend({ stripe: teamStripeSchema }),
@@ -97,6 +114,8 @@ export interface Plan {
   /** Whether accelerators are allowed at all (a GPU environment also needs its size class listed). */
   gpus: boolean;
   topUps: boolean;
+  /** Per ancillary item, the quantity included each calendar month, in micro-units of the item's unit. */
+  ancillaryIncluded: Readonly<Partial<Record<AncillaryPriceKey, bigint>>>;
 }
 
 export interface StripePrice {
@@ -131,6 +150,7 @@ function toPlan(id: PlanId, fields: z.output<typeof planSchema>): Plan {
     sizeClasses: Object.freeze([...fields.sizeClasses]),
     gpus: fields.gpus,
     topUps: fields.topUps,
+    ancillaryIncluded: Object.freeze({ ...fields.ancillaryIncluded }),
   };
 }
 
@@ -140,6 +160,8 @@ export class PlanCatalog {
   private readonly packs: ReadonlyMap<string, TopUpPack>;
   private readonly packsByPrice: ReadonlyMap<string, TopUpPack>;
   readonly teamStripe: TeamStripePrices;
+  /** US cents per credit: what a credit is worth where a dollar amount and credits meet (top-ups, statements). */
+  readonly centsPerCredit: number;
 
   constructor(file: z.output<typeof plansFileSchema>) {
     this.plans = new Map(PLAN_IDS.map((id) => [id, Object.freeze(toPlan(id, file.plans[id]))]));
@@ -149,6 +171,7 @@ export class PlanCatalog {
     this.packs = new Map(packs.map((p) => [p.id, p]));
     this.packsByPrice = new Map(packs.map((p) => [p.priceId, p]));
     this.teamStripe = file.plans.team.stripe;
+    this.centsPerCredit = file.credit.centsPerCredit;
   }
 
   /** Validates a parsed plans document; `source` (a file name) prefixes every problem. */
@@ -196,6 +219,7 @@ export class PlanCatalog {
       ...(o.sizeClasses !== undefined ? { sizeClasses: Object.freeze([...o.sizeClasses]) } : {}),
       ...(o.gpus !== undefined ? { gpus: o.gpus } : {}),
       ...(o.topUps !== undefined ? { topUps: o.topUps } : {}),
+      ...(o.ancillaryIncluded !== undefined ? { ancillaryIncluded: Object.freeze({ ...o.ancillaryIncluded }) } : {}),
     });
   }
 

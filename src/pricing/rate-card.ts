@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from '../common/config/config';
 import { parseCredits } from '../common/money';
+import { ancillaryPricesSchema, type AncillaryPrices } from './ancillary-prices';
 import { CUDA_RULE, CUDA_VERSION, HINT_KEYS, SIZE_CLASSES, gpuTypeSchema, variantSchema, type HintKey, type SizeClass } from './environment';
 
 /** A rate in the contract's JSON form: credits per hour with exactly 6 decimals ("2.000000"). */
@@ -29,6 +30,7 @@ const versionSchema = z
     ),
     variants: z.array(variantSchema).min(1),
     accelerators: z.record(variantSchema, z.record(gpuTypeSchema, rateSchema)).default({}),
+    ancillary: ancillaryPricesSchema,
   })
   .superRefine((v, ctx) => {
     const seen = new Set<string>();
@@ -83,6 +85,8 @@ export interface RateCardVersion {
   /** Per variant, GPU type → rate per GPU. A priced variant absent here has no GPUs. Maps, so that
    * a request naming e.g. "constructor" never reaches an object prototype. */
   readonly accelerators: ReadonlyMap<string, ReadonlyMap<string, bigint>>;
+  /** Snapshots, volumes, egress and paused memory: a price per unit in µcr, or null (unpriced). */
+  readonly ancillary: AncillaryPrices;
 }
 
 export function offersVariant(card: RateCardVersion, variant: string): boolean {
@@ -133,6 +137,7 @@ export function parseRateCard(json: unknown, source = 'rate card'): RateCardVers
         accelerators: new Map(
           Object.entries(v.accelerators).map(([variant, rates]) => [variant, new Map(Object.entries(rates))]),
         ),
+        ancillary: v.ancillary,
       }),
     )
     .sort((a, b) => a.effectiveFrom.getTime() - b.effectiveFrom.getTime());

@@ -19,6 +19,7 @@ export const QUERIES = {
   'spend-limits': z.strictObject(base),
   reconciliation: z.strictObject(base),
   'top-consumers': z.strictObject({ ...base, limit: z.coerce.number().int().min(1).max(1000).default(10) }),
+  ancillary: z.strictObject(base),
 };
 
 export type Queries = typeof QUERIES;

@@ -99,6 +99,20 @@ export class ReportsController {
     const q = parseReportQuery('top-consumers', query, this.clock.now());
     return send(reply, q.format, accept, await this.reports.topConsumers(q.period, q.limit));
   }
+
+  @Get('ancillary')
+  @Doc({
+    id: 'ancillaryReport',
+    summary: 'Ancillary usage by account and kind: snapshots, volumes, egress; priced or unpriced',
+    description: 'Usage metered in [from, to) (storage hours, egress reports): quantity, credits due, charged and unpaid. JSON, or CSV with `format=csv` or `Accept: text/csv`.',
+    tag: 'Reports',
+    query: QUERIES['ancillary'],
+    responses: { 200: { description: 'The report', schema: reportSchema, csv: true } },
+  })
+  async ancillary(@Query() query: unknown, @Headers('accept') accept: string | undefined, @Res({ passthrough: true }) reply: FastifyReply) {
+    const q = parseReportQuery('ancillary', query, this.clock.now());
+    return send(reply, q.format, accept, await this.reports.ancillary(q.period));
+  }
 }
 
 function send(reply: FastifyReply, format: 'json' | 'csv' | undefined, accept: string | undefined, report: Report): Report | string {

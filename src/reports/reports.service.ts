@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { ancillaryUsageJson, meteredAncillary } from '../ancillary/usage-view';
 import { DataSource } from 'typeorm';
 import { rows } from '../common/database/transaction';
 import { formatCredits } from '../common/money';
 import { PlanCatalog } from '../plans/plan-catalog';
 import { USAGE_ROLLUPS, type UsageLevel } from './usage-rollups';
 
-export const REPORT_NAMES = ['usage', 'credits', 'seats', 'spend-limits', 'reconciliation', 'top-consumers'] as const;
+export const REPORT_NAMES = ['usage', 'credits', 'seats', 'spend-limits', 'reconciliation', 'top-consumers', 'ancillary'] as const;
 export type ReportName = (typeof REPORT_NAMES)[number];
 
 export const USAGE_GROUPS = ['account', 'environment', 'day', 'user'] as const;
@@ -135,6 +136,28 @@ export class ReportsService {
     @InjectDataSource() private readonly ds: DataSource,
     private readonly plans: PlanCatalog,
   ) {}
+
+  /**
+   * Ancillary usage (snapshots, volumes, egress) metered in the period by account and kind, priced or
+   * not: quantity in the kind's unit, credits due, charged and unpaid (ancillary module's read).
+   */
+  async ancillary(period: Period): Promise<Report> {
+    const metered = await meteredAncillary(this.ds, { from: period.from, to: period.to });
+    const items = metered.map((m) => {
+      const j = ancillaryUsageJson(m);
+      return { account: m.accountId, kind: j.kind, unit: j.unit, priced: j.priced, quantity: j.quantity, amount: j.amount, charged: j.charged, unpaid: j.unpaid };
+    });
+    const sum = (key: 'amount' | 'charged' | 'unpaid') => formatCredits(metered.reduce((acc, m) => acc + (key === 'amount' ? m.amount : key === 'charged' ? m.charged : m.amount - m.charged), 0n));
+    return {
+      report: 'ancillary',
+      from: period.from.toISOString(),
+      to: period.to.toISOString(),
+      columns: ['account', 'kind', 'unit', 'priced', 'quantity', 'amount', 'charged', 'unpaid'],
+      items,
+      totals: { amount: sum('amount'), charged: sum('charged'), unpaid: sum('unpaid') },
+      notes: ['Unpriced usage (priced = false) is metered and never charged; storage is per hour of existence, egress per report.'],
+    };
+  }
 
   /** Settled usage (runtimes, running seconds, credits) by account, environment, day or user, from the monthly, daily and hourly rollups. */
   async usage(period: Period, groupBy: UsageGroup): Promise<Report> {

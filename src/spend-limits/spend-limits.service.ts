@@ -71,10 +71,15 @@ export function limitsInScopeJson(account: string, user: string): string {
 
 /**
  * The query of a scope's spend in a period (SQL expressions for its parameters; `user` NULL: the
- * whole account): settled charges and open holds of the runtimes reserved in the period.
+ * whole account): settled charges and open holds of the runtimes reserved in the period, and for the
+ * whole account its ancillary charges of the period.
  */
 export function spendQuery(p: { account: string; user: string; from: string; to: string }): string {
-  return `SELECT COALESCE(sum(charged) FILTER (WHERE status IN ('settled', 'voided')), 0)::text AS charged,
+  // An account-wide limit also counts its priced ancillary usage of the period (storage hours, egress
+  // reports: what is due, paid or not); a member's limit counts runtimes only (storage has no user).
+  return `SELECT (COALESCE(sum(charged) FILTER (WHERE status IN ('settled', 'voided')), 0)
+        + CASE WHEN ${p.user} IS NULL THEN (SELECT COALESCE(sum(a.amount), 0) FROM ancillary_charges a
+            WHERE a.account_id = ${p.account} AND a.bucket >= ${p.from} AND a.bucket < ${p.to}) ELSE 0 END)::text AS charged,
       COALESCE(sum(reserved_amount) FILTER (WHERE status NOT IN ('settled', 'voided')), 0)::text AS held
     FROM runtimes
     WHERE account_id = ${p.account} AND (${p.user} IS NULL OR user_id = ${p.user}) AND hold_id IS NOT NULL

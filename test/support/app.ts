@@ -25,6 +25,8 @@ export function kafkaTestEnv(): Record<string, string> {
     KAFKA_TOPIC_MEMBERSHIP: `accounts.membership.v1.${suffix}`,
     KAFKA_TOPIC_COMMANDS: `billing.commands.v1.${suffix}`,
     KAFKA_TOPIC_NOTIFICATIONS: `billing.notifications.v1.${suffix}`,
+    KAFKA_TOPIC_ANCILLARY: `usage.ancillary.v1.${suffix}`,
+    KAFKA_TOPIC_ANCILLARY_DLQ: `usage.ancillary.v1.${suffix}.dlq`,
   };
 }
 

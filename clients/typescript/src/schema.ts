@@ -172,6 +172,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/accounts/{id}/statements/{period}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An account's statement for a calendar month
+         * @description Opening balance, every ledger movement of the month in lines (included credits, grants, top-ups, runtime charges by environment and size class/GPU, ancillary charges by kind, expiries, claw-backs), unpriced ancillary usage with what the plan includes, the closing balance (opening + Σ lines, equal to the ledger entries), and for Team the fees Stripe invoiced in dollars. JSON, or CSV with `format=csv` or `Accept: text/csv`.
+         *
+         *     API key scopes: `admin` or `control-plane` or `reports` or `account:{id}` (the account in the path).
+         */
+        get: operations["getStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/accounts/{id}/subscription": {
         parameters: {
             query?: never;
@@ -502,6 +524,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/reports/ancillary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Ancillary usage by account and kind: snapshots, volumes, egress; priced or unpriced
+         * @description Usage metered in [from, to) (storage hours, egress reports): quantity, credits due, charged and unpaid. JSON, or CSV with `format=csv` or `Accept: text/csv`.
+         *
+         *     API key scopes: `admin` or `reports`.
+         */
+        get: operations["ancillaryReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/reports/credits": {
         parameters: {
             query?: never;
@@ -777,6 +821,49 @@ export interface components {
             /** @enum {string} */
             plan: "free" | "team" | "enterprise";
         };
+        /** @description Ancillary usage of one kind metered in the period (storage hours and egress reports in it) */
+        AncillaryUsage: {
+            /**
+             * @description Due for this usage
+             * @example 12.500000
+             */
+            amount: string;
+            /**
+             * @description An amount of credits: a decimal string with 6 decimals
+             * @example 12.500000
+             */
+            charged: string;
+            /** @enum {string} */
+            kind: "snapshot" | "volume" | "egress" | "paused_ram";
+            /** @description false: metered while its rate-card item is unpriced, not charged */
+            priced: boolean;
+            /** @description In `unit`, 6 decimals (rounded up) */
+            quantity: string;
+            rateCardVersions: string[];
+            /** @description GiB-month (storage, 730 hours), GiB (egress) or GiB-hour (paused memory) */
+            unit: string;
+            /**
+             * @description Due but not yet paid (the wallet could not pay it)
+             * @example 12.500000
+             */
+            unpaid: string;
+        };
+        /** @description `snapshot.created` `{snapshotId, sizeBytes}`, `snapshot.deleted` `{snapshotId}`, `volume.created` / `volume.resized` `{volumeId, sizeGiB}`, `volume.deleted` `{volumeId}`, `egress.reported` `{bytes, from, to}` (with `runtimeId`). Same id dedup as lifecycle events. */
+        AncillaryUsageEvent: {
+            accountId: string;
+            /** @default {} */
+            data: {
+                [key: string]: unknown;
+            };
+            id: string;
+            /** Format: date-time */
+            occurredAt: string;
+            runtimeId?: string;
+            /** @default 0 */
+            seq: number;
+            /** @enum {string} */
+            type: "snapshot.created" | "snapshot.deleted" | "volume.created" | "volume.resized" | "volume.deleted" | "egress.reported";
+        };
         AuditPage: {
             items: components["schemas"]["AuditRow"][];
             nextCursor: string | null;
@@ -890,8 +977,8 @@ export interface components {
             };
         };
         /** @description One event, an array of events, or `{events: [...]}` */
-        EventsRequest: components["schemas"]["LifecycleEvent"] | components["schemas"]["LifecycleEvent"][] | {
-            events: components["schemas"]["LifecycleEvent"][];
+        EventsRequest: components["schemas"]["LifecycleEvent"] | components["schemas"]["AncillaryUsageEvent"] | (components["schemas"]["LifecycleEvent"] | components["schemas"]["AncillaryUsageEvent"])[] | {
+            events: (components["schemas"]["LifecycleEvent"] | components["schemas"]["AncillaryUsageEvent"])[];
         };
         EventsResult: {
             /** @description Events applied now */
@@ -1045,7 +1132,7 @@ export interface components {
             }[];
             notes?: string[];
             /** @enum {string} */
-            report: "usage" | "credits" | "seats" | "spend-limits" | "reconciliation" | "top-consumers";
+            report: "usage" | "credits" | "seats" | "spend-limits" | "reconciliation" | "top-consumers" | "ancillary";
             /** Format: date-time */
             to: string;
             totals?: {
@@ -1216,6 +1303,78 @@ export interface components {
             terminated: string[];
             thresholds: number[];
         };
+        Statement: {
+            accountId: string;
+            /** @description Ancillary usage metered for hours and reports in the period, by kind (charges posted in the period are in `lines`) */
+            ancillary: components["schemas"]["AncillaryUsage"][];
+            /**
+             * @description openingBalance + the credits of every line
+             * @example 12.500000
+             */
+            closingBalance: string;
+            /** @description What one credit is worth (the plan catalog): fees are in dollars, everything else in credits */
+            creditValue: {
+                centsPerCredit: number;
+                /** @enum {string} */
+                currency: "usd";
+            };
+            /** @description Team: the base fee and the seat fee of each invoice whose cycle starts in the period, in US cents, invoiced by Stripe */
+            fees: {
+                amountCents: number;
+                description: string;
+                invoiceId: string;
+                /** Format: date-time */
+                periodEnd: string;
+                /** Format: date-time */
+                periodStart: string;
+                status: string;
+            }[];
+            /** Format: date-time */
+            from: string;
+            lines: components["schemas"]["StatementLine"][];
+            /**
+             * @description The balance (total: available + held − debt) at `from`, from the ledger entries before it
+             * @example 12.500000
+             */
+            openingBalance: string;
+            /** @description The calendar month, YYYY-MM (UTC) */
+            period: string;
+            plan: {
+                id: string;
+                name: string;
+            };
+            reconciliation: {
+                /**
+                 * @description Σ of the lines = closingBalance − openingBalance
+                 * @example 12.500000
+                 */
+                movements: string;
+                /** @description Ledger transactions posted in the period */
+                transactions: number;
+            };
+            /** Format: date-time */
+            to: string;
+        };
+        StatementLine: {
+            /** @description A quantity in `unit`, with 6 decimals (rounded up) */
+            beyondIncluded?: string;
+            /** @description Ledger transactions the line sums (runtimes, for runtime lines) */
+            count: number;
+            /**
+             * @description The line's effect on the balance (negative for charges, expiries and claw-backs; 0 for unpriced usage)
+             * @example 12.500000
+             */
+            credits: string;
+            description: string;
+            /** @description What the plan includes each month (unpriced usage) */
+            included?: string;
+            /** @description A quantity in `unit`, with 6 decimals (rounded up) */
+            quantity?: string;
+            rateCardVersions?: string[];
+            /** @enum {string} */
+            section: "included_credits" | "grants" | "top_ups" | "runtime_charges" | "ancillary_charges" | "other_charges" | "expiries" | "claw_backs" | "unpriced";
+            unit?: string;
+        };
         Subscription: {
             accountId: string;
             /** @enum {string} */
@@ -1255,6 +1414,8 @@ export interface components {
         };
         Usage: {
             accountId: string;
+            /** @description Snapshots, volumes and egress metered in [from, to), by kind (not in the CSV) */
+            ancillary: components["schemas"]["AncillaryUsage"][];
             /** Format: date-time */
             from: string;
             /** @enum {string} */
@@ -2335,6 +2496,112 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "DL_BILLING_UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getStatement: {
+        parameters: {
+            query?: {
+                format?: "json" | "csv";
+            };
+            header?: never;
+            path: {
+                id: string;
+                /** @description A calendar month, YYYY-MM (UTC) */
+                period: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statement */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Statement"];
+                    "text/csv": string;
+                };
+            };
+            /** @description DL_BILLING_REQUEST_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_REQUEST_INVALID";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_NOT_FOUND";
                         };
                     };
                 };
@@ -3752,7 +4019,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                job: "monthly-reset" | "expiry-sweep" | "grant-expiry" | "seat-reconciliation" | "stripe-recovery" | "ledger-reconcile";
+                job: "monthly-reset" | "expiry-sweep" | "grant-expiry" | "seat-reconciliation" | "stripe-recovery" | "ledger-reconcile" | "ancillary-accrual";
             };
             cookie?: never;
         };
@@ -4412,6 +4679,96 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "DL_BILLING_UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    ancillaryReport: {
+        parameters: {
+            query?: {
+                format?: "json" | "csv";
+                from?: string;
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Report"];
+                    "text/csv": string;
+                };
+            };
+            /** @description DL_BILLING_REQUEST_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_REQUEST_INVALID";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_FORBIDDEN";
                         };
                     };
                 };

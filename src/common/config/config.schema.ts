@@ -32,6 +32,8 @@ export const envSchema = z.object({
   KAFKA_TOPIC_MEMBERSHIP: z.string().min(1).default('accounts.membership.v1'),
   KAFKA_TOPIC_COMMANDS: z.string().min(1).default('billing.commands.v1'),
   KAFKA_TOPIC_NOTIFICATIONS: z.string().min(1).default('billing.notifications.v1'),
+  KAFKA_TOPIC_ANCILLARY: z.string().min(1).default('usage.ancillary.v1'),
+  KAFKA_TOPIC_ANCILLARY_DLQ: z.string().min(1).default('usage.ancillary.v1.dlq'),
   /** Failed authentications a client address may make per minute before it gets 429s. */
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(120),
   /** When set, GET /metrics needs `Authorization: Bearer <this>`; unset, it is open to whoever reaches the port (docs/security.md). */
@@ -60,6 +62,10 @@ export const envSchema = z.object({
   OUTBOX_RELAY_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(200),
   CRON_ENABLED: flag.default(true),
   /** How often the metering sweeper looks for expired reservations and silent runtimes. */
+  /** How often storage (snapshots, volumes) is accrued; each run charges the complete UTC hours. */
+  ANCILLARY_ACCRUAL_INTERVAL_MS: z.coerce.number().int().min(1000).max(3_600_000).default(600_000),
+  /** How long storage may stay unpaid after the owner is notified before its snapshots are flagged for deletion. */
+  ANCILLARY_UNPAID_GRACE_MS: z.coerce.number().int().min(0).default(72 * 3_600_000),
   SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
   /** A terminate command is re-issued after this long while the runtime keeps reporting. */
   TERMINATE_GRACE_MS: z.coerce.number().int().min(0).default(120_000),

@@ -11,6 +11,9 @@ export interface KafkaConfig {
     membership: string;
     commands: string;
     notifications: string;
+    /** Ancillary usage (snapshots, volumes, egress); also accepted on the lifecycle topic. */
+    ancillary: string;
+    ancillaryDlq: string;
   };
 }
 
@@ -39,6 +42,7 @@ export interface AppConfig {
   files: { plans: string; rateCard: string };
   outboxRelayIntervalMs: number;
   cronEnabled: boolean;
+  ancillary: { accrualIntervalMs: number; unpaidGraceMs: number };
   metering: { sweepIntervalMs: number; terminateGraceMs: number; settleGraceMs: number; heartbeatTimeoutMs: number };
   faults: { killAfterBatch?: number };
 }
@@ -84,6 +88,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
             membership: e.KAFKA_TOPIC_MEMBERSHIP,
             commands: e.KAFKA_TOPIC_COMMANDS,
             notifications: e.KAFKA_TOPIC_NOTIFICATIONS,
+            ancillary: e.KAFKA_TOPIC_ANCILLARY,
+            ancillaryDlq: e.KAFKA_TOPIC_ANCILLARY_DLQ,
           },
         }
       : undefined,
@@ -106,6 +112,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     files: { plans: e.PLANS_FILE, rateCard: e.RATE_CARD_FILE },
     outboxRelayIntervalMs: e.OUTBOX_RELAY_INTERVAL_MS,
     cronEnabled: e.CRON_ENABLED,
+    ancillary: { accrualIntervalMs: e.ANCILLARY_ACCRUAL_INTERVAL_MS, unpaidGraceMs: e.ANCILLARY_UNPAID_GRACE_MS },
     metering: {
       sweepIntervalMs: e.SWEEP_INTERVAL_MS,
       terminateGraceMs: e.TERMINATE_GRACE_MS,

@@ -1,4 +1,8 @@
 import { Account } from '../../accounts/entities/account.entity';
+import { AncillaryCharge } from '../../ancillary/entities/ancillary-charge.entity';
+import { AncillaryCommand } from '../../ancillary/entities/ancillary-command.entity';
+import { AncillaryEvent } from '../../ancillary/entities/ancillary-event.entity';
+import { AncillaryItem } from '../../ancillary/entities/ancillary-item.entity';
 import { AuditChain } from '../../audit/entities/audit-chain.entity';
 import { AuditLog } from '../../audit/entities/audit-log.entity';
 import { ApiKey } from '../../accounts/entities/api-key.entity';
@@ -41,4 +45,4 @@ export const ENTITIES = [Account, ApiKey, OutboxMessage, InboxMessage, RuntimeEv
   NotificationSent, SpendLimit, SpendLimitAlert,
   AccountMember, AccountMemberEvent, StripeSubscription, StripeTopUp, StripeInvoice, SeatDiscrepancy,
   UsageRollup, UsageDailyRollup, UsageMonthlyRollup, UsageAccountHourlyRollup, UsageAccountDailyRollup, UsageAccountMonthlyRollup,
-  AuthFailure, JobRun, StripeWebhookEvent];
+  AuthFailure, JobRun, StripeWebhookEvent, AncillaryEvent, AncillaryItem, AncillaryCharge, AncillaryCommand];

@@ -58,7 +58,7 @@ export const RECORDED_EXAMPLES: Record<string, unknown> = {
   "getSubscription 200": {"accountId":"acc_f7bee13df81d","plan":"team","accountStatus":"active","billingCycleAnchor":"2026-12-04T15:49:23.000Z","seats":0,"subscription":{"id":"sub_6a560c7ce63b58473481","customerId":"cus_3296478ae7cc9025a78b","status":"past_due","seatQuantity":0,"currentPeriod":{"start":"2026-12-04T15:49:23.000Z","end":"2027-01-04T15:49:23.000Z"},"pastDueSince":"2026-12-04T15:49:17.713Z"}},
   "getSubscription 401": {"error":{"code":"DL_BILLING_UNAUTHENTICATED","message":"An API key is required: Authorization: Bearer <key>"}},
   "getSubscription 403": {"error":{"code":"DL_BILLING_FORBIDDEN","message":"The API key does not allow this request"}},
-  "getUsage 200": {"accountId":"acc_31c4292b02d5","from":"2026-12-01T00:00:00.000Z","to":"2027-01-01T00:00:00.000Z","groupBy":"runtime","items":[],"total":{"runtimes":0,"seconds":0,"credits":"0.000000"}},
+  "getUsage 200": {"accountId":"acc_31c4292b02d5","from":"2026-12-01T00:00:00.000Z","to":"2027-01-01T00:00:00.000Z","groupBy":"runtime","items":[],"total":{"runtimes":0,"seconds":0,"credits":"0.000000"},"ancillary":[]},
   "getUsage 400": {"error":{"code":"DL_BILLING_REQUEST_INVALID","message":"The request is invalid","findings":[{"field":"id","message":"must be 1-128 characters of letters, digits and _.:-"}]}},
   "getUsage 401": {"error":{"code":"DL_BILLING_UNAUTHENTICATED","message":"An API key is required: Authorization: Bearer <key>"}},
   "getUsage 403": {"error":{"code":"DL_BILLING_FORBIDDEN","message":"The API key does not allow this request"}},

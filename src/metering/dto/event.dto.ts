@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ancillaryEventSchema } from '../../ancillary/ancillary-event';
 import { lifecycleEventSchema, TERMINATION_REASONS } from '../lifecycle-event';
 
 /** Events per request to POST /v1/events. */
@@ -13,10 +14,19 @@ export const lifecycleEventDocSchema = lifecycleEventSchema(() => new Date()).me
     '); `runtime.launch_failed` needs a `data.reason` string. `occurredAt` is after 2000-01-01 and at most 24 hours ahead. `id` is the dedup key, forever.',
 });
 
-const list = z.array(lifecycleEventDocSchema).min(1).max(MAX_EVENTS);
+/** Ancillary usage (snapshots, volumes, egress), accepted on the same route and topic (src/ancillary). */
+export const ancillaryEventDocSchema = ancillaryEventSchema(() => new Date()).meta({
+  id: 'AncillaryUsageEvent',
+  description:
+    '`snapshot.created` `{snapshotId, sizeBytes}`, `snapshot.deleted` `{snapshotId}`, `volume.created` / `volume.resized` `{volumeId, sizeGiB}`, ' +
+    '`volume.deleted` `{volumeId}`, `egress.reported` `{bytes, from, to}` (with `runtimeId`). Same id dedup as lifecycle events.',
+});
+
+const anyEvent = z.union([lifecycleEventDocSchema, ancillaryEventDocSchema]);
+const list = z.array(anyEvent).min(1).max(MAX_EVENTS);
 
 export const eventsBodySchema = z
-  .union([lifecycleEventDocSchema, list, z.strictObject({ events: list })])
+  .union([anyEvent, list, z.strictObject({ events: list })])
   .meta({ id: 'EventsRequest', description: 'One event, an array of events, or `{events: [...]}`' });
 
 export const ingestResultSchema = z

@@ -1,0 +1,215 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { inTransaction } from '../common/database/transaction';
+import type { Finding } from '../common/errors/billing.exception';
+import { Metrics } from '../health/metrics';
+import { Clock } from '../infra/clock/clock';
+import { LedgerService } from '../ledger/ledger.service';
+import { ancillaryCharge, PRICE_KEY_OF, quantityMicros, UNIT_OF, type AncillaryKind } from '../pricing/ancillary-prices';
+import { RateCard } from '../pricing/rate-card';
+import { SpendLimitsService } from '../spend-limits/spend-limits.service';
+import { ExtraEventsRefused } from '../metering/event-extensions';
+import type { AncillaryEvent } from './ancillary-event';
+import { postCharge } from './ancillary-ledger';
+import {
+  chargeId,
+  chargesOf,
+  insertEvents,
+  itemOwners,
+  lockItem,
+  markAccrued,
+  openItems,
+  saveCharge,
+  storageEvents,
+  touchItems,
+  unpaidCharges,
+  type ChargeRow,
+} from './ancillary.store';
+import { handleUnpaidStorage } from './unpaid-storage';
+import { byteMsBetween, hourStart, hoursToCharge, storageEnd, storageSegments } from './core/storage';
+
+export interface AncillaryIngestResult {
+  accepted: number;
+  duplicates: number;
+  refused: { event: AncillaryEvent; findings: Finding[] }[];
+}
+
+const HOUR = 3_600_000;
+
+/**
+ * Ancillary usage: snapshots and volumes charged per hour of existence (the accrual job), egress per
+ * report (when it arrives). Every charge is a function of the set of events (an hour's quantity from
+ * all the item's events, whatever their order), recorded with the rate-card version it was metered
+ * under, and posted to the wallet through the ledger's operations (`postCharge`). Unpriced usage is
+ * recorded with a null price and nothing charged, and counted in `dl_billing_ancillary_unpriced_total`.
+ */
+@Injectable()
+export class AncillaryUsageService {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly ledger: LedgerService,
+    private readonly card: RateCard,
+    private readonly clock: Clock,
+    private readonly metrics: Metrics,
+    private readonly spendLimits: SpendLimitsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** One transaction: the inbox by id (a known id has no effect), the items, egress charged per report. */
+  async ingest(events: AncillaryEvent[], opts: { allOrNothing?: boolean } = {}): Promise<AncillaryIngestResult> {
+    const unique = [...new Map(events.map((e) => [e.id, e])).values()];
+    if (unique.length === 0) return { accepted: 0, duplicates: events.length, refused: [] };
+    const unpriced: { kind: AncillaryKind; quantity: bigint }[] = [];
+    const { fresh, refused } = await inTransaction(this.ds, async (em) => {
+      unpriced.length = 0;
+      const owners = await itemOwners(em, [...new Set(unique.map((e) => e.itemKey))]);
+      const ok: AncillaryEvent[] = [];
+      const refused: AncillaryIngestResult['refused'] = [];
+      for (const e of unique) {
+        const owner = owners.get(e.itemKey) ?? e.accountId;
+        owners.set(e.itemKey, owner);
+        if (owner === e.accountId) ok.push(e);
+        else refused.push({ event: e, findings: [{ field: 'accountId', message: `${e.itemKey.replace(':', ' ')} belongs to another account` }] });
+      }
+      if (refused.length > 0 && opts.allOrNothing) throw new ExtraEventsRefused(refused);
+      const fresh = await insertEvents(em, ok);
+      await touchItems(em, storageItems(fresh));
+      // Wallets in account-id order (the lock order of transactions that lock several).
+      const egress = fresh.filter((f) => f.kind === 'egress').sort((a, b) => byKey(a.accountId, b.accountId) || byKey(a.itemKey, b.itemKey));
+      for (const e of egress) {
+        const charge = await this.chargeEgress(em, e);
+        if (charge.unitPrice === null) unpriced.push({ kind: 'egress', quantity: charge.quantity });
+      }
+      return { fresh, refused };
+    });
+    for (const u of unpriced) this.countUnpriced(u.kind, u.quantity);
+    this.metrics.ancillaryEvents.inc(fresh.length);
+    return { accepted: fresh.length, duplicates: events.length - fresh.length - refused.length, refused };
+  }
+
+  /**
+   * The hourly accrual (job `ancillary-accrual`): every item not yet charged to its end gets its
+   * complete hours charged — from where a late event changed it, else from where the last run
+   * stopped — and rows the wallet could not pay are tried again. One transaction per item.
+   */
+  async accrue(): Promise<{ items: number; hours: number; unpaidRetried: number; notified: number; flagged: number }> {
+    const until = hourStart(this.clock.now().getTime());
+    let items = 0;
+    let hours = 0;
+    const unpriced: { kind: AncillaryKind; quantity: bigint }[] = [];
+    for (let after = ''; ; ) {
+      const keys = await openItems(this.ds, 500, after);
+      if (keys.length === 0) break;
+      for (const key of keys) {
+        const counted = await inTransaction(this.ds, async (em) => {
+          const found: { kind: AncillaryKind; quantity: bigint }[] = [];
+          const n = await this.accrueItem(em, key, until, found);
+          return { n, found };
+        });
+        items++;
+        hours += counted.n;
+        unpriced.push(...counted.found);
+      }
+      after = keys[keys.length - 1]!;
+    }
+    const unpaidRetried = await this.retryUnpaid();
+    for (const u of unpriced) this.countUnpriced(u.kind, u.quantity);
+    const unpaid = await inTransaction(this.ds, (em) => handleUnpaidStorage(em, this.config, this.clock.now()));
+    return { items, hours, unpaidRetried, ...unpaid };
+  }
+
+  private async accrueItem(em: EntityManager, itemKey: string, until: number, unpriced: { kind: AncillaryKind; quantity: bigint }[]): Promise<number> {
+    const item = await lockItem(em, itemKey);
+    if (!item) return 0;
+    const kind = item.kind as AncillaryKind;
+    const segments = storageSegments(await storageEvents(em, itemKey));
+    const from = (item.changedFrom ?? item.accruedUntil)?.getTime() ?? 0;
+    const hours = hoursToCharge(segments, from, until);
+    const existing = new Map((await chargesOf(em, itemKey, new Date(from))).map((c) => [c.bucket.getTime(), c]));
+    const buckets = [...new Set([...hours, ...[...existing.keys()].filter((b) => b < until)])].sort((a, b) => a - b);
+    for (const bucket of buckets) {
+      const quantity = byteMsBetween(segments, bucket, bucket + HOUR);
+      const before = existing.get(bucket);
+      if (!before && quantity === 0n) continue;
+      const row = before ?? this.newCharge(item.accountId, kind, itemKey, new Date(bucket), null);
+      const delta = quantity - row.quantity;
+      if (delta === 0n && row.amount === row.charged) continue;
+      await this.settle(em, { ...row, quantity, amount: row.unitPrice === null ? 0n : ancillaryCharge(kind, row.unitPrice, quantity) });
+      if (row.unitPrice === null && delta !== 0n) unpriced.push({ kind, quantity: delta });
+    }
+    const end = storageEnd(segments);
+    await markAccrued(em, itemKey, new Date(until), segments.length > 0 && end !== null && end <= until);
+    return buckets.length;
+  }
+
+  /** A new charge row priced by the rate-card version in effect at `priceAt` (the hour's start, or the report's end). */
+  private newCharge(accountId: string, kind: AncillaryKind, itemKey: string, bucket: Date, runtimeId: string | null, priceAt: Date = bucket): ChargeRow {
+    const version = this.card.at(priceAt);
+    return {
+      id: chargeId(itemKey, bucket),
+      accountId,
+      kind,
+      itemKey,
+      bucket,
+      runtimeId,
+      rateCardVersion: version.version,
+      unitPrice: version.ancillary[PRICE_KEY_OF[kind]],
+      quantity: 0n,
+      amount: 0n,
+      charged: 0n,
+      holds: [],
+    };
+  }
+
+  private async chargeEgress(em: EntityManager, e: AncillaryEvent): Promise<ChargeRow> {
+    const to = new Date(String(e.data.to));
+    const row = this.newCharge(e.accountId, 'egress', e.itemKey, to, e.runtimeId, to);
+    const quantity = e.bytes ?? 0n;
+    return this.settle(em, { ...row, quantity, amount: row.unitPrice === null ? 0n : ancillaryCharge('egress', row.unitPrice, quantity) });
+  }
+
+  /** Posts the row's amount to the ledger (what the wallet can pay) and saves it. */
+  private async settle(em: EntityManager, row: ChargeRow): Promise<ChargeRow> {
+    const reference = `${row.itemKey}@${row.bucket.toISOString()}`;
+    const posted = await postCharge(em, this.ledger, { ...row, reference });
+    const saved = { ...row, charged: posted.charged, holds: posted.holds };
+    await saveCharge(em, saved);
+    // Ancillary charges count in the account's spend: its limit's thresholds are checked as after a settlement.
+    if (row.unitPrice !== null && posted.charged !== row.charged) await this.spendLimits.notifyThresholds(em, row.accountId, null, this.clock.now());
+    return saved;
+  }
+
+  /** Rows the wallet could not pay in full: paid now as far as it can. */
+  private async retryUnpaid(): Promise<number> {
+    return inTransaction(this.ds, async (em) => {
+      const due = await unpaidCharges(em, 1000);
+      for (const row of due) await this.settle(em, row);
+      return due.length;
+    });
+  }
+
+  /** Unpriced quantity as it is metered (a counter only grows: a later correction downwards is not subtracted; the statement has the exact figure). */
+  private countUnpriced(kind: AncillaryKind, quantity: bigint): void {
+    if (quantity <= 0n) return;
+    this.metrics.ancillaryUnpriced.inc({ kind, unit: UNIT_OF[kind] }, Number(quantityMicros(kind, quantity)) / 1e6);
+  }
+}
+
+function byKey(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Per stored item, its account, kind and the earliest hour among the new events. */
+function storageItems(events: AncillaryEvent[]): { itemKey: string; accountId: string; kind: string; earliestHour: Date }[] {
+  const items = new Map<string, { itemKey: string; accountId: string; kind: string; earliestHour: Date }>();
+  for (const e of events) {
+    if (e.kind === 'egress') continue;
+    const hour = new Date(hourStart(e.occurredAt.getTime()));
+    const known = items.get(e.itemKey);
+    if (!known) items.set(e.itemKey, { itemKey: e.itemKey, accountId: e.accountId, kind: e.kind, earliestHour: hour });
+    else if (hour < known.earliestHour) known.earliestHour = hour;
+  }
+  return [...items.values()];
+}

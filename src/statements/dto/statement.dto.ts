@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { ancillaryUsageSchema } from '../../ancillary/dto/ancillary-usage.dto';
+import { credits, instant } from '../../common/http/api-schemas';
+import { SECTIONS } from '../statement';
+
+const quantity = z.string().regex(/^\d+\.\d{6}$/).meta({ description: 'A quantity in `unit`, with 6 decimals (rounded up)' });
+
+export const statementLineSchema = z
+  .strictObject({
+    section: z.enum(SECTIONS),
+    description: z.string(),
+    credits: credits.meta({ description: "The line's effect on the balance (negative for charges, expiries and claw-backs; 0 for unpriced usage)" }),
+    count: z.number().int().meta({ description: 'Ledger transactions the line sums (runtimes, for runtime lines)' }),
+    quantity: quantity.optional(),
+    unit: z.string().optional(),
+    included: quantity.optional().meta({ description: 'What the plan includes each month (unpriced usage)' }),
+    beyondIncluded: quantity.optional(),
+    rateCardVersions: z.array(z.string()).optional(),
+  })
+  .meta({ id: 'StatementLine' });
+
+export const statementSchema = z
+  .strictObject({
+    accountId: z.string(),
+    period: z.string().meta({ description: 'The calendar month, YYYY-MM (UTC)' }),
+    from: instant,
+    to: instant,
+    plan: z.strictObject({ id: z.string(), name: z.string() }),
+    creditValue: z
+      .strictObject({ currency: z.literal('usd'), centsPerCredit: z.number().int() })
+      .meta({ description: 'What one credit is worth (the plan catalog): fees are in dollars, everything else in credits' }),
+    openingBalance: credits.meta({ description: 'The balance (total: available + held − debt) at `from`, from the ledger entries before it' }),
+    closingBalance: credits.meta({ description: 'openingBalance + the credits of every line' }),
+    lines: z.array(statementLineSchema),
+    ancillary: z
+      .array(ancillaryUsageSchema)
+      .meta({ description: 'Ancillary usage metered for hours and reports in the period, by kind (charges posted in the period are in `lines`)' }),
+    fees: z.array(
+      z.strictObject({
+        invoiceId: z.string(),
+        status: z.string(),
+        periodStart: instant,
+        periodEnd: instant,
+        description: z.string(),
+        amountCents: z.number().int(),
+      }),
+    ).meta({ description: 'Team: the base fee and the seat fee of each invoice whose cycle starts in the period, in US cents, invoiced by Stripe' }),
+    reconciliation: z.strictObject({
+      transactions: z.number().int().meta({ description: 'Ledger transactions posted in the period' }),
+      movements: credits.meta({ description: 'Σ of the lines = closingBalance − openingBalance' }),
+    }),
+  })
+  .meta({ id: 'Statement' });
+
+export type StatementJson = z.infer<typeof statementSchema>;
+
+export const statementQuery = z.strictObject({ format: z.enum(['json', 'csv']).optional() });
+
+export const periodParam = z
+  .string()
+  .regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'must be a calendar month, YYYY-MM')
+  .meta({ description: 'A calendar month, YYYY-MM (UTC)', examples: ['2031-03'] });

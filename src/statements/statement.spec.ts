@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { PlanCatalog } from '../plans/plan-catalog';
+import { BYTES_PER_GIB } from '../pricing/ancillary-prices';
+import { movementLines, teamFees, unpricedLines } from './statement';
+import type { Movement } from './statement.store';
+
+const base: Movement = { transactionId: '1', kind: 'grant', grantSource: null, clawback: false, issued: 0n, consumption: 0n, expired: 0n, runtime: null, ancillaryKind: null };
+const small = { environment: 'python', sizeClass: 'small', accelerator: null };
+
+describe('statement lines', () => {
+  it('splits every movement by what it was for, so that the lines sum to the change of balance', () => {
+    const list: Movement[] = [
+      { ...base, grantSource: 'plan_allowance', issued: -50_000_000n },
+      { ...base, kind: 'top-up', grantSource: 'top_up', issued: -100_000_000n },
+      { ...base, kind: 'adjustment', clawback: true, issued: 30_000_000n },
+      { ...base, kind: 'settlement', consumption: 1_000_000n, runtime: { ...small, runtimeId: 'rt_1' } },
+      { ...base, kind: 'adjustment', consumption: 500_000n, runtime: { ...small, runtimeId: 'rt_1' } },
+      { ...base, kind: 'settlement', consumption: 2_000_000n, expired: 3_000_000n, runtime: { ...small, runtimeId: 'rt_2' } },
+      { ...base, kind: 'settlement', consumption: 137n, ancillaryKind: 'snapshot' },
+      { ...base, kind: 'expiry', expired: 10_000_000n },
+    ];
+    const lines = movementLines(list);
+    expect(lines.map((l) => [l.section, l.credits, l.count])).toEqual([
+      ['included_credits', 50_000_000n, 1],
+      ['top_ups', 100_000_000n, 1],
+      ['runtime_charges', -3_500_000n, 2],
+      ['ancillary_charges', -137n, 1],
+      ['expiries', -13_000_000n, 2],
+      ['claw_backs', -30_000_000n, 1],
+    ]);
+    const sum = lines.reduce((s, l) => s + l.credits, 0n);
+    const change = list.reduce((s, m) => s - m.issued - m.consumption - m.expired, 0n);
+    expect(sum).toBe(change);
+  });
+
+  it('shows unpriced usage with its quantity, what the plan includes and what is beyond it', () => {
+    const free = PlanCatalog.fromFile('config/plans.json').plan('free');
+    const hourMs = 3_600_000n;
+    // 20 GiB of egress, 1 GiB of snapshots for 730 hours (1 GiB-month).
+    const lines = unpricedLines(
+      [
+        { accountId: 'a', kind: 'egress', priced: false, versions: ['2026-12-01'], quantity: 20n * BYTES_PER_GIB, amount: 0n, charged: 0n },
+        { accountId: 'a', kind: 'snapshot', priced: false, versions: ['2026-12-01'], quantity: BYTES_PER_GIB * 730n * hourMs, amount: 0n, charged: 0n },
+        { accountId: 'a', kind: 'volume', priced: true, versions: ['x'], quantity: 1n, amount: 1n, charged: 1n },
+      ],
+      free,
+    );
+    expect(lines).toEqual([
+      expect.objectContaining({ unit: 'GiB', quantity: 20_000_000n, included: 10_000_000n, beyondIncluded: 10_000_000n, credits: 0n }),
+      expect.objectContaining({ unit: 'GiB-month', quantity: 1_000_000n, included: 5_000_000n, beyondIncluded: 0n }),
+    ]);
+  });
+
+  it('gives Team its base fee and seat fee per invoice, in cents', () => {
+    const at = new Date('2031-03-05T00:00:00Z');
+    expect(teamFees([{ invoiceId: 'in_1', status: 'paid', periodStart: at, periodEnd: at, seatQuantity: 3 }], { baseCents: 4900, seatCents: 1500 }).map((f) => [f.description, f.amountCents])).toEqual([
+      ['Team base fee', 4900],
+      ['Team seats: 3 × $15.00', 4500],
+    ]);
+  });
+});
