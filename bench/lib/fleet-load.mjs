@@ -54,16 +54,19 @@ export class FleetLoad {
 
   /** Brings the live set to `target` runtimes (reserved 32 at a time), then launches at `launchesPerSecond`. */
   async growTo(target, launchesPerSecond) {
-    const missing = Math.max(0, target - this.alive);
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: 32 }, async () => {
-        while (next < missing) {
-          next++;
-          await this.#launch(performance.now(), false);
-        }
-      }),
-    );
+    // Runtimes die while the others are reserved (the ramp is minutes of event time): top up again.
+    for (let round = 0; round < 5 && this.alive < 0.98 * target; round++) {
+      const missing = target - this.alive;
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: 32 }, async () => {
+          while (next < missing) {
+            next++;
+            await this.#launch(performance.now(), false);
+          }
+        }),
+      );
+    }
     this.#launchRate = launchesPerSecond;
     this.#nextLaunch = performance.now() + exponential(1000 / launchesPerSecond);
   }
