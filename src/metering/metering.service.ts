@@ -72,6 +72,10 @@ interface Pending {
   deltas: ReturnType<typeof rollupDelta>[];
   /** Recorded after every ledger write of the call (the audit chain head is locked last). */
   audits: AuditEntry[];
+  /** Runtimes whose open commands their termination (or failed launch) acknowledges: one statement. */
+  acknowledged: string[];
+  /** The chunk's instant (commands are acknowledged at it). */
+  now: Date;
 }
 
 /**
@@ -138,7 +142,7 @@ export class MeteringService {
     const history = await sessionHistory(em, rebuild);
     const commanded = await this.withOpenCommands(em, rebuild);
     const now = this.clock.now();
-    const pending: Pending = { rows: [], deltas: [], audits: [] };
+    const pending: Pending = { rows: [], deltas: [], audits: [], acknowledged: [], now };
     for (const id of rebuild) {
       const t = touched.get(id)!;
       const row = byId.get(id) ?? (await this.insertUnreserved(em, id, t.accountId));
@@ -201,6 +205,7 @@ export class MeteringService {
   private async flush(em: EntityManager, pending: Pending): Promise<void> {
     const list = pending.rows.splice(0);
     await addToUsageRollups(em, pending.deltas.splice(0));
+    await acknowledgeCommands(em, pending.acknowledged.splice(0), pending.now);
     if (list.length === 0) return;
     const iso = (d: Date | string | null): string | null => (d ? new Date(d).toISOString() : null);
     await em.query(
@@ -297,7 +302,7 @@ export class MeteringService {
         }
       }
       Object.assign(update, { status: 'voided', charged: 0n, released: cap, settlement: 'launch_failed', settledAt: now });
-      await acknowledgeCommands(em, [current.runtime_id], now);
+      pending.acknowledged.push(current.runtime_id);
     } else if (session.status === 'terminated') {
       const charge = hold ? min(cap, chargeFor(BigInt(current.rate_per_hour), session.closedMs)) : 0n;
       if (hold && current.status !== 'settled' && current.status !== 'voided') {
@@ -314,7 +319,7 @@ export class MeteringService {
         Object.assign(update, { charged: result.charged, released: cap - result.charged });
       }
       Object.assign(update, { status: current.status === 'voided' && !hold ? 'voided' : 'settled', settlement: 'events', settledAt: update.settledAt ?? now });
-      await acknowledgeCommands(em, [current.runtime_id], now);
+      pending.acknowledged.push(current.runtime_id);
     } else if (current.status !== 'settled' && current.status !== 'voided') {
       update.status = commanded.has(current.runtime_id) ? 'terminating' : (session.status as RuntimeStatus);
     }
