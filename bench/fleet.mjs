@@ -87,6 +87,9 @@ await admin.createTopics({ topics: [{ topic, numPartitions: 4 }], waitForLeaders
 const producer = kafka.producer();
 await producer.connect();
 
+// The database before the fleet: what the fleet adds is measured from here.
+await probe.query('CHECKPOINT').catch(() => undefined);
+const sizeBefore = Number((await probe.query(`SELECT pg_database_size(current_database()) AS b`)).rows[0].b);
 const load = new FleetLoad({ call, producer, topic, accounts, compression: C, lifetimeMin: LIFETIME_MIN, pauseShare: PAUSE_SHARE, requestTimeoutMs: REQUEST_TIMEOUT_MS, tag,
   plannedWallSeconds: STEPS.length * (WARMUP_SECONDS + SECONDS + 120) + 600,
 });
@@ -185,7 +188,16 @@ for (;;) {
   await sleep(1000);
 }
 console.error(`drained in ${((performance.now() - drainStart) / 1000).toFixed(1)} s`);
-const monthBytes = await dbSize();
+const sizeAfter = await dbSize();
+// What one runtime's whole life leaves in the database (reservation, hold, settlement, its stored
+// events, audit rows, rollups, and the dead row versions of its updates: this machine runs without
+// autovacuum), and what a month of the 1,000,000 fleet's launches (N/L per second) would add.
+const bytesPerRuntime = (sizeAfter - sizeBefore) / load.expectedCharges().size;
+const monthBytes = bytesPerRuntime * (1_000_000 / (LIFETIME_MIN * 60)) * 86_400 * 30;
+console.log(
+  `storage: ${fmt(bytesPerRuntime)} bytes per runtime launched (${fmt(load.expectedCharges().size)} runtimes, database ${(sizeBefore / 2 ** 20).toFixed(0)} → ${(sizeAfter / 2 ** 20).toFixed(0)} MiB); ` +
+    `${fmt((bytesPerRuntime * 3600) / (LIFETIME_MIN * 60))} bytes per runtime-hour; a month of 1,000,000 runtimes: ${(monthBytes / 2 ** 40).toFixed(2)} TiB`,
+);
 
 // Raw kafkajs consume rate of the whole topic (a fresh group that does nothing with the messages).
 const raw = kafka.consumer({ groupId: `bench-fleet-raw-${tag}`, maxBytesPerPartition: 4 * 1024 * 1024 });
@@ -227,16 +239,13 @@ for (const r of results) {
     target: 'N ≥ 1,000,000 with lag < 5 s, p99 ≤ 10 ms, RSS ≤ 256 MiB',
   });
 }
-const sized = largest ?? keptUp;
-const month = sized ? sized.bytesPerRuntimeHour * 1_000_000 * 720 : null;
 figure({
   name: 'largest fleet sustained',
   value: largest?.n ?? 0,
   unit: 'runtimes',
   valueText:
-    `${largest ? fmt(largest.n) : 'none of ' + STEPS.map(fmt).join(', ')} (steps ${STEPS.map(fmt).join(', ')}; events alone kept up to ${keptUp ? fmt(keptUp.n) : 'none'}); a month of 1,000,000 runtimes at ` +
-    `${sized ? fmt(sized.bytesPerRuntimeHour) : '—'} B/runtime-hour (measured at N = ${sized ? fmt(sized.n) : '—'}): ${month === null ? '—' : (month / 2 ** 30).toFixed(0) + ' GiB'} ` +
-    `(database after the run: ${(monthBytes / 2 ** 20).toFixed(0)} MiB); conservation: ${problems.length === 0 ? 'every runtime charged once, balances equal their entries' : problems.length + ' problem(s)'}`,
+    `${largest ? fmt(largest.n) : 'none of ' + STEPS.map(fmt).join(', ')} (steps ${STEPS.map(fmt).join(', ')}; events alone kept up to ${keptUp ? fmt(keptUp.n) : 'none'}); ` +
+    `${fmt(bytesPerRuntime)} bytes per runtime launched, a month of 1,000,000 runtimes ${(monthBytes / 2 ** 40).toFixed(2)} TiB; conservation: ${problems.length === 0 ? 'every runtime charged once, balances equal their entries' : problems.length + ' problem(s)'}`,
   ceilingText: `raw kafkajs ${fmt(rawRate)} msgs/s; ${machineLine().replace(/^machine: .*, load average/, 'load average')}`,
   target: '≥ 1,000,000',
 });
