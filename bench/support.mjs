@@ -1,9 +1,10 @@
 // What every benchmark script shares: the scratch database on DATABASE_URL's server, a free port,
 // the machine line, PostgreSQL's own ceiling measured with pgbench, and the figures handed to
 // bench/run.mjs (which prints them as one table at the end).
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -215,4 +216,91 @@ export function figure({ name, value, unit, valueText, ceiling = null, ceilingTe
 export function pgbenchText(c, unit) {
   if (!c || 'error' in c) return `— (pgbench: ${c?.error ?? 'not run'})`;
   return `${fmt(c.perSecond)} ${unit} (pgbench, ${c.clients} clients, ${fmt(c.wallets)} wallet${c.wallets === 1 ? '' : 's'})`;
+}
+
+/**
+ * The service as a real process on `databaseUrl` (as `npm run start:prod` starts it), its topics
+ * named after `tag`; resolves once it is ready. Returns `{service, port, base, adminKey}`.
+ * BENCH_SERVICE_PROF=<dir> writes its V8 CPU profile there when it exits.
+ */
+export async function startService({ databaseUrl, brokers, tag, pool, topic, env = {} }) {
+  const port = await freePort();
+  const adminKey = `bench-admin-${tag}-key-0000`;
+  const flags = ['--max-semi-space-size=32', ...(process.env.BENCH_SERVICE_PROF ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.BENCH_SERVICE_PROF] : [])];
+  const service = spawn(process.execPath, [...flags, 'dist/src/main.js'], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: databaseUrl,
+      DATABASE_POOL_SIZE: String(pool),
+      KAFKA_BROKERS: brokers,
+      KAFKA_GROUP_ID: `bench-${tag}`,
+      KAFKA_TOPIC_LIFECYCLE: topic,
+      KAFKA_TOPIC_LIFECYCLE_DLQ: `${topic}.dlq`,
+      KAFKA_TOPIC_COMMANDS: `bench.commands.${tag}`,
+      KAFKA_TOPIC_NOTIFICATIONS: `bench.notifications.${tag}`,
+      KAFKA_TOPIC_MEMBERSHIP: `bench.membership.${tag}`,
+      BILLING_ADMIN_API_KEY: adminKey,
+      CRON_ENABLED: 'false',
+      LOG_LEVEL: 'error',
+      ...env,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    const ok = await fetch(`${base}/health/ready`).then((r) => r.ok).catch(() => false);
+    if (ok) break;
+    if (i > 300) throw new Error('service did not start');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return { service, port, base, adminKey };
+}
+
+/**
+ * `call(method, path, body, headers, timeoutMs)` → `{status, body}` on the service with the admin
+ * key. The load generator shares the machine's cores with the service: node:http on kept-alive
+ * connections costs it about a third of the CPU that fetch does per request (1.1-1.4 ms against 3.0-3.3 ms).
+ */
+export function httpCaller(port, adminKey) {
+  const agent = new http.Agent({ keepAlive: true });
+  return (method, path, body, headers = {}, timeoutMs = 15_000) =>
+    new Promise((resolve, reject) => {
+      const data = body === undefined ? undefined : JSON.stringify(body);
+      const req = http.request({
+        host: '127.0.0.1',
+        port,
+        method,
+        path,
+        agent,
+        headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json', ...(data ? { 'content-length': Buffer.byteLength(data) } : {}), ...headers },
+      });
+      const timer = setTimeout(() => req.destroy(Object.assign(new Error(`no answer in ${timeoutMs} ms`), { name: 'TimeoutError' })), timeoutMs);
+      req.on('error', (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
+      req.on('response', (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('error', reject);
+        res.on('end', () => {
+          clearTimeout(timer);
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({ status: res.statusCode, body: text ? JSON.parse(text) : null });
+        });
+      });
+      req.end(data);
+    });
+}
+
+/** Resident memory of a local process now, in MiB (null when it is gone). */
+export function rssMiB(pid) {
+  try {
+    const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return kb ? Number(kb[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
 }

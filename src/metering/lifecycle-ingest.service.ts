@@ -27,7 +27,8 @@ export class EventsRefused extends Error {
 
 /**
  * The one handler of lifecycle events, for Kafka and HTTP alike. A batch is one transaction:
- * the events are inserted by id (the inbox: a known id is skipped), and only the new ones take effect.
+ * the events are inserted by id (the inbox: a known id is skipped), and only the new ones take effect;
+ * heartbeats are not stored (see MeteringService.apply).
  */
 @Injectable()
 export class LifecycleIngestService {
@@ -46,11 +47,13 @@ export class LifecycleIngestService {
     const { fresh, refused } = await inTransaction(this.ds, async (em) => {
       const checked = await refuseForeign(em, unique);
       if (checked.refused.length > 0 && opts.allOrNothing) throw new EventsRefused(checked.refused);
-      const inserted = await insertEvents(em, checked.ok);
-      await this.metering.apply(em, inserted);
-      return { fresh: inserted, refused: checked.refused };
+      // Heartbeats carry no money and are most of the stream: not stored, deduplicated by seq (MeteringService).
+      const heartbeats = checked.ok.filter((e) => e.type === 'runtime.heartbeat');
+      const inserted = await insertEvents(em, checked.ok.filter((e) => e.type !== 'runtime.heartbeat'));
+      const counted = await this.metering.apply(em, inserted, heartbeats);
+      return { fresh: inserted.length + counted, refused: checked.refused };
     });
-    return { accepted: fresh.length, duplicates: events.length - fresh.length - refused.length, refused };
+    return { accepted: fresh, duplicates: events.length - fresh - refused.length, refused };
   }
 }
 
@@ -78,6 +81,7 @@ async function refuseForeign(em: EntityManager, events: LifecycleEvent[]): Promi
 
 /** Multi-row insert of events; returns those whose id was not seen before. */
 async function insertEvents(em: EntityManager, events: LifecycleEvent[]): Promise<LifecycleEvent[]> {
+  if (events.length === 0) return [];
   const rows: { id: string }[] = await em.query(
     `INSERT INTO runtime_events (id, type, account_id, runtime_id, occurred_at, seq, data)
      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::bigint[], $7::jsonb[])

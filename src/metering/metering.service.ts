@@ -26,7 +26,13 @@ const METERING_ACTOR = 'system:metering';
 
 interface Touched {
   accountId: string;
+  /** Events this call applies to the runtime: the new stored ones, then its new heartbeats. */
   count: number;
+  /** Seqs of this call's heartbeats (deduplicated by the runtime's highest heartbeat seq, not stored). */
+  heartbeatSeqs: Set<number>;
+  /** How many of them are new (above the runtime's highest heartbeat seq), and the highest. */
+  heartbeats: number;
+  heartbeatSeq: number | null;
   lastSeen: Date;
   /** Any event other than a heartbeat: the session must be rebuilt. */
   changesSession: boolean;
@@ -60,10 +66,16 @@ interface Pending {
     settlement: string | null;
     settledAt: Date | string | null;
     count: number;
+    heartbeats: number;
+    heartbeatSeq: number | null;
   }[];
   deltas: ReturnType<typeof rollupDelta>[];
   /** Recorded after every ledger write of the call (the audit chain head is locked last). */
   audits: AuditEntry[];
+  /** Runtimes whose open commands their termination (or failed launch) acknowledges: one statement. */
+  acknowledged: string[];
+  /** The chunk's instant (commands are acknowledged at it). */
+  now: Date;
 }
 
 /**
@@ -85,15 +97,30 @@ export class MeteringService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async apply(em: EntityManager, events: LifecycleEvent[]): Promise<void> {
-    if (events.length === 0) return;
+  /**
+   * Applies `events` (new, already stored) and `heartbeats` (not stored: a heartbeat is new when its
+   * seq is above the highest heartbeat seq its runtime has applied). Returns how many heartbeats were new.
+   */
+  async apply(em: EntityManager, events: LifecycleEvent[], heartbeats: LifecycleEvent[] = []): Promise<number> {
+    if (events.length === 0 && heartbeats.length === 0) return 0;
     const touched = new Map<string, Touched>();
-    for (const e of events) {
-      const t = touched.get(e.runtimeId) ?? { accountId: e.accountId, count: 0, lastSeen: e.occurredAt, changesSession: false, newIds: new Set(), cause: e };
-      t.count += 1;
+    for (const e of [...events, ...heartbeats]) {
+      const t = touched.get(e.runtimeId) ?? {
+        accountId: e.accountId,
+        count: 0,
+        heartbeatSeqs: new Set(),
+        heartbeats: 0,
+        heartbeatSeq: null,
+        lastSeen: e.occurredAt,
+        changesSession: false,
+        newIds: new Set(),
+        cause: e,
+      };
       if (causesMore(e, t.cause)) t.cause = e;
       if (e.occurredAt > t.lastSeen) t.lastSeen = e.occurredAt;
-      if (e.type !== 'runtime.heartbeat') {
+      if (e.type === 'runtime.heartbeat') t.heartbeatSeqs.add(e.seq);
+      else {
+        t.count += 1;
         t.changesSession = true;
         t.newIds.add(e.id);
       }
@@ -103,17 +130,19 @@ export class MeteringService {
     const ids = [...touched.keys()].sort();
     // Heartbeat-only runtimes (the bulk of the stream): one multi-row update of their last sign of life.
     const quiet = ids.filter((id) => !touched.get(id)!.changesSession);
-    const updated = new Set(await this.recordSignsOfLife(em, quiet, touched));
+    const updated = await this.recordSignsOfLife(em, quiet, touched);
+    let counted = [...updated.values()].reduce((sum, n) => sum + n, 0);
     // The others are rebuilt. Lock order: runtime rows (sorted) first, then the ledger's wallet, grants and holds.
     const rebuild = ids.filter((id) => !updated.has(id));
-    if (rebuild.length === 0) return;
+    if (rebuild.length === 0) return counted;
     const locked = await rows<RuntimeRow>(em, `SELECT * FROM runtimes WHERE runtime_id = ANY($1) ORDER BY runtime_id FOR UPDATE`, [rebuild]);
     const byId = new Map(locked.map((r) => [r.runtime_id, r]));
+    for (const id of rebuild) counted += countHeartbeats(touched.get(id)!, byId.get(id)?.heartbeat_seq ?? null);
 
     const history = await sessionHistory(em, rebuild);
     const commanded = await this.withOpenCommands(em, rebuild);
     const now = this.clock.now();
-    const pending: Pending = { rows: [], deltas: [], audits: [] };
+    const pending: Pending = { rows: [], deltas: [], audits: [], acknowledged: [], now };
     for (const id of rebuild) {
       const t = touched.get(id)!;
       const row = byId.get(id) ?? (await this.insertUnreserved(em, id, t.accountId));
@@ -127,6 +156,7 @@ export class MeteringService {
     }
     await this.flush(em, pending);
     if (pending.audits.length > 0) await this.audit.recordMany(em, pending.audits);
+    return counted;
   }
 
   /**
@@ -175,16 +205,17 @@ export class MeteringService {
   private async flush(em: EntityManager, pending: Pending): Promise<void> {
     const list = pending.rows.splice(0);
     await addToUsageRollups(em, pending.deltas.splice(0));
+    await acknowledgeCommands(em, pending.acknowledged.splice(0), pending.now);
     if (list.length === 0) return;
     const iso = (d: Date | string | null): string | null => (d ? new Date(d).toISOString() : null);
     await em.query(
       `UPDATE runtimes r SET status = u.status, started_at = u.started_at, closed_ms = u.closed_ms, open_since = u.open_since,
          last_seen_at = GREATEST(r.last_seen_at, u.last_seen), terminated_at = u.terminated_at, termination_reason = u.reason,
          charged = u.charged, released = u.released, settlement = u.settlement, settled_at = u.settled_at,
-         events_count = r.events_count + u.n, updated_at = now()
+         events_count = r.events_count + u.n, heartbeats = r.heartbeats + u.hb, heartbeat_seq = GREATEST(r.heartbeat_seq, u.hb_seq), updated_at = now()
        FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::bigint[], $5::timestamptz[], $6::timestamptz[], $7::timestamptz[],
-         $8::text[], $9::bigint[], $10::bigint[], $11::text[], $12::timestamptz[], $13::int[])
-         AS u(id, status, started_at, closed_ms, open_since, last_seen, terminated_at, reason, charged, released, settlement, settled_at, n)
+         $8::text[], $9::bigint[], $10::bigint[], $11::text[], $12::timestamptz[], $13::int[], $14::int[], $15::bigint[])
+         AS u(id, status, started_at, closed_ms, open_since, last_seen, terminated_at, reason, charged, released, settlement, settled_at, n, hb, hb_seq)
        WHERE r.runtime_id = u.id`,
       [
         list.map((u) => u.runtimeId),
@@ -200,21 +231,33 @@ export class MeteringService {
         list.map((u) => u.settlement),
         list.map((u) => iso(u.settledAt)),
         list.map((u) => u.count),
+        list.map((u) => u.heartbeats),
+        list.map((u) => u.heartbeatSeq),
       ],
     );
   }
 
-  /** Returns the runtimes it updated; a heartbeat of an unknown runtime is left to the rebuild. */
-  private async recordSignsOfLife(em: EntityManager, ids: string[], touched: Map<string, Touched>): Promise<string[]> {
-    if (ids.length === 0) return [];
-    const updated = await rows<{ runtime_id: string }>(
+  /**
+   * Runtimes with heartbeats only: one statement moves their last sign of life (whatever the seq: it
+   * only moves forward) and counts the heartbeats above each one's highest heartbeat seq, read under
+   * the row lock. Returns the runtimes it updated with their new heartbeats; a heartbeat of an
+   * unknown runtime is left to the rebuild.
+   */
+  private async recordSignsOfLife(em: EntityManager, ids: string[], touched: Map<string, Touched>): Promise<Map<string, number>> {
+    if (ids.length === 0) return new Map();
+    const updated = await rows<{ runtime_id: string; fresh: number }>(
       em,
-      `UPDATE runtimes r SET last_seen_at = GREATEST(r.last_seen_at, u.seen), events_count = r.events_count + u.n, updated_at = now()
-       FROM unnest($1::text[], $2::timestamptz[], $3::int[]) AS u(id, seen, n) WHERE r.runtime_id = u.id
-       RETURNING r.runtime_id`,
-      [ids, ids.map((id) => touched.get(id)!.lastSeen.toISOString()), ids.map((id) => touched.get(id)!.count)],
+      `WITH u AS (SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::text[]) AS u(id, seen, seqs)),
+         old AS (SELECT r.runtime_id, r.heartbeat_seq FROM runtimes r WHERE r.runtime_id = ANY($1) ORDER BY r.runtime_id FOR UPDATE),
+         c AS (SELECT u.id, u.seen, s.fresh, s.top FROM u JOIN old ON old.runtime_id = u.id,
+           LATERAL (SELECT count(*) FILTER (WHERE seq > coalesce(old.heartbeat_seq, -1))::int AS fresh, max(seq) AS top FROM unnest(u.seqs::bigint[]) seq) s)
+       UPDATE runtimes r SET last_seen_at = GREATEST(r.last_seen_at, c.seen), heartbeats = r.heartbeats + c.fresh, events_count = r.events_count + c.fresh,
+         heartbeat_seq = GREATEST(r.heartbeat_seq, c.top), updated_at = now()
+       FROM c WHERE r.runtime_id = c.id
+       RETURNING r.runtime_id, c.fresh`,
+      [ids, ids.map((id) => touched.get(id)!.lastSeen.toISOString()), ids.map((id) => `{${[...touched.get(id)!.heartbeatSeqs].join(',')}}`)],
     );
-    return updated.map((u) => u.runtime_id);
+    return new Map(updated.map((u) => [u.runtime_id, u.fresh]));
   }
 
   private async insertUnreserved(em: EntityManager, runtimeId: string, accountId: string): Promise<RuntimeRow> {
@@ -259,7 +302,7 @@ export class MeteringService {
         }
       }
       Object.assign(update, { status: 'voided', charged: 0n, released: cap, settlement: 'launch_failed', settledAt: now });
-      await acknowledgeCommands(em, [current.runtime_id], now);
+      pending.acknowledged.push(current.runtime_id);
     } else if (session.status === 'terminated') {
       const charge = hold ? min(cap, chargeFor(BigInt(current.rate_per_hour), session.closedMs)) : 0n;
       if (hold && current.status !== 'settled' && current.status !== 'voided') {
@@ -276,7 +319,7 @@ export class MeteringService {
         Object.assign(update, { charged: result.charged, released: cap - result.charged });
       }
       Object.assign(update, { status: current.status === 'voided' && !hold ? 'voided' : 'settled', settlement: 'events', settledAt: update.settledAt ?? now });
-      await acknowledgeCommands(em, [current.runtime_id], now);
+      pending.acknowledged.push(current.runtime_id);
     } else if (current.status !== 'settled' && current.status !== 'voided') {
       update.status = commanded.has(current.runtime_id) ? 'terminating' : (session.status as RuntimeStatus);
     }
@@ -300,6 +343,8 @@ export class MeteringService {
       settlement: update.settlement,
       settledAt: update.settledAt,
       count: t.count,
+      heartbeats: t.heartbeats,
+      heartbeatSeq: t.heartbeatSeq,
     });
   }
 
@@ -340,6 +385,16 @@ export class MeteringService {
       now,
     );
   }
+}
+
+/** Counts a rebuilt runtime's new heartbeats (above `highest`, read under its row lock) into `t`; returns how many. */
+function countHeartbeats(t: Touched, highest: string | null): number {
+  const above = highest === null ? -1 : Number(highest);
+  const seqs = [...t.heartbeatSeqs];
+  t.heartbeats = seqs.filter((s) => s > above).length;
+  t.heartbeatSeq = seqs.length > 0 ? Math.max(...seqs) : null;
+  t.count += t.heartbeats;
+  return t.heartbeats;
 }
 
 function min(a: bigint, b: bigint): bigint {

@@ -30,6 +30,8 @@ export interface RuntimeRow {
   settlement: string | null;
   settled_at: Date | null;
   events_count: number;
+  heartbeat_seq: string | null;
+  heartbeats: number;
   created_at: Date;
   updated_at: Date;
 }

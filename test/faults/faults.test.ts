@@ -89,7 +89,9 @@ describe(`fault injection under a steady lifecycle load (${FULL ? 'full size' : 
     }
     progress(`load sent (${producer.failedSends} failed sends retried)`);
     await eventually(
-      async () => (await withDb(dbUrl(), (db) => db.query(`SELECT count(*)::int AS n FROM runtime_events WHERE runtime_id LIKE $1`, [`${workload.tag}_%`]))).rows[0].n === workload.eventCount,
+      async () =>
+        (await withDb(dbUrl(), (db) => db.query(`SELECT coalesce(sum(events_count), 0)::int AS n FROM runtimes WHERE runtime_id LIKE $1`, [`${workload.tag}_%`]))).rows[0].n ===
+        workload.eventCount,
       180_000,
       `all ${workload.eventCount} events of the load applied`,
     );

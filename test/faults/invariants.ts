@@ -18,8 +18,9 @@ export async function withDb<T>(url: string, work: (db: pg.Client) => Promise<T>
 /**
  * What must hold at any moment, even straight after a crash: every ledger entry sums to zero with
  * the others, every stored balance equals its entries (the operators' `ledger reconcile`), and for
- * the load's runtimes, each stored event was counted exactly once (the event rows and the runtimes'
- * counters are written by the same transaction).
+ * the load's runtimes, each event was counted exactly once: each stored event, and each heartbeat
+ * (counted by its runtime, not stored) — the event rows and the runtimes' counters are written by the
+ * same transaction.
  */
 export async function checkAtAnyMoment(url: string, build: string, workload?: Workload): Promise<string[]> {
   const problems: string[] = [];
@@ -29,12 +30,12 @@ export async function checkAtAnyMoment(url: string, build: string, workload?: Wo
     if (workload) {
       const [counted] = (
         await db.query(
-          `SELECT (SELECT count(*) FROM runtime_events WHERE runtime_id LIKE $1)::int AS stored,
+          `SELECT (SELECT count(*) FROM runtime_events WHERE runtime_id LIKE $1)::int + (SELECT coalesce(sum(heartbeats), 0) FROM runtimes WHERE runtime_id LIKE $1)::int AS stored,
                   (SELECT coalesce(sum(events_count), 0) FROM runtimes WHERE runtime_id LIKE $1)::int AS counted`,
           [`${workload.tag}_%`],
         )
       ).rows;
-      if (counted.stored !== counted.counted) problems.push(`${counted.stored} events stored but ${counted.counted} counted by their runtimes`);
+      if (counted.stored !== counted.counted) problems.push(`${counted.stored} events stored or heartbeats counted but ${counted.counted} counted by their runtimes`);
     }
   });
   const reconcile = await runCli(build, ['ledger', 'reconcile'], { DATABASE_URL: url, KAFKA_BROKERS: '', LOG_LEVEL: 'error' });
@@ -54,7 +55,7 @@ export async function checkSettled(url: string, workload: Workload): Promise<str
     const like = `${workload.tag}_%`;
     const [events] = (
       await db.query(
-        `SELECT (SELECT count(*) FROM runtime_events WHERE runtime_id LIKE $1)::int AS stored,
+        `SELECT (SELECT count(*) FROM runtime_events WHERE runtime_id LIKE $1)::int + (SELECT coalesce(sum(heartbeats), 0) FROM runtimes WHERE runtime_id LIKE $1)::int AS stored,
                 (SELECT coalesce(sum(events_count), 0) FROM runtimes WHERE runtime_id LIKE $1)::int AS counted`,
         [like],
       )

@@ -179,6 +179,28 @@ describe('settling what ran: our own termination reasons, contradictory launch f
   });
 
   describe('the reservation view after a forced settlement', () => {
+    it('counts a heartbeat once per seq without storing it, and still takes its instant as a sign of life', async () => {
+      clock.set(at(T0, 6 * 60 * MIN));
+      const start = clock.now();
+      const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
+      const runtimeId = uid('rt');
+      await reserve(accountId, runtimeId, 60);
+      await accepted(lifecycle(accountId, runtimeId, 'runtime.started', start, 1));
+      expect((await send(lifecycle(accountId, runtimeId, 'runtime.heartbeat', at(start, 5 * MIN), 3))).body).toEqual({ accepted: 1, duplicates: 0 });
+      // A copy under another id, and an older seq: duplicates, not counted again.
+      expect((await send(lifecycle(accountId, runtimeId, 'runtime.heartbeat', at(start, 5 * MIN), 3))).body).toEqual({ accepted: 0, duplicates: 1 });
+      expect((await send(lifecycle(accountId, runtimeId, 'runtime.heartbeat', at(start, 7 * MIN), 2))).body).toEqual({ accepted: 0, duplicates: 1 });
+      const [row] = await h.ds.query(`SELECT events_count, heartbeats, heartbeat_seq::int AS top FROM runtimes WHERE runtime_id = $1`, [runtimeId]);
+      expect(row).toEqual({ events_count: 2, heartbeats: 1, top: 3 });
+      expect((await h.ds.query(`SELECT type FROM runtime_events WHERE runtime_id = $1`, [runtimeId])).map((e: { type: string }) => e.type)).toEqual(['runtime.started']);
+      // The older seq's later instant is still its last sign of life: the forced settlement charges up to it + the timeout.
+      clock.set(at(start, 18 * MIN));
+      expect(await sweep()).toMatchObject({ unreachable: 1 });
+      clock.advance(h.config.metering.settleGraceMs + MIN);
+      expect((await sweep()).forcedSettlements).toBe(1);
+      expect(await view(runtimeId)).toMatchObject({ status: 'settled', settlement: 'forced_unreachable', runningSeconds: 1020, charged: '0.283334' });
+    });
+
     it('closes a silent runtime at its last sign of life + the heartbeat timeout, stops counting and says so', async () => {
       clock.set(at(T0, 2 * 60 * MIN));
       const start = clock.now();

@@ -100,8 +100,19 @@ export class Runtime {
   @Column({ name: 'settled_at', type: 'timestamptz', nullable: true })
   settledAt: Date | null;
 
+  /** Events applied: the stored ones and the heartbeats counted below. */
   @Column({ name: 'events_count', type: 'integer', default: 0 })
   eventsCount: number;
+
+  /**
+   * Heartbeats are not stored: a heartbeat is new (counted) when its seq is above the highest
+   * heartbeat seq the runtime has applied; its instant moves last_seen_at whatever its seq.
+   */
+  @Column({ name: 'heartbeat_seq', type: 'bigint', nullable: true })
+  heartbeatSeq: string | null;
+
+  @Column({ type: 'integer', default: 0 })
+  heartbeats: number;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
