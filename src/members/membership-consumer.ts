@@ -8,13 +8,14 @@ import { withCorrelation } from '../common/context/correlation';
 import { inTransaction, rows } from '../common/database/transaction';
 import { MessageBus, type InboundMessage } from '../infra/kafka/message-bus';
 import { MembersService, type MemberChange } from './members.service';
+import { inputInstant } from '../common/http/api-schemas';
 
 const INBOX_SOURCE = 'accounts.membership.v1';
 
 const membershipEventSchema = z.object({
   id: z.string().min(1).max(256),
   type: z.enum(['member.added', 'member.removed']),
-  occurredAt: z.iso.datetime({ offset: true }),
+  occurredAt: inputInstant,
   accountId: z.string().min(1).max(128),
   userId: z.string().min(1).max(256),
 });

@@ -1216,6 +1216,21 @@ export interface components {
             terminated: string[];
             thresholds: number[];
         };
+        /** @description A Stripe event, as Stripe signs it */
+        StripeEvent: {
+            created: number;
+            data: {
+                object: {
+                    [key: string]: unknown;
+                };
+            } & {
+                [key: string]: unknown;
+            };
+            id: string;
+            type: string;
+        } & {
+            [key: string]: unknown;
+        };
         Subscription: {
             accountId: string;
             /** @enum {string} */
@@ -5468,9 +5483,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    [key: string]: unknown;
-                };
+                "application/json": components["schemas"]["StripeEvent"];
             };
         };
         responses: {
