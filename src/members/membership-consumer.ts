@@ -12,13 +12,16 @@ import { inputInstant } from '../common/http/api-schemas';
 
 const INBOX_SOURCE = 'accounts.membership.v1';
 
-const membershipEventSchema = z.object({
-  id: z.string().min(1).max(256),
-  type: z.enum(['member.added', 'member.removed']),
-  occurredAt: inputInstant,
-  accountId: z.string().min(1).max(128),
-  userId: z.string().min(1).max(256),
-});
+/** A message on `accounts.membership.v1` (keyed by accountId); the AsyncAPI document is made from this schema. */
+export const membershipEventSchema = z
+  .object({
+    id: z.string().min(1).max(256).meta({ description: 'The dedup key, forever' }),
+    type: z.enum(['member.added', 'member.removed']),
+    occurredAt: inputInstant,
+    accountId: z.string().min(1).max(128),
+    userId: z.string().min(1).max(256),
+  })
+  .meta({ id: 'MembershipEvent', description: "A seat change of an organization; a redelivery does nothing, and changes apply by occurredAt per member" });
 
 export function parseMembershipMessage(value: Buffer | null): MemberChange | string {
   const text = value?.toString('utf8') ?? '';
