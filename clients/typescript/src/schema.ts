@@ -48,7 +48,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Prometheus metrics (behind METRICS_BEARER_TOKEN when it is set)
+         * Prometheus metrics (behind METRICS_BEARER_TOKEN when it is set; on METRICS_PORT instead when that is set)
          * @description No API key needed.
          */
         get: operations["metrics"];
@@ -1554,6 +1554,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "DL_BILLING_UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_NOT_FOUND";
                         };
                     };
                 };

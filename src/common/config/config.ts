@@ -23,6 +23,8 @@ export interface AppConfig {
   adminApiKey?: string;
   authFailuresPerMinute: number;
   metricsBearerToken?: string;
+  /** A listener of its own for /metrics (METRICS_PORT, METRICS_HOST); unset: /metrics on the API's port. */
+  metricsListener?: { port: number; host: string };
   stripe: {
     secretKey?: string;
     webhookSecret?: string;
@@ -89,6 +91,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     adminApiKey: e.BILLING_ADMIN_API_KEY,
     authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE,
     metricsBearerToken: e.METRICS_BEARER_TOKEN,
+    metricsListener: e.METRICS_PORT === undefined ? undefined : { port: e.METRICS_PORT, host: e.METRICS_HOST },
     stripe: {
       secretKey: e.STRIPE_SECRET_KEY,
       webhookSecret: e.STRIPE_WEBHOOK_SECRET,
