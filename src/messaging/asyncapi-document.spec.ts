@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { membershipEventSchema } from '../members/membership-consumer';
 import { terminateCommandSchema } from '../metering/commands';
 import { lifecycleEventDocSchema } from '../metering/dto/event.dto';
-import { deadLetterHeadersSchema } from '../metering/lifecycle-consumer';
 import { buildAsyncApiDocument } from './asyncapi-document';
+import { deadLetterHeadersSchema } from './dead-letter';
 import { notificationMessage, notificationMessageSchema } from './notifications';
 import { topicsOf } from './topics';
 
@@ -44,7 +44,7 @@ describe('the AsyncAPI document of the Kafka topics', () => {
   it('has a channel for every topic the service consumes or publishes, each with its operation', () => {
     const addresses = Object.values(doc.channels).map((c) => c.address);
     expect(addresses.sort()).toEqual(Object.values(topicsOf({})).sort());
-    expect(Object.values(doc.operations).map((o) => o.action).sort()).toEqual(['receive', 'receive', 'send', 'send', 'send']);
+    expect(Object.values(doc.operations).map((o) => o.action).sort()).toEqual(['receive', 'receive', 'send', 'send', 'send', 'send']);
   });
 
   it('holds each message to the zod schema its consumer or publisher uses', () => {
@@ -67,6 +67,7 @@ describe('the AsyncAPI document of the Kafka topics', () => {
     expect(schema('MembershipEvent')(member)).toBe(true);
     const headers = { 'x-dlq-reason': 'not JSON', 'x-dlq-code': 'DL_BILLING_REQUEST_INVALID', 'x-dlq-findings': '[]', 'x-dlq-source': 't/0/1' };
     expect(deadLetterHeadersSchema.safeParse(headers).success).toBe(true);
-    expect(schema('DeadLetterHeaders')(headers)).toBe(true);
+    expect(schema('LifecycleDeadLetterHeaders')(headers)).toBe(true);
+    expect(schema('MembershipDeadLetterHeaders')(headers)).toBe(true);
   });
 });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { membershipEventSchema } from '../members/membership-consumer';
 import { terminateCommandSchema } from '../metering/commands';
 import { lifecycleEventDocSchema } from '../metering/dto/event.dto';
-import { deadLetterHeadersSchema } from '../metering/lifecycle-consumer';
+import { deadLetterHeadersSchema } from './dead-letter';
 import { notificationMessageSchema } from './notifications';
 import { topicsOf } from './topics';
 
@@ -40,8 +40,17 @@ const CHANNELS: Channel[] = [
   {
     topic: 'lifecycleDlq',
     action: 'send',
-    message: 'DeadLetter',
+    message: 'LifecycleDeadLetter',
     title: 'A lifecycle message that could not be parsed or validated',
+    summary: 'Key and value exactly as received (any bytes: not necessarily JSON); the reason in the headers. Consumption goes on.',
+    key: 'the refused message key',
+    headers: deadLetterHeadersSchema,
+  },
+  {
+    topic: 'membershipDlq',
+    action: 'send',
+    message: 'MembershipDeadLetter',
+    title: 'A membership message that could not be parsed or validated',
     summary: 'Key and value exactly as received (any bytes: not necessarily JSON); the reason in the headers. Consumption goes on.',
     key: 'the refused message key',
     headers: deadLetterHeadersSchema,

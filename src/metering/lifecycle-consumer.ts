@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import { z } from 'zod';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import type { Finding } from '../common/errors/billing.exception';
 import { Clock } from '../infra/clock/clock';
 import { MessageBus, type InboundMessage } from '../infra/kafka/message-bus';
 import { Metrics } from '../health/metrics';
+import { deadLetter } from '../messaging/dead-letter';
 import { lifecycleValidator, parseLifecycleMessage, type LifecycleEvent, type LifecycleValidator } from './lifecycle-event';
 import { LifecycleIngestService } from './lifecycle-ingest.service';
 
@@ -88,19 +88,7 @@ export class LifecycleConsumer implements OnModuleInit {
   }
 
   private async publishDeadLetters(poison: Poison[], dlqTopic: string): Promise<void> {
-    await this.bus.publish(
-      poison.map(({ message, reason, findings, code }) => ({
-        topic: dlqTopic,
-        key: message.key ?? '',
-        value: message.value?.toString('utf8') ?? '',
-        headers: {
-          'x-dlq-reason': reason,
-          'x-dlq-code': code,
-          'x-dlq-findings': JSON.stringify(findings),
-          'x-dlq-source': `${message.topic}/${message.partition}/${message.offset}`,
-        } satisfies DeadLetterHeaders,
-      })),
-    );
+    await this.bus.publish(poison.map(({ message, reason, findings, code }) => deadLetter(dlqTopic, message, reason, code, findings)));
   }
 }
 
@@ -110,17 +98,6 @@ const DLQ_SEND_BYTES = 256 * 1024;
 function sizeOf(poison: Poison): number {
   return (poison.message.value?.length ?? 0) + (poison.message.key?.length ?? 0) + poison.reason.length + 512;
 }
-
-/** The headers of a message on `runtime.lifecycle.v1.dlq`, whose key and value are the refused message's as received. */
-export const deadLetterHeadersSchema = z
-  .strictObject({
-    'x-dlq-reason': z.string().meta({ description: 'Why it was refused, in words' }),
-    'x-dlq-code': z.enum(['DL_BILLING_REQUEST_INVALID', 'DL_BILLING_INTERNAL']).meta({ description: 'REQUEST_INVALID: the message is malformed; INTERNAL: a valid-looking message the database refused' }),
-    'x-dlq-findings': z.string().meta({ description: 'JSON: the findings, `[{field, message}]`' }),
-    'x-dlq-source': z.string().meta({ description: '`topic/partition/offset` of the refused message' }),
-  })
-  .meta({ id: 'DeadLetterHeaders' });
-type DeadLetterHeaders = z.input<typeof deadLetterHeadersSchema>;
 
 interface Poison {
   message: InboundMessage;

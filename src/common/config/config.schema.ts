@@ -28,6 +28,7 @@ export const envSchema = z.object({
   KAFKA_TOPIC_LIFECYCLE: z.string().min(1).default('runtime.lifecycle.v1'),
   KAFKA_TOPIC_LIFECYCLE_DLQ: z.string().min(1).default('runtime.lifecycle.v1.dlq'),
   KAFKA_TOPIC_MEMBERSHIP: z.string().min(1).default('accounts.membership.v1'),
+  KAFKA_TOPIC_MEMBERSHIP_DLQ: z.string().min(1).default('accounts.membership.v1.dlq'),
   KAFKA_TOPIC_COMMANDS: z.string().min(1).default('billing.commands.v1'),
   KAFKA_TOPIC_NOTIFICATIONS: z.string().min(1).default('billing.notifications.v1'),
   /** Failed authentications a client address may make per minute before it gets 429s. */

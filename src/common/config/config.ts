@@ -9,6 +9,7 @@ export interface KafkaConfig {
     lifecycle: string;
     lifecycleDlq: string;
     membership: string;
+    membershipDlq: string;
     commands: string;
     notifications: string;
   };
@@ -83,6 +84,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
             lifecycle: e.KAFKA_TOPIC_LIFECYCLE,
             lifecycleDlq: e.KAFKA_TOPIC_LIFECYCLE_DLQ,
             membership: e.KAFKA_TOPIC_MEMBERSHIP,
+            membershipDlq: e.KAFKA_TOPIC_MEMBERSHIP_DLQ,
             commands: e.KAFKA_TOPIC_COMMANDS,
             notifications: e.KAFKA_TOPIC_NOTIFICATIONS,
           },
