@@ -1,6 +1,6 @@
 // `npm run demo`: the whole service at work in about a minute, on its embedded defaults.
-// `npm run demo` builds the service (this file with it, to dist/scripts/demo.js), starts it as a child
-// process (no DATABASE_URL → embedded PostgreSQL in a temp data dir; no KAFKA_BROKERS → lifecycle
+// `npm run demo` builds the service, compiles this file and the client (swc, to dist/demo/), starts
+// the service as a child process (no DATABASE_URL → embedded PostgreSQL in a temp data dir; no KAFKA_BROKERS → lifecycle
 // events over HTTP), creates an account on each plan, runs simulated runtimes through
 // POST /v1/reservations and POST /v1/events, runs into a quota and a spend limit, and prints a short
 // report. `npm run demo -- --keep` leaves the service running (with the dashboard at /admin) until
