@@ -25,7 +25,8 @@ export const inputInstant = z.iso
   .datetime({ offset: true, message: 'must be an ISO 8601 date-time' })
   .refine((v) => {
     const t = Date.parse(v);
-    return t >= EARLIEST && t < LATEST;
+    // Text that is no date-time at all has its finding from the format check already.
+    return Number.isNaN(t) || (t >= EARLIEST && t < LATEST);
   }, 'must be from 1970-01-01 through 9999-12-31');
 
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]];
