@@ -1,5 +1,6 @@
-// Writes the OpenAPI document (docs/openapi.json) and the typed client's types
-// (clients/typescript/src/schema.ts) from the built service: `npm run openapi` after changing a
+// Writes the OpenAPI document (docs/openapi.json), the typed client's types
+// (clients/typescript/src/schema.ts) and the AsyncAPI document of the Kafka topics
+// (docs/asyncapi.json) from the built service: `npm run openapi` after changing a
 // route or a zod schema. A unit test fails while either file is out of date.
 //
 // `npm run openapi -- --examples` first merges the responses recorded by a test run
@@ -20,6 +21,7 @@ function shorten(value) {
 // Loading the app module loads every controller, and with them their @Doc entries.
 require('../dist/src/app.module.js');
 const { buildOpenApiDocument } = require('../dist/src/common/http/openapi-document.js');
+const { buildAsyncApiDocument } = require('../dist/src/messaging/asyncapi-document.js');
 let { RECORDED_EXAMPLES: examples } = require('../dist/src/common/http/openapi-examples.js');
 
 if (process.argv.includes('--examples')) {
@@ -53,4 +55,5 @@ if (process.argv.includes('--examples')) {
 const doc = buildOpenApiDocument(examples);
 writeFileSync('docs/openapi.json', `${JSON.stringify(doc, null, 2)}\n`);
 writeFileSync('clients/typescript/src/schema.ts', await clientTypes(doc));
-console.log(`docs/openapi.json: ${Object.keys(doc.paths).length} paths; clients/typescript/src/schema.ts written`);
+writeFileSync('docs/asyncapi.json', `${JSON.stringify(buildAsyncApiDocument(), null, 2)}\n`);
+console.log(`docs/openapi.json: ${Object.keys(doc.paths).length} paths; clients/typescript/src/schema.ts and docs/asyncapi.json written`);

@@ -26,9 +26,14 @@ export function requestIdOf(header: string | string[] | undefined): string {
   return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
 }
 
+const MAX_PARAM_LENGTH = 384;
+
 function fastifyAdapter(): FastifyAdapter {
   return new FastifyAdapter({
     bodyLimit: BODY_LIMIT,
+    // Path ids are up to 128 characters, each up to 3 when percent-encoded (`:` as `%3A`); a longer
+    // segment is refused below before any route runs (Fastify's default, 100, refused valid ids).
+    maxParamLength: MAX_PARAM_LENGTH,
     // Read by genReqId, which refuses what is not a plain id (control characters, 10 KB, log injection).
     requestIdHeader: false,
     genReqId: (request: IncomingMessage) => requestIdOf(request.headers['x-request-id']),
@@ -40,7 +45,9 @@ function fastifyAdapter(): FastifyAdapter {
       const exception =
         error.code === 'FST_ERR_BAD_URL'
           ? BillingException.invalid([{ field: 'url', message: 'is not a valid URL (malformed percent-encoding)' }])
-          : toBillingException(error);
+          : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+            ? BillingException.invalid([{ field: 'url', message: `has a path segment longer than ${MAX_PARAM_LENGTH} characters` }])
+            : toBillingException(error);
       void reply.status(exception.status).send(exception.toBody());
     },
   });

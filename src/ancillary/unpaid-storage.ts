@@ -1,12 +1,32 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
+import { z } from 'zod';
 import type { AppConfig } from '../common/config/config';
 import { rows } from '../common/database/transaction';
+import { instant } from '../common/http/api-schemas';
 import { formatCredits } from '../common/money';
 import { notifyOnce } from '../messaging/notifications';
 import { enqueue } from '../messaging/outbox';
 import { topicsOf } from '../messaging/topics';
 import { accountsWithUnpaidStorage, liveSnapshots } from './ancillary.store';
+
+
+/** A command on `billing.commands.v1` (keyed by accountId); the AsyncAPI document is made from this schema. */
+export const snapshotFlagCommandSchema = z
+  .strictObject({
+    id: z.string().meta({ description: '`cmd_<md5 of account, snapshot and unpaid-since>`: one command per snapshot and episode of unpaid storage' }),
+    type: z.literal('snapshot.flag_for_deletion'),
+    accountId: z.string(),
+    snapshotId: z.string(),
+    reason: z.literal('storage_unpaid'),
+    unpaidSince: instant,
+    issuedAt: instant,
+  })
+  .meta({
+    id: 'SnapshotFlagCommand',
+    description: "Tells the platform that a snapshot's storage has gone unpaid past the grace period, so it may delete it; the billing service never deletes anything itself.",
+  });
+export type SnapshotFlagCommand = z.input<typeof snapshotFlagCommandSchema>;
 
 /**
  * Storage a wallet could not pay: the owner is told at once (`storage.unpaid`, once per episode:
@@ -50,7 +70,15 @@ export async function handleUnpaidStorage(em: EntityManager, config: AppConfig, 
       fresh.map((c) => ({
         topic: topics.commands,
         key: unpaid.accountId,
-        payload: { id: c.id, type: 'snapshot.flag_for_deletion', accountId: unpaid.accountId, snapshotId: c.snapshot_id, reason: 'storage_unpaid', unpaidSince: since, issuedAt: now.toISOString() },
+        payload: {
+          id: c.id,
+          type: 'snapshot.flag_for_deletion',
+          accountId: unpaid.accountId,
+          snapshotId: c.snapshot_id,
+          reason: 'storage_unpaid',
+          unpaidSince: since,
+          issuedAt: now.toISOString(),
+        } satisfies SnapshotFlagCommand,
       })),
     );
     flagged += fresh.length;

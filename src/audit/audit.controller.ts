@@ -2,7 +2,7 @@ import { Controller, Get, Query } from '@nestjs/common';
 import { z } from 'zod';
 import { Access } from '../accounts/auth/auth.decorators';
 import { ACCOUNT_ID_PATTERN } from '../accounts/auth/scopes';
-import { instant, page } from '../common/http/api-schemas';
+import { instant, page, inputInstant } from '../common/http/api-schemas';
 import { Doc } from '../common/http/openapi';
 import { ZodPipe } from '../common/http/zod-validation.pipe';
 import { AuditService, type AuditRow } from './audit.service';
@@ -10,8 +10,8 @@ import { AuditService, type AuditRow } from './audit.service';
 const auditQuerySchema = z
   .strictObject({
     accountId: z.string().regex(ACCOUNT_ID_PATTERN, 'must be an account id').optional(),
-    from: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' }).optional(),
-    to: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' }).optional(),
+    from: inputInstant.optional(),
+    to: inputInstant.optional(),
     cursor: z.string().regex(/^\d{1,18}$/, 'must be a cursor returned by this endpoint').optional(),
     limit: z.coerce.number().int().min(1).max(500).default(100),
   })

@@ -1,4 +1,3 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { Controller, Get, Headers, HttpCode, Inject, Res } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { FastifyReply } from 'fastify';
@@ -10,6 +9,7 @@ import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { BillingException } from '../common/errors/billing.exception';
 import { MessageBus } from '../infra/kafka/message-bus';
 import { Metrics } from './metrics';
+import { METRICS_UNAUTHENTICATED, metricsAuthorized } from './metrics-listener';
 
 const check = z.strictObject({ ok: z.boolean(), detail: z.string() });
 const readySchema = z
@@ -55,22 +55,23 @@ export class HealthController {
     await reply.status(ok ? 200 : 503).send({ status: ok ? 'ready' : 'not ready', checks: { database, kafka } });
   }
 
-  /** Prometheus; behind METRICS_BEARER_TOKEN when it is set (the metrics name routes and volumes). */
+  /**
+   * Prometheus; behind METRICS_BEARER_TOKEN when it is set (the metrics name routes and volumes).
+   * With METRICS_PORT set they are served on that listener alone (MetricsListener), and 404 here.
+   */
   @Get('metrics')
-  @Doc({ id: 'metrics', summary: 'Prometheus metrics (behind METRICS_BEARER_TOKEN when it is set)', tag: 'Health', responses: { 200: { description: 'The exposition format', text: 'text/plain' } }, errors: ['DL_BILLING_UNAUTHENTICATED'] })
+  @Doc({
+    id: 'metrics',
+    summary: 'Prometheus metrics (behind METRICS_BEARER_TOKEN when it is set; on METRICS_PORT instead when that is set)',
+    tag: 'Health',
+    responses: { 200: { description: 'The exposition format', text: 'text/plain' } },
+    errors: ['DL_BILLING_UNAUTHENTICATED', 'DL_BILLING_NOT_FOUND'],
+  })
   async scrape(@Headers('authorization') authorization: string | undefined, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
-    const token = this.config.metricsBearerToken;
-    if (token !== undefined && !sameSecret(/^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1] ?? '', token)) {
-      throw new BillingException('DL_BILLING_UNAUTHENTICATED', 'The metrics need Authorization: Bearer <METRICS_BEARER_TOKEN>');
-    }
+    if (this.config.metricsListener) throw BillingException.notFound('Route');
+    if (!metricsAuthorized(this.config.metricsBearerToken, authorization)) throw METRICS_UNAUTHENTICATED();
     // Set here, not by a decorator: a refusal is the contract's JSON error body.
     void reply.header('content-type', 'text/plain; version=0.0.4');
     return this.metrics.registry.metrics();
   }
-}
-
-/** Compared in constant time (over digests, so that the length is not told either). */
-function sameSecret(given: string, expected: string): boolean {
-  const digest = (s: string) => createHash('sha256').update(s).digest();
-  return timingSafeEqual(digest(given), digest(expected));
 }

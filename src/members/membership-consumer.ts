@@ -6,31 +6,42 @@ import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { jsonLimitProblem } from '../common/json-limits';
 import { withCorrelation } from '../common/context/correlation';
 import { inTransaction, rows } from '../common/database/transaction';
-import { MessageBus, type InboundMessage } from '../infra/kafka/message-bus';
+import type { Finding } from '../common/errors/billing.exception';
+import { findingsOf } from '../common/http/zod-validation.pipe';
+import { MessageBus, type InboundMessage, type OutboundMessage } from '../infra/kafka/message-bus';
+import { deadLetter } from '../messaging/dead-letter';
 import { MembersService, type MemberChange } from './members.service';
+import { inputInstant } from '../common/http/api-schemas';
 
 const INBOX_SOURCE = 'accounts.membership.v1';
 
-const membershipEventSchema = z.object({
-  id: z.string().min(1).max(256),
-  type: z.enum(['member.added', 'member.removed']),
-  occurredAt: z.iso.datetime({ offset: true }),
-  accountId: z.string().min(1).max(128),
-  userId: z.string().min(1).max(256),
-});
+/** A message on `accounts.membership.v1` (keyed by accountId); the AsyncAPI document is made from this schema. */
+export const membershipEventSchema = z
+  .object({
+    id: z.string().min(1).max(256).meta({ description: 'The dedup key, forever' }),
+    type: z.enum(['member.added', 'member.removed']),
+    occurredAt: inputInstant,
+    accountId: z.string().min(1).max(128),
+    userId: z.string().min(1).max(256),
+  })
+  .meta({ id: 'MembershipEvent', description: "A seat change of an organization; a redelivery does nothing, and changes apply by occurredAt per member" });
 
-export function parseMembershipMessage(value: Buffer | null): MemberChange | string {
+/** A membership change, or why the message is not one (the JSON limits first: nothing recursive runs before them). */
+export function parseMembershipMessage(value: Buffer | null): MemberChange | { reason: string; findings: Finding[] } {
   const text = value?.toString('utf8') ?? '';
   const problem = jsonLimitProblem(text);
-  if (problem !== undefined) return problem;
+  if (problem !== undefined) return { reason: problem, findings: [{ field: 'value', message: problem }] };
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
-    return 'not JSON';
+    return { reason: 'not JSON', findings: [{ field: 'value', message: 'is not JSON' }] };
   }
   const parsed = membershipEventSchema.safeParse(json);
-  if (!parsed.success) return parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+  if (!parsed.success) {
+    const findings = findingsOf(parsed.error);
+    return { reason: `invalid event: ${findings.map((f) => `${f.field}: ${f.message}`).join('; ')}`, findings };
+  }
   return { ...parsed.data, occurredAt: new Date(parsed.data.occurredAt) };
 }
 
@@ -58,13 +69,17 @@ export class MembershipConsumer implements OnModuleInit {
 
   async handle(batch: InboundMessage[]): Promise<void> {
     const changes: MemberChange[] = [];
+    const poison: OutboundMessage[] = [];
+    const dlqTopic = this.config.kafka!.topics.membershipDlq;
     for (const message of batch) {
       const parsed = parseMembershipMessage(message.value);
-      if (typeof parsed === 'string') {
-        this.logger.warn(`membership message ${message.topic}/${message.partition}/${message.offset} skipped: ${parsed}`);
-      } else {
-        changes.push(parsed);
-      }
+      if ('reason' in parsed) poison.push(deadLetter(dlqTopic, message, parsed.reason, 'DL_BILLING_REQUEST_INVALID', parsed.findings));
+      else changes.push(parsed);
+    }
+    // Parked before the batch's offsets move (as lifecycle messages are), and consumption goes on.
+    if (poison.length > 0) {
+      await this.bus.publish(poison);
+      this.logger.warn(`${poison.length} membership message(s) sent to ${dlqTopic}: ${poison[0]!.headers!['x-dlq-reason']}`);
     }
     if (changes.length === 0) return;
     const changed = await inTransaction(this.ds, async (em) => {

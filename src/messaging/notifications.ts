@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
+import { z } from 'zod';
+import { instant } from '../common/http/api-schemas';
 import { rows } from '../common/database/transaction';
 import { enqueue, type OutboxEntry } from './outbox';
 
@@ -8,15 +10,32 @@ import { enqueue, type OutboxEntry } from './outbox';
  * data}`, and one cause: the id is `ntf_<md5(cause)>`, so the same cause always has the same id and a
  * consumer can drop a re-sent copy. The types, their causes and data are in docs/contract-changes.md.
  */
-export type NotificationType =
-  | 'credits.granted'
-  | 'credits.expired'
-  | 'quota.exhausted'
-  | 'wallet.low_balance'
-  | 'spend_limit.threshold_crossed'
-  | 'spend_limit.reached'
-  | 'subscription.past_due'
-  | 'storage.unpaid';
+export const NOTIFICATION_TYPES = [
+  'credits.granted',
+  'credits.expired',
+  'quota.exhausted',
+  'wallet.low_balance',
+  'spend_limit.threshold_crossed',
+  'spend_limit.reached',
+  'subscription.past_due',
+  'storage.unpaid',
+] as const;
+export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
+
+/** A message on `billing.notifications.v1` (keyed by accountId); the AsyncAPI document is made from this schema. */
+export const notificationMessageSchema = z
+  .strictObject({
+    id: z
+      .string()
+      .regex(/^ntf_[0-9a-f]{32}$/)
+      .meta({ description: '`ntf_<md5 of the cause>`: the same cause always has the same id, so a re-sent copy can be dropped' }),
+    type: z.enum(NOTIFICATION_TYPES),
+    accountId: z.string(),
+    occurredAt: instant,
+    data: z.record(z.string(), z.unknown()).meta({ description: 'Per type, as docs/contract-changes.md lists (amounts in credits with 6 decimals)' }),
+  })
+  .meta({ id: 'Notification', description: 'Something an account holder or operator should hear about, sent once per cause' });
+export type NotificationMessage = z.input<typeof notificationMessageSchema>;
 
 export interface Notification<T extends NotificationType = NotificationType> {
   type: T;
@@ -33,7 +52,8 @@ export function notificationId(cause: string): string {
 
 /** The outbox message of a notification. */
 export function notificationMessage(topic: string, n: Notification, at: Date): OutboxEntry {
-  return { topic, key: n.accountId, payload: { id: notificationId(n.cause), type: n.type, accountId: n.accountId, occurredAt: at.toISOString(), data: n.data } };
+  const payload: NotificationMessage = { id: notificationId(n.cause), type: n.type, accountId: n.accountId, occurredAt: at.toISOString(), data: n.data };
+  return { topic, key: n.accountId, payload };
 }
 
 /**

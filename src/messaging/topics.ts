@@ -7,6 +7,7 @@ export function topicsOf(config: Partial<Pick<AppConfig, 'kafka'>>): KafkaConfig
       lifecycle: 'runtime.lifecycle.v1',
       lifecycleDlq: 'runtime.lifecycle.v1.dlq',
       membership: 'accounts.membership.v1',
+      membershipDlq: 'accounts.membership.v1.dlq',
       commands: 'billing.commands.v1',
       notifications: 'billing.notifications.v1',
       ancillary: 'usage.ancillary.v1',

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
+import { z } from 'zod';
 import type { AuditService } from '../audit/audit.service';
+import { instant } from '../common/http/api-schemas';
 import { enqueue } from '../messaging/outbox';
 
 export const TERMINATE_REASONS = [
@@ -12,6 +14,22 @@ export const TERMINATE_REASONS = [
   'unreachable',
 ] as const;
 export type TerminateReason = (typeof TERMINATE_REASONS)[number];
+
+/** A command on `billing.commands.v1` (keyed by accountId); the AsyncAPI document is made from this schema. */
+export const terminateCommandSchema = z
+  .strictObject({
+    id: z.string().meta({ description: 'The command id (`cmd_<uuid>`); a re-issued command has a new id' }),
+    type: z.literal('runtime.terminate'),
+    accountId: z.string(),
+    runtimeId: z.string(),
+    reason: z.enum(TERMINATE_REASONS),
+    issuedAt: instant,
+  })
+  .meta({
+    id: 'TerminateCommand',
+    description: 'Tells the control plane to terminate a runtime. Re-issued while the runtime keeps reporting past the grace period; acknowledged by its `runtime.terminated`.',
+  });
+export type TerminateCommand = z.input<typeof terminateCommandSchema>;
 
 export interface TerminateTarget {
   runtimeId: string;
@@ -52,7 +70,7 @@ export async function issueTerminate(em: EntityManager, issuer: CommandIssuer, t
         runtimeId: c.runtimeId,
         reason: c.reason,
         issuedAt: now.toISOString(),
-      },
+      } satisfies TerminateCommand,
     })),
   );
   await issuer.audit.recordMany(

@@ -4,6 +4,7 @@ import type { Finding } from '../common/errors/billing.exception';
 import { Clock } from '../infra/clock/clock';
 import { MessageBus, type InboundMessage } from '../infra/kafka/message-bus';
 import { Metrics } from '../health/metrics';
+import { deadLetter } from '../messaging/dead-letter';
 import { lifecycleValidator, parseLifecycleMessage, type LifecycleEvent, type LifecycleValidator } from './lifecycle-event';
 import { EventExtensions, type ExtraEventHandler } from './event-extensions';
 import { LifecycleIngestService } from './lifecycle-ingest.service';
@@ -131,19 +132,7 @@ export class LifecycleConsumer implements OnModuleInit {
   }
 
   private async publishDeadLetters(poison: Poison[], dlqTopic: string): Promise<void> {
-    await this.bus.publish(
-      poison.map(({ message, reason, findings, code }) => ({
-        topic: dlqTopic,
-        key: message.key ?? '',
-        value: message.value?.toString('utf8') ?? '',
-        headers: {
-          'x-dlq-reason': reason,
-          'x-dlq-code': code,
-          'x-dlq-findings': JSON.stringify(findings),
-          'x-dlq-source': `${message.topic}/${message.partition}/${message.offset}`,
-        },
-      })),
-    );
+    await this.bus.publish(poison.map(({ message, reason, findings, code }) => deadLetter(dlqTopic, message, reason, code, findings)));
   }
 }
 

@@ -9,7 +9,7 @@ import { BillingException } from '../common/errors/billing.exception';
 import { Doc } from '../common/http/openapi';
 import { parseQueryOrThrow } from '../common/http/zod-validation.pipe';
 import { formatCredits } from '../common/money';
-import { credits, instant } from '../common/http/api-schemas';
+import { credits, instant, inputInstant } from '../common/http/api-schemas';
 import { Clock } from '../infra/clock/clock';
 import { calendarMonth } from '../plans/periods';
 import { toCsv } from '../reports/reports.service';
@@ -24,8 +24,8 @@ const GROUPS = {
 } as const;
 
 const usageQuery = z.strictObject({
-  from: z.iso.datetime({ offset: true }).optional(),
-  to: z.iso.datetime({ offset: true }).optional(),
+  from: inputInstant.optional(),
+  to: inputInstant.optional(),
   groupBy: z.enum(['runtime', 'environment', 'day', 'user']).default('runtime'),
   format: z.enum(['json', 'csv']).optional(),
 });

@@ -8,6 +8,7 @@ import { PLAN_IDS, PlanCatalog } from '../plans/plan-catalog';
 import { calendarMonth } from '../plans/periods';
 import { lowBalanceThreshold } from '../plans/plan-launch-guard';
 import { usageSource, type Period } from './reports.service';
+import { inputInstant } from '../common/http/api-schemas';
 
 const flag = z.enum(['', 'yes']).optional();
 
@@ -22,8 +23,8 @@ export const accountListQuerySchema = z.strictObject({
   sort: z.enum(['id', 'balance', 'consumption']).default('id'),
   dir: z.enum(['asc', 'desc']).default('asc'),
   page: z.coerce.number().int().min(1).max(100_000).default(1),
-  from: z.iso.datetime({ offset: true }).optional(),
-  to: z.iso.datetime({ offset: true }).optional(),
+  from: inputInstant.optional(),
+  to: inputInstant.optional(),
 });
 export type AccountListQuery = z.output<typeof accountListQuerySchema>;
 

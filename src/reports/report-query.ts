@@ -3,12 +3,13 @@ import { BillingException } from '../common/errors/billing.exception';
 import { parseOrThrow } from '../common/http/zod-validation.pipe';
 import { calendarMonth } from '../plans/periods';
 import { CREDIT_GROUPS, USAGE_GROUPS, type Period } from './reports.service';
+import { inputInstant } from '../common/http/api-schemas';
 
 const HOUR_MS = 3_600_000;
 
 const base = {
-  from: z.iso.datetime({ offset: true }).optional(),
-  to: z.iso.datetime({ offset: true }).optional(),
+  from: inputInstant.optional(),
+  to: inputInstant.optional(),
   format: z.enum(['json', 'csv']).optional(),
 };
 

@@ -147,15 +147,16 @@ export class StripeGateway {
   verifyWebhook(rawBody: Buffer | undefined, signature: string | undefined): StripeEventLike {
     if (!this.webhookSecret) throw new BillingException('DL_BILLING_UNAVAILABLE', 'Stripe webhooks are not configured (STRIPE_WEBHOOK_SECRET)');
     if (!rawBody || !signature) {
-      throw new BillingException('DL_BILLING_STRIPE_SIGNATURE_INVALID', 'The Stripe-Signature header and a body are required');
+      const message = !signature ? 'is required' : 'needs a body to verify';
+      throw new BillingException('DL_BILLING_STRIPE_SIGNATURE_INVALID', 'The Stripe-Signature header and a body are required', [{ field: 'stripe-signature', message }]);
     }
     try {
       return Stripe.webhooks.constructEvent(rawBody, signature, this.webhookSecret) as unknown as StripeEventLike;
     } catch (error) {
-      throw new BillingException(
-        'DL_BILLING_STRIPE_SIGNATURE_INVALID',
-        `The Stripe signature does not verify: ${error instanceof Error ? error.message.split('\n')[0] : 'invalid'}`,
-      );
+      const reason = error instanceof Error ? (error.message.split('\n')[0] ?? 'invalid') : 'invalid';
+      throw new BillingException('DL_BILLING_STRIPE_SIGNATURE_INVALID', `The Stripe signature does not verify: ${reason}`, [
+        { field: 'stripe-signature', message: `does not verify: ${reason}` },
+      ]);
     }
   }
 }

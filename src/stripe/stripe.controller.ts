@@ -10,11 +10,12 @@ import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { BillingException } from '../common/errors/billing.exception';
 import type { LimitedBodyRequest } from '../common/http/json-body';
 import { Doc } from '../common/http/openapi';
-import { ZodPipe } from '../common/http/zod-validation.pipe';
+import { parseOrThrow, ZodPipe } from '../common/http/zod-validation.pipe';
 import { jobResultSchema, JobsService, type JobResult } from '../jobs/jobs.service';
 import {
   checkoutSchema,
   discrepanciesQuerySchema,
+  stripeEventSchema,
   discrepanciesSchema,
   subscriptionViewSchema,
   topUpHeadersSchema,
@@ -64,7 +65,7 @@ export class StripeController {
     description: 'The `Stripe-Signature` header is checked on the raw body; too many bad signatures from one client get 429. Each event is applied once (on `event.id`).',
     tag: 'Stripe',
     headers: z.object({ 'stripe-signature': z.string() }),
-    body: z.record(z.string(), z.unknown()).meta({ description: 'A Stripe event, as Stripe signs it' }),
+    body: stripeEventSchema,
     responses: { 200: { description: 'Received', schema: webhookResultSchema } },
     errors: ['DL_BILLING_REQUEST_INVALID', 'DL_BILLING_STRIPE_SIGNATURE_INVALID', 'DL_BILLING_RATE_LIMITED', 'DL_BILLING_UNAVAILABLE'],
   })
@@ -80,6 +81,12 @@ export class StripeController {
     if (req.bodyLimitProblem !== undefined) {
       this.metrics.stripeWebhook(null, 'refused');
       throw BillingException.invalid([{ field: 'body', message: req.bodyLimitProblem }], 'The request body is refused');
+    }
+    try {
+      parseOrThrow(stripeEventSchema, event);
+    } catch (error) {
+      this.metrics.stripeWebhook(null, 'refused');
+      throw error;
     }
     try {
       const outcome = await this.events.handle(event);

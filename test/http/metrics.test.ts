@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fundedAccount, SMALL } from '../support/accounts';
 import { startApp, uid, type Harness } from '../support/app';
@@ -85,5 +86,51 @@ describe('/metrics: what an on-call engineer alerts on', () => {
       expect(used.size).toBeGreaterThan(5);
       for (const name of used) expect(exported.has(name), `${file} uses ${name}`).toBe(true);
     }
+  });
+});
+
+/** A port nothing listens on now. */
+function freePort(): Promise<number> {
+  return new Promise<number>((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+describe('/metrics on a listener of its own (METRICS_PORT, METRICS_HOST)', () => {
+  let h: Harness;
+  let port: number;
+  const token = 'metrics-listener-token-0123456789abcdef';
+
+  beforeAll(async () => {
+    port = await freePort();
+    h = await startApp({ env: { METRICS_PORT: String(port), METRICS_HOST: '127.0.0.1', METRICS_BEARER_TOKEN: token } });
+  });
+  afterAll(() => h.close());
+
+  it('serves the metrics there alone, behind the bearer, and answers 404 for them on the API port', async () => {
+    const url = `http://127.0.0.1:${port}/metrics`;
+    const scraped = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+    expect(scraped.status).toBe(200);
+    expect(scraped.headers.get('content-type')).toContain('text/plain');
+    expect(await scraped.text()).toContain('# TYPE');
+    const anonymous = await fetch(url);
+    expect(anonymous.status).toBe(401);
+    expect(((await anonymous.json()) as { error: { code: string } }).error.code).toBe('DL_BILLING_UNAUTHENTICATED');
+    const elsewhere = await fetch(`http://127.0.0.1:${port}/v1/accounts/x/wallet`, { headers: { authorization: `Bearer ${token}` } });
+    expect([elsewhere.status, ((await elsewhere.json()) as { error: { code: string } }).error.code]).toEqual([404, 'DL_BILLING_NOT_FOUND']);
+    const onApi = await h.request('GET', '/metrics', { headers: { authorization: `Bearer ${token}` } });
+    expect([onApi.status, onApi.body.error.code]).toEqual([404, 'DL_BILLING_NOT_FOUND']);
+  });
+
+  it('stops listening when the service closes', async () => {
+    const otherPort = await freePort();
+    const other = await startApp({ env: { METRICS_PORT: String(otherPort) } });
+    const otherUrl = `http://127.0.0.1:${otherPort}/metrics`;
+    expect((await fetch(otherUrl)).status).toBe(200);
+    await other.close();
+    await expect(fetch(otherUrl)).rejects.toThrow();
   });
 });

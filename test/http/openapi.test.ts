@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routesOf } from '../../src/common/http/docs';
 import { responseChecker, startApp, type Harness } from '../support/app';
@@ -29,6 +30,13 @@ describe('the OpenAPI document and the docs page', () => {
     expect(doc.servers).toHaveLength(1);
     expect((await h.request('GET', '/docs/openapi.json')).body).toEqual(doc);
     expect((await h.request('GET', '/docs', { headers: { accept: 'application/json' } })).body).toEqual(doc);
+  });
+
+  it('serves the AsyncAPI document of the Kafka topics at /asyncapi.json, without a key, as checked in', async () => {
+    const res = await h.request('GET', '/asyncapi.json');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(JSON.parse(readFileSync('docs/asyncapi.json', 'utf8')));
+    expect(res.body.asyncapi).toBe('3.0.0');
   });
 
   it('serves a page a person can read at /docs, with its scripts from the npm package (no CDN)', async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/infra/clock/clock';
 import { fundedAccount, lifecycle, SMALL } from '../support/accounts';
+import type { Schemas } from '../../clients/typescript/src/index';
 import { startApp, uid, type Harness } from '../support/app';
 import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
 
@@ -27,18 +28,19 @@ describe('settling what ran: our own termination reasons, contradictory launch f
   });
 
   const at = (base: Date, ms: number) => new Date(base.getTime() + ms);
+  // Reservations, events, views and wallets through the typed client: these tests hold it to the service.
   const reserve = async (accountId: string, runtimeId: string, minutes: number) => {
-    const res = await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId, ...SMALL, minutes } });
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
-    return res.body;
+    const { data, error, response } = await h.client(cp).POST('/v1/reservations', { body: { accountId, runtimeId, ...SMALL, minutes } });
+    expect(response.status, JSON.stringify(error)).toBe(201);
+    return data!;
   };
   const send = (body: unknown) => h.request('POST', '/v1/events', { key: cp, body });
-  const accepted = async (body: unknown) => {
-    const res = await send(body);
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
+  const accepted = async (body: Schemas['EventsRequest']) => {
+    const { error, response } = await h.client(cp).POST('/v1/events', { body });
+    expect(response.status, JSON.stringify(error)).toBe(200);
   };
-  const view = async (runtimeId: string) => (await h.request('GET', `/v1/reservations/${runtimeId}`, { key: cp })).body;
-  const wallet = async (accountId: string) => (await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body;
+  const view = async (runtimeId: string) => (await h.client(cp).GET('/v1/reservations/{runtimeId}', { params: { path: { runtimeId } } })).data!;
+  const wallet = async (accountId: string) => (await h.client(admin).GET('/v1/accounts/{id}/wallet', { params: { path: { id: accountId } } })).data!;
   const sweep = async () => (await h.request('POST', '/v1/admin/jobs/expiry-sweep/run', { key: admin })).body.result;
   const audit = async (accountId: string, action: string) =>
     ((await h.request('GET', `/v1/audit?accountId=${accountId}`, { key: admin })).body.items as { action: string; after: Record<string, unknown> }[]).filter(

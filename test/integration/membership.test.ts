@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SeatsService } from '../../src/stripe/seats.service';
 import { fundedAccount } from '../support/accounts';
 import { startApp, uid, type Harness } from '../support/app';
-import { eventually, produce } from '../support/kafka';
+import { nestedArrays, nestedObjects } from '../support/hostile';
+import { eventually, produce, readTopic } from '../support/kafka';
 import { StripeFake } from '../support/stripe-fake';
 
 const SEAT_PRICE = 'price_team_seat_placeholder';
@@ -88,5 +89,29 @@ describe('membership from accounts.membership.v1 (real broker) drives Stripe sea
     const rows = await h.ds.query(`SELECT account_id, action, correlation_id FROM audit_log WHERE account_id = ANY($1) AND action LIKE 'seat.%'`, [[org, user]]);
     expect(rows).toEqual([{ account_id: org, action: 'seat.added', correlation_id: added.id }]);
     expect((await h.request('GET', `/v1/accounts/${user}/members`, { key: admin })).body.members).toEqual([]);
+  });
+
+  it('parks malformed and hostile membership messages on the dead-letter topic with their reason, and goes on', async () => {
+    const org = await fundedAccount(h, admin, { plan: 'enterprise', kind: 'organization' });
+    const good = { id: uid('mem'), type: 'member.added', occurredAt: new Date().toISOString(), accountId: org, userId: 'frank' };
+    const hostile = [
+      { name: 'arrays 5,000 deep', value: nestedArrays(5_000), reason: /nest/i },
+      { name: 'objects 100,000 deep', value: nestedObjects(100_000), reason: /nest/i },
+      { name: 'a key twice', value: `{"id":"${uid('mem')}","id":"x","type":"member.added","occurredAt":"${good.occurredAt}","accountId":"${org}","userId":"u"}`, reason: /twice|duplicate/i },
+      { name: 'not JSON', value: 'member added', reason: /not JSON/ },
+      { name: 'year 0000', value: JSON.stringify({ ...good, id: uid('mem'), occurredAt: '0000-01-01T00:00:00Z' }), reason: /occurredAt/ },
+    ];
+    const topic = h.config.kafka!.topics.membership;
+    await produce(topic, [...hostile.map((m) => ({ key: org, value: m.value })), { key: org, value: good }]);
+    const parked = await readTopic(h.config.kafka!.topics.membershipDlq, hostile.length, 60_000, 2_000);
+    for (const m of hostile) {
+      const letter = parked.find((p) => p.value === m.value);
+      expect(letter, m.name).toBeDefined();
+      expect(letter!.headers['x-dlq-code'], m.name).toBe('DL_BILLING_REQUEST_INVALID');
+      expect(letter!.headers['x-dlq-reason'], m.name).toMatch(m.reason);
+      expect(JSON.parse(letter!.headers['x-dlq-findings']!).length, m.name).toBeGreaterThan(0);
+      expect(letter!.headers['x-dlq-source'], m.name).toMatch(new RegExp(`^${topic.replace(/\./g, '\\.')}/\\d+/\\d+$`));
+    }
+    await eventually(async () => (await h.request('GET', `/v1/accounts/${org}/members`, { key: admin })).body.seats === 1, 60_000, 'the good change applied after the bad ones');
   });
 });

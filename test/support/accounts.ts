@@ -1,3 +1,4 @@
+import type { Schemas } from '../../clients/typescript/src/index';
 import type { Harness } from './app';
 import { uid } from './app';
 
@@ -26,6 +27,7 @@ export async function fundedAccount(
 
 export const SMALL = { variant: 'datalayer', environment: { name: 'python-simple', sizeClass: 'small' } } as const;
 
-export function lifecycle(accountId: string, runtimeId: string, type: string, at: Date, seq: number, data: Record<string, unknown> = {}) {
+/** A lifecycle event, typed by the OpenAPI document (the typed client takes it as it is). */
+export function lifecycle(accountId: string, runtimeId: string, type: Schemas['LifecycleEvent']['type'], at: Date, seq: number, data: Record<string, unknown> = {}): Schemas['LifecycleEvent'] {
   return { id: uid('evt'), type, occurredAt: at.toISOString(), accountId, runtimeId, seq, data };
 }

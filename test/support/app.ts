@@ -23,6 +23,7 @@ export function kafkaTestEnv(): Record<string, string> {
     KAFKA_TOPIC_LIFECYCLE: `runtime.lifecycle.v1.${suffix}`,
     KAFKA_TOPIC_LIFECYCLE_DLQ: `runtime.lifecycle.v1.${suffix}.dlq`,
     KAFKA_TOPIC_MEMBERSHIP: `accounts.membership.v1.${suffix}`,
+    KAFKA_TOPIC_MEMBERSHIP_DLQ: `accounts.membership.v1.${suffix}.dlq`,
     KAFKA_TOPIC_COMMANDS: `billing.commands.v1.${suffix}`,
     KAFKA_TOPIC_NOTIFICATIONS: `billing.notifications.v1.${suffix}`,
     KAFKA_TOPIC_ANCILLARY: `usage.ancillary.v1.${suffix}`,

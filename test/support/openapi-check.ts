@@ -7,7 +7,7 @@ type Doc = { paths: Record<string, Record<string, Operation>>; components: Recor
 type Operation = { operationId: string; responses: Record<string, { content?: Record<string, { schema: unknown }> }> };
 
 /** Routes the document leaves out on purpose: the HTML admin pages and the document itself. */
-export const UNDOCUMENTED = /^\/(admin(\/|$)|docs(\/|$)|openapi\.json$)/;
+export const UNDOCUMENTED = /^\/(admin(\/|$)|docs(\/|$)|openapi\.json$|asyncapi\.json$)/;
 
 export interface Checked {
   operationId?: string;

@@ -48,7 +48,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Prometheus metrics (behind METRICS_BEARER_TOKEN when it is set)
+         * Prometheus metrics (behind METRICS_BEARER_TOKEN when it is set; on METRICS_PORT instead when that is set)
          * @description No API key needed.
          */
         get: operations["metrics"];
@@ -1375,6 +1375,21 @@ export interface components {
             section: "included_credits" | "grants" | "top_ups" | "runtime_charges" | "ancillary_charges" | "other_charges" | "expiries" | "claw_backs" | "unpriced";
             unit?: string;
         };
+        /** @description A Stripe event, as Stripe signs it */
+        StripeEvent: {
+            created: number;
+            data: {
+                object: {
+                    [key: string]: unknown;
+                };
+            } & {
+                [key: string]: unknown;
+            };
+            id: string;
+            type: string;
+        } & {
+            [key: string]: unknown;
+        };
         Subscription: {
             accountId: string;
             /** @enum {string} */
@@ -1700,6 +1715,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "DL_BILLING_UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_NOT_FOUND";
                         };
                     };
                 };
@@ -5825,9 +5854,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    [key: string]: unknown;
-                };
+                "application/json": components["schemas"]["StripeEvent"];
             };
         };
         responses: {

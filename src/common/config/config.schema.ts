@@ -30,6 +30,7 @@ export const envSchema = z.object({
   KAFKA_TOPIC_LIFECYCLE: z.string().min(1).default('runtime.lifecycle.v1'),
   KAFKA_TOPIC_LIFECYCLE_DLQ: z.string().min(1).default('runtime.lifecycle.v1.dlq'),
   KAFKA_TOPIC_MEMBERSHIP: z.string().min(1).default('accounts.membership.v1'),
+  KAFKA_TOPIC_MEMBERSHIP_DLQ: z.string().min(1).default('accounts.membership.v1.dlq'),
   KAFKA_TOPIC_COMMANDS: z.string().min(1).default('billing.commands.v1'),
   KAFKA_TOPIC_NOTIFICATIONS: z.string().min(1).default('billing.notifications.v1'),
   KAFKA_TOPIC_ANCILLARY: z.string().min(1).default('usage.ancillary.v1'),
@@ -38,6 +39,9 @@ export const envSchema = z.object({
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(120),
   /** When set, GET /metrics needs `Authorization: Bearer <this>`; unset, it is open to whoever reaches the port (docs/security.md). */
   METRICS_BEARER_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
+  /** When set, /metrics is served on this port alone (on METRICS_HOST), and no longer on PORT. */
+  METRICS_PORT: port.optional(),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   BILLING_ADMIN_API_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
   STRIPE_SECRET_KEY: z.string().min(1).optional(),
   STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),

@@ -9,6 +9,7 @@ export interface KafkaConfig {
     lifecycle: string;
     lifecycleDlq: string;
     membership: string;
+    membershipDlq: string;
     commands: string;
     notifications: string;
     /** Ancillary usage (snapshots, volumes, egress); also accepted on the lifecycle topic. */
@@ -26,6 +27,8 @@ export interface AppConfig {
   adminApiKey?: string;
   authFailuresPerMinute: number;
   metricsBearerToken?: string;
+  /** A listener of its own for /metrics (METRICS_PORT, METRICS_HOST); unset: /metrics on the API's port. */
+  metricsListener?: { port: number; host: string };
   stripe: {
     secretKey?: string;
     webhookSecret?: string;
@@ -86,6 +89,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
             lifecycle: e.KAFKA_TOPIC_LIFECYCLE,
             lifecycleDlq: e.KAFKA_TOPIC_LIFECYCLE_DLQ,
             membership: e.KAFKA_TOPIC_MEMBERSHIP,
+            membershipDlq: e.KAFKA_TOPIC_MEMBERSHIP_DLQ,
             commands: e.KAFKA_TOPIC_COMMANDS,
             notifications: e.KAFKA_TOPIC_NOTIFICATIONS,
             ancillary: e.KAFKA_TOPIC_ANCILLARY,
@@ -96,6 +100,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     adminApiKey: e.BILLING_ADMIN_API_KEY,
     authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE,
     metricsBearerToken: e.METRICS_BEARER_TOKEN,
+    metricsListener: e.METRICS_PORT === undefined ? undefined : { port: e.METRICS_PORT, host: e.METRICS_HOST },
     stripe: {
       secretKey: e.STRIPE_SECRET_KEY,
       webhookSecret: e.STRIPE_WEBHOOK_SECRET,

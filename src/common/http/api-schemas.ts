@@ -14,6 +14,21 @@ export const credits = z
 /** An instant as the service writes it: `Date.toISOString()`, always UTC. */
 export const instant = z.iso.datetime();
 
+const EARLIEST = Date.UTC(1970, 0, 1);
+const LATEST = Date.UTC(10_000, 0, 1);
+
+/**
+ * An instant a caller sends: ISO 8601 with `Z` or an offset, from 1970 through 9999. PostgreSQL has
+ * no year 0, so `0000-01-01T00:00:00Z` (valid ISO 8601) would fail the query it reaches.
+ */
+export const inputInstant = z.iso
+  .datetime({ offset: true, message: 'must be an ISO 8601 date-time' })
+  .refine((v) => {
+    const t = Date.parse(v);
+    // Text that is no date-time at all has its finding from the format check already.
+    return Number.isNaN(t) || (t >= EARLIEST && t < LATEST);
+  }, 'must be from 1970-01-01 through 9999-12-31');
+
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]];
 
 const specCode = z

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { buildAsyncApiDocument } from '../../messaging/asyncapi-document';
 import { buildOpenApiDocument } from './openapi-document';
 import { RECORDED_EXAMPLES } from './openapi-examples';
 
@@ -38,7 +39,7 @@ export function routesOf(app: NestFastifyApplication): readonly { method: string
 
 /**
  * Serves the OpenAPI 3.1 document at /openapi.json (and /docs/openapi.json), and at /docs a page a
- * person can read (Swagger UI). /docs still answers the document itself to a client that does not
+ * person can read (Swagger UI); the AsyncAPI 3.0 document of the Kafka topics at /asyncapi.json. /docs still answers the document itself to a client that does not
  * ask for HTML, as it did before the page existed.
  */
 export function registerOpenApi(app: NestFastifyApplication): void {
@@ -54,6 +55,8 @@ export function registerOpenApi(app: NestFastifyApplication): void {
   const files = new Map<string, Buffer>();
   fastify.get('/openapi.json', async () => json());
   fastify.get('/docs/openapi.json', async () => json());
+  let asyncApi: unknown;
+  fastify.get('/asyncapi.json', async () => (asyncApi ??= buildAsyncApiDocument()));
   fastify.get('/docs', async (request, reply) => {
     if (!/\btext\/html\b/i.test(request.headers.accept ?? '')) return json();
     return reply.type('text/html; charset=utf-8').send(PAGE);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parseCredits } from '../../common/money';
-import { credits, instant, page } from '../../common/http/api-schemas';
+import { credits, instant, page, inputInstant } from '../../common/http/api-schemas';
 import { GRANT_SOURCES } from '../core/types';
 
 export const creditsSchema = z
@@ -10,7 +10,7 @@ export const creditsSchema = z
 export const createGrantSchema = z.strictObject({
   // (A malformed amount is reported once, by the pattern.)
   credits: creditsSchema.refine((v) => (parseCredits(v) ?? 1n) > 0n, 'must be more than 0'),
-  expiresAt: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' }).nullable().optional(),
+  expiresAt: inputInstant.nullable().optional(),
   reason: z.string().trim().min(1, 'is required').max(500),
   source: z.enum(GRANT_SOURCES).default('admin'),
   priority: z.number().int('must be an integer').min(-1_000_000).max(1_000_000).optional(),

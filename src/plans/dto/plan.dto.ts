@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { credits, instant } from '../../common/http/api-schemas';
+import { credits, instant, inputInstant } from '../../common/http/api-schemas';
 import { SIZE_CLASSES } from '../../pricing/environment';
 import { PERIOD_KINDS } from '../periods';
 import { PLAN_IDS } from '../plan-catalog';
@@ -10,7 +10,7 @@ export const setPlanSchema = z.strictObject({
   /** Replaces the account's overrides; absent or null clears them. */
   overrides: z.record(z.string(), z.unknown()).nullable().optional(),
   /** The billing cycle anchor (ISO 8601); absent keeps the current one, null clears it. */
-  billingCycleAnchor: z.iso.datetime({ offset: true }).nullable().optional(),
+  billingCycleAnchor: inputInstant.nullable().optional(),
 });
 export type SetPlanDto = z.output<typeof setPlanSchema>;
 

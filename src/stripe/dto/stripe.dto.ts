@@ -33,6 +33,19 @@ export const subscriptionViewSchema = z
   })
   .meta({ id: 'Subscription' });
 
+/**
+ * What the webhook reads of a Stripe event, checked once its signature verifies: a correctly signed
+ * body that is not an event (no id, no `data.object`) is a 400, never handled.
+ */
+export const stripeEventSchema = z
+  .looseObject({
+    id: z.string().min(1).max(255),
+    type: z.string().min(1).max(255),
+    created: z.number().int().nonnegative(),
+    data: z.looseObject({ object: z.record(z.string(), z.unknown()) }),
+  })
+  .meta({ id: 'StripeEvent', description: 'A Stripe event, as Stripe signs it' });
+
 export const webhookResultSchema = z
   .strictObject({
     received: z.literal(true),
