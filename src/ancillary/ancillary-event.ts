@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ACCOUNT_ID_PATTERN } from '../accounts/auth/scopes';
-import { findingsOf } from '../common/http/zod-validation.pipe';
+import { messageValidator } from '../common/http/zod-validation.pipe';
 import type { Finding } from '../common/errors/billing.exception';
 import { FUTURE_TOLERANCE_MS } from '../metering/lifecycle-event';
 import { BYTES_PER_GIB, type AncillaryKind } from '../pricing/ancillary-prices';
@@ -79,16 +79,12 @@ export function isAncillaryType(type: unknown): type is AncillaryType {
 
 /** A validator with its schema built once; findings named by field (with `prefix`, e.g. `events[3]`). */
 export function ancillaryValidator(now: () => Date): (value: unknown, prefix?: string) => AncillaryParseResult {
-  const schema = ancillaryEventSchema(now);
-  return (value, prefix = '') => {
-    const parsed = schema.safeParse(value);
-    if (!parsed.success) {
-      const findings = findingsOf(parsed.error, prefix);
-      return { ok: false, reason: `invalid event: ${findings.map((f) => `${f.field}: ${f.message}`).join('; ')}`, findings };
-    }
-    const e = parsed.data;
-    return { ok: true, event: { ...e, occurredAt: new Date(e.occurredAt), runtimeId: e.runtimeId ?? null, ...itemOf(e.type, e.id, e.data) } };
-  };
+  return messageValidator(ancillaryEventSchema(now), (e) => ({
+    ...e,
+    occurredAt: new Date(e.occurredAt),
+    runtimeId: e.runtimeId ?? null,
+    ...itemOf(e.type, e.id, e.data),
+  }));
 }
 
 function itemOf(type: AncillaryType, eventId: string, data: Record<string, unknown>): Pick<AncillaryEvent, 'kind' | 'itemKey' | 'bytes'> {

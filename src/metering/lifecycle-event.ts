@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ACCOUNT_ID_PATTERN } from '../accounts/auth/scopes';
 import type { Finding } from '../common/errors/billing.exception';
 import { jsonLimitProblem } from '../common/json-limits';
-import { findingsOf } from '../common/http/zod-validation.pipe';
+import { messageValidator } from '../common/http/zod-validation.pipe';
 
 export const LIFECYCLE_TYPES = [
   'runtime.started',
@@ -85,16 +85,7 @@ export type LifecycleValidator = (value: unknown, prefix?: string) => ParseResul
  * named by its field. `now` bounds how far in the future an event may be stamped.
  */
 export function lifecycleValidator(now: () => Date): LifecycleValidator {
-  const schema = lifecycleEventSchema(now);
-  return (value, prefix = '') => {
-    const parsed = schema.safeParse(value);
-    if (!parsed.success) {
-      const findings = findingsOf(parsed.error, prefix);
-      return { ok: false, reason: `invalid event: ${findings.map((f) => `${f.field}: ${f.message}`).join('; ')}`, findings };
-    }
-    const e = parsed.data;
-    return { ok: true, event: { ...e, occurredAt: new Date(e.occurredAt) } };
-  };
+  return messageValidator(lifecycleEventSchema(now), (e) => ({ ...e, occurredAt: new Date(e.occurredAt) }));
 }
 
 /** A lifecycle event is a few hundred bytes; a message far larger is not one. */

@@ -13,6 +13,24 @@ function findingOf(issue: z.core.$ZodIssue, prefix: string): Finding {
   return { field, message: issue.message };
 }
 
+/** What a message validator gives: the value it stands for, or why not, with every finding named by its field. */
+export type Validated<T> = { ok: true; event: T } | { ok: false; reason: string; findings: Finding[] };
+
+/**
+ * A validator of parsed messages (events from Kafka or `POST /v1/events`): the schema built once,
+ * findings named by field (with `prefix`, e.g. `events[3]`), and `toEvent` making the result.
+ */
+export function messageValidator<S extends z.ZodType, T>(schema: S, toEvent: (parsed: z.output<S>) => T): (value: unknown, prefix?: string) => Validated<T> {
+  return (value, prefix = '') => {
+    const parsed = schema.safeParse(value);
+    if (!parsed.success) {
+      const findings = findingsOf(parsed.error, prefix);
+      return { ok: false, reason: `invalid event: ${findings.map((f) => `${f.field}: ${f.message}`).join('; ')}`, findings };
+    }
+    return { ok: true, event: toEvent(parsed.data) };
+  };
+}
+
 export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown, prefix = ''): z.output<T> {
   const result = schema.safeParse(value);
   if (!result.success) throw BillingException.invalid(findingsOf(result.error, prefix));
