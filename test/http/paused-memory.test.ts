@@ -50,7 +50,11 @@ describe('paused-runtime memory: metered from pause/resume with the size class m
   const statement = async (accountId: string) => {
     const res = await h.request('GET', `/v1/accounts/${accountId}/statements/2031-07`, { key: admin });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    return res.body as { lines: { section: string; description: string; quantity?: string; unit?: string; included?: string; beyondIncluded?: string; credits: string }[]; closingBalance: string };
+    return res.body as {
+      lines: { section: string; description: string; quantity?: string; unit?: string; included?: string; beyondIncluded?: string; credits: string }[];
+      ancillary: Record<string, unknown>[];
+      closingBalance: string;
+    };
   };
   const pausedLine = async (accountId: string) => (await statement(accountId)).lines.find((l) => l.section === 'unpriced' && l.description.includes('paused_ram_gib_hour'));
   const unpricedMetric = async () => {
@@ -132,6 +136,9 @@ describe('paused-runtime memory: metered from pause/resume with the size class m
     expect(await total(r.accountId)).toBe('8.916666');
     const s = await statement(r.accountId);
     expect(s.lines.find((l) => l.section === 'unpriced' && l.description.includes('paused_ram'))).toBeUndefined();
+    expect(s.ancillary).toEqual([
+      { kind: 'paused_ram', unit: 'GiB-hour', priced: true, quantity: '2.333334', amount: '0.583334', charged: '0.583334', unpaid: '0.000000', rateCardVersions: ['test-paused-priced'] },
+    ]);
     expect(s.closingBalance).toBe('8.916666');
   });
 });
