@@ -7,10 +7,12 @@ import type { Finding } from '../common/errors/billing.exception';
 import { Metrics } from '../health/metrics';
 import { Clock } from '../infra/clock/clock';
 import { LedgerService } from '../ledger/ledger.service';
-import { ancillaryCharge, PRICE_KEY_OF, quantityMicros, UNIT_OF, type AncillaryKind } from '../pricing/ancillary-prices';
+import { ancillaryCharge, BYTES_PER_GIB, PRICE_KEY_OF, quantityMicros, UNIT_OF, type AncillaryKind } from '../pricing/ancillary-prices';
 import { RateCard } from '../pricing/rate-card';
 import { SpendLimitsService } from '../spend-limits/spend-limits.service';
 import { ExtraEventsRefused } from '../metering/event-extensions';
+import type { SettledRuntime } from '../metering/settlement-hooks';
+import type { SizeClass } from '../pricing/environment';
 import type { AncillaryEvent } from './ancillary-event';
 import { postCharge } from './ancillary-ledger';
 import {
@@ -142,6 +144,27 @@ export class AncillaryUsageService {
     const end = storageEnd(segments);
     await markAccrued(em, itemKey, new Date(until), segments.length > 0 && end !== null && end <= until);
     return buckets.length;
+  }
+
+  /**
+   * Paused memory of a runtime settled by its events (metering's settlement hook, in its transaction):
+   * the session's closed paused intervals × the memory of its size class (the rate-card version it was
+   * reserved under), in byte-ms, one charge row per runtime (`paused_ram:<runtimeId>`, bucket: the
+   * termination it was first settled at, priced by the version in effect then). A late event rebuilds
+   * the session and brings the row to the new quantity, the ledger corrected like a storage hour.
+   */
+  async chargePausedMemory(em: EntityManager, s: SettledRuntime): Promise<void> {
+    const memoryGi = s.sizeClass ? (this.card.version(s.rateCardVersion ?? '') ?? this.card.at(s.terminatedAt)).resources[s.sizeClass as SizeClass]?.memoryGi : undefined;
+    if (memoryGi === undefined) return;
+    const itemKey = `paused_ram:${s.runtimeId}`;
+    const [before] = s.first ? [] : await chargesOf(em, itemKey, null);
+    const quantity = BigInt(Math.round(memoryGi * 1024)) * (BYTES_PER_GIB / 1024n) * BigInt(s.pausedMs);
+    if (!before && quantity === 0n) return;
+    const row = before ?? this.newCharge(s.accountId, 'paused_ram', itemKey, s.terminatedAt, s.runtimeId);
+    if (quantity === row.quantity && row.amount === row.charged) return;
+    await this.settle(em, { ...row, quantity, amount: row.unitPrice === null ? 0n : ancillaryCharge('paused_ram', row.unitPrice, quantity) });
+    // Counted in the transaction that meters it (a retried transaction may count it twice; the statement has the exact figure).
+    if (row.unitPrice === null) this.countUnpriced('paused_ram', quantity - row.quantity);
   }
 
   /** A new charge row priced by the rate-card version in effect at `priceAt` (the hour's start, or the report's end). */

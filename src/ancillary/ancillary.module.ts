@@ -8,6 +8,7 @@ import { LedgerModule } from '../ledger/ledger.module';
 import { EventExtensions } from '../metering/event-extensions';
 import { LifecycleConsumer } from '../metering/lifecycle-consumer';
 import { MeteringModule } from '../metering/metering.module';
+import { SettlementHooks } from '../metering/settlement-hooks';
 import { PricingModule } from '../pricing/pricing.module';
 import { SpendLimitsModule } from '../spend-limits/spend-limits.module';
 import { ANCILLARY_TYPES, ancillaryValidator, type AncillaryEvent } from './ancillary-event';
@@ -23,6 +24,7 @@ export class AncillaryWiring implements OnModuleInit, OnApplicationBootstrap {
   constructor(
     private readonly usage: AncillaryUsageService,
     private readonly extensions: EventExtensions,
+    private readonly settlementHooks: SettlementHooks,
     private readonly consumer: LifecycleConsumer,
     private readonly bus: MessageBus,
     private readonly jobs: JobsService,
@@ -38,6 +40,7 @@ export class AncillaryWiring implements OnModuleInit, OnApplicationBootstrap {
       validate,
       ingest: (events, opts) => this.usage.ingest(events as AncillaryEvent[], opts),
     });
+    this.settlementHooks.register((em, settled) => this.usage.chargePausedMemory(em, settled));
     const kafka = this.config.kafka;
     if (kafka) this.bus.subscribe({ topic: kafka.topics.ancillary, handle: (batch) => this.consumer.handle(batch, kafka.topics.ancillaryDlq) });
   }

@@ -15,6 +15,7 @@ import { ReservationsController } from './reservations.controller';
 import { ReservationsService } from './reservations.service';
 import { RuntimeAdminService } from './runtime-admin.service';
 import { RuntimesController } from './runtimes.controller';
+import { SettlementHooks } from './settlement-hooks';
 import { SweeperService } from './sweeper.service';
 import { UsageController } from './usage.controller';
 
@@ -29,10 +30,11 @@ import { UsageController } from './usage.controller';
     ReservationsService,
     ReservationDetails,
     RuntimeAdminService,
+    SettlementHooks,
     SweeperService,
     // Plans: plan allows it → runs → agents → concurrency → (spend limit hook).
     { provide: LaunchGuard, useExisting: PlanLaunchGuard },
   ],
-  exports: [EventExtensions, LifecycleConsumer, LifecycleIngestService, ReservationsService, RuntimeAdminService, LaunchGuard],
+  exports: [EventExtensions, SettlementHooks, LifecycleConsumer, LifecycleIngestService, ReservationsService, RuntimeAdminService, LaunchGuard],
 })
 export class MeteringModule {}

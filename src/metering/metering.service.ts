@@ -20,6 +20,7 @@ import type { LifecycleEvent } from './lifecycle-event';
 import { ReservationsService } from './reservations.service';
 import type { RuntimeRow } from './runtime-row';
 import { sessionHistory } from './session-history';
+import { SettlementHooks } from './settlement-hooks';
 
 /** Who, in the audit log, for what metering does on its own (reservations on the fly, terminate commands). */
 const METERING_ACTOR = 'system:metering';
@@ -94,6 +95,7 @@ export class MeteringService {
     private readonly reservations: ReservationsService,
     private readonly rateCard: RateCard,
     private readonly clock: Clock,
+    private readonly settlementHooks: SettlementHooks,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -320,6 +322,17 @@ export class MeteringService {
       }
       Object.assign(update, { status: current.status === 'voided' && !hold ? 'voided' : 'settled', settlement: 'events', settledAt: update.settledAt ?? now });
       pending.acknowledged.push(current.runtime_id);
+      // Paused memory is metered from the same session, recorded with the settlement and corrected with it.
+      await this.settlementHooks.settled(em, {
+        runtimeId: current.runtime_id,
+        accountId: current.account_id,
+        sizeClass: current.size_class,
+        rateCardVersion: current.rate_card_version,
+        terminatedAt: session.terminatedAt!,
+        pausedIntervals: session.pausedIntervals,
+        pausedMs: session.pausedMs,
+        first: current.status !== 'settled' && current.status !== 'voided',
+      });
     } else if (current.status !== 'settled' && current.status !== 'voided') {
       update.status = commanded.has(current.runtime_id) ? 'terminating' : (session.status as RuntimeStatus);
     }

@@ -69,6 +69,9 @@ export class StripeFake {
   private eventSeq = 0;
   url = '';
 
+  /** `prices`: the unit amount in cents of each price id, as configured in Stripe (invoice lines then carry their amounts). */
+  constructor(private readonly prices: Readonly<Record<string, number>> = {}) {}
+
   /** The service's Stripe settings pointing at this fake, with the webhook signing secret. */
   env(webhookSecret: string): Record<string, string> {
     return { STRIPE_SECRET_KEY: 'sk_test_fake', STRIPE_WEBHOOK_SECRET: webhookSecret, STRIPE_API_URL: this.url };
@@ -137,17 +140,17 @@ export class StripeFake {
       parent: { type: 'subscription_details', subscription_details: { subscription: sub.id, metadata: sub.metadata } },
       lines: {
         object: 'list',
-        data: sub.items.data.map((i: Obj) => ({
-          id: newId('il'),
-          object: 'line_item',
-          quantity: i.price.id === sub.items.data[1]?.price.id && opts.seatQuantity !== undefined ? opts.seatQuantity : i.quantity,
-          period: { start, end },
-          pricing: { price_details: { price: i.price.id } },
-        })),
+        data: sub.items.data.map((i: Obj) => {
+          const quantity = i.price.id === sub.items.data[1]?.price.id && opts.seatQuantity !== undefined ? opts.seatQuantity : i.quantity;
+          const amount = typeof i.price.unit_amount === 'number' ? { amount: quantity * i.price.unit_amount, currency: 'usd' } : {};
+          return { id: newId('il'), object: 'line_item', quantity, ...amount, period: { start, end }, pricing: { price_details: { price: i.price.id, unit_amount_decimal: i.price.unit_amount?.toString() } } };
+        }),
       },
       period_start: start,
       period_end: end,
     };
+    const amounts = invoice.lines.data.map((l: Obj) => l.amount);
+    if (amounts.every((a: unknown) => typeof a === 'number')) Object.assign(invoice, { currency: 'usd', total: amounts.reduce((x: number, y: number) => x + y, 0), amount_paid: amounts.reduce((x: number, y: number) => x + y, 0) });
     this.invoices.set(invoice.id, invoice);
     return structuredClone(invoice);
   }
@@ -282,7 +285,7 @@ export class StripeFake {
           data: (p.items as Obj[]).map((i) => ({
             id: newId('si'),
             object: 'subscription_item',
-            price: { id: i.price, object: 'price' },
+            price: { id: i.price, object: 'price', ...(this.prices[i.price as string] !== undefined ? { currency: 'usd', unit_amount: this.prices[i.price as string] } : {}) },
             quantity: Number(i.quantity ?? 1),
             current_period_start: created,
             current_period_end: end,

@@ -29,6 +29,25 @@ describe('buildSession', () => {
     expect(s.terminationReason).toBe('user');
   });
 
+  it('gives the paused intervals, each closed by a resume or the termination; a pause still open or after termination counts nothing', () => {
+    const s = buildSession([
+      ev('runtime.started', 0, 1),
+      ev('runtime.paused', 10, 2),
+      ev('runtime.resumed', 20, 3),
+      ev('runtime.paused', 30, 4),
+      ev('runtime.paused', 32, 5),
+      ev('runtime.terminated', 45, 6),
+      ev('runtime.resumed', 50, 7),
+    ]);
+    expect(s.pausedIntervals).toEqual([
+      { from: at(10), to: at(20) },
+      { from: at(30), to: at(45) },
+    ]);
+    expect(s.pausedMs).toBe(25 * 60_000);
+    expect(buildSession([ev('runtime.started', 0, 1), ev('runtime.paused', 10, 2)]).pausedMs).toBe(0);
+    expect(buildSession([ev('runtime.paused', 0, 1), ev('runtime.terminated', 10, 2)]).pausedMs).toBe(0);
+  });
+
   it('keeps an open interval while running and counts it up to now', () => {
     const s = buildSession([ev('runtime.started', 0, 1), ev('runtime.heartbeat', 5, 2)]);
     expect(s.status).toBe('running');
@@ -78,7 +97,7 @@ describe('buildSession', () => {
     expect(s.status).toBe('terminated');
   });
 
-  it('gives the same session for any order and any duplication of the same events', () => {
+  it('gives the same session (running and paused intervals) for any order and any duplication of the same events', () => {
     const types: LifecycleType[] = ['runtime.started', 'runtime.paused', 'runtime.resumed', 'runtime.heartbeat', 'runtime.terminated', 'runtime.launch_failed'];
     const history = fc
       .array(fc.record({ type: fc.constantFrom(...types), gap: fc.integer({ min: 0, max: 30 }) }), { minLength: 1, maxLength: 30 })

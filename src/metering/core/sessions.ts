@@ -21,6 +21,12 @@ export interface Session {
   intervals: Interval[];
   /** Running time of the closed intervals, in milliseconds. */
   closedMs: number;
+  /**
+   * The closed paused intervals: from a pause to the resume or termination that ends it (a pause
+   * still open is not counted until it ends). Paused memory is metered from them.
+   */
+  pausedIntervals: { from: Date; to: Date }[];
+  pausedMs: number;
   startedAt: Date | null;
   terminatedAt: Date | null;
   lastSeenAt: Date | null;
@@ -50,8 +56,9 @@ export function compareEvents(a: MeteredEvent, b: MeteredEvent): number {
 
 /**
  * Builds a runtime's session from the SET of its events: duplicates and delivery order do not matter.
- * Running time is the sum of intervals between started/resumed and paused/terminated; paused time is
- * not charged; events after termination change nothing but the last sign of life.
+ * Running time is the sum of intervals between started/resumed and paused/terminated; paused time
+ * (from a pause to the resume or termination that ends it) is not charged as running time, and paused
+ * memory is metered from it; events after termination change nothing but the last sign of life.
  *
  * A launch failure voids the runtime (nothing charged) only when the other events show no running
  * interval that ended (a start followed by a pause or a termination): a runtime reported as started
@@ -73,17 +80,21 @@ export function buildSession(events: readonly SessionEvent[]): Session {
     status: 'launch_failed',
     intervals: [],
     closedMs: 0,
+    pausedIntervals: [],
+    pausedMs: 0,
     terminatedAt: launchFailure.at,
     terminationReason: launchFailure.reason,
   };
 }
 
-/** The running intervals the events (sorted, without launch failures) describe. */
+/** The running and paused intervals the events (sorted, without launch failures) describe. */
 function walk(sorted: readonly SessionEvent[]): Session {
   const session: Session = {
     status: 'reserved',
     intervals: [],
     closedMs: 0,
+    pausedIntervals: [],
+    pausedMs: 0,
     startedAt: null,
     terminatedAt: null,
     lastSeenAt: null,
@@ -91,11 +102,18 @@ function walk(sorted: readonly SessionEvent[]): Session {
     contradictedLaunchFailure: null,
   };
   let openSince: Date | null = null;
+  let pausedSince: Date | null = null;
   const close = (at: Date): void => {
     if (!openSince) return;
     session.intervals.push({ from: openSince, to: at });
     session.closedMs += at.getTime() - openSince.getTime();
     openSince = null;
+  };
+  const unpause = (at: Date): void => {
+    if (!pausedSince) return;
+    session.pausedIntervals.push({ from: pausedSince, to: at });
+    session.pausedMs += at.getTime() - pausedSince.getTime();
+    pausedSince = null;
   };
   for (const e of sorted) {
     if (session.status === 'terminated') continue;
@@ -103,6 +121,7 @@ function walk(sorted: readonly SessionEvent[]): Session {
       case 'runtime.started':
       case 'runtime.resumed':
         if (!openSince) {
+          unpause(e.occurredAt);
           openSince = e.occurredAt;
           session.startedAt ??= e.occurredAt;
           session.status = 'running';
@@ -111,6 +130,7 @@ function walk(sorted: readonly SessionEvent[]): Session {
       case 'runtime.paused':
         if (openSince) {
           close(e.occurredAt);
+          pausedSince = e.occurredAt;
           session.status = 'paused';
         }
         break;
@@ -119,6 +139,7 @@ function walk(sorted: readonly SessionEvent[]): Session {
         break;
       case 'runtime.terminated':
         close(e.occurredAt);
+        unpause(e.occurredAt);
         session.status = 'terminated';
         session.terminatedAt = e.occurredAt;
         session.terminationReason = reasonOf(e);

@@ -1,0 +1,42 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+
+/** What a runtime's settlement by its events tells other modules (the ancillary module meters paused memory from it). */
+export interface SettledRuntime {
+  runtimeId: string;
+  accountId: string;
+  sizeClass: string | null;
+  /** The rate-card version the runtime was reserved under (its size class's resources). */
+  rateCardVersion: string | null;
+  terminatedAt: Date;
+  /** The closed paused intervals of the session, from the set of its events. */
+  pausedIntervals: readonly { from: Date; to: Date }[];
+  pausedMs: number;
+  /** First settlement of the runtime: nothing was recorded for it before (no read needed). */
+  first: boolean;
+}
+
+export type SettlementHook = (em: EntityManager, settled: SettledRuntime) => Promise<void>;
+
+/**
+ * Called in metering's transaction, after the ledger settled (or corrected) a runtime terminated by
+ * its events, with the row locks already taken (runtime → wallet). Registered at startup, so that
+ * metering does not depend on the modules that listen.
+ */
+@Injectable()
+export class SettlementHooks {
+  private hook: SettlementHook | undefined;
+
+  register(hook: SettlementHook): void {
+    this.hook = hook;
+  }
+
+  /** Whether a settlement needs the hook: a first one only when the runtime was paused (a never-paused runtime costs nothing). */
+  wanted(settled: Pick<SettledRuntime, 'pausedMs' | 'first'>): boolean {
+    return this.hook !== undefined && (!settled.first || settled.pausedMs > 0);
+  }
+
+  async settled(em: EntityManager, settled: SettledRuntime): Promise<void> {
+    if (this.wanted(settled)) await this.hook!(em, settled);
+  }
+}
