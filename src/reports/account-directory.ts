@@ -7,7 +7,8 @@ import { formatCredits } from '../common/money';
 import { PLAN_IDS, PlanCatalog } from '../plans/plan-catalog';
 import { calendarMonth } from '../plans/periods';
 import { lowBalanceThreshold } from '../plans/plan-launch-guard';
-import { usageSource, type Period } from './reports.service';
+import type { Period } from './reports.service';
+import { usageSource } from './usage-rollups';
 import { inputInstant } from '../common/http/api-schemas';
 
 const flag = z.enum(['', 'yes']).optional();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { usageSegments } from './reports.service';
+import { usageSegments } from './usage-rollups';
 import { rollupDelta, type RollupState } from './usage-rollups';
 
 const at = (s: string) => new Date(s).getTime();

@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import type { Period } from './reports.service';
 
 /** What a runtime row contributes to the usage rollups. */
 export interface RollupState {
@@ -129,4 +130,67 @@ export async function addToUsageRollups(em: EntityManager, deltas: (RollupDelta 
     list.map((d) => d.runningMs.toString()),
     list.map((d) => d.credits.toString()),
   ]);
+}
+
+const DAY_MS = 86_400_000;
+
+type Range = [number, number];
+
+function startOfMonth(ms: number, up: boolean): number {
+  const d = new Date(ms);
+  const floor = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+  return up && floor < ms ? Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) : floor;
+}
+
+/** Splits [from, to) into whole months (unless `months` is false), whole days around them and hours around those. */
+export function usageSegments(from: number, to: number, months = true): { hours: Range[]; days: Range[]; months: Range[] } {
+  const out = { hours: [] as Range[], days: [] as Range[], months: [] as Range[] };
+  const byDay = (lo: number, hi: number) => {
+    const first = Math.ceil(lo / DAY_MS) * DAY_MS;
+    const last = Math.floor(hi / DAY_MS) * DAY_MS;
+    if (first >= last) {
+      if (lo < hi) out.hours.push([lo, hi]);
+      return;
+    }
+    out.days.push([first, last]);
+    if (lo < first) out.hours.push([lo, first]);
+    if (last < hi) out.hours.push([last, hi]);
+  };
+  const first = startOfMonth(from, true);
+  const last = startOfMonth(to, false);
+  if (!months || first >= last) {
+    byDay(from, to);
+  } else {
+    out.months.push([first, last]);
+    byDay(from, first);
+    byDay(last, to);
+  }
+  return out;
+}
+
+/**
+ * The usage of a period (whole hours) from one level of rollups (`USAGE_ROLLUPS`): whole UTC months
+ * from its monthly table, the whole days around them from its daily one, the hours around those
+ * from its hourly one (by day never the monthly table). One branch per range, each with its bounds
+ * as plain parameters (appended to `params`), so the planner estimates every range from the table's
+ * statistics and reads no table the period does not need. The account level has no environment or
+ * user: they read as ''.
+ */
+export function usageSource(level: UsageLevel, p: Period, params: unknown[], byDay = false): string {
+  const t = USAGE_ROLLUPS[level];
+  const keys = level === 'detailed' ? `u.environment, u.user_id` : `''::text AS environment, ''::text AS user_id`;
+  const s = usageSegments(p.from.getTime(), p.to.getTime(), !byDay);
+  const at = (ms: number) => new Date(ms).toISOString();
+  const day = (ms: number) => at(ms).slice(0, 10);
+  const branch = (table: string, column: string, type: string, start: string, [lo, hi]: [string, string]) => {
+    params.push(lo, hi);
+    return `SELECT u.account_id, ${start} AS at, ${keys}, u.runtimes, u.running_ms, u.credits
+    FROM ${table} u WHERE u.${column} >= $${params.length - 1}::${type} AND u.${column} < $${params.length}::${type}`;
+  };
+  const branches = [
+    ...s.hours.map((r) => branch(t.hour, 'hour', 'timestamptz', 'u.hour', [at(r[0]), at(r[1])])),
+    ...s.days.map((r) => branch(t.day, 'day', 'date', `u.day::timestamp AT TIME ZONE 'UTC'`, [day(r[0]), day(r[1])])),
+    ...s.months.map((r) => branch(t.month, 'month', 'date', `u.month::timestamp AT TIME ZONE 'UTC'`, [day(r[0]), day(r[1])])),
+  ];
+  return `(${branches.join('\n    UNION ALL\n    ')}) u`;
 }
