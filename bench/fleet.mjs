@@ -33,7 +33,7 @@ import os from 'node:os';
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
 import { FleetLoad } from './lib/fleet-load.mjs';
-import { backendCpuMs, cpuBetween, cpuMsByPid, figure, fmt, httpCaller, machineLine, pgbenchCeiling, pgbenchText, rssMiB, scratchDatabase, startService } from './support.mjs';
+import { backendCpuMs, cpuBetween, cpuMsByPid, figure, fmt, httpCaller, machineLine, pgbenchCeiling, pgbenchText, rawConsumeRate, rssMiB, scratchDatabase, startService } from './support.mjs';
 
 process.env.KAFKAJS_NO_PARTITIONER_WARNING ??= '1';
 const STEPS = (process.env.FLEET_N ?? '100000,250000,500000,1000000').split(',').map(Number);
@@ -200,22 +200,7 @@ console.log(
 );
 
 // Raw kafkajs consume rate of the whole topic (a fresh group that does nothing with the messages).
-const raw = kafka.consumer({ groupId: `bench-fleet-raw-${tag}`, maxBytesPerPartition: 4 * 1024 * 1024 });
-await raw.connect();
-await raw.subscribe({ topic, fromBeginning: true });
-let rawCount = 0;
-let rawFirst = 0;
-let rawLast = 0;
-await raw.run({
-  eachBatch: async ({ batch }) => {
-    if (rawFirst === 0) rawFirst = performance.now();
-    rawCount += batch.messages.length;
-    rawLast = performance.now();
-  },
-});
-while (rawCount < load.sent) await sleep(20);
-await raw.disconnect();
-const rawRate = load.sent / ((rawLast - rawFirst) / 1000);
+const rawRate = await rawConsumeRate(kafka, topic, `bench-fleet-raw-${tag}`, load.sent);
 
 const problems = await conservation();
 await producer.disconnect();

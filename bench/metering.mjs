@@ -16,7 +16,7 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
-import { backendCpuMs, cpuBetween, cpuMsByPid, figure, fmt, httpCaller, machineLine, pgbenchCeiling, pgbenchText, scratchDatabase, startService } from './support.mjs';
+import { backendCpuMs, cpuBetween, cpuMsByPid, figure, fmt, httpCaller, machineLine, pgbenchCeiling, pgbenchText, rawConsumeRate, scratchDatabase, startService } from './support.mjs';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 200_000);
 const RUNTIMES = Number(process.env.BENCH_RUNTIMES ?? 2_000);
@@ -207,22 +207,7 @@ for (let i = 0; i < messages.length; i += 10_000) await producer.send({ topic, m
 await producer.disconnect();
 
 // Raw kafkajs consume rate of the same messages (a fresh group that does nothing with them).
-const raw = kafka.consumer({ groupId: `bench-raw-${tag}`, maxBytesPerPartition: 4 * 1024 * 1024 });
-await raw.connect();
-await raw.subscribe({ topic, fromBeginning: true });
-let rawCount = 0;
-let rawFirst = 0;
-let rawLast = 0;
-await raw.run({
-  eachBatch: async ({ batch }) => {
-    if (rawFirst === 0) rawFirst = performance.now();
-    rawCount += batch.messages.length;
-    rawLast = performance.now();
-  },
-});
-while (rawCount < EVENTS) await new Promise((r) => setTimeout(r, 20));
-await raw.disconnect();
-const rawRate = EVENTS / ((rawLast - rawFirst) / 1000);
+const rawRate = await rawConsumeRate(kafka, topic, `bench-raw-${tag}`, EVENTS);
 
 // End to end: from the start of the first transaction that applied events (the service consumes as
 // the messages arrive) to the poll that found them all applied, both on the database's clock. (The

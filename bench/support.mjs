@@ -304,3 +304,26 @@ export function rssMiB(pid) {
     return null;
   }
 }
+
+/**
+ * The raw kafkajs consume rate of a topic's first `expected` messages: a fresh consumer group that
+ * does nothing with them (the ceiling an event benchmark is set beside), in messages per second.
+ */
+export async function rawConsumeRate(kafka, topic, groupId, expected) {
+  const raw = kafka.consumer({ groupId, maxBytesPerPartition: 4 * 1024 * 1024 });
+  await raw.connect();
+  await raw.subscribe({ topic, fromBeginning: true });
+  let count = 0;
+  let first = 0;
+  let last = 0;
+  await raw.run({
+    eachBatch: async ({ batch }) => {
+      if (first === 0) first = performance.now();
+      count += batch.messages.length;
+      last = performance.now();
+    },
+  });
+  while (count < expected) await new Promise((r) => setTimeout(r, 20));
+  await raw.disconnect();
+  return expected / ((last - first) / 1000);
+}
