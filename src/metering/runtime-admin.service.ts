@@ -9,7 +9,7 @@ import { formatCredits } from '../common/money';
 import { Clock } from '../infra/clock/clock';
 import { topicsOf } from '../messaging/topics';
 import { issueTerminate } from './commands';
-import { ReservationsService } from './reservations.service';
+import { ReservationsService } from '../reservations/reservations.service';
 import { runningMsOf, type RuntimeRow } from './runtime-row';
 
 const ACTIVE = ['reserved', 'running', 'paused', 'terminating'];

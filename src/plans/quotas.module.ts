@@ -4,7 +4,7 @@ import { LedgerModule } from '../ledger/ledger.module';
 import { AllowancesService } from './allowances.service';
 import { MonthlyResetScheduler } from './monthly-reset.scheduler';
 import { PlanAdminService } from './plan-admin.service';
-import { PlanLaunchGuard } from './plan-launch-guard';
+import { PlanLaunchGuard } from '../reservations/admission-checks';
 import { PlansController } from './plans.controller';
 import { PlansModule } from './plans.module';
 import { QuotasService } from './quotas.service';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LedgerService } from '../../src/ledger/ledger.service';
-import { ReservationsService } from '../../src/metering/reservations.service';
+import { ReservationsService } from '../../src/reservations/reservations.service';
 import { fundedAccount, lifecycle, SMALL } from '../support/accounts';
 import { startApp, uid, type Harness } from '../support/app';
 

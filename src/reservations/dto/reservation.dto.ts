@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ACCOUNT_ID_PATTERN } from '../../accounts/auth/scopes';
 import { credits, instant } from '../../common/http/api-schemas';
 import { environmentRequestShape } from '../../pricing/environment';
-import { RUNTIME_STATUSES } from '../entities/runtime.entity';
+import { RUNTIME_STATUSES } from '../../metering/entities/runtime.entity';
 
 const id = z.string().regex(ACCOUNT_ID_PATTERN, 'must be 1-128 characters of letters, digits and _.:-');
 

@@ -5,10 +5,10 @@ import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { rows } from '../common/database/transaction';
 import { formatCredits } from '../common/money';
 import { Clock } from '../infra/clock/clock';
-import { buildSession, chargedRun, type MeteredEvent, type Session } from './core/sessions';
-import type { LifecycleType } from './lifecycle-event';
+import { buildSession, chargedRun, type MeteredEvent, type Session } from '../metering/core/sessions';
+import type { LifecycleType } from '../metering/lifecycle-event';
 import { ReservationsService } from './reservations.service';
-import { runningMsOf, type RuntimeRow } from './runtime-row';
+import { runningMsOf, type RuntimeRow } from '../metering/runtime-row';
 
 export interface ReservationDetailsView {
   reservationId: string | null;

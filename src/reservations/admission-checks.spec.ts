@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PlanCatalog } from './plan-catalog';
-import { lowBalanceThreshold, quotaExceeded } from './plan-launch-guard';
+import { PlanCatalog } from '../plans/plan-catalog';
+import { lowBalanceThreshold, quotaExceeded } from './admission-checks';
 
 const catalog = PlanCatalog.fromFile('config/plans.json');
 

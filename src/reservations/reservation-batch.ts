@@ -8,7 +8,7 @@ import type { CreateHoldInput, HoldResult } from '../ledger/ledger.types';
 import { PLAN_ACCOUNT_COLUMNS, grantsAllowanceHere, planAccountOf, termsOf, type PlanAccount, type PlanAccountRow } from '../plans/plan-accounts';
 import { allowanceGrantId } from '../plans/allowance-store';
 import type { PlanCatalog, Plan } from '../plans/plan-catalog';
-import { countsUsage, launchNoticeCauses, lowBalanceNotice, planAllows, quotaVerdict } from '../plans/plan-launch-guard';
+import { countsUsage, launchNoticeCauses, lowBalanceNotice, planAllows, quotaVerdict } from './admission-checks';
 import { calendarMonth, type Period } from '../plans/periods';
 import { usageQuery, type Usage } from '../plans/quotas.service';
 import type { Environment } from '../pricing/environment';
@@ -18,7 +18,7 @@ import { environmentDigest, withoutDigest } from '../pricing/spec-digest';
 import type { RateCardVersion } from '../pricing/rate-card';
 import { dueAlerts, limitsInScopeJson, passesLimit, spendQuery, type LimitRow, type Spend } from '../spend-limits/spend-limits.service';
 import type { ReservationRequest } from './dto/reservation.dto';
-import type { RuntimeRow } from './runtime-row';
+import type { RuntimeRow } from '../metering/runtime-row';
 
 /**
  * Reservations group-committed: the in-memory half of a batch of launches (ReservationsService

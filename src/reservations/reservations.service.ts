@@ -22,7 +22,7 @@ import { holdFor, chargeFor } from '../pricing/charges';
 import { priceEnvironment } from '../pricing/pricing';
 import { RateCard } from '../pricing/rate-card';
 import { SpendLimitsService, type LimitRow } from '../spend-limits/spend-limits.service';
-import { LaunchGuard } from './launch-guard';
+import { LaunchGuard } from './admission';
 import {
   abandonedLaunch,
   AccountLaunches,
@@ -40,7 +40,7 @@ import {
   type LaunchOutcome,
 } from './reservation-batch';
 import type { ReservationRequest } from './dto/reservation.dto';
-import { runningMsOf, type RuntimeRow } from './runtime-row';
+import { runningMsOf, type RuntimeRow } from '../metering/runtime-row';
 
 export interface ReservationView {
   reservationId: string;

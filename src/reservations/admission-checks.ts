@@ -3,14 +3,14 @@ import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { BillingException } from '../common/errors/billing.exception';
 import { formatCredits, MICROS_PER_CREDIT } from '../common/money';
 import { topicsOf } from '../messaging/topics';
-import { LaunchGuard, type LaunchRequest, type LaunchVerdict } from '../metering/launch-guard';
-import { AllowancesService } from './allowances.service';
-import { notifyOnce, type Notification } from './notifications';
-import { termsOf } from './plan-accounts';
-import { PlanCatalog, planFindings, planForbidsException, type Plan } from './plan-catalog';
-import type { Period } from './periods';
+import { LaunchGuard, type LaunchRequest, type LaunchVerdict } from './admission';
+import { AllowancesService } from '../plans/allowances.service';
+import { notifyOnce, type Notification } from '../plans/notifications';
+import { termsOf } from '../plans/plan-accounts';
+import { PlanCatalog, planFindings, planForbidsException, type Plan } from '../plans/plan-catalog';
+import type { Period } from '../plans/periods';
 import type { Environment } from '../pricing/environment';
-import { usageOf, type Usage } from './quotas.service';
+import { usageOf, type Usage } from '../plans/quotas.service';
 
 export type QuotaName = 'runs' | 'agents' | 'concurrency';
 
