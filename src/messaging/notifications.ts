@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { z } from 'zod';
 import { instant } from '../common/http/api-schemas';
+import type { PreparedStatement } from '../common/database/pipelined-transaction';
 import { rows } from '../common/database/transaction';
+import type { TypedRead } from '../common/database/typed-read';
 import { enqueue, type OutboxEntry } from './outbox';
 
 /**
@@ -76,4 +78,17 @@ export async function notifyOnce(em: EntityManager, topic: string, items: Notifi
     items.filter((i) => isNew.has(i.cause)).map((i) => notificationMessage(topic, i, at)),
   );
   return [...isNew];
+}
+
+const SENT_READ: PreparedStatement = {
+  name: 'notifications_sent_read_v1',
+  text: `SELECT c.cause FROM notifications_sent c WHERE c.cause = ANY($1::text[])`,
+};
+
+/** Which of these causes were notified already (notifyOnce sends each once). */
+export function sentCausesRead(causes: readonly string[]): TypedRead<Set<string>> {
+  return {
+    call: { statement: SENT_READ, values: [[...causes]] },
+    parse: (found) => new Set((found as { cause: string }[]).map((r) => r.cause)),
+  };
 }

@@ -1,18 +1,14 @@
 import { Module } from '@nestjs/common';
 import { LedgerModule } from '../ledger/ledger.module';
-import { PlanLaunchGuard } from '../reservations/admission-checks';
 import { QuotasModule } from '../plans/quotas.module';
 import { PricingModule } from '../pricing/pricing.module';
+import { ReservationsModule } from '../reservations/reservations.module';
 import { SpendLimitsModule } from '../spend-limits/spend-limits.module';
 import { EventExtensions } from './event-extensions';
 import { EventsController } from './events.controller';
-import { LaunchGuard } from '../reservations/admission';
 import { LifecycleConsumer } from './lifecycle-consumer';
 import { LifecycleIngestService } from './lifecycle-ingest.service';
 import { MeteringService } from './metering.service';
-import { ReservationDetails } from '../reservations/reservation-details.service';
-import { ReservationsController } from '../reservations/reservations.controller';
-import { ReservationsService } from '../reservations/reservations.service';
 import { RuntimeAdminService } from './runtime-admin.service';
 import { RuntimesController } from './runtimes.controller';
 import { SettlementHooks } from './settlement-hooks';
@@ -20,21 +16,17 @@ import { SweeperService } from './sweeper.service';
 import { UsageController } from './usage.controller';
 
 @Module({
-  imports: [LedgerModule, PricingModule, SpendLimitsModule, QuotasModule],
-  controllers: [EventsController, ReservationsController, RuntimesController, UsageController],
+  imports: [LedgerModule, PricingModule, SpendLimitsModule, QuotasModule, ReservationsModule],
+  controllers: [EventsController, RuntimesController, UsageController],
   providers: [
     EventExtensions,
     LifecycleIngestService,
     LifecycleConsumer,
     MeteringService,
-    ReservationsService,
-    ReservationDetails,
     RuntimeAdminService,
     SettlementHooks,
     SweeperService,
-    // Plans: plan allows it → runs → agents → concurrency → (spend limit hook).
-    { provide: LaunchGuard, useExisting: PlanLaunchGuard },
   ],
-  exports: [EventExtensions, SettlementHooks, LifecycleConsumer, LifecycleIngestService, ReservationsService, RuntimeAdminService, LaunchGuard],
+  exports: [EventExtensions, SettlementHooks, LifecycleConsumer, LifecycleIngestService, RuntimeAdminService],
 })
 export class MeteringModule {}

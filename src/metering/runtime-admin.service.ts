@@ -9,8 +9,7 @@ import { formatCredits } from '../common/money';
 import { Clock } from '../infra/clock/clock';
 import { topicsOf } from '../messaging/topics';
 import { issueTerminate } from './commands';
-import { ReservationsService } from '../reservations/reservations.service';
-import { runningMsOf, type RuntimeRow } from './runtime-row';
+import { chargeSoFar, runningMsOf, type RuntimeRow } from './runtime-row';
 
 const ACTIVE = ['reserved', 'running', 'paused', 'terminating'];
 
@@ -39,7 +38,6 @@ export interface LiveRuntimeView {
 export class RuntimeAdminService {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
-    private readonly reservations: ReservationsService,
     private readonly audit: AuditService,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -68,7 +66,7 @@ export class RuntimeAdminService {
         gpu: accelerator?.type ? `${accelerator.count ?? 1} × ${accelerator.type}` : null,
         ratePerHour: formatCredits(BigInt(r.rate_per_hour)),
         reserved: formatCredits(BigInt(r.reserved_amount)),
-        chargedSoFar: formatCredits(this.reservations.chargeSoFar(r, now)),
+        chargedSoFar: formatCredits(chargeSoFar(r, now)),
         runningSeconds: Math.floor(runningMsOf(r, now) / 1000),
         createdAt: r.created_at.toISOString(),
         startedAt: r.started_at?.toISOString() ?? null,

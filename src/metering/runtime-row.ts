@@ -1,4 +1,5 @@
 import type { RuntimeStatus } from './entities/runtime.entity';
+import { chargeFor } from '../pricing/charges';
 
 /** A `runtimes` row as raw SQL returns it (bigints as strings). */
 export interface RuntimeRow {
@@ -40,4 +41,12 @@ export interface RuntimeRow {
 export function runningMsOf(row: Pick<RuntimeRow, 'closed_ms' | 'open_since'>, now: Date): number {
   const open = row.open_since ? Math.max(0, now.getTime() - row.open_since.getTime()) : 0;
   return Number(row.closed_ms) + open;
+}
+
+/** Charge so far: the settled charge, or the running time up to now priced at the reservation's rate (capped at what it reserved). */
+export function chargeSoFar(row: RuntimeRow, now: Date): bigint {
+  if (row.status === 'settled' || row.status === 'voided') return BigInt(row.charged);
+  const charge = chargeFor(BigInt(row.rate_per_hour), runningMsOf(row, now));
+  const cap = BigInt(row.reserved_amount);
+  return charge < cap ? charge : cap;
 }

@@ -14,7 +14,7 @@ export interface PlanAccount {
 }
 
 /** The columns of `accounts a` that make a PlanAccount (planAccountOf parses a row of them). */
-export const PLAN_ACCOUNT_COLUMNS = 'a.id, a.plan, a.status, a.plan_overrides, a.billing_cycle_anchor';
+const PLAN_ACCOUNT_COLUMNS = 'a.id, a.plan, a.status, a.plan_overrides, a.billing_cycle_anchor';
 
 export interface PlanAccountRow {
   id: string;

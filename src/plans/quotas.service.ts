@@ -8,22 +8,11 @@ import { WalletExtensions, type RunsView } from '../ledger/wallet-extensions';
 import { loadPlanAccount, termsOf } from './plan-accounts';
 import { allowanceGrantId } from './allowance-store';
 import { PlanCatalog } from './plan-catalog';
+import { usageOf } from './quota-reads';
 import type { Period } from './periods';
 
 /** The statuses a runtime holds a concurrency slot in. */
 export const ACTIVE_STATUSES = ['reserved', 'running', 'paused', 'terminating'] as const;
-
-/** An account's use of its period quotas, from the runtimes table. */
-export interface Usage {
-  /** Reservations made in the period, except those voided by a launch failure. */
-  runs: number;
-  /** Distinct agent ids among those runs. */
-  agents: number;
-  /** Whether the asking agent is one of them (it may launch again). */
-  agentSeen: boolean;
-  /** Reserved runtimes that are reserved, running, paused or terminating. */
-  active: number;
-}
 
 /** The `runs` of the wallet view, with the period and its allowance. */
 export interface RunsWalletView extends RunsView {
@@ -43,34 +32,6 @@ export interface QuotasView {
   runs: QuotaUse;
   agents: QuotaUse;
   concurrency: QuotaUse;
-}
-
-/**
- * The query counting an account's usage (SQL expressions for its parameters): runs, distinct
- * agents, which of the `asked` agents are among them, and active runtimes. A run is a reservation
- * (`reservation_id`) created in the period whose runtime was not voided by a launch failure (that
- * gives the run back). `except`: a runtime left out (the one being reserved).
- */
-export function usageQuery(p: { account: string; from: string; to: string; except: string; asked: string }): string {
-  const inPeriod = `created_at >= ${p.from} AND created_at < ${p.to}`;
-  return `SELECT count(*) FILTER (WHERE r.is_run)::int AS runs,
-      count(DISTINCT r.agent_id) FILTER (WHERE r.is_run)::int AS agents,
-      coalesce(array_agg(DISTINCT r.agent_id) FILTER (WHERE r.is_run AND r.agent_id = ANY(${p.asked})), '{}') AS agents_seen,
-      count(*) FILTER (WHERE r.status IN ('reserved', 'running', 'paused', 'terminating'))::int AS active
-    FROM (SELECT agent_id, status, (${inPeriod} AND NOT (status = 'voided' AND settlement IS NOT DISTINCT FROM 'launch_failed')) AS is_run
-          FROM runtimes
-          WHERE account_id = ${p.account} AND reservation_id IS NOT NULL AND runtime_id <> ${p.except}
-            AND ((${inPeriod}) OR status IN ('reserved', 'running', 'paused', 'terminating'))) r`;
-}
-
-/** Counts an account's runs, agents and active runtimes (usageQuery). */
-export async function usageOf(em: Pick<EntityManager, 'query'>, accountId: string, period: Period, opts: { exceptRuntime?: string; agentId?: string | null } = {}): Promise<Usage> {
-  const [row] = await rows<{ runs: number; agents: number; agents_seen: string[]; active: number }>(
-    em,
-    usageQuery({ account: '$1', from: '$2', to: '$3', except: '$4', asked: 'ARRAY[$5]::text[]' }),
-    [accountId, period.start, period.end, opts.exceptRuntime ?? '', opts.agentId ?? null],
-  );
-  return { runs: row?.runs ?? 0, agents: row?.agents ?? 0, agentSeen: (row?.agents_seen.length ?? 0) > 0, active: row?.active ?? 0 };
 }
 
 /** Read side of the quotas: runs remaining, and the `runs` part of the wallet view. */

@@ -6,7 +6,7 @@ import { rows } from '../common/database/transaction';
 import { formatCredits } from '../common/money';
 import { PLAN_IDS, PlanCatalog } from '../plans/plan-catalog';
 import { calendarMonth } from '../plans/periods';
-import { lowBalanceThreshold } from '../reservations/admission-checks';
+import { lowBalanceThreshold } from '../plans/notifications';
 import type { Period } from './reports.service';
 import { usageSource } from './usage-rollups';
 import { inputInstant } from '../common/http/api-schemas';

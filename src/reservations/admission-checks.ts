@@ -1,18 +1,61 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { BillingException } from '../common/errors/billing.exception';
-import { formatCredits, MICROS_PER_CREDIT } from '../common/money';
-import { topicsOf } from '../messaging/topics';
-import { LaunchGuard, type LaunchRequest, type LaunchVerdict } from './admission';
-import { AllowancesService } from '../plans/allowances.service';
-import { notifyOnce, type Notification } from '../plans/notifications';
-import { termsOf } from '../plans/plan-accounts';
-import { PlanCatalog, planFindings, planForbidsException, type Plan } from '../plans/plan-catalog';
+import { formatCredits } from '../common/money';
+import { lowBalanceThreshold, type Notification } from '../plans/notifications';
+import type { PlanAccount } from '../plans/plan-accounts';
+import { planFindings, planForbidsException, type Plan } from '../plans/plan-catalog';
 import type { Period } from '../plans/periods';
 import type { Environment } from '../pricing/environment';
-import { usageOf, type Usage } from '../plans/quotas.service';
+import type { LimitRow, Spend } from '../spend-limits/spend-limit-reads';
+
+/**
+ * The contract's launch checks, in its order, each a pure function of what was read under the
+ * account's wallet lock: it throws the contract's BillingException or returns. (The request was
+ * validated and priced before: 400/422. Credits are the ledger's own decision, last.)
+ *
+ *   runtime not another account's → account exists → account active → plan allows it → runs quota
+ *   → agents quota → concurrency → spend limits → (credits)
+ */
+
+/**
+ * A runtime known before its reservation (its events came first) belongs to the account its events
+ * named: a reservation of it for another account is refused (runtimeId is the reservation's key).
+ */
+export function ownRuntime(runtimeId: string, accountId: string, runtimeAccount: string | null): void {
+  if (runtimeAccount === null || runtimeAccount === accountId) return;
+  throw new BillingException('DL_BILLING_IDEMPOTENCY_CONFLICT', `Runtime ${runtimeId} belongs to another account`, [
+    { field: 'runtimeId', message: 'is a runtime of another account' },
+  ]);
+}
+
+/** 404 for an account that does not exist (or is on no known plan). */
+export function accountExists(accountId: string, account: PlanAccount | undefined | null): PlanAccount {
+  if (!account) throw BillingException.notFound(`Account ${accountId}`);
+  return account;
+}
+
+/** 403 for a suspended account. */
+export function accountActive(account: PlanAccount): void {
+  if (account.status !== 'active') {
+    throw new BillingException('DL_BILLING_ACCOUNT_SUSPENDED', `Account ${account.id} is suspended: no new launches`);
+  }
+}
+
+/** Refuses an environment the plan does not allow (its size class, GPUs). */
+export function planAllows(plan: Plan, environment: Environment): void {
+  const findings = planFindings(plan, environment);
+  if (findings.length > 0) throw planForbidsException(findings);
+}
 
 export type QuotaName = 'runs' | 'agents' | 'concurrency';
+
+/** An account's usage before a launch, as the quota checks see it. */
+export interface LaunchUsage {
+  runs: number;
+  agents: number;
+  /** Whether the launching agent is already one of the period's agents (it may launch again). */
+  agentSeen: boolean;
+  active: number;
+}
 
 export function quotaExceeded(quota: QuotaName, message: string, limit: number, used: number, resetsAt: Date | null): BillingException {
   return new BillingException('DL_BILLING_QUOTA_EXCEEDED', message, [], {
@@ -23,86 +66,20 @@ export function quotaExceeded(quota: QuotaName, message: string, limit: number, 
   });
 }
 
-/**
- * `wallet.low_balance` fires when a reservation leaves the available balance below this: a tenth
- * of the period's included credits, and never less than 1 credit (plans without an allowance).
- */
-export function lowBalanceThreshold(plan: Plan): bigint {
-  const tenth = plan.includedCreditsMicros / 10n;
-  return tenth > MICROS_PER_CREDIT ? tenth : MICROS_PER_CREDIT;
-}
-
-/**
- * The plan's checks of a launch, in the contract's order, after "account exists and is active" and
- * before the spend limit (SpendLimitsService.check) and the credit hold: plan allows it → runs quota
- * → agents quota → concurrency.
- *
- * Exact under concurrency: the caller has locked the account's wallet row first (the ledger's lock
- * order: wallet → runtime rows → grants/holds → audit), so launches of one account are counted one
- * at a time and two cannot both take the last slot. The period's allowance is granted here when it has
- * not been yet (the lazy twin of the monthly reset), so the hold that follows can use it.
- */
-@Injectable()
-export class PlanLaunchGuard extends LaunchGuard {
-  constructor(
-    private readonly catalog: PlanCatalog,
-    private readonly allowances: AllowancesService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {
-    super();
-  }
-
-  async check(request: LaunchRequest): Promise<LaunchVerdict> {
-    const { em, account, now } = request;
-    const { plan, period } = termsOf(this.catalog, account, now);
-    const granted = await this.allowances.ensure(em, account, plan, period, now);
-    planAllows(plan, request.environment);
-    const counted = request.kind === 'reservation' && countsUsage(plan);
-    const usage = counted ? await usageOf(em, account.id, period, { exceptRuntime: request.runtimeId, agentId: request.agentId }) : null;
-    const { runsRemaining, notices } = quotaVerdict(plan, period, account.id, request.agentId, usage);
-    const topic = topicsOf(this.config).notifications;
-    await notifyOnce(em, topic, notices, now);
-
-    return {
-      runsRemaining,
-      walletChanged: granted > 0n,
-      // Sent with the reservation (same transaction): a refused hold sends nothing.
-      afterHold: async (available) => {
-        const notice = lowBalanceNotice(plan, period, account.id, available);
-        if (notice) await notifyOnce(em, topic, [notice], now);
-      },
-    };
-  }
-}
-
-/** Refuses an environment the plan does not allow (its size class, GPUs). */
-export function planAllows(plan: Plan, environment: Environment): void {
-  const findings = planFindings(plan, environment);
-  if (findings.length > 0) throw planForbidsException(findings);
-}
-
 /** Whether a launch on the plan needs the account's usage counted (runs, agents or concurrency quotas). */
 export function countsUsage(plan: Plan): boolean {
   return plan.runsPerPeriod !== null || plan.agentsPerPeriod !== null || plan.concurrentRuntimes !== null;
 }
 
-/**
- * The quotas of a reservation, in the contract's order (runs → agents → concurrency), on the
- * account's usage before it (null: the plan counts nothing, or an extension). Throws
- * DL_BILLING_QUOTA_EXCEEDED; otherwise the runs left once it counts and the quotas it exhausts.
- */
-export function quotaVerdict(
-  plan: Plan,
-  period: Period,
-  accountId: string,
-  agentId: string | null,
-  usage: Usage | null,
-): { runsRemaining: number | null; notices: Notification[] } {
-  if (!usage) return { runsRemaining: null, notices: [] };
-  const notices: Notification[] = [];
+/** 429 when the period's runs are all used. */
+export function runsQuota(plan: Plan, period: Period, usage: LaunchUsage): void {
   if (plan.runsPerPeriod !== null && usage.runs >= plan.runsPerPeriod) {
     throw quotaExceeded('runs', `The ${plan.name} plan includes ${plan.runsPerPeriod} runs per period; all are used`, plan.runsPerPeriod, usage.runs, period.end);
   }
+}
+
+/** 429 when a new agent would be one more than the period allows. */
+export function agentsQuota(plan: Plan, period: Period, agentId: string | null, usage: LaunchUsage): void {
   const newAgent = agentId !== null && !usage.agentSeen;
   if (plan.agentsPerPeriod !== null && newAgent && usage.agents >= plan.agentsPerPeriod) {
     throw quotaExceeded(
@@ -113,6 +90,10 @@ export function quotaVerdict(
       period.end,
     );
   }
+}
+
+/** 429 when the plan's runtimes at once are all active. */
+export function concurrencyQuota(plan: Plan, usage: LaunchUsage): void {
   if (plan.concurrentRuntimes !== null && usage.active >= plan.concurrentRuntimes) {
     throw quotaExceeded(
       'concurrency',
@@ -122,11 +103,49 @@ export function quotaVerdict(
       null,
     );
   }
+}
+
+/**
+ * Refuses (DL_BILLING_SPEND_LIMIT_REACHED) a reservation of `amount` that would take the limit's
+ * scope past it, given the scope's spend this period before it.
+ */
+export function spendLimit(limit: LimitRow, spend: Spend, amount: bigint, period: Period): void {
+  if (limit.limit_micros === null) return;
+  const cap = BigInt(limit.limit_micros);
+  const used = spend.charged + spend.held;
+  if (used + amount <= cap) return;
+  const remaining = cap > used ? cap - used : 0n;
+  throw new BillingException(
+    'DL_BILLING_SPEND_LIMIT_REACHED',
+    `This would pass the ${limit.scope_user_id ? `spend limit of member ${limit.scope_user_id}` : 'account spend limit'} of ${formatCredits(cap)} credits this month`,
+    [],
+    {
+      remaining: formatCredits(remaining),
+      limit: formatCredits(cap),
+      spent: formatCredits(spend.charged),
+      held: formatCredits(spend.held),
+      required: formatCredits(amount),
+      scope: limit.scope_user_id ? { userId: limit.scope_user_id } : null,
+      resetsAt: period.end.toISOString(),
+    },
+  );
+}
+
+/** The runs left once a launch that passed counts (null: the plan does not count runs). */
+export function runsRemaining(plan: Plan, usage: LaunchUsage | null): number | null {
+  return plan.runsPerPeriod === null || !usage ? null : plan.runsPerPeriod - usage.runs - 1;
+}
+
+/** The `quota.exhausted` notices a launch that passed sends: the quotas whose last slot it takes. */
+export function exhaustedNotices(plan: Plan, period: Period, accountId: string, agentId: string | null, usage: LaunchUsage | null): Notification[] {
+  if (!usage) return [];
+  const notices: Notification[] = [];
   if (plan.runsPerPeriod !== null && usage.runs + 1 === plan.runsPerPeriod) notices.push(exhausted('runs', accountId, period, plan.runsPerPeriod));
+  const newAgent = agentId !== null && !usage.agentSeen;
   if (plan.agentsPerPeriod !== null && newAgent && usage.agents + 1 === plan.agentsPerPeriod) {
     notices.push(exhausted('agents', accountId, period, plan.agentsPerPeriod));
   }
-  return { runsRemaining: plan.runsPerPeriod === null ? null : plan.runsPerPeriod - usage.runs - 1, notices };
+  return notices;
 }
 
 /** `wallet.low_balance` when a reservation leaves `available` below the plan's threshold (once per period: its cause). */

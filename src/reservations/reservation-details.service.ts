@@ -7,8 +7,7 @@ import { formatCredits } from '../common/money';
 import { Clock } from '../infra/clock/clock';
 import { buildSession, chargedRun, type MeteredEvent, type Session } from '../metering/core/sessions';
 import type { LifecycleType } from '../metering/lifecycle-event';
-import { ReservationsService } from './reservations.service';
-import { runningMsOf, type RuntimeRow } from '../metering/runtime-row';
+import { chargeSoFar, runningMsOf, type RuntimeRow } from '../metering/runtime-row';
 
 export interface ReservationDetailsView {
   reservationId: string | null;
@@ -38,7 +37,6 @@ export interface ReservationDetailsView {
 export class ReservationDetails {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
-    private readonly reservations: ReservationsService,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -61,7 +59,7 @@ export class ReservationDetails {
     ]);
     const session = buildSession(events.map((e): MeteredEvent & { data: Record<string, unknown> } => ({ id: e.id, type: e.type, occurredAt: e.occurred_at, seq: Number(e.seq), data: e.data })));
     const runningMs = runningMsOf(row, now);
-    const charged = this.reservations.chargeSoFar(row, now);
+    const charged = chargeSoFar(row, now);
     const rate = formatCredits(BigInt(row.rate_per_hour));
     // A forced settlement closed the run at the end it charged up to (kept as the row's end).
     const forced = row.status === 'settled' && row.settlement?.startsWith('forced_') && row.terminated_at ? row.terminated_at : null;

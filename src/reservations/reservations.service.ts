@@ -5,42 +5,22 @@ import { fingerprint } from '../common/canonical-json';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { currentCorrelation, withCorrelationOf, type Correlation } from '../common/context/correlation';
 import { GroupCommitLanes, takeDistinct } from '../common/database/group-commit';
-import { inOneRoundTrip, inTransactionFrom, PipelinedSession, poolOf, type Call } from '../common/database/pipelined-transaction';
+import { inTransactionFrom } from '../common/database/pipelined-transaction';
 import { inTransaction, isUniqueViolation, rows } from '../common/database/transaction';
 import { BillingException } from '../common/errors/billing.exception';
 import { formatCredits } from '../common/money';
 import { Clock } from '../infra/clock/clock';
-import { AuditService } from '../audit/audit.service';
-import { batchReadCalls, LedgerBatch } from '../ledger/ledger.batch';
+import { increaseHoldOperation } from '../ledger/ledger.decisions';
 import { LedgerService } from '../ledger/ledger.service';
 import type { Balance } from '../ledger/ledger.types';
-import { loadPlanAccount, lockAndLoadPlanAccount, planAccountOf, type PlanAccount } from '../plans/plan-accounts';
-import { PlanCatalog } from '../plans/plan-catalog';
 import { QuotasService } from '../plans/quotas.service';
 import type { Environment } from '../pricing/environment';
-import { holdFor, chargeFor } from '../pricing/charges';
-import { priceEnvironment } from '../pricing/pricing';
-import { RateCard } from '../pricing/rate-card';
-import { SpendLimitsService, type LimitRow } from '../spend-limits/spend-limits.service';
-import { LaunchGuard } from './admission';
-import {
-  abandonedLaunch,
-  AccountLaunches,
-  activeOnly,
-  holdKeys,
-  launchReadCall,
-  launchRows,
-  needsReadCall,
-  needsRows,
-  ownRuntime,
-  reservedRows,
-  reservationHold,
-  reserveRuntimesCall,
-  runtimeInsert,
-  type LaunchOutcome,
-} from './reservation-batch';
-import type { ReservationRequest } from './dto/reservation.dto';
+import { holdFor } from '../pricing/charges';
 import { runningMsOf, type RuntimeRow } from '../metering/runtime-row';
+import { abandonedLaunch } from './admission';
+import type { ReservationRequest } from './dto/reservation.dto';
+import { ReservationBatch, type ReservationLaunch, type ReservationOutcome } from './reservation-batch';
+import { extendRuntimeCall, PRIOR_EXTENSION, RESERVED_RUNTIME } from './reservation-rows';
 
 export interface ReservationView {
   reservationId: string;
@@ -57,22 +37,18 @@ export interface ReservationView {
 }
 
 /**
- * Reservations: the launch checks in the contract's order, then the runtime's time reservation
- * deducted up front as a ledger hold, in one transaction. Idempotent on runtimeId.
+ * Reservations: a launch admitted (admission.ts: the contract's checks, then the credits) and its
+ * time reservation deducted up front as a ledger hold, with its runtime row, in one transaction.
+ * Idempotent on runtimeId. Launches are group-committed in lanes by account (ReservationBatch).
  */
 @Injectable()
 export class ReservationsService {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
+    private readonly batches: ReservationBatch,
     private readonly ledger: LedgerService,
-    private readonly rateCard: RateCard,
-    private readonly guard: LaunchGuard,
-    private readonly spendLimits: SpendLimitsService,
     private readonly clock: Clock,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly quotas: QuotasService,
-    private readonly catalog: PlanCatalog,
-    private readonly audit: AuditService,
   ) {}
 
   /**
@@ -92,105 +68,41 @@ export class ReservationsService {
       abandoned: opts.abandoned,
       answer: () => undefined,
     };
-    const answer = await new Promise<BatchAnswer>((resolve, reject) => {
-      launch.answer = (a) => (a.error !== undefined ? reject(a.error) : resolve(a));
+    const outcome = await new Promise<ReservationOutcome>((resolve, reject) => {
+      launch.answer = (a) => ('error' in a ? reject(a.error) : resolve(a.outcome));
       this.lanes.push(request.accountId, launch);
     });
-    if (answer.view) return { created: true, view: answer.view };
-    if (answer.alone) return answer.alone;
-    return this.replay(request.runtimeId, launch.fingerprint);
+    return this.answerOf(outcome, launch);
   }
 
   /**
-   * Launches group-committed (GroupCommitLanes, by account): a batch is one transaction of two round
-   * trips whatever its size (three when its accounts' checks count something). BEGIN, the lock of
-   * all its wallets (sorted) and the reads of the wallets, accounts, runtimes and spend limits; then
-   * what its accounts' checks count (reservation-batch.ts); the launches decided in memory, account
-   * by account in arrival order; then one statement writing every hold, one every runtime row, the
-   * audit rows and COMMIT. Answers are given after COMMIT. Launches a batch does not take (an
-   * allowance to grant, a notice to send) run on their own after it, in arrival order; if the batch
-   * fails in the database, all of its launches do.
+   * A batch of the lane (ReservationBatch.inBatch), answered after its COMMIT; the launches it
+   * hands back run alone after it, in arrival order. If it fails in the database (nothing of it is
+   * committed), each of its launches runs alone.
    */
   private async runBatch(batch: PendingLaunch[]): Promise<void> {
-    const byAccount = new Map<string, PendingLaunch[]>();
-    for (const launch of batch) byAccount.set(launch.request.accountId, [...(byAccount.get(launch.request.accountId) ?? []), launch]);
-    let session: PipelinedSession | undefined;
-    let decided: Map<PendingLaunch, LaunchOutcome>;
-    let alone: PendingLaunch[];
-    let reserved: Map<string, RuntimeRow>;
+    let result: Awaited<ReturnType<ReservationBatch['inBatch']>>;
     try {
-      const locks = new Map([...byAccount].map(([a, items]) => [a, items.map((l) => ({ accountId: a, ...holdKeys(l.request.runtimeId) }))]));
-      session = await PipelinedSession.begin(poolOf(this.ds), [...batchReadCalls(locks), launchReadCall(batch.map((l) => l.request))]);
-      let ledger: LedgerBatch;
-      ({ ledger, decided, alone } = await this.decideBatch(session, byAccount));
-      const inserts = [...decided.values()].flatMap((o) => ('reserved' in o ? [o.reserved.insert] : []));
-      const also = inserts.length > 0 ? [reserveRuntimesCall(inserts)] : [];
-      const [insertedRows] = ledger.written(await session.commit(ledger.writeCalls(also)), also.length);
-      reserved = reservedRows(insertedRows ?? []);
+      result = await this.batches.inBatch(batch);
     } catch (error) {
-      session?.abandon();
-      // Nothing of the batch is committed: each launch runs again on its own.
       this.logger.warn(`a batch of ${batch.length} reservations failed (${String(error)}); running them one by one`);
       this.stats.failedBatches++;
       this.stats.alone += batch.length;
       await this.oneByOne(batch);
       return;
     }
-    for (const [launch, outcome] of decided) {
-      if ('refused' in outcome) launch.answer({ error: outcome.refused });
-      else if ('replay' in outcome) launch.answer({});
-      else {
-        const { insert, hold, runsRemaining } = outcome.reserved;
-        launch.answer({ view: this.viewOf(reserved.get(insert.runtime_id)!, hold().balance, runsRemaining) });
-      }
-    }
+    for (const [launch, outcome] of result.decided) (launch as PendingLaunch).answer({ outcome });
     this.stats.batches++;
-    this.stats.decided += decided.size;
-    this.stats.alone += alone.length;
-    await this.oneByOne(alone.sort((x, y) => batch.indexOf(x) - batch.indexOf(y)));
+    this.stats.decided += result.decided.size;
+    this.stats.alone += result.alone.length;
+    await this.oneByOne(result.alone as PendingLaunch[]);
   }
 
-  /** The batch's launches decided on what its first round trip read (and, if they need it, the counts of a second). */
-  private async decideBatch(
-    session: PipelinedSession,
-    byAccount: Map<string, PendingLaunch[]>,
-  ): Promise<{ ledger: LedgerBatch; decided: Map<PendingLaunch, LaunchOutcome>; alone: PendingLaunch[] }> {
-    const now = this.clock.now();
-    const [, wallets, launches] = session.results;
-    const ledger = LedgerBatch.of(wallets ?? [], this.audit);
-    const rows = launchRows(launches ?? []);
-    const decided = new Map<PendingLaunch, LaunchOutcome>();
-    const alone: PendingLaunch[] = [];
-    const deciders = new Map<string, AccountLaunches>();
-    for (const [a, items] of byAccount) {
-      const decider = AccountLaunches.of(this.catalog, items.map((l) => ({ request: l.request, row: rows.get(l.request.runtimeId) })), ledger.has(a), now);
-      if (decider) deciders.set(a, decider);
-      else alone.push(...items);
-    }
-    const needs = needsReadCall([...deciders.values()]);
-    if (needs) {
-      for (const [a, counted] of needsRows((await session.query([needs]))[0] ?? [])) deciders.get(a)!.counted(counted);
-    }
-    const rateCard = this.rateCard.current();
-    for (const [a, decider] of deciders) {
-      const items = byAccount.get(a)!;
-      const outcomes = decider.fallback ? [] : decider.decide(items.map((l) => ({ ...l, now, rateCard })), ledger);
-      if (decider.fallback) {
-        this.logger.debug(`the launches of ${a} run on their own: ${decider.fallback}`);
-        ledger.drop(a);
-        alone.push(...items);
-        continue;
-      }
-      items.forEach((l, i) => decided.set(l, outcomes[i]!));
-    }
-    return { ledger, decided, alone };
-  }
-
-  /** Launches each in a transaction of its own, one after the other in the order they came, before the lane takes its next batch. */
+  /** Launches each alone, one after the other in the order they came, before the lane takes its next batch. */
   private async oneByOne(launches: PendingLaunch[]): Promise<void> {
     for (const launch of launches) {
       await withCorrelationOf(launch.correlation, () => this.reserveAlone(launch)).then(
-        (alone) => launch.answer({ alone }),
+        (outcome) => launch.answer({ outcome }),
         (error: unknown) => launch.answer({ error }),
       );
     }
@@ -200,36 +112,31 @@ export class ReservationsService {
     this.runBatch(batch),
   );
   private readonly logger = new Logger('Reservations');
-  /** Counters of the batches (for tests and diagnostics): launches decided in batches, and those run on their own. */
+  /** Counters of the batches (for tests and diagnostics): launches decided in batches, and those run alone. */
   readonly stats = { batches: 0, decided: 0, alone: 0, failedBatches: 0 };
 
-  /** One launch in a transaction of its own (what a batch leaves to it). */
-  private async reserveAlone(launch: PendingLaunch): Promise<{ created: boolean; view: ReservationView }> {
-    const { request, fingerprint: requestFingerprint, actor } = launch;
-    const unlessAbandoned = (): void => {
-      if (launch.abandoned?.()) throw abandonedLaunch(request.runtimeId);
-    };
-    unlessAbandoned();
-    let view: ReservationView | 'reserved';
+  /** One launch in a transaction of its own (BEGIN with its first reads). */
+  private async reserveAlone(launch: ReservationLaunch): Promise<ReservationOutcome> {
+    if (launch.abandoned?.()) throw abandonedLaunch(launch.request.runtimeId);
+    const ask = this.batches.reservationAsk(launch, this.clock.now());
     try {
-      view = await inTransactionFrom(this.ds, this.launchCalls(request), (em, firstRows) => {
-        unlessAbandoned();
-        return this.create(em, request, requestFingerprint, actor, firstRows);
-      });
+      return await inTransactionFrom(this.ds, this.batches.firstCalls(ask), (em, firstRows) => this.batches.reserveAlone(em, launch, firstRows));
     } catch (error) {
       // A concurrent request for the same runtime won the race: answer as a replay (or a conflict).
-      const winner = isUniqueViolation(error) ? await this.existing(request.runtimeId, requestFingerprint) : null;
-      if (winner) return { created: false, view: winner };
+      if (isUniqueViolation(error) && (await this.existing(launch.request.runtimeId, launch.fingerprint))) return { replay: true };
       throw error;
     }
-    if (view !== 'reserved') return { created: true, view };
-    return this.replay(request.runtimeId, requestFingerprint);
   }
 
-  /** Reserved already (a retry, or a copy that waited for the first one's lock): a replay, or a conflict if the request differs. */
-  private async replay(runtimeId: string, requestFingerprint: string): Promise<{ created: boolean; view: ReservationView }> {
-    const existing = await this.existing(runtimeId, requestFingerprint);
-    if (!existing) throw new Error(`runtime ${runtimeId} was reserved, and its reservation is gone`);
+  /** The answer to a launch: created (201), reserved already (a replay: 200, or 409 if the request differs), or its refusal. */
+  private async answerOf(outcome: ReservationOutcome, launch: ReservationLaunch): Promise<{ created: boolean; view: ReservationView }> {
+    if ('refused' in outcome) throw outcome.refused;
+    if ('reserved' in outcome) {
+      const { row, admitted } = outcome.reserved;
+      return { created: true, view: this.viewOf(row, admitted.hold!().balance, admitted.runsRemaining) };
+    }
+    const existing = await this.existing(launch.request.runtimeId, launch.fingerprint);
+    if (!existing) throw new Error(`runtime ${launch.request.runtimeId} was reserved, and its reservation is gone`);
     return { created: false, view: existing };
   }
 
@@ -247,99 +154,18 @@ export class ReservationsService {
     return this.view(this.ds.manager, row);
   }
 
-  /** Creates the reservation in the caller's transaction (used to reserve a runtime on the fly). */
+  /** Creates the reservation in the caller's transaction (a runtime reserved on the fly): the same admission, alone. */
   async createWithin(em: EntityManager, request: ReservationRequest, actor: string): Promise<ReservationView> {
-    const view = await this.create(em, request, fingerprint(request), actor);
-    if (view === 'reserved') throw new BillingException('DL_BILLING_IDEMPOTENCY_CONFLICT', `Runtime ${request.runtimeId} is already reserved`);
-    return view;
+    const launch: ReservationLaunch = { request, fingerprint: fingerprint(request), actor };
+    const outcome = await this.batches.reserveAlone(em, launch);
+    if ('replay' in outcome) throw new BillingException('DL_BILLING_IDEMPOTENCY_CONFLICT', `Runtime ${request.runtimeId} is already reserved`);
+    return (await this.answerOf(outcome, launch)).view;
   }
 
   /**
-   * The launch's first round trip: the account's wallet lock, then (so that they read what the lock
-   * holder before us committed) the account, whether the runtime is reserved already and the spend
-   * limits in scope, and the wallet's ledger as the hold will need it. An account without a wallet
-   * row yet (or no account) takes the longer way.
+   * Adds minutes to a reservation: the hold grows by their price at the reservation's own rate,
+   * admitted as a launch of kind `extension` (account active → plan allows it → spend limit → credits).
    */
-  private launchCalls(request: ReservationRequest): Call[] {
-    const { accountId, runtimeId } = request;
-    return [
-      this.ledger.lockWalletRowCall(accountId),
-      launchReadCall([request]),
-      this.ledger.holdReadCall({ accountId, ...holdKeys(runtimeId) }),
-    ];
-  }
-
-  /** `firstRows`: the rows of launchCalls, when the caller sent them (with its BEGIN). */
-  private async lockForLaunch(em: EntityManager, request: ReservationRequest, firstRows?: unknown[][]): Promise<Launch | 'reserved'> {
-    const { accountId, runtimeId } = request;
-    const [locked, launch, ledgerRead] = firstRows ?? (await inOneRoundTrip(em, this.launchCalls(request)));
-    const row = launchRows(launch ?? []).get(runtimeId);
-    if (row?.reserved) return 'reserved';
-    ownRuntime(request, row?.runtime_account ?? null);
-    // An account without a wallet row yet (or no account) takes the longer way.
-    if (!locked?.length || !row?.id) return { account: await this.lockActiveAccount(em, accountId) };
-    const account = planAccountOf(row);
-    if (!account) throw BillingException.notFound(`Account ${accountId}`);
-    return { account: activeOnly(account), limits: row.spend_limits, ledgerRead };
-  }
-
-  /** The reservation in the caller's transaction, or 'reserved' when the runtime has one already. */
-  private async create(
-    em: EntityManager,
-    request: ReservationRequest,
-    requestFingerprint: string,
-    actor: string,
-    firstRows?: unknown[][],
-  ): Promise<ReservationView | 'reserved'> {
-    const now = this.clock.now();
-    const launch = await this.lockForLaunch(em, request, firstRows);
-    if (launch === 'reserved') return launch;
-    const { account } = launch;
-    const environment = request.environment as Environment;
-    const price = priceEnvironment(this.rateCard.current(), request.variant, environment);
-    const amount = holdFor(price.ratePerHourMicros, request.minutes);
-    const verdict = await this.guard.check({
-      em,
-      account,
-      runtimeId: request.runtimeId,
-      userId: request.userId ?? null,
-      agentId: request.agentId ?? null,
-      environment,
-      amount,
-      now,
-      kind: 'reservation',
-    });
-    // The spend limit is the last check before the credits.
-    const limits = await this.spendLimits.check(em, { accountId: request.accountId, userId: request.userId ?? null, amount, now }, launch.limits);
-    // The runtime row goes with the hold's write (same round trip). A runtime whose events arrived
-    // before its reservation already has a row: the reservation is attached to it.
-    const { hold, also } = await this.ledger.createHoldWith(em, reservationHold(request, price, amount, actor), verdict.walletChanged ? undefined : launch.ledgerRead, [
-      reserveRuntimesCall([runtimeInsert(request, price, amount, requestFingerprint, now)]),
-    ]);
-    // (A runtime reserved meanwhile fails the statement as a serialization failure: the transaction
-    // runs again and then finds it reserved.)
-    const row = also[0]![0] as RuntimeRow;
-    await verdict.afterHold(hold.balance.available);
-    if (limits.length > 0) await this.spendLimits.notifyThresholds(em, request.accountId, request.userId ?? null, now, limits);
-    return this.viewOf(row, hold.balance, verdict.runsRemaining);
-  }
-
-  /**
-   * Takes the account's wallet lock (first in the lock order: launches of one account are checked
-   * one at a time) and reads the account under it; refuses an unknown or suspended account.
-   */
-  async lockActiveAccount(em: EntityManager, accountId: string): Promise<PlanAccount> {
-    let account = await lockAndLoadPlanAccount(em, accountId);
-    if (!account) {
-      // An account without its wallet row yet (or no account: then this is a 404).
-      await this.ledger.lockWalletRow(em, accountId);
-      account = await loadPlanAccount(em, accountId);
-    }
-    if (!account) throw BillingException.notFound(`Account ${accountId}`);
-    return activeOnly(account);
-  }
-
-  /** Adds minutes to a reservation: the hold grows by their price at the reservation's own rate. */
   async extend(runtimeId: string, minutes: number, idempotencyKey: string, actor = RESERVATION_ACTOR): Promise<ReservationView> {
     return inTransaction(this.ds, async (em) => {
       const now = this.clock.now();
@@ -349,7 +175,7 @@ export class ReservationsService {
       // The hold covers the whole reserved time, rounded once: extensions of 10 + 20 + 30 minutes hold
       // what 60 minutes cost, not three rounded-up parts. The extension holds the difference.
       const increase = max0(holdFor(BigInt(row.rate_per_hour), row.reserved_minutes + minutes) - BigInt(row.reserved_amount));
-      const [prior] = await rows<{ fingerprint: string }>(em, `SELECT fingerprint FROM reservation_extensions WHERE idempotency_key = $1`, [key]);
+      const [prior] = await rows<{ fingerprint: string }>(em, PRIOR_EXTENSION, [key]);
       const requestFingerprint = fingerprint({ runtimeId, minutes });
       if (prior) {
         if (prior.fingerprint !== requestFingerprint) {
@@ -362,45 +188,32 @@ export class ReservationsService {
           { field: 'runtimeId', message: `reservation is ${row.status}` },
         ]);
       }
-      const account = await this.lockActiveAccount(em, row.account_id);
-      const verdict = await this.guard.check({
-        em,
-        account,
-        runtimeId,
-        userId: row.user_id,
-        agentId: row.agent_id,
-        environment: row.environment as unknown as Environment,
-        amount: increase,
-        now,
-        kind: 'extension',
-      });
-      const limits = await this.spendLimits.check(em, { accountId: row.account_id, userId: row.user_id, amount: increase, now });
       const hold =
         increase > 0n
-          ? await this.ledger.increaseHold(em, {
-              holdId: row.hold_id,
-              amount: increase,
-              idempotencyKey: key,
-              actor,
-              reason: `extension of runtime ${runtimeId}'s reservation by ${minutes} minutes`,
-            })
-          : { balance: await this.ledger.wallet(em, row.account_id) };
-      await em.query(`INSERT INTO reservation_extensions (idempotency_key, runtime_id, minutes, amount, fingerprint) VALUES ($1, $2, $3, $4, $5)`, [
-        key,
-        runtimeId,
-        minutes,
-        increase.toString(),
-        requestFingerprint,
-      ]);
-      const [updated] = await rows<RuntimeRow>(
+          ? increaseHoldOperation({ holdId: row.hold_id, amount: increase, idempotencyKey: key, actor, reason: `extension of runtime ${runtimeId}'s reservation by ${minutes} minutes` })
+          : null;
+      const { decision, also } = await this.batches.alone(
         em,
-        `UPDATE runtimes SET reserved_minutes = reserved_minutes + $2, reserved_amount = reserved_amount + $3, updated_at = now()
-         WHERE runtime_id = $1 RETURNING *`,
-        [runtimeId, minutes, increase.toString()],
+        {
+          launcher: { runtimeId, accountId: row.account_id, userId: row.user_id },
+          lock: { accountId: row.account_id, holdId: row.hold_id, idempotencyKey: key },
+          launch: () => ({
+            kind: 'extension',
+            runtimeId,
+            accountId: row.account_id,
+            userId: row.user_id,
+            agentId: row.agent_id,
+            environment: row.environment as unknown as Environment,
+            amount: increase,
+            hold,
+            runtime: undefined,
+          }),
+          writes: () => [extendRuntimeCall({ key, runtimeId, minutes, amount: increase, fingerprint: requestFingerprint })],
+        },
+        now,
       );
-      await verdict.afterHold(hold.balance.available);
-      if (limits.length > 0) await this.spendLimits.notifyThresholds(em, row.account_id, row.user_id, now, limits);
-      return this.view(em, updated ?? row);
+      if ('refused' in decision) throw decision.refused;
+      return this.view(em, (also[0]?.[0] as RuntimeRow | undefined) ?? row);
     });
   }
 
@@ -428,17 +241,6 @@ export class ReservationsService {
     };
   }
 
-  /** Charge so far: settled charge, or the running time up to now priced at the reservation's rate. */
-  chargeSoFar(row: RuntimeRow, now: Date): bigint {
-    if (row.status === 'settled' || row.status === 'voided') return BigInt(row.charged);
-    const charge = chargeFor(BigInt(row.rate_per_hour), runningMsOf(row, now));
-    const cap = BigInt(row.reserved_amount);
-    return charge < cap ? charge : cap;
-  }
-
-  get commandsTopic(): string {
-    return this.config.kafka?.topics.commands ?? 'billing.commands.v1';
-  }
 }
 
 function max0(n: bigint): bigint {
@@ -446,21 +248,8 @@ function max0(n: bigint): bigint {
 }
 
 /** A launch waiting in a lane, and how it is answered. */
-interface PendingLaunch {
-  request: ReservationRequest;
-  fingerprint: string;
-  actor: string;
-  /** The caller's correlation, captured when it was queued (its batch runs outside it). */
-  correlation?: Correlation;
-  abandoned?: () => boolean;
-  answer(answer: BatchAnswer): void;
-}
-
-/** Created in the batch (`view`), refused (`error`), run on its own (`alone`), or none: reserved already. */
-interface BatchAnswer {
-  view?: ReservationView;
-  alone?: { created: boolean; view: ReservationView };
-  error?: unknown;
+interface PendingLaunch extends ReservationLaunch {
+  answer(answer: { outcome: ReservationOutcome } | { error: unknown }): void;
 }
 
 /**
@@ -472,16 +261,6 @@ const MAX_BATCH = 64;
 
 /** Who reserves, in the audit log, when the caller does not say (a key's requests say `key:<id>`). */
 const RESERVATION_ACTOR = 'system:reservations';
-
-/** A runtime's row once it is reserved (none before). */
-const RESERVED_RUNTIME = `SELECT * FROM runtimes WHERE runtime_id = $1 AND reservation_id IS NOT NULL`;
-
-/** What a launch read with its wallet lock (limits and the ledger read: when it took the short way). */
-interface Launch {
-  account: PlanAccount;
-  limits?: LimitRow[];
-  ledgerRead?: unknown[];
-}
 
 /**
  * When the reservation runs out: before the start, the start deadline; while running, the moment

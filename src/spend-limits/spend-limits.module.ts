@@ -2,13 +2,14 @@ import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module';
 import { LedgerModule } from '../ledger/ledger.module';
 import { SpendLimitsController } from './spend-limits.controller';
+import { SpendLimitReads } from './spend-limit-reads';
 import { SpendLimitsService } from './spend-limits.service';
 import { SuspensionService } from './suspension.service';
 
 @Module({
   imports: [LedgerModule, AuditModule],
   controllers: [SpendLimitsController],
-  providers: [SpendLimitsService, SuspensionService],
-  exports: [SpendLimitsService],
+  providers: [SpendLimitsService, SpendLimitReads, SuspensionService],
+  exports: [SpendLimitsService, SpendLimitReads],
 })
 export class SpendLimitsModule {}

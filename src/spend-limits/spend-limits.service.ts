@@ -16,20 +16,7 @@ import { topicsOf } from '../messaging/topics';
 import { issueTerminate, type TerminateReason } from '../metering/commands';
 import { calendarMonth, type Period } from '../plans/periods';
 import type { SpendLimitRequest } from './dto/spend-limit.dto';
-
-export interface LimitRow {
-  id: string;
-  account_id: string;
-  scope_user_id: string;
-  period: string;
-  limit_micros: string | null;
-  thresholds: number[];
-}
-
-export interface Spend {
-  charged: bigint;
-  held: bigint;
-}
+import { spendOf, type LimitRow, type Spend } from './spend-limit-reads';
 
 export interface SpendAlert {
   kind: 'threshold_crossed' | 'reached';
@@ -58,34 +45,6 @@ export interface SpendLimitView {
   terminated: string[];
 }
 
-/**
- * The spend limits in scope of a launch by `user` on `account` (SQL expressions), as one JSON value
- * that pg parses into LimitRow[] (in the order limitsInScope reads them): for a statement that reads
- * them in the same round trip as the wallet lock (ReservationsService), then given to `check`.
- */
-export function limitsInScopeJson(account: string, user: string): string {
-  return `(SELECT coalesce(json_agg(json_build_object('id', l.id, 'account_id', l.account_id, 'scope_user_id', l.scope_user_id,
-      'period', l.period, 'limit_micros', l.limit_micros::text, 'thresholds', l.thresholds) ORDER BY l.scope_user_id), '[]'::json)
-    FROM spend_limits l WHERE l.account_id = ${account} AND (l.scope_user_id = '' OR l.scope_user_id = ${user}))`;
-}
-
-/**
- * The query of a scope's spend in a period (SQL expressions for its parameters; `user` NULL: the
- * whole account): settled charges and open holds of the runtimes reserved in the period, and for the
- * whole account its ancillary charges of the period.
- */
-export function spendQuery(p: { account: string; user: string; from: string; to: string }): string {
-  // An account-wide limit also counts its priced ancillary usage of the period (storage hours, egress
-  // reports: what is due, paid or not); a member's limit counts runtimes only (storage has no user).
-  return `SELECT (COALESCE(sum(charged) FILTER (WHERE status IN ('settled', 'voided')), 0)
-        + CASE WHEN ${p.user} IS NULL THEN (SELECT COALESCE(sum(a.amount), 0) FROM ancillary_charges a
-            WHERE a.account_id = ${p.account} AND a.bucket >= ${p.from} AND a.bucket < ${p.to}) ELSE 0 END)::text AS charged,
-      COALESCE(sum(reserved_amount) FILTER (WHERE status NOT IN ('settled', 'voided')), 0)::text AS held
-    FROM runtimes
-    WHERE account_id = ${p.account} AND (${p.user} IS NULL OR user_id = ${p.user}) AND hold_id IS NOT NULL
-      AND created_at >= ${p.from} AND created_at < ${p.to}`;
-}
-
 /** Runtimes whose status means they may still run (and so be told to terminate). */
 const ACTIVE = `('reserved', 'running', 'paused', 'terminating')`;
 
@@ -110,29 +69,9 @@ export class SpendLimitsService implements OnModuleInit {
   }
 
   /**
-   * In a reservation's transaction, before its hold: refuses what would pass a limit. Returns the
-   * limits in scope, for `notifyThresholds` after the hold (`known`: read already, under the lock,
-   * with limitsInScopeJson). The caller holds the account's wallet
-   * lock (the reservation takes it first), so concurrent launches are counted one at a time.
-   */
-  async check(
-    em: EntityManager,
-    request: { accountId: string; userId: string | null; amount: bigint; now: Date },
-    known?: LimitRow[],
-  ): Promise<LimitRow[]> {
-    const limits = known ?? (await this.limitsInScope(em, request.accountId, request.userId));
-    const period = calendarMonth(request.now);
-    for (const limit of limits) {
-      if (limit.limit_micros === null) continue;
-      const spend = await this.spendOf(em, request.accountId, limit.scope_user_id || null, period);
-      passesLimit(limit, spend, request.amount, period);
-    }
-    return limits;
-  }
-
-  /**
    * After a change of spend (a hold, an extension, a settlement): notifies each threshold crossed
-   * once per limit and period, and `spend_limit.reached` once at 100%.
+   * once per limit and period, and `spend_limit.reached` once at 100%. `known`: the limits in scope,
+   * when the caller read them (SpendLimitReads).
    */
   async notifyThresholds(em: EntityManager, accountId: string, userId: string | null, now: Date, known?: LimitRow[]): Promise<void> {
     const limits = known ?? (await this.limitsInScope(em, accountId, userId));
@@ -140,7 +79,7 @@ export class SpendLimitsService implements OnModuleInit {
     for (const limit of limits) {
       if (limit.limit_micros === null) continue;
       const cap = BigInt(limit.limit_micros);
-      const spend = await this.spendOf(em, accountId, limit.scope_user_id || null, period);
+      const spend = await spendOf(em, accountId, limit.scope_user_id || null, period);
       const used = spend.charged + spend.held;
       const due = dueAlerts(limit, used);
       if (due.length === 0) continue;
@@ -180,7 +119,7 @@ export class SpendLimitsService implements OnModuleInit {
         [`sl_${randomUUID()}`, accountId, scopeUserId, request.period, limitMicros?.toString() ?? null, [...request.thresholds].sort((a, b) => a - b)],
       );
       const period = calendarMonth(now);
-      const spend = await this.spendOf(em, accountId, scopeUserId || null, period);
+      const spend = await spendOf(em, accountId, scopeUserId || null, period);
       let terminated: string[] = [];
       if (limitMicros !== null && spend.charged + spend.held > limitMicros) {
         terminated = await this.terminateActive(em, accountId, scopeUserId || null, 'spend_limit', now);
@@ -202,7 +141,7 @@ export class SpendLimitsService implements OnModuleInit {
     const now = this.clock.now();
     await this.ensureAccount(this.ds.manager, accountId);
     const [limit] = await rows<LimitRow>(this.ds, `SELECT * FROM spend_limits WHERE account_id = $1 AND scope_user_id = $2`, [accountId, userId ?? '']);
-    const spend = await this.spendOf(this.ds.manager, accountId, userId, calendarMonth(now));
+    const spend = await spendOf(this.ds.manager, accountId, userId, calendarMonth(now));
     return this.view(limit ?? { id: '', account_id: accountId, scope_user_id: userId ?? '', period: 'month', limit_micros: null, thresholds: [] }, spend, []);
   }
 
@@ -236,7 +175,7 @@ export class SpendLimitsService implements OnModuleInit {
     const now = this.clock.now();
     const found = await rows<LimitRow>(this.ds, `SELECT * FROM spend_limits WHERE account_id = $1 ORDER BY scope_user_id`, [accountId]);
     const out: SpendLimitView[] = [];
-    for (const l of found) out.push(this.view(l, await this.spendOf(this.ds.manager, accountId, l.scope_user_id || null, calendarMonth(now)), []));
+    for (const l of found) out.push(this.view(l, await spendOf(this.ds.manager, accountId, l.scope_user_id || null, calendarMonth(now)), []));
     return out;
   }
 
@@ -261,20 +200,10 @@ export class SpendLimitsService implements OnModuleInit {
     return ids;
   }
 
-  async spendOf(em: Pick<EntityManager, 'query'>, accountId: string, userId: string | null, period: Period): Promise<Spend> {
-    const [row] = await rows<{ charged: string; held: string }>(em, spendQuery({ account: '$1', user: '$2::text', from: '$3', to: '$4' }), [
-      accountId,
-      userId,
-      period.start.toISOString(),
-      period.end.toISOString(),
-    ]);
-    return { charged: BigInt(row?.charged ?? '0'), held: BigInt(row?.held ?? '0') };
-  }
-
   private async walletSpend(accountId: string, now: Date, base: SpendView): Promise<SpendView> {
     const period = calendarMonth(now);
     const [limit] = await rows<LimitRow>(this.ds, `SELECT * FROM spend_limits WHERE account_id = $1 AND scope_user_id = ''`, [accountId]);
-    const spend = await this.spendOf(this.ds.manager, accountId, null, period);
+    const spend = await spendOf(this.ds.manager, accountId, null, period);
     return {
       ...base,
       period: 'month',
@@ -314,32 +243,6 @@ export class SpendLimitsService implements OnModuleInit {
       terminated,
     };
   }
-}
-
-/**
- * Refuses (DL_BILLING_SPEND_LIMIT_REACHED) a reservation of `amount` that would take the limit's
- * scope past it, given the scope's spend this period before it.
- */
-export function passesLimit(limit: LimitRow, spend: Spend, amount: bigint, period: Period): void {
-  if (limit.limit_micros === null) return;
-  const cap = BigInt(limit.limit_micros);
-  const used = spend.charged + spend.held;
-  if (used + amount <= cap) return;
-  const remaining = cap > used ? cap - used : 0n;
-  throw new BillingException(
-    'DL_BILLING_SPEND_LIMIT_REACHED',
-    `This would pass the ${limit.scope_user_id ? `spend limit of member ${limit.scope_user_id}` : 'account spend limit'} of ${formatCredits(cap)} credits this month`,
-    [],
-    {
-      remaining: formatCredits(remaining),
-      limit: formatCredits(cap),
-      spent: formatCredits(spend.charged),
-      held: formatCredits(spend.held),
-      required: formatCredits(amount),
-      scope: limit.scope_user_id ? { userId: limit.scope_user_id } : null,
-      resetsAt: period.end.toISOString(),
-    },
-  );
 }
 
 /** The alerts a spend of `used` calls for (each crossed threshold, and `reached` at 100 %), sent or not. */
