@@ -1,5 +1,4 @@
 import type { EntityManager } from 'typeorm';
-import { preparedRows } from '../common/database/prepared';
 import { rows } from '../common/database/transaction';
 import { isPlanId, type Plan, type PlanCatalog, type PlanId, type PlanOverrides } from './plan-catalog';
 import { periodFor, type Period } from './periods';
@@ -13,9 +12,6 @@ export interface PlanAccount {
   billingCycleAnchor: Date | null;
 }
 
-/** The columns of `accounts a` that make a PlanAccount (planAccountOf parses a row of them). */
-const PLAN_ACCOUNT_COLUMNS = 'a.id, a.plan, a.status, a.plan_overrides, a.billing_cycle_anchor';
-
 export interface PlanAccountRow {
   id: string;
   plan: string;
@@ -26,21 +22,6 @@ export interface PlanAccountRow {
 
 export async function loadPlanAccount(em: Pick<EntityManager, 'query'>, accountId: string): Promise<PlanAccount | null> {
   const [row] = await rows<PlanAccountRow>(em, `SELECT id, plan, status, plan_overrides, billing_cycle_anchor FROM accounts WHERE id = $1`, [accountId]);
-  return planAccountOf(row);
-}
-
-const LOCK_AND_LOAD = {
-  name: 'plan_account_lock_v1',
-  text: `SELECT ${PLAN_ACCOUNT_COLUMNS}
-         FROM wallets w JOIN accounts a ON a.id = w.account_id WHERE w.account_id = $1 FOR UPDATE OF w`,
-};
-
-/**
- * Takes the account's wallet row lock (first in the ledger's lock order) and reads the account in
- * the same statement; null when the account has no wallet row (yet) or does not exist.
- */
-export async function lockAndLoadPlanAccount(em: EntityManager, accountId: string): Promise<PlanAccount | null> {
-  const [row] = await preparedRows<PlanAccountRow>(em, LOCK_AND_LOAD.name, LOCK_AND_LOAD.text, [accountId]);
   return planAccountOf(row);
 }
 

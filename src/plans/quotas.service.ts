@@ -9,7 +9,6 @@ import { loadPlanAccount, termsOf } from './plan-accounts';
 import { allowanceGrantId } from './allowance-store';
 import { PlanCatalog } from './plan-catalog';
 import { usageOf } from './quota-reads';
-import type { Period } from './periods';
 
 /** The statuses a runtime holds a concurrency slot in. */
 export const ACTIVE_STATUSES = ['reserved', 'running', 'paused', 'terminating'] as const;

@@ -1,9 +1,8 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { fingerprint } from '../common/canonical-json';
-import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import { currentCorrelation, withCorrelationOf, type Correlation } from '../common/context/correlation';
+import { currentCorrelation, withCorrelationOf } from '../common/context/correlation';
 import { GroupCommitLanes, takeDistinct } from '../common/database/group-commit';
 import { inTransactionFrom } from '../common/database/pipelined-transaction';
 import { inTransaction, isUniqueViolation, rows } from '../common/database/transaction';
