@@ -79,7 +79,7 @@ export class ReservationBatch {
    * A batch in one pipelined transaction; returns each decided launch's outcome (after COMMIT) and
    * the launches to run alone, in arrival order. A database error fails it all (nothing committed).
    */
-  async inBatch(batch: readonly ReservationLaunch[]): Promise<{ decided: Map<ReservationLaunch, ReservationOutcome>; alone: ReservationLaunch[] }> {
+  async inBatch<L extends ReservationLaunch>(batch: readonly L[]): Promise<{ decided: Map<L, ReservationOutcome>; alone: L[] }> {
     const now = this.clock.now();
     const asks = new Map(batch.map((l) => [l, this.reservationAsk(l, now)]));
     const first = this.reads.first(batch.map((l) => asks.get(l)!.launcher), now);

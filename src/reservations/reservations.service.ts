@@ -80,7 +80,7 @@ export class ReservationsService {
    * committed), each of its launches runs alone.
    */
   private async runBatch(batch: PendingLaunch[]): Promise<void> {
-    let result: Awaited<ReturnType<ReservationBatch['inBatch']>>;
+    let result: { decided: Map<PendingLaunch, ReservationOutcome>; alone: PendingLaunch[] };
     try {
       result = await this.batches.inBatch(batch);
     } catch (error) {
@@ -90,11 +90,11 @@ export class ReservationsService {
       await this.oneByOne(batch);
       return;
     }
-    for (const [launch, outcome] of result.decided) (launch as PendingLaunch).answer({ outcome });
+    for (const [launch, outcome] of result.decided) launch.answer({ outcome });
     this.stats.batches++;
     this.stats.decided += result.decided.size;
     this.stats.alone += result.alone.length;
-    await this.oneByOne(result.alone as PendingLaunch[]);
+    await this.oneByOne(result.alone);
   }
 
   /** Launches each alone, one after the other in the order they came, before the lane takes its next batch. */
