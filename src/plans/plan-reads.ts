@@ -30,7 +30,10 @@ export class PlanReads {
   accounts(ids: readonly string[]): TypedRead<Map<string, PlanAccount>> {
     return {
       call: { statement: ACCOUNTS_READ, values: [[...new Set(ids)]] },
-      parse: (found) => new Map((found as PlanAccountRow[]).flatMap((r) => { const a = planAccountOf(r); return a ? [[a.id, a] as const] : []; })),
+      parse: (found) => {
+        const accounts = (found as PlanAccountRow[]).map(planAccountOf).filter((a): a is PlanAccount => a !== null);
+        return new Map(accounts.map((a) => [a.id, a]));
+      },
     };
   }
 
@@ -39,7 +42,9 @@ export class PlanReads {
    * twin of the monthly reset grants it); null when none of them is granted here (no statement).
    */
   allowancesPending(terms: readonly AccountTerms[]): TypedRead<Set<string>> | null {
-    const due = terms.filter((t) => grantsAllowanceHere(t.plan)).map((t) => ({ accountId: t.account.id, grantId: allowanceGrantId(t.account.id, t.period) }));
+    const due = terms
+      .filter((t) => grantsAllowanceHere(t.plan))
+      .map((t) => ({ accountId: t.account.id, grantId: allowanceGrantId(t.account.id, t.period) }));
     if (due.length === 0) return null;
     return {
       call: { statement: GRANTED_READ, values: [due.map((d) => d.grantId)] },

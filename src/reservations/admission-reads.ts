@@ -42,7 +42,9 @@ function knownRuntimesRead(runtimeIds: readonly string[]): TypedRead<Map<string,
   return {
     call: { statement: KNOWN_RUNTIMES, values: [[...runtimeIds]] },
     parse: (found) =>
-      new Map((found as { runtime_id: string; account_id: string; reserved: boolean }[]).map((r) => [r.runtime_id, { account: r.account_id, reserved: r.reserved }])),
+      new Map(
+        (found as { runtime_id: string; account_id: string; reserved: boolean }[]).map((r) => [r.runtime_id, { account: r.account_id, reserved: r.reserved }]),
+      ),
   };
 }
 
@@ -71,14 +73,19 @@ export class AdmissionReads {
   /** Sent with the wallet locks: the accounts, the known runtimes, the spend limits in scope. */
   first(launchers: readonly Launcher[], now: Date): Reads<FirstReads> {
     const scopes: Scope[] = launchers.map((l) => ({ accountId: l.accountId, userId: l.userId ?? '' }));
-    const reads = together([this.plans.accounts(launchers.map((l) => l.accountId)), knownRuntimesRead(launchers.map((l) => l.runtimeId)), this.spendLimits.limitsInScope(scopes)]);
+    const reads = together([
+      this.plans.accounts(launchers.map((l) => l.accountId)),
+      knownRuntimesRead(launchers.map((l) => l.runtimeId)),
+      this.spendLimits.limitsInScope(scopes),
+    ]);
     return {
       calls: reads.calls,
       parse: (rows) => {
         const [accounts, runtimes, limits] = reads.parse(rows);
         const admissions = new Map<string, AccountAdmission>();
         for (const accountId of new Set(launchers.map((l) => l.accountId))) {
-          const inScope = new Map(scopes.filter((s) => s.accountId === accountId).map((s) => [s.userId, limits?.get(`${accountId}:${s.userId}`) ?? []]));
+          const ofAccount = scopes.filter((s) => s.accountId === accountId);
+          const inScope = new Map(ofAccount.map((s) => [s.userId, limits?.get(`${accountId}:${s.userId}`) ?? []]));
           admissions.set(accountId, AccountAdmission.of(this.catalog, accountId, { account: accounts?.get(accountId), limits: inScope }, now));
         }
         return { runtimes: runtimes ?? new Map(), accounts: admissions };
@@ -99,7 +106,9 @@ export class AdmissionReads {
     if (counting.length === 0 && scopes.length === 0 && allowances === null) return null;
     const month = needs.get(known[0]!)!.month;
     const reads = together([
-      counting.length > 0 ? this.quotas.usage(counting.map((a) => ({ accountId: a.accountId, period: a.terms!.period, agents: agents.get(a.accountId) ?? [] }))) : null,
+      counting.length > 0
+        ? this.quotas.usage(counting.map((a) => ({ accountId: a.accountId, period: a.terms!.period, agents: agents.get(a.accountId) ?? [] })))
+        : null,
       scopes.length > 0 ? this.spendLimits.spend(scopes, month) : null,
       scopes.length > 0 ? this.spendLimits.alertsSent(known.flatMap((a) => needs.get(a)!.limits), month) : null,
       sentCausesRead(known.flatMap((a) => launchNoticeCauses(a.accountId, a.terms!.period))),

@@ -189,7 +189,13 @@ export class ReservationsService {
       }
       const hold =
         increase > 0n
-          ? increaseHoldOperation({ holdId: row.hold_id, amount: increase, idempotencyKey: key, actor, reason: `extension of runtime ${runtimeId}'s reservation by ${minutes} minutes` })
+          ? increaseHoldOperation({
+              holdId: row.hold_id,
+              amount: increase,
+              idempotencyKey: key,
+              actor,
+              reason: `extension of runtime ${runtimeId}'s reservation by ${minutes} minutes`,
+            })
           : null;
       const { decision, also } = await this.batches.alone(
         em,

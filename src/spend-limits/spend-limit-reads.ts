@@ -47,7 +47,8 @@ const LIMITS_READ: PreparedStatement = {
 const SPEND_READ: PreparedStatement = {
   name: 'spend_of_scopes_v1',
   text: `SELECT s.account, s.scope, sp.charged, sp.held
-    FROM jsonb_to_recordset($1::jsonb) AS s(account text, scope text), LATERAL (${spendQuery({ account: 's.account', user: "nullif(s.scope, '')", from: '$2::timestamptz', to: '$3::timestamptz' })}) sp`,
+    FROM jsonb_to_recordset($1::jsonb) AS s(account text, scope text),
+      LATERAL (${spendQuery({ account: 's.account', user: "nullif(s.scope, '')", from: '$2::timestamptz', to: '$3::timestamptz' })}) sp`,
 };
 
 const ALERTS_READ: PreparedStatement = {
@@ -91,9 +92,8 @@ export class SpendLimitReads {
       call: { statement: LIMITS_READ, values: [accounts, users] },
       parse: (found) => {
         const limits = found as LimitRow[];
-        return new Map(
-          scopes.map((s) => [`${s.accountId}:${s.userId}`, limits.filter((l) => l.account_id === s.accountId && (l.scope_user_id === '' || l.scope_user_id === s.userId))]),
-        );
+        const inScope = (s: Scope): LimitRow[] => limits.filter((l) => l.account_id === s.accountId && (l.scope_user_id === '' || l.scope_user_id === s.userId));
+        return new Map(scopes.map((s) => [`${s.accountId}:${s.userId}`, inScope(s)]));
       },
     };
   }
