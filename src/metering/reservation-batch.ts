@@ -6,7 +6,7 @@ import type { LedgerBatch } from '../ledger/ledger.batch';
 import { createHoldOperation } from '../ledger/ledger.decisions';
 import type { CreateHoldInput, HoldResult } from '../ledger/ledger.types';
 import { PLAN_ACCOUNT_COLUMNS, grantsAllowanceHere, planAccountOf, termsOf, type PlanAccount, type PlanAccountRow } from '../plans/plan-accounts';
-import { allowanceGrantId } from '../plans/allowance-store';
+import { allowanceGrantId } from '../plans/allowance-keys';
 import type { PlanCatalog, Plan } from '../plans/plan-catalog';
 import { countsUsage, launchNoticeCauses, lowBalanceNotice, planAllows, quotaVerdict } from '../plans/plan-launch-guard';
 import { calendarMonth, type Period } from '../plans/periods';

@@ -12,7 +12,7 @@ import { Clock } from '../infra/clock/clock';
 import { LedgerService } from '../ledger/ledger.service';
 import { AllowancesService } from './allowances.service';
 import type { SetPlanDto } from './dto/plan.dto';
-import { allowanceKey } from './allowance-store';
+import { allowanceKey } from './allowance-keys';
 import { grantsAllowanceHere, loadPlanAccount, termsOf, type PlanAccount } from './plan-accounts';
 import { PlanCatalog, planOverridesSchema, type Plan, type PlanOverrides } from './plan-catalog';
 

@@ -12,7 +12,7 @@ import type { GrantView } from '../ledger/ledger.types';
 import { MembersService } from '../members/members.service';
 import { enqueue } from '../messaging/outbox';
 import { topicsOf } from '../messaging/topics';
-import { allowanceGrantId, allowanceKey, allowanceReason } from '../plans/allowance-store';
+import { allowanceGrantId, allowanceKey, allowanceReason } from '../plans/allowance-keys';
 import { notificationId, notifyOnce } from '../plans/notifications';
 import { PlanCatalog } from '../plans/plan-catalog';
 import type { Period } from '../plans/periods';
