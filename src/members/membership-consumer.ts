@@ -5,11 +5,12 @@ import { z } from 'zod';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { jsonLimitProblem } from '../common/json-limits';
 import { withCorrelation } from '../common/context/correlation';
-import { inTransaction, rows } from '../common/database/transaction';
+import { inTransaction } from '../common/database/transaction';
 import type { Finding } from '../common/errors/billing.exception';
 import { findingsOf } from '../common/http/zod-validation.pipe';
 import { MessageBus, type InboundMessage, type OutboundMessage } from '../infra/kafka/message-bus';
 import { deadLetter } from '../messaging/dead-letter';
+import { receiveOnce } from '../messaging/inbox';
 import { MembersService, type MemberChange } from './members.service';
 import { inputInstant } from '../common/http/api-schemas';
 
@@ -84,15 +85,7 @@ export class MembershipConsumer implements OnModuleInit {
     if (changes.length === 0) return;
     const changed = await inTransaction(this.ds, async (em) => {
       const ids = [...new Set(changes.map((c) => c.id))];
-      const fresh = new Set(
-        (
-          await rows<{ message_id: string }>(
-            em,
-            `INSERT INTO inbox (source, message_id) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING RETURNING message_id`,
-            [INBOX_SOURCE, ids],
-          )
-        ).map((r) => r.message_id),
-      );
+      const fresh = await receiveOnce(em, INBOX_SOURCE, ids);
       const seen = new Set<string>();
       const todo = changes.filter((c) => fresh.has(c.id) && !seen.has(c.id) && seen.add(c.id));
       return this.members.apply(em, todo, 'kafka', 'kafka:accounts.membership.v1');

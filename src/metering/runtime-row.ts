@@ -1,3 +1,4 @@
+import type { EntityManager } from 'typeorm';
 import type { RuntimeStatus } from './entities/runtime.entity';
 
 /** A `runtimes` row as raw SQL returns it (bigints as strings). */
@@ -40,4 +41,10 @@ export interface RuntimeRow {
 export function runningMsOf(row: Pick<RuntimeRow, 'closed_ms' | 'open_since'>, now: Date): number {
   const open = row.open_since ? Math.max(0, now.getTime() - row.open_since.getTime()) : 0;
   return Number(row.closed_ms) + open;
+}
+
+/** Runtimes told to terminate (their commands are issued in the same transaction) are `terminating` until they report it. */
+export async function markTerminating(em: Pick<EntityManager, 'query'>, runtimeIds: readonly string[]): Promise<void> {
+  if (runtimeIds.length === 0) return;
+  await em.query(`UPDATE runtimes SET status = 'terminating', updated_at = now() WHERE runtime_id = ANY($1)`, [runtimeIds]);
 }
