@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
-import type { AccountStatus, PlanId } from './entities/account.entity';
+import type { PlanId } from '../plans/plan-ids';
+import type { AccountStatus } from './entities/account.entity';
 
 /**
  * The changes other modules make to an account (the accounts module owns the table): its plan terms

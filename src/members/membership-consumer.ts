@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { jsonLimitProblem } from '../common/json-limits';
 import { withCorrelation } from '../common/context/correlation';
+import { DEFAULT_TOPICS } from '../common/config/config.schema';
 import { inTransaction } from '../common/database/transaction';
 import type { Finding } from '../common/errors/billing.exception';
 import { findingsOf } from '../common/http/zod-validation.pipe';
@@ -14,7 +15,8 @@ import { receiveOnce } from '../messaging/inbox';
 import { MembersService, type MemberChange } from './members.service';
 import { inputInstant } from '../common/http/api-schemas';
 
-const INBOX_SOURCE = 'accounts.membership.v1';
+/** The inbox source of membership events: the contract's topic name (whatever the topic is configured as). */
+const INBOX_SOURCE = DEFAULT_TOPICS.membership;
 
 /** A message on `accounts.membership.v1` (keyed by accountId); the AsyncAPI document is made from this schema. */
 export const membershipEventSchema = z
@@ -88,7 +90,7 @@ export class MembershipConsumer implements OnModuleInit {
       const fresh = await receiveOnce(em, INBOX_SOURCE, ids);
       const seen = new Set<string>();
       const todo = changes.filter((c) => fresh.has(c.id) && !seen.has(c.id) && seen.add(c.id));
-      return this.members.apply(em, todo, 'kafka', 'kafka:accounts.membership.v1');
+      return this.members.apply(em, todo, 'kafka', `kafka:${INBOX_SOURCE}`);
     });
     // Each account's seat sync is audited under the latest change event of that account.
     const latest = new Map(changes.map((c) => [c.accountId, c.id]));

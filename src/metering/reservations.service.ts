@@ -10,6 +10,7 @@ import { inTransaction, isUniqueViolation, rows } from '../common/database/trans
 import { BillingException } from '../common/errors/billing.exception';
 import { formatCredits } from '../common/money';
 import { Clock } from '../infra/clock/clock';
+import { topicsOf } from '../messaging/topics';
 import { AuditService } from '../audit/audit.service';
 import { batchReadCalls, LedgerBatch } from '../ledger/ledger.batch';
 import { LedgerService } from '../ledger/ledger.service';
@@ -437,7 +438,7 @@ export class ReservationsService {
   }
 
   get commandsTopic(): string {
-    return this.config.kafka?.topics.commands ?? 'billing.commands.v1';
+    return topicsOf(this.config).commands;
   }
 }
 

@@ -15,7 +15,7 @@ import { receiveOnce } from '../messaging/inbox';
 import { topicsOf } from '../messaging/topics';
 import { allowanceGrantId, allowanceKey, allowanceReason } from '../plans/allowance-keys';
 import { notifyOnce } from '../plans/notifications';
-import { PlanCatalog } from '../plans/plan-catalog';
+import { PlanCatalog, type PlanId } from '../plans/plan-catalog';
 import type { Period } from '../plans/periods';
 import { SuspensionService } from '../spend-limits/suspension.service';
 import { clawBack } from './clawback';
@@ -259,7 +259,7 @@ export class StripeEventsService {
   private async grantCycleAllowance(em: EntityManager, accountId: string, period: Period, invoiceId: string): Promise<void> {
     const now = this.clock.now();
     if (period.end.getTime() <= now.getTime()) return; // a cycle already over grants nothing
-    const [account] = await rows<{ plan: 'free' | 'team' | 'enterprise'; plan_overrides: Record<string, unknown> | null }>(
+    const [account] = await rows<{ plan: PlanId; plan_overrides: Record<string, unknown> | null }>(
       em,
       `SELECT plan, plan_overrides FROM accounts WHERE id = $1`,
       [accountId],
