@@ -1,4 +1,5 @@
 import type { AccountListItem, AccountListQuery } from '../reports/account-directory';
+import { PLAN_IDS } from '../plans/plan-ids';
 import type { Period } from '../reports/reports.service';
 import { credits, esc, table } from './render';
 
@@ -32,7 +33,7 @@ function sortControls(q: AccountListQuery): string {
 }
 
 export function accountsPage(q: AccountListQuery, period: Period, result: { items: AccountListItem[]; total: number; page: number; pages: number }): string {
-  const plans = ['', 'free', 'team', 'enterprise'].map((p) => `<option value="${p}"${(q.plan ?? '') === p ? ' selected' : ''}>${p || 'any plan'}</option>`).join('');
+  const plans = ['', ...PLAN_IDS].map((p) => `<option value="${p}"${(q.plan ?? '') === p ? ' selected' : ''}>${p || 'any plan'}</option>`).join('');
   const form = `<section><form method="get" action="/admin/accounts" class="filters" role="search">
 <label for="q">Search by id or name<input id="q" type="search" name="q" value="${esc(q.q ?? '')}" size="24"></label>
 <label for="plan">Plan<select id="plan" name="plan">${plans}</select></label>

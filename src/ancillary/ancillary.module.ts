@@ -1,3 +1,4 @@
+// Owns: ancillary_events, ancillary_items, ancillary_charges, ancillary_commands.
 import { Inject, Injectable, Module, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';

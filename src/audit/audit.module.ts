@@ -1,3 +1,5 @@
+// Owns: audit_log, audit_chains.
+// Rows are appended through AuditService (record, recordMany, recordBulk).
 import { Global, Module } from '@nestjs/common';
 import { AuditController } from './audit.controller';
 import { AuditService } from './audit.service';

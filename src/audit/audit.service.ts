@@ -107,6 +107,28 @@ const RECORD_STATEMENT: PreparedStatement = {
   SELECT i.ord, ins.id::text AS id, ins.chain, ins.seq::text AS seq, ins.hash FROM ins JOIN input i ON i.chain = ins.chain`,
 };
 
+/** recordBulk's statement over its input table (one row per chain). */
+const BULK_RECORD_SQL = `
+  WITH updated AS (
+    UPDATE audit_chains c SET seq = c.seq + 1, prev_hash = c.hash, hash = audit_hash(c.hash, c.seq + 1, i.record), updated_at = i.at
+    FROM audit_bulk_input i WHERE c.chain = i.chain AND c.chain = ANY(ARRAY(SELECT chain FROM audit_bulk_input))
+    RETURNING c.chain, c.seq, c.prev_hash, c.hash
+  ), inserted AS (
+    INSERT INTO audit_chains (chain, seq, prev_hash, hash, updated_at)
+    SELECT i.chain, 1, $1, audit_hash($1, 1, i.record), i.at
+    FROM audit_bulk_input i LEFT JOIN updated u ON u.chain = i.chain WHERE u.chain IS NULL
+    ORDER BY i.chain
+    ON CONFLICT (chain) DO NOTHING
+    RETURNING chain, seq, prev_hash, hash
+  ), head AS (SELECT * FROM updated UNION ALL SELECT * FROM inserted),
+  logged AS (
+    INSERT INTO audit_log (chain, seq, at, actor, action, account_id, before, after, correlation_id, prev_hash, hash)
+    SELECT i.chain, h.seq, i.at, i.actor, i.action, i.account_id, i.before, i.after, i.correlation_id, h.prev_hash, h.hash
+    FROM audit_bulk_input i JOIN head h ON h.chain = i.chain
+    RETURNING 1
+  )
+  SELECT ledger_assert((SELECT count(*) FROM logged) = (SELECT count(*) FROM audit_bulk_input), 'audit chain head written concurrently: retry') AS ok`;
+
 /**
  * Entries in rounds of one row per chain (a chain head advances once per statement), each chain's
  * rows in the given order: the first row of every chain, then the second, and so on.
@@ -162,7 +184,41 @@ export class AuditService {
    * heads, for callers that batch it with other statements (the ledger's two-round-trip path).
    */
   recordCall(entries: readonly AuditEntry[]): Call {
-    const input = entries.map((e, ord) => {
+    const input = this.inputOf(entries);
+    if (new Set(input.map((i) => i.chain)).size !== input.length) throw new Error('one audit row per chain per statement');
+    return { statement: RECORD_STATEMENT, values: [JSON.stringify(input), GENESIS_HASH] };
+  }
+
+  /**
+   * Appends one row to each of thousands of chains (the monthly reset) in a fixed number of
+   * statements whatever their number: recordCall's upsert looks each row's record up in its input,
+   * quadratic over thousands of rows; here the heads are advanced by a join through the input's
+   * chains (index lookups, never a scan of every head). The chains' writers must hold their locks
+   * (an account's wallet lock orders its chain's writers); a concurrent first row of a chain fails
+   * the statement as a serialization failure, so the transaction is retried.
+   */
+  async recordBulk(em: EntityManager, entries: readonly AuditEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    await em.query(`DROP TABLE IF EXISTS audit_bulk_input`);
+    await em.query(
+      `CREATE TEMP TABLE audit_bulk_input (chain text PRIMARY KEY, record text NOT NULL, at timestamptz NOT NULL, actor text NOT NULL,
+         action text NOT NULL, account_id text, before jsonb, after jsonb, correlation_id text) ON COMMIT DROP`,
+    );
+    await em.query(
+      `INSERT INTO audit_bulk_input (chain, record, at, actor, action, account_id, before, after, correlation_id)
+       SELECT chain, record, at, actor, action, account_id, before, after, correlation_id
+       FROM jsonb_to_recordset($1::jsonb) AS r(chain text, record text, at timestamptz, actor text, action text, account_id text,
+         before jsonb, after jsonb, correlation_id text)`,
+      [JSON.stringify(this.inputOf(entries))],
+    );
+    await em.query(`ANALYZE audit_bulk_input`);
+    await em.query(BULK_RECORD_SQL, [GENESIS_HASH]);
+    await em.query(`DROP TABLE audit_bulk_input`);
+  }
+
+  /** The rows to append: each entry's record and its canonical JSON text, which the hash is computed over. */
+  private inputOf(entries: readonly AuditEntry[]) {
+    return entries.map((e, ord) => {
       const { record, text } = this.prepare(e);
       return {
         ord,
@@ -177,8 +233,6 @@ export class AuditService {
         correlation_id: record.correlationId,
       };
     });
-    if (new Set(input.map((i) => i.chain)).size !== input.length) throw new Error('one audit row per chain per statement');
-    return { statement: RECORD_STATEMENT, values: [JSON.stringify(input), GENESIS_HASH] };
   }
 
   private prepare(e: AuditEntry): { record: AuditRecord; text: string } {

@@ -1,3 +1,4 @@
+// Owns: job_runs.
 import { Global, Module } from '@nestjs/common';
 import { JobsController } from './jobs.controller';
 import { JobsService } from './jobs.service';

@@ -10,6 +10,7 @@ import { allocate, spendable } from './core/burn-order';
 import { splitSettlement } from './core/holds';
 import { Accounts, grantDeltas, Posting, walletDelta, type Entry, type LedgerAccount } from './core/posting';
 import { planReturn, type ReturnPlan } from './core/returns';
+import { grantFingerprint } from './grant-rules';
 import { DEFAULT_PRIORITY, GRANT_SOURCES, type GrantBucket, type Part } from './core/types';
 import type { HoldStatus } from './entities/hold.entity';
 import type { AllocationDelta, GrantRow, HoldRow, HoldUpdate, LockedWallet, LockKey, PriorTransaction, TransactionWrite } from './ledger.store';
@@ -71,17 +72,7 @@ export function grantOperation(input: GrantInput): Operation<GrantResult> {
   checkKey(input.idempotencyKey, findings);
   if (findings.length > 0) throw BillingException.invalid(findings);
   const priority = input.priority ?? DEFAULT_PRIORITY[input.source];
-  const fp = fingerprint({
-    op: 'grant',
-    accountId: input.accountId,
-    source: input.source,
-    amount: input.amount,
-    expiresAt: input.expiresAt,
-    priority,
-    grantId: input.grantId ?? null,
-    reason: input.reason,
-    reference: input.reference ?? null,
-  });
+  const fp = grantFingerprint({ ...input, priority });
   const id = input.grantId ?? newId('grt');
   const correlation = correlationOf(input);
   return {

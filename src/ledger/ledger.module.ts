@@ -1,3 +1,5 @@
+// Owns: wallets, grants, holds, hold_allocations, ledger_transactions, ledger_entries.
+// Every credit movement goes through LedgerService (the monthly reset through its bulk grant).
 import { Module } from '@nestjs/common';
 import { GrantsController } from './grants.controller';
 import { LedgerReconcileJob } from './ledger-reconcile.job';

@@ -2,16 +2,14 @@ import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AuditService, type AuditEntry } from '../audit/audit.service';
-import { fingerprint } from '../common/canonical-json';
 import { GroupCommitLanes, takeDistinct } from '../common/database/group-commit';
-import { inOneRoundTrip, PipelinedSession, poolOf, retrying, type Call } from '../common/database/pipelined-transaction';
+import { inOneRoundTrip, PipelinedSession, poolOf, type Call } from '../common/database/pipelined-transaction';
 import { preparedRows } from '../common/database/prepared';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import { inTransaction, rows } from '../common/database/transaction';
+import { inTransaction, retrying, rows } from '../common/database/transaction';
 import { BillingException } from '../common/errors/billing.exception';
 import { formatCredits } from '../common/money';
 import { Clock } from '../infra/clock/clock';
-import { notificationMessage } from '../messaging/notifications';
 import { enqueue } from '../messaging/outbox';
 import { topicsOf } from '../messaging/topics';
 import { inBurnOrder, isExpired } from './core/burn-order';
@@ -27,7 +25,10 @@ import {
   type Operation,
 } from './ledger.decisions';
 import { batchReadCalls, LedgerBatch, lockWalletsCall } from './ledger.batch';
-import { LedgerStore, toGrant, toHold, type LockedWallet, type LockKey } from './ledger.store';
+import { LedgerStore, toGrant, toHold, type LockedWallet, type LockKey, type TransactionWrite } from './ledger.store';
+import { writeTransactions } from './ledger.write';
+import { grantInBulk, type BulkGrantInput, type BulkGrantResult } from './bulk-grant';
+import { expiryNotification, expiryWrite, markExpired, type DueGrant } from './grant-rules';
 import type {
   AdjustHoldInput,
   AdjustResult,
@@ -153,6 +154,11 @@ export class LedgerService {
     return this.runIn(em, adjustOperation(input));
   }
 
+  /** One grant per account for thousands of accounts (the monthly reset), set-based, in the caller's transaction (bulk-grant.ts). */
+  grantInBulk(em: EntityManager, input: Omit<BulkGrantInput, 'notificationsTopic'>): Promise<BulkGrantResult> {
+    return grantInBulk(em, this.audit, { ...input, notificationsTopic: topicsOf(this.config ?? {}).notifications });
+  }
+
   /** Creates the account's (empty) wallet if it has none; DL_BILLING_NOT_FOUND for an unknown account. */
   async ensureWallet(em: EntityManager, accountId: string): Promise<void> {
     const [row] = await rows<{ account: boolean }>(
@@ -238,18 +244,9 @@ export class LedgerService {
     ).map((r) => r.account_id);
     if (accounts.length === 0) return null;
     await inOneRoundTrip(em, [lockWalletsCall(accounts)]);
-    const due = await rows<{
-      id: string;
-      account_id: string;
-      source: string;
-      remaining: string;
-      expires_at: Date;
-      holds_balance: string;
-      debt: string;
-      spendable: string;
-    }>(
+    const due = await rows<{ id: string; account_id: string; source: string; remaining: string; expires_at: Date; version: string; holds_balance: string; debt: string; spendable: string }>(
       em,
-      `SELECT g.id, g.account_id, g.source, g.remaining::text AS remaining, g.expires_at,
+      `SELECT g.id, g.account_id, g.source, g.remaining::text AS remaining, g.expires_at, w.version::text AS version,
          w.holds_balance::text AS holds_balance, w.debt::text AS debt,
          (SELECT coalesce(sum(x.remaining), 0)::text FROM grants x WHERE x.account_id = g.account_id AND x.status = 'active'
             AND x.remaining > 0 AND (x.expires_at IS NULL OR x.expires_at > $2)) AS spendable
@@ -258,80 +255,37 @@ export class LedgerService {
        ORDER BY g.account_id, g.expires_at, g.id`,
       [accounts, now],
     );
-    const input = due
-      .filter((g) => BigInt(g.remaining) > 0n)
-      .map((g) => {
-        const available = BigInt(g.spendable);
-        const held = BigInt(g.holds_balance);
-        return {
-          account_id: g.account_id,
-          grant_id: g.id,
-          amount: g.remaining,
-          key: `expire:${g.id}`,
-          fingerprint: fingerprint({ op: 'expire', grantId: g.id }),
-          total_after: (available + held + BigInt(g.debt)).toString(),
-          held_after: held.toString(),
-          available_after: available.toString(),
-          explanation: { grantId: g.id, source: g.source, expiresAt: g.expires_at.toISOString(), expired: g.remaining },
-        };
-      });
-    await em.query(
-      `WITH input AS (
-         SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(account_id text, grant_id text, amount bigint, key text, fingerprint text,
-           total_after bigint, held_after bigint, available_after bigint, explanation jsonb)
-       ), tx AS (
-         INSERT INTO ledger_transactions (account_id, kind, idempotency_key, fingerprint, amount, grant_id, total_after, held_after,
-           available_after, explanation, created_at)
-         SELECT account_id, 'expiry', key, fingerprint, -amount, grant_id, total_after, held_after, available_after, explanation, $3
-         FROM input
-         RETURNING id, grant_id, amount
-       ), ent AS (
-         INSERT INTO ledger_entries (transaction_id, line, ledger_account, amount)
-         SELECT id, 1, 'grant:' || grant_id, amount FROM tx
-         UNION ALL SELECT id, 2, 'expired', -amount FROM tx
-       ), expired_grants AS (
-         UPDATE grants SET status = 'expired', remaining = 0, version = version + 1 WHERE id = ANY($2::text[])
-       )
-       UPDATE wallets w SET grants_balance = w.grants_balance - coalesce(s.total, 0), expired = w.expired + coalesce(s.total, 0),
-         version = w.version + 1, updated_at = $3
-       FROM unnest($4::text[]) AS a(account_id)
-       LEFT JOIN (SELECT account_id, sum(amount) AS total FROM input GROUP BY account_id) s ON s.account_id = a.account_id
-       WHERE w.account_id = a.account_id`,
-      [JSON.stringify(input), due.map((g) => g.id), now, accounts],
-    );
-    const perWallet = new Map<string, { grants: { id: string; source: string; expired: string }[]; total: bigint; available: string }>();
-    for (const g of input) {
-      const w = perWallet.get(g.account_id) ?? { grants: [], total: 0n, available: g.available_after };
-      w.grants.push({ id: g.grant_id, source: g.explanation.source, expired: formatCredits(BigInt(g.amount)) });
-      w.total += BigInt(g.amount);
-      perWallet.set(g.account_id, w);
+    const expired: DueGrant[] = [];
+    const writes: TransactionWrite[] = [];
+    const versions = new Map<string, bigint>();
+    for (const g of due) {
+      const grant = { accountId: g.account_id, grantId: g.id, source: g.source, remaining: BigInt(g.remaining), expiresAt: g.expires_at };
+      if (grant.remaining <= 0n) continue;
+      const version = versions.get(g.account_id) ?? BigInt(g.version);
+      versions.set(g.account_id, version + 1n);
+      expired.push(grant);
+      writes.push(expiryWrite(grant, { available: BigInt(g.spendable), held: BigInt(g.holds_balance), debt: BigInt(g.debt) }, version, now));
+    }
+    await writeTransactions(em, writes);
+    await markExpired(em, due.map((g) => g.id));
+    const perWallet = new Map<string, { grants: { id: string; source: string; expired: string }[]; total: bigint; available: bigint }>();
+    for (const w of writes) {
+      const e = perWallet.get(w.accountId) ?? { grants: [], total: 0n, available: w.after.available };
+      e.grants.push({ id: w.grantId!, source: String(w.explanation.source), expired: formatCredits(-w.amount) });
+      e.total += -w.amount;
+      perWallet.set(w.accountId, e);
     }
     const audits: AuditEntry[] = [...perWallet].map(([accountId, w]) => ({
       actor: 'system:grant-expiry',
       action: 'credits.expired',
       accountId,
-      after: { expired: formatCredits(w.total), available: formatCredits(BigInt(w.available)), grants: w.grants },
+      after: { expired: formatCredits(w.total), available: formatCredits(w.available), grants: w.grants },
       at: now,
     }));
     await this.audit.recordMany(em, audits);
-    // `credits.expired` per grant, with its expiry transaction (whose key `expire:<grant>` makes it once per grant).
     const topic = topicsOf(this.config ?? {}).notifications;
-    await enqueue(
-      em,
-      input.map((g) =>
-        notificationMessage(
-          topic,
-          {
-            type: 'credits.expired',
-            accountId: g.account_id,
-            cause: `credits.expired:${g.grant_id}`,
-            data: { grantId: g.grant_id, source: g.explanation.source, credits: formatCredits(BigInt(g.amount)), expiredAt: g.explanation.expiresAt },
-          },
-          now,
-        ),
-      ),
-    );
-    const amount = input.reduce((s, g) => s + BigInt(g.amount), 0n);
+    await enqueue(em, expired.map((g) => expiryNotification(topic, g, now)));
+    const amount = expired.reduce((s, g) => s + g.remaining, 0n);
     return { grants: due.length, wallets: perWallet.size, amount };
   }
 

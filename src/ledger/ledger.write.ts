@@ -1,4 +1,6 @@
+import type { EntityManager } from 'typeorm';
 import type { Call, PreparedStatement } from '../common/database/pipelined-transaction';
+import { rows } from '../common/database/transaction';
 import { grantDeltas, walletDelta, type WalletDelta } from './core/posting';
 import { reportLedgerWrites } from './ledger-flows';
 import type { TransactionWrite } from './ledger.store';
@@ -237,4 +239,11 @@ export function parseWrite(found: unknown[], writes: readonly TransactionWrite[]
 
 export function bigintAsString(_key: string, value: unknown): unknown {
   return typeof value === 'bigint' ? value.toString() : value;
+}
+
+/** Writes `writes` in the caller's transaction, in one statement; returns their transaction ids in order. */
+export async function writeTransactions(em: Pick<EntityManager, 'query'>, writes: readonly TransactionWrite[]): Promise<string[]> {
+  if (writes.length === 0) return [];
+  const call = writeCall(writes);
+  return parseWrite(await rows(em, call.statement.text, call.values), writes);
 }

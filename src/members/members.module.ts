@@ -1,3 +1,4 @@
+// Owns: account_members, account_member_events.
 import { Module } from '@nestjs/common';
 import { MembersController } from './members.controller';
 import { MembersService } from './members.service';

@@ -5,15 +5,18 @@ import { z } from 'zod';
 import { APP_CONFIG, type AppConfig } from '../common/config/config';
 import { jsonLimitProblem } from '../common/json-limits';
 import { withCorrelation } from '../common/context/correlation';
-import { inTransaction, rows } from '../common/database/transaction';
+import { DEFAULT_TOPICS } from '../common/config/config.schema';
+import { inTransaction } from '../common/database/transaction';
 import type { Finding } from '../common/errors/billing.exception';
 import { findingsOf } from '../common/http/zod-validation.pipe';
 import { MessageBus, type InboundMessage, type OutboundMessage } from '../infra/kafka/message-bus';
 import { deadLetter } from '../messaging/dead-letter';
+import { receiveOnce } from '../messaging/inbox';
 import { MembersService, type MemberChange } from './members.service';
 import { inputInstant } from '../common/http/api-schemas';
 
-const INBOX_SOURCE = 'accounts.membership.v1';
+/** The inbox source of membership events: the contract's topic name (whatever the topic is configured as). */
+const INBOX_SOURCE = DEFAULT_TOPICS.membership;
 
 /** A message on `accounts.membership.v1` (keyed by accountId); the AsyncAPI document is made from this schema. */
 export const membershipEventSchema = z
@@ -84,18 +87,10 @@ export class MembershipConsumer implements OnModuleInit {
     if (changes.length === 0) return;
     const changed = await inTransaction(this.ds, async (em) => {
       const ids = [...new Set(changes.map((c) => c.id))];
-      const fresh = new Set(
-        (
-          await rows<{ message_id: string }>(
-            em,
-            `INSERT INTO inbox (source, message_id) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING RETURNING message_id`,
-            [INBOX_SOURCE, ids],
-          )
-        ).map((r) => r.message_id),
-      );
+      const fresh = await receiveOnce(em, INBOX_SOURCE, ids);
       const seen = new Set<string>();
       const todo = changes.filter((c) => fresh.has(c.id) && !seen.has(c.id) && seen.add(c.id));
-      return this.members.apply(em, todo, 'kafka', 'kafka:accounts.membership.v1');
+      return this.members.apply(em, todo, 'kafka', `kafka:${INBOX_SOURCE}`);
     });
     // Each account's seat sync is audited under the latest change event of that account.
     const latest = new Map(changes.map((c) => [c.accountId, c.id]));

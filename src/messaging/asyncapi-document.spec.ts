@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { ancillaryEventSchema } from '../ancillary/ancillary-event';
 import { snapshotFlagCommandSchema } from '../ancillary/unpaid-storage';
 import { membershipEventSchema } from '../members/membership-consumer';
-import { terminateCommandSchema } from '../metering/commands';
+import { terminateCommandSchema } from './commands';
 import { lifecycleEventDocSchema } from '../metering/dto/event.dto';
 import { buildAsyncApiDocument } from './asyncapi-document';
 import { deadLetterHeadersSchema } from './dead-letter';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ancillaryEventSchema } from '../ancillary/ancillary-event';
 import { snapshotFlagCommandSchema } from '../ancillary/unpaid-storage';
 import { membershipEventSchema } from '../members/membership-consumer';
-import { terminateCommandSchema } from '../metering/commands';
+import { terminateCommandSchema } from './commands';
 import { lifecycleEventDocSchema } from '../metering/dto/event.dto';
 import { deadLetterHeadersSchema } from './dead-letter';
 import { notificationMessageSchema } from './notifications';

@@ -6,13 +6,11 @@ export interface OutboxEntry {
   payload: Record<string, unknown>;
 }
 
-/** Writes messages to the outbox inside the caller's transaction (one multi-row insert). */
-export async function enqueue(em: EntityManager, entries: OutboxEntry[]): Promise<void> {
+/** Writes messages to the outbox inside the caller's transaction, in their order (one statement, whatever their number). */
+export async function enqueue(em: Pick<EntityManager, 'query'>, entries: readonly OutboxEntry[]): Promise<void> {
   if (entries.length === 0) return;
-  const values: unknown[] = [];
-  const rows = entries.map((e, i) => {
-    values.push(e.topic, e.key, JSON.stringify(e.payload));
-    return `($${i * 3 + 1}, $${i * 3 + 2}, $${i * 3 + 3}::jsonb)`;
-  });
-  await em.query(`INSERT INTO outbox (topic, key, payload) VALUES ${rows.join(', ')}`, values);
+  // One JSON document for all of them: parsed once, whatever their number (a function scan keeps their order).
+  await em.query(`INSERT INTO outbox (topic, key, payload) SELECT topic, key, payload FROM jsonb_to_recordset($1::jsonb) AS m(topic text, key text, payload jsonb)`, [
+    JSON.stringify(entries),
+  ]);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TERMINATE_REASONS } from './commands';
+import { TERMINATE_REASONS } from '../messaging/commands';
 import { lifecycleValidator, parseLifecycleMessage, TERMINATION_REASONS } from './lifecycle-event';
 
 const now = () => new Date('2026-12-02T10:00:00.000Z');

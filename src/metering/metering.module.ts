@@ -1,3 +1,5 @@
+// Owns: runtimes, runtime_events, reservation_extensions.
+// Other modules mark runtimes terminating through runtime-row.ts.
 import { Module } from '@nestjs/common';
 import { LedgerModule } from '../ledger/ledger.module';
 import { QuotasModule } from '../plans/quotas.module';

@@ -12,7 +12,7 @@ import { chargeFor } from '../pricing/charges';
 import { validateEnvironmentRequest } from '../pricing/pricing';
 import { RateCard } from '../pricing/rate-card';
 import { addToUsageRollups, rollupDelta } from '../reports/usage-rollups';
-import { acknowledgeCommands, issueTerminate } from './commands';
+import { acknowledgeCommands, issueTerminate } from '../messaging/commands';
 import { buildSession, type MeteredEvent, type Session } from './core/sessions';
 import { DEFAULT_MINUTES } from '../reservations/dto/reservation.dto';
 import type { RuntimeStatus } from './entities/runtime.entity';

@@ -8,8 +8,8 @@ import { BillingException } from '../common/errors/billing.exception';
 import { formatCredits } from '../common/money';
 import { Clock } from '../infra/clock/clock';
 import { topicsOf } from '../messaging/topics';
-import { issueTerminate } from './commands';
-import { chargeSoFar, runningMsOf, type RuntimeRow } from './runtime-row';
+import { issueTerminate } from '../messaging/commands';
+import { chargeSoFar, markTerminating, runningMsOf, type RuntimeRow } from './runtime-row';
 
 const ACTIVE = ['reserved', 'running', 'paused', 'terminating'];
 
@@ -98,7 +98,7 @@ export class RuntimeAdminService {
       }
       if (row.open) return { runtimeId, accountId: row.account_id, status: row.status, commandIssued: false };
       await issueTerminate(em, { topic: topicsOf(this.config).commands, actor, audit: this.audit }, [{ runtimeId, accountId: row.account_id, reason: 'admin' }], now);
-      await em.query(`UPDATE runtimes SET status = 'terminating', updated_at = now() WHERE runtime_id = $1`, [runtimeId]);
+      await markTerminating(em, [runtimeId]);
       return { runtimeId, accountId: row.account_id, status: 'terminating', commandIssued: true };
     });
   }

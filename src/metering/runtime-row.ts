@@ -1,3 +1,4 @@
+import type { EntityManager } from 'typeorm';
 import type { RuntimeStatus } from './entities/runtime.entity';
 import { chargeFor } from '../pricing/charges';
 
@@ -49,4 +50,10 @@ export function chargeSoFar(row: RuntimeRow, now: Date): bigint {
   const charge = chargeFor(BigInt(row.rate_per_hour), runningMsOf(row, now));
   const cap = BigInt(row.reserved_amount);
   return charge < cap ? charge : cap;
+}
+
+/** Runtimes told to terminate (their commands are issued in the same transaction) are `terminating` until they report it. */
+export async function markTerminating(em: Pick<EntityManager, 'query'>, runtimeIds: readonly string[]): Promise<void> {
+  if (runtimeIds.length === 0) return;
+  await em.query(`UPDATE runtimes SET status = 'terminating', updated_at = now() WHERE runtime_id = ANY($1)`, [runtimeIds]);
 }

@@ -12,9 +12,9 @@ import { LedgerService } from '../ledger/ledger.service';
 import { topicsOf } from '../messaging/topics';
 import { chargeFor } from '../pricing/charges';
 import { addToUsageRollups, rollupDelta } from '../reports/usage-rollups';
-import { issueTerminate, type CommandIssuer, type TerminateReason } from './commands';
+import { issueTerminate, type CommandIssuer, type TerminateReason } from '../messaging/commands';
 import { buildSession, chargedRun, type ChargedRun } from './core/sessions';
-import type { RuntimeRow } from './runtime-row';
+import { markTerminating, type RuntimeRow } from './runtime-row';
 import { sessionHistory } from './session-history';
 
 const BATCH = 500;
@@ -109,7 +109,7 @@ export class SweeperService implements OnApplicationBootstrap {
         reason === 'reservation_expired' ? [now.toISOString()] : [now.toISOString(), this.config.metering.heartbeatTimeoutMs],
       );
       await issueTerminate(em, this.issuer, due.map((r) => ({ runtimeId: r.runtime_id, accountId: r.account_id, reason })), now);
-      await em.query(`UPDATE runtimes SET status = 'terminating', updated_at = now() WHERE runtime_id = ANY($1)`, [due.map((r) => r.runtime_id)]);
+      await markTerminating(em, due.map((r) => r.runtime_id));
       return due.length;
     });
   }

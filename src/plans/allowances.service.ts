@@ -8,8 +8,10 @@ import { formatCredits } from '../common/money';
 import { Clock } from '../infra/clock/clock';
 import { LedgerService } from '../ledger/ledger.service';
 import { topicsOf } from '../messaging/topics';
-import { allowanceGrantId, allowanceKey, allowanceReason, grantAllowances, type AllowanceDefault, type GrantAllowancesResult } from './allowance-store';
-import { notifyOnce } from './notifications';
+import { enqueue } from '../messaging/outbox';
+import { notificationMessage } from '../messaging/notifications';
+import { allowanceGrantId, allowanceKey, allowanceReason } from './allowance-keys';
+import { notifyOnce, type Notification } from './notifications';
 import { grantsAllowanceHere, type PlanAccount } from './plan-accounts';
 import { PLAN_IDS, PlanCatalog, type Plan } from './plan-catalog';
 import { calendarMonth, type Period } from './periods';
@@ -24,12 +26,22 @@ export interface MonthlyResetResult {
   ms: number;
 }
 
+/** A plan's allowance terms (an account's override of the amount wins). */
+export interface AllowanceDefault {
+  plan: string;
+  /** Plan name, for the grant's reason. */
+  name: string;
+  /** Micro-credits per period. */
+  amount: bigint;
+  period: string;
+}
+
 const RESET_ACTOR = 'system:monthly-reset';
 const LAZY_ACTOR = 'system:allowance';
 
 /**
  * Each period's included credits: granted by the monthly reset for every account on a calendar
- * month (set-based, see allowance-store.ts), and lazily by the first reservation of a period whose
+ * month (set-based: LedgerService.grantInBulk), and lazily by the first reservation of a period whose
  * allowance was not granted yet (same key, so whichever comes first grants and the other does
  * nothing).
  */
@@ -100,6 +112,9 @@ export class AllowancesService {
           await em.query(`SET LOCAL jit = off`);
           // Index lookups for the batch's thousands of rows beat scanning every wallet, grant and audit chain.
           await em.query(`SET LOCAL random_page_cost = 1.1`);
+          // The ledger's write statement finds rows by id arrays of thousands: with the ids known when it is planned,
+          // a scan can look cheaper than the lookups, and costs ids × rows.
+          await em.query(`SET LOCAL enable_seqscan = off`);
           // No wait for the WAL flush at commit: a batch lost in a crash is granted again by the catch-up run at
           // startup (or lazily), and any later transaction that relies on it flushes it with its own commit.
           await em.query(`SET LOCAL synchronous_commit = off`);
@@ -146,54 +161,88 @@ export class AllowancesService {
     return { ids: found?.ids ?? [], last: found?.last ?? null };
   }
 
-  private async grantBatch(em: EntityManager, ids: string[], period: Period, now: Date, actor: string): Promise<GrantAllowancesResult> {
+  /**
+   * Grants the period's allowance to the accounts of `ids` that lack it: the plans decide who gets
+   * what (the plan's included credits, or the account's override), the ledger grants them in bulk
+   * (expiring what is due first), and each grant is announced on the notifications topic.
+   */
+  private async grantBatch(em: EntityManager, ids: string[], period: Period, now: Date, actor: string): Promise<AllowanceBatchResult> {
     const topic = topicsOf(this.config).notifications;
-    const result = await grantAllowances(em, { accountIds: ids, period, now, defaults: this.defaults(), actor, notificationsTopic: topic, correlationId: correlationId() });
+    const targets = await this.allowancesOf(em, ids, period);
+    const granted = await this.ledger.grantInBulk(em, {
+      grants: targets,
+      source: 'plan_allowance',
+      expiresAt: period.end,
+      idempotencyKey: allowanceKey(period),
+      actor,
+      correlationId: correlationId(),
+      now,
+    });
+    await enqueue(em, granted.granted.map((g) => notificationMessage(topic, allowanceNotification(g.accountId, g.grantId, g.amount, period), now)));
+    const result: AllowanceBatchResult = {
+      granted: granted.granted.length,
+      grantedMicros: granted.granted.reduce((s, g) => s + g.amount, 0n),
+      expiredGrants: granted.expired.length,
+      expiredMicros: granted.expired.reduce((s, g) => s + g.remaining, 0n),
+    };
     // A wallet in debt: LedgerService.grant repays the debt first (same key and grant id as the bulk path).
-    for (const accountId of result.inDebt) {
-      const [row] = await rows<{ plan: string; amount: string | null }>(
-        em,
-        `SELECT a.plan, CASE WHEN a.plan_overrides ? 'includedCredits' THEN replace(a.plan_overrides->>'includedCredits', '.', '')
-                             ELSE NULL END AS amount FROM accounts a WHERE a.id = $1`,
-        [accountId],
-      );
-      if (!row) continue;
-      const plan = this.catalog.plan(row.plan as Plan['id']);
-      const amount = row.amount !== null ? BigInt(row.amount) : plan.includedCreditsMicros;
-      const grantId = allowanceGrantId(accountId, period);
+    const inDebt = new Set(granted.inDebt);
+    for (const t of targets.filter((t) => inDebt.has(t.accountId))) {
       await this.ledger.grant(em, {
-        accountId,
+        accountId: t.accountId,
         source: 'plan_allowance',
-        amount,
+        amount: t.amount,
         expiresAt: period.end,
         priority: 0,
-        grantId,
+        grantId: t.grantId,
         idempotencyKey: allowanceKey(period),
-        reason: allowanceReason(plan.name, period),
+        reason: t.reason,
         actor,
       });
-      await notifyOnce(
-        em,
-        topic,
-        [
-          {
-            type: 'credits.granted',
-            accountId,
-            cause: `credits.granted:${accountId}:${period.start.toISOString()}`,
-            data: {
-              grantId,
-              source: 'plan_allowance',
-              credits: formatCredits(amount),
-              expiresAt: period.end.toISOString(),
-              period: { from: period.start.toISOString(), to: period.end.toISOString() },
-            },
-          },
-        ],
-        now,
-      );
+      await notifyOnce(em, topic, [allowanceNotification(t.accountId, t.grantId, t.amount, period)], now);
       result.granted += 1;
-      result.grantedMicros += amount;
+      result.grantedMicros += t.amount;
     }
     return result;
   }
+
+  /** What each account of `ids` on a plan granted from here gets this period: the plan's included credits, or its override. */
+  private async allowancesOf(em: EntityManager, ids: string[], period: Period): Promise<{ accountId: string; grantId: string; amount: bigint; reason: string }[]> {
+    const defaults = this.defaults();
+    const found = await rows<{ id: string; plan: string; amount: string }>(
+      em,
+      `WITH d AS (SELECT * FROM jsonb_to_recordset($2::jsonb) AS d(plan text, amount bigint))
+       SELECT a.id, a.plan, CASE WHEN a.plan_overrides ? 'includedCredits' THEN replace(a.plan_overrides->>'includedCredits', '.', '')::bigint
+                                 ELSE d.amount END::text AS amount
+       FROM accounts a JOIN d ON d.plan = a.plan WHERE a.id = ANY(ARRAY(SELECT unnest($1::text[])))`,
+      [ids, JSON.stringify(defaults.map((d) => ({ plan: d.plan, amount: d.amount.toString() })))],
+    );
+    const names = new Map(defaults.map((d) => [d.plan, d.name]));
+    return found
+      .filter((a) => BigInt(a.amount) > 0n)
+      .map((a) => ({ accountId: a.id, grantId: allowanceGrantId(a.id, period), amount: BigInt(a.amount), reason: allowanceReason(names.get(a.plan)!, period) }));
+  }
+}
+
+interface AllowanceBatchResult {
+  granted: number;
+  grantedMicros: bigint;
+  expiredGrants: number;
+  expiredMicros: bigint;
+}
+
+/** A period's allowance granted, once per account and period. */
+function allowanceNotification(accountId: string, grantId: string, amount: bigint, period: Period): Notification {
+  return {
+    type: 'credits.granted',
+    accountId,
+    cause: `credits.granted:${accountId}:${period.start.toISOString()}`,
+    data: {
+      grantId,
+      source: 'plan_allowance',
+      credits: formatCredits(amount),
+      expiresAt: period.end.toISOString(),
+      period: { from: period.start.toISOString(), to: period.end.toISOString() },
+    },
+  };
 }

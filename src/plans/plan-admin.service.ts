@@ -2,6 +2,7 @@ import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AccountHooks } from '../accounts/account-hooks';
+import { setPlanTerms } from '../accounts/account-writes';
 import { AuditService } from '../audit/audit.service';
 import { canonicalJson } from '../common/canonical-json';
 import { inTransaction, rows } from '../common/database/transaction';
@@ -12,7 +13,7 @@ import { Clock } from '../infra/clock/clock';
 import { LedgerService } from '../ledger/ledger.service';
 import { AllowancesService } from './allowances.service';
 import type { SetPlanDto } from './dto/plan.dto';
-import { allowanceKey } from './allowance-store';
+import { allowanceKey } from './allowance-keys';
 import { grantsAllowanceHere, loadPlanAccount, termsOf, type PlanAccount } from './plan-accounts';
 import { PlanCatalog, planOverridesSchema, type Plan, type PlanOverrides } from './plan-catalog';
 
@@ -108,10 +109,7 @@ export class PlanAdminService implements OnModuleInit {
       const before = await loadPlanAccount(em, accountId);
       if (!before) throw BillingException.notFound(`Account ${accountId}`);
       const anchor = input.billingCycleAnchor === undefined ? before.billingCycleAnchor : input.billingCycleAnchor === null ? null : new Date(input.billingCycleAnchor);
-      await em.query(
-        `UPDATE accounts SET plan = $2, plan_overrides = $3::jsonb, billing_cycle_anchor = $4, updated_at = now() WHERE id = $1`,
-        [accountId, input.plan, overrides === null ? null : JSON.stringify(overrides), anchor],
-      );
+      await setPlanTerms(em, accountId, { plan: input.plan, overrides, billingCycleAnchor: anchor });
       const after: PlanAccount = { ...before, plan: input.plan, overrides, billingCycleAnchor: anchor };
       const changed =
         before.plan !== after.plan ||

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import type { PlanId as AccountPlanId } from '../accounts/entities/account.entity';
+import type { Account } from '../accounts/entities/account.entity';
 import { ConfigError } from '../common/config/config';
 import { BillingException } from '../common/errors/billing.exception';
 import { loadRateCardFile } from '../pricing/rate-card';
@@ -111,7 +111,7 @@ describe('the shipped config/plans.json', () => {
   });
 
   it('uses the same plan ids as the accounts table', () => {
-    expectTypeOf<PlanId>().toEqualTypeOf<AccountPlanId>();
+    expectTypeOf<PlanId>().toEqualTypeOf<Account['plan']>();
   });
 });
 

@@ -8,12 +8,9 @@ import { sizeClassSchema, type Environment, type SizeClass } from '../pricing/en
 import { readJsonFile } from '../pricing/rate-card';
 import { PERIOD_KINDS, type PeriodKind } from './periods';
 
-export const PLAN_IDS = ['free', 'team', 'enterprise'] as const;
-export type PlanId = (typeof PLAN_IDS)[number];
+import { PLAN_IDS, type PlanId } from './plan-ids';
 
-export function isPlanId(value: unknown): value is PlanId {
-  return typeof value === 'string' && (PLAN_IDS as readonly string[]).includes(value);
-}
+export { isPlanId, PLAN_IDS, type PlanId } from './plan-ids';
 
 /** Credits in the contract's JSON form ("50.000000"), as micro-credits. */
 const creditsSchema = z

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { PreparedStatement } from '../common/database/pipelined-transaction';
 import type { TypedRead } from '../common/database/typed-read';
-import { allowanceGrantId } from './allowance-store';
+import { allowanceGrantId } from './allowance-keys';
 import { grantsAllowanceHere, planAccountOf, type PlanAccount, type PlanAccountRow } from './plan-accounts';
 import type { Plan } from './plan-catalog';
 import type { Period } from './periods';

@@ -6,7 +6,7 @@ import { formatCredits } from '../common/money';
 import { Clock } from '../infra/clock/clock';
 import { WalletExtensions, type RunsView } from '../ledger/wallet-extensions';
 import { loadPlanAccount, termsOf } from './plan-accounts';
-import { allowanceGrantId } from './allowance-store';
+import { allowanceGrantId } from './allowance-keys';
 import { PlanCatalog } from './plan-catalog';
 import { usageOf } from './quota-reads';
 

@@ -1,3 +1,5 @@
+// Owns: usage_rollups, usage_daily_rollups, usage_monthly_rollups, usage_account_hourly_rollups, usage_account_daily_rollups, usage_account_monthly_rollups.
+// Metering adds to them through usage-rollups.ts.
 import { Module } from '@nestjs/common';
 import { PlansModule } from '../plans/plans.module';
 import { ReportsController } from './reports.controller';

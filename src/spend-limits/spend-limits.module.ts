@@ -1,3 +1,4 @@
+// Owns: spend_limits, spend_limit_alerts.
 import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module';
 import { LedgerModule } from '../ledger/ledger.module';

@@ -13,7 +13,8 @@ import { WalletExtensions, type SpendView } from '../ledger/wallet-extensions';
 import { notificationMessage, type Notification } from '../messaging/notifications';
 import { enqueue } from '../messaging/outbox';
 import { topicsOf } from '../messaging/topics';
-import { issueTerminate, type TerminateReason } from '../metering/commands';
+import { issueTerminate, type TerminateReason } from '../messaging/commands';
+import { markTerminating } from '../metering/runtime-row';
 import { calendarMonth, type Period } from '../plans/periods';
 import type { SpendLimitRequest } from './dto/spend-limit.dto';
 import { spendOf, type LimitRow, type Spend } from './spend-limit-reads';
@@ -196,7 +197,7 @@ export class SpendLimitsService implements OnModuleInit {
       ids.map((runtimeId) => ({ runtimeId, accountId, reason })),
       now,
     );
-    await em.query(`UPDATE runtimes SET status = 'terminating', updated_at = now() WHERE runtime_id = ANY($1)`, [ids]);
+    await markTerminating(em, ids);
     return ids;
   }
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { setAccountStatus } from '../accounts/account-writes';
 import { AuditService } from '../audit/audit.service';
 import { inTransaction, rows } from '../common/database/transaction';
 import { BillingException } from '../common/errors/billing.exception';
@@ -26,7 +27,7 @@ export class SuspensionService {
       const [before] = await rows<{ status: string }>(em, `SELECT status FROM accounts WHERE id = $1 FOR UPDATE`, [accountId]);
       if (!before) throw BillingException.notFound(`Account ${accountId}`);
       const status = suspended ? 'suspended' : 'active';
-      await em.query(`UPDATE accounts SET status = $2, updated_at = now() WHERE id = $1`, [accountId, status]);
+      await setAccountStatus(em, accountId, status);
       const terminated = suspended ? await this.spendLimits.terminateActive(em, accountId, null, 'account_suspended', now) : [];
       await this.audit.record(em, {
         actor,

@@ -10,11 +10,12 @@ import { Clock } from '../infra/clock/clock';
 import { LedgerService } from '../ledger/ledger.service';
 import type { GrantView } from '../ledger/ledger.types';
 import { MembersService } from '../members/members.service';
-import { enqueue } from '../messaging/outbox';
+import { anchorBillingCycleIfUnset } from '../accounts/account-writes';
+import { receiveOnce } from '../messaging/inbox';
 import { topicsOf } from '../messaging/topics';
-import { allowanceGrantId, allowanceKey, allowanceReason } from '../plans/allowance-store';
-import { notificationId, notifyOnce } from '../plans/notifications';
-import { PlanCatalog } from '../plans/plan-catalog';
+import { allowanceGrantId, allowanceKey, allowanceReason } from '../plans/allowance-keys';
+import { notifyOnce } from '../plans/notifications';
+import { PlanCatalog, type PlanId } from '../plans/plan-catalog';
 import type { Period } from '../plans/periods';
 import { SuspensionService } from '../spend-limits/suspension.service';
 import { clawBack } from './clawback';
@@ -76,11 +77,7 @@ export class StripeEventsService {
     try {
       const effect = await this.effectOf(event);
       await inTransaction(this.ds, async (em) => {
-        const [fresh] = await rows(em, `INSERT INTO inbox (source, message_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING message_id`, [
-          STRIPE_INBOX,
-          event.id,
-        ]);
-        if (!fresh) {
+        if ((await receiveOnce(em, STRIPE_INBOX, [event.id])).size === 0) {
           outcome.duplicate = true;
           await em.query(`UPDATE stripe_webhook_events SET deliveries = deliveries + 1 WHERE event_id = $1`, [event.id]);
           return;
@@ -251,10 +248,7 @@ export class StripeEventsService {
         [accountId, event.created, period.start, period.end],
       );
       // Runs count per cycle from the anchor: an account without one gets this cycle's start.
-      await em.query(`UPDATE accounts SET billing_cycle_anchor = $2, updated_at = now() WHERE id = $1 AND plan = 'team' AND billing_cycle_anchor IS NULL`, [
-        accountId,
-        period.start,
-      ]);
+      await anchorBillingCycleIfUnset(em, accountId, 'team', period.start);
       await this.recordInvoice(em, accountId, invoice, 'paid');
       await this.grantCycleAllowance(em, accountId, period, invoice.id);
       return { accountId };
@@ -265,7 +259,7 @@ export class StripeEventsService {
   private async grantCycleAllowance(em: EntityManager, accountId: string, period: Period, invoiceId: string): Promise<void> {
     const now = this.clock.now();
     if (period.end.getTime() <= now.getTime()) return; // a cycle already over grants nothing
-    const [account] = await rows<{ plan: 'free' | 'team' | 'enterprise'; plan_overrides: Record<string, unknown> | null }>(
+    const [account] = await rows<{ plan: PlanId; plan_overrides: Record<string, unknown> | null }>(
       em,
       `SELECT plan, plan_overrides FROM accounts WHERE id = $1`,
       [accountId],
@@ -343,27 +337,20 @@ export class StripeEventsService {
 
   /** `subscription.past_due` on billing.notifications.v1, once per invoice. */
   private async notifyPastDue(em: EntityManager, accountId: string, invoiceId: string, since: Date, now: Date): Promise<void> {
-    const cause = `subscription.past_due:${invoiceId}`;
-    const [fresh] = await rows(
-      em,
-      `INSERT INTO notifications_sent (cause, account_id, type, created_at) VALUES ($1, $2, 'subscription.past_due', $3) ON CONFLICT (cause) DO NOTHING RETURNING cause`,
-      [cause, accountId, now],
-    );
-    if (!fresh) return;
     const suspendsAt = new Date(since.getTime() + this.config.stripe.pastDueGraceMs);
-    await enqueue(em, [
-      {
-        topic: topicsOf(this.config).notifications,
-        key: accountId,
-        payload: {
-          id: notificationId(cause),
+    await notifyOnce(
+      em,
+      topicsOf(this.config).notifications,
+      [
+        {
           type: 'subscription.past_due',
           accountId,
-          occurredAt: now.toISOString(),
+          cause: `subscription.past_due:${invoiceId}`,
           data: { invoiceId, pastDueSince: since.toISOString(), suspendsAt: suspendsAt.toISOString() },
         },
-      },
-    ]);
+      ],
+      now,
+    );
   }
 
   /** Suspends the accounts past due for longer than the grace period (SuspensionService terminates their runtimes). */

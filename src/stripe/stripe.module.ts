@@ -1,3 +1,4 @@
+// Owns: stripe_subscriptions, stripe_invoices, stripe_top_ups, stripe_webhook_events, stripe_seat_discrepancies.
 import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
 import { LedgerModule } from '../ledger/ledger.module';

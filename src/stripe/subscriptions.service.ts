@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AccountHooks } from '../accounts/account-hooks';
+import { setPlanTerms } from '../accounts/account-writes';
 import { AuditService } from '../audit/audit.service';
 import { inTransaction, rows } from '../common/database/transaction';
 import { BillingException } from '../common/errors/billing.exception';
@@ -140,7 +141,7 @@ export class SubscriptionsService {
     if (!before) return;
     if (before.plan === 'enterprise') return; // contract terms are set by an admin, never by Stripe
     if (before.plan === plan && before.billing_cycle_anchor?.getTime() === anchor?.getTime()) return;
-    await em.query(`UPDATE accounts SET plan = $2, billing_cycle_anchor = $3, updated_at = now() WHERE id = $1`, [accountId, plan, anchor]);
+    await setPlanTerms(em, accountId, { plan, billingCycleAnchor: anchor });
     await this.audit.record(em, {
       actor,
       action: 'plan.changed',

@@ -1,12 +1,12 @@
 import { Check, Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { PLAN_IDS, type PlanId } from '../../plans/plan-ids';
 
 export type AccountKind = 'user' | 'organization';
-export type PlanId = 'free' | 'team' | 'enterprise';
 export type AccountStatus = 'active' | 'suspended';
 
 @Entity({ name: 'accounts' })
 @Check('accounts_kind_check', `"kind" IN ('user', 'organization')`)
-@Check('accounts_plan_check', `"plan" IN ('free', 'team', 'enterprise')`)
+@Check('accounts_plan_check', `"plan" IN (${PLAN_IDS.map((id) => `'${id}'`).join(', ')})`)
 @Check('accounts_status_check', `"status" IN ('active', 'suspended')`)
 export class Account {
   @PrimaryColumn({ type: 'text' })

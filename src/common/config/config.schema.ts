@@ -8,6 +8,18 @@ const brokers = z
   .transform((v) => v.split(',').map((b) => b.trim()).filter((b) => b.length > 0))
   .pipe(z.array(z.string().regex(/^[^:\s]+:\d{1,5}$/, 'each broker must be host:port')).min(1));
 
+/** The contract's topic names: each KAFKA_TOPIC_* default, and where outbox rows go without Kafka. */
+export const DEFAULT_TOPICS = {
+  lifecycle: 'runtime.lifecycle.v1',
+  lifecycleDlq: 'runtime.lifecycle.v1.dlq',
+  membership: 'accounts.membership.v1',
+  membershipDlq: 'accounts.membership.v1.dlq',
+  commands: 'billing.commands.v1',
+  notifications: 'billing.notifications.v1',
+  ancillary: 'usage.ancillary.v1',
+  ancillaryDlq: 'usage.ancillary.v1.dlq',
+} as const;
+
 /** Every environment variable the service reads, with its default. Names follow the contract. */
 export const envSchema = z.object({
   PORT: port.default(3000),
@@ -27,14 +39,14 @@ export const envSchema = z.object({
   KAFKA_GROUP_ID: z.string().min(1).default('dl-billing'),
   /** How long the group waits for a silent consumer before giving its partitions to another. */
   KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6_000).max(300_000).default(30_000),
-  KAFKA_TOPIC_LIFECYCLE: z.string().min(1).default('runtime.lifecycle.v1'),
-  KAFKA_TOPIC_LIFECYCLE_DLQ: z.string().min(1).default('runtime.lifecycle.v1.dlq'),
-  KAFKA_TOPIC_MEMBERSHIP: z.string().min(1).default('accounts.membership.v1'),
-  KAFKA_TOPIC_MEMBERSHIP_DLQ: z.string().min(1).default('accounts.membership.v1.dlq'),
-  KAFKA_TOPIC_COMMANDS: z.string().min(1).default('billing.commands.v1'),
-  KAFKA_TOPIC_NOTIFICATIONS: z.string().min(1).default('billing.notifications.v1'),
-  KAFKA_TOPIC_ANCILLARY: z.string().min(1).default('usage.ancillary.v1'),
-  KAFKA_TOPIC_ANCILLARY_DLQ: z.string().min(1).default('usage.ancillary.v1.dlq'),
+  KAFKA_TOPIC_LIFECYCLE: z.string().min(1).default(DEFAULT_TOPICS.lifecycle),
+  KAFKA_TOPIC_LIFECYCLE_DLQ: z.string().min(1).default(DEFAULT_TOPICS.lifecycleDlq),
+  KAFKA_TOPIC_MEMBERSHIP: z.string().min(1).default(DEFAULT_TOPICS.membership),
+  KAFKA_TOPIC_MEMBERSHIP_DLQ: z.string().min(1).default(DEFAULT_TOPICS.membershipDlq),
+  KAFKA_TOPIC_COMMANDS: z.string().min(1).default(DEFAULT_TOPICS.commands),
+  KAFKA_TOPIC_NOTIFICATIONS: z.string().min(1).default(DEFAULT_TOPICS.notifications),
+  KAFKA_TOPIC_ANCILLARY: z.string().min(1).default(DEFAULT_TOPICS.ancillary),
+  KAFKA_TOPIC_ANCILLARY_DLQ: z.string().min(1).default(DEFAULT_TOPICS.ancillaryDlq),
   /** Failed authentications a client address may make per minute before it gets 429s. */
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(120),
   /** When set, GET /metrics needs `Authorization: Bearer <this>`; unset, it is open to whoever reaches the port (docs/security.md). */

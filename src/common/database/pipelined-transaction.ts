@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
-import { isRetryable } from './transaction';
+import { retrying } from './transaction';
 
 /** A statement kept prepared on every connection that ran it. */
 export interface PreparedStatement {
@@ -244,16 +244,4 @@ async function prepareOn(client: pg.PoolClient, calls: Call[]): Promise<void> {
 /** The pg pool behind a TypeORM data source (same connections, same limits). */
 export function poolOf(ds: DataSource): pg.Pool {
   return (ds.driver as unknown as { master: pg.Pool }).master;
-}
-
-/** Runs `work` again on deadlock or serialization failure, as inTransaction does. */
-export async function retrying<T>(work: () => Promise<T>, attempts = 8): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await work();
-    } catch (error) {
-      if (!isRetryable(error) || attempt >= attempts) throw error;
-      await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 5 * attempt)));
-    }
-  }
 }

@@ -17,14 +17,15 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
 }
 
 /** Runs `work` in one transaction, retrying it on deadlock or serialization failure. */
-export async function inTransaction<T>(
-  ds: DataSource,
-  work: (em: EntityManager) => Promise<T>,
-  attempts = 8,
-): Promise<T> {
+export function inTransaction<T>(ds: DataSource, work: (em: EntityManager) => Promise<T>, attempts = 8): Promise<T> {
+  return retrying(() => ds.transaction(work), attempts);
+}
+
+/** Runs `work` (a whole transaction) again on deadlock or serialization failure, after a short random pause. */
+export async function retrying<T>(work: () => Promise<T>, attempts = 8): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await ds.transaction(work);
+      return await work();
     } catch (error) {
       if (!isRetryable(error) || attempt >= attempts) throw error;
       await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 5 * attempt)));

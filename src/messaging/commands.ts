@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { z } from 'zod';
 import type { AuditService } from '../audit/audit.service';
 import { instant } from '../common/http/api-schemas';
-import { enqueue } from '../messaging/outbox';
+import { enqueue } from './outbox';
 
 export const TERMINATE_REASONS = [
   'reservation_expired',

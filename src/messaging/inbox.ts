@@ -1,0 +1,16 @@
+import type { EntityManager } from 'typeorm';
+import { rows } from '../common/database/transaction';
+
+/**
+ * Records messages of `source` as received, in the caller's transaction, and returns the ids received
+ * for the first time: a redelivered id is not among them, so its effect is not applied twice.
+ */
+export async function receiveOnce(em: Pick<EntityManager, 'query'>, source: string, messageIds: readonly string[]): Promise<Set<string>> {
+  if (messageIds.length === 0) return new Set();
+  const fresh = await rows<{ message_id: string }>(
+    em,
+    `INSERT INTO inbox (source, message_id) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING RETURNING message_id`,
+    [source, messageIds],
+  );
+  return new Set(fresh.map((r) => r.message_id));
+}
