@@ -6,7 +6,8 @@ import { inTransaction, rows } from '../common/database/transaction';
 import { LedgerService } from '../ledger/ledger.service';
 import { AccountHooks } from './account-hooks';
 import type { UpsertAccountDto } from './dto/account.dto';
-import type { AccountKind, AccountStatus, PlanId } from './entities/account.entity';
+import type { PlanId } from '../plans/plan-catalog';
+import type { AccountKind, AccountStatus } from './entities/account.entity';
 
 export interface AccountView {
   id: string;

@@ -11,7 +11,7 @@ import { topicsOf } from '../messaging/topics';
 import { allowanceGrantId, allowanceKey, allowanceReason, grantAllowances, type AllowanceDefault, type GrantAllowancesResult } from './allowance-store';
 import { notifyOnce } from './notifications';
 import { grantsAllowanceHere, type PlanAccount } from './plan-accounts';
-import { PLAN_IDS, PlanCatalog, type Plan } from './plan-catalog';
+import { PlanCatalog, type Plan } from './plan-catalog';
 import { calendarMonth, type Period } from './periods';
 
 export interface MonthlyResetResult {
@@ -43,12 +43,11 @@ export class AllowancesService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** Plans granted from here, with their defaults (an account's overrides are read in SQL). */
+  /** Plans granted from here (allowance at the period's start), with their defaults (an account's overrides are read in SQL). */
   defaults(): AllowanceDefault[] {
-    return PLAN_IDS.filter((id) => id !== 'team').map((id) => {
-      const p = this.catalog.plan(id);
-      return { plan: id, name: p.name, amount: p.includedCreditsMicros, period: p.period };
-    });
+    return this.catalog
+      .plansWhere((p) => p.allowanceTrigger === 'period_start')
+      .map((p) => ({ plan: p.id, name: p.name, amount: p.includedCreditsMicros, period: p.period }));
   }
 
   /**
@@ -158,7 +157,7 @@ export class AllowancesService {
         [accountId],
       );
       if (!row) continue;
-      const plan = this.catalog.plan(row.plan as Plan['id']);
+      const plan = this.catalog.plan(row.plan);
       const amount = row.amount !== null ? BigInt(row.amount) : plan.includedCreditsMicros;
       const grantId = allowanceGrantId(accountId, period);
       await this.ledger.grant(em, {

@@ -22,9 +22,9 @@ describe('PlansModule', () => {
 
   it('fails at startup naming the file and the bad path', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'plans-module-')), 'plans.json');
-    writeFileSync(file, JSON.stringify({ plans: {}, topUpPacks: {} }));
+    writeFileSync(file, JSON.stringify({ credit: { currency: 'usd', centsPerCredit: 30 }, plans: { free: { name: 'Free' } }, topUpPacks: {} }));
     const error = await compile({ PLANS_FILE: file }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConfigError);
-    expect((error as ConfigError).message).toContain(`${file}: plans.free`);
+    expect((error as ConfigError).message).toContain(`${file}: plans.free.billing`);
   });
 });
