@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { LedgerModule } from '../ledger/ledger.module';
-import { PlansModule } from '../plans/plans.module';
+import { PlanCatalogModule } from '../plans/plan-catalog.module';
 import { AccountHooks } from './account-hooks';
 import { AccountsController } from './accounts.controller';
 import { AccountsService } from './accounts.service';
@@ -11,7 +11,7 @@ import { ApiKeysService } from './auth/api-keys.service';
 import { FailureStore } from './auth/failure-store';
 
 @Module({
-  imports: [LedgerModule, PlansModule],
+  imports: [LedgerModule, PlanCatalogModule],
   controllers: [ApiKeysController, AccountsController],
   providers: [ApiKeysService, AccountsService, AccountHooks, FailureStore, { provide: APP_GUARD, useClass: ApiKeyGuard }],
   exports: [ApiKeysService, AccountsService, AccountHooks, FailureStore],

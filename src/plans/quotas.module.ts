@@ -6,7 +6,7 @@ import { MonthlyResetScheduler } from './monthly-reset.scheduler';
 import { PlanAdminService } from './plan-admin.service';
 import { PlanLaunchGuard } from './plan-launch-guard';
 import { PlansController } from './plans.controller';
-import { PlansModule } from './plans.module';
+import { PlanCatalogModule } from './plan-catalog.module';
 import { QuotasService } from './quotas.service';
 
 /**
@@ -14,9 +14,9 @@ import { QuotasService } from './quotas.service';
  * the period allowances and the monthly reset, the plan admin API and the wallet's `runs`.
  */
 @Module({
-  imports: [PlansModule, LedgerModule, AccountsModule],
+  imports: [PlanCatalogModule, LedgerModule, AccountsModule],
   controllers: [PlansController],
   providers: [AllowancesService, QuotasService, PlanLaunchGuard, PlanAdminService, MonthlyResetScheduler],
-  exports: [PlansModule, AllowancesService, QuotasService, PlanLaunchGuard, PlanAdminService],
+  exports: [PlanCatalogModule, AllowancesService, QuotasService, PlanLaunchGuard, PlanAdminService],
 })
 export class QuotasModule {}
