@@ -17,8 +17,6 @@ export const PLAN_ID_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
 /** A plan id in the API document: any id of the plans file (a request's is checked against the catalog: PlanCatalog.withPlanIds). */
 export const planIdField = z.string().meta({ description: 'A plan id of the plans file (as shipped: free, team, enterprise)' });
 
-/** Who bills a plan: nobody (Free, Enterprise's contract) or a Stripe subscription (Team). */
-export const BILLING_SOURCES = ['none', 'stripe_subscription'] as const;
 /** When a period's included credits are granted: at the period's start (here), or when its Stripe invoice is paid. */
 export const ALLOWANCE_TRIGGERS = ['period_start', 'paid_invoice'] as const;
 export type AllowanceTrigger = (typeof ALLOWANCE_TRIGGERS)[number];
@@ -68,6 +66,7 @@ const overridableShape = {
 
 const stripePriceSchema = z.strictObject({ priceId: stripePriceId, unitAmountCents: cents });
 
+/** Who bills a plan: nobody (Free, Enterprise's contract) or a Stripe subscription of two prices (Team). */
 const billingSchema = z.discriminatedUnion('source', [
   z.strictObject({ source: z.literal('none') }),
   z.strictObject({
@@ -148,6 +147,8 @@ export type PlanOverrides = z.input<typeof planOverridesSchema>;
 
 export type PlanBilling = z.output<typeof billingSchema>;
 export type StripeBilling = Extract<PlanBilling, { source: 'stripe_subscription' }>;
+/** A plan billed by a Stripe subscription. */
+export type StripeBilledPlan = Plan & { billing: StripeBilling };
 
 export interface Plan {
   id: PlanId;
@@ -267,6 +268,11 @@ export class PlanCatalog {
     return [...this.plans.values()].filter(test);
   }
 
+  /** The plans billed by a Stripe subscription, in the file's order. */
+  stripeBilledPlans(): StripeBilledPlan[] {
+    return [...this.plans.values()].filter((p): p is StripeBilledPlan => p.billing.source === 'stripe_subscription');
+  }
+
   /** The Stripe terms of a plan billed by a Stripe subscription; null for any other plan. */
   stripeBilling(id: PlanId): StripeBilling | null {
     const billing = this.plans.get(id)?.billing;
@@ -275,7 +281,7 @@ export class PlanCatalog {
 
   /** Whether a Stripe price is the per-seat price of a plan (its item's quantity is the seat count). */
   isSeatPrice(priceId: string | null | undefined): boolean {
-    return this.plansWhere((p) => p.billing.source === 'stripe_subscription' && p.billing.seatPrice.priceId === priceId).length > 0;
+    return this.stripeBilledPlans().some((p) => p.billing.seatPrice.priceId === priceId);
   }
 
   /**
@@ -286,13 +292,13 @@ export class PlanCatalog {
   invoicePrices(planId: PlanId): Pick<StripeBilling, 'basePrice' | 'seatPrice'> {
     const own = this.stripeBilling(planId);
     if (own) return own;
-    const billed = this.plansWhere((p) => p.billing.source === 'stripe_subscription').map((p) => p.billing as StripeBilling);
+    const billed = this.stripeBilledPlans().map((p) => p.billing);
     return billed.find((b) => b.fallbackPlan === planId) ?? billed[0] ?? NO_PRICES;
   }
 
   /** The Stripe-billed plan a subscription is for: the one whose base or seat price is among its prices. */
-  planOfPrices(priceIds: readonly (string | null)[]): Plan | undefined {
-    return this.plansWhere((p) => p.billing.source === 'stripe_subscription' && (priceIds.includes(p.billing.basePrice.priceId) || priceIds.includes(p.billing.seatPrice.priceId)))[0];
+  planOfPrices(priceIds: readonly (string | null)[]): StripeBilledPlan | undefined {
+    return this.stripeBilledPlans().find((p) => priceIds.includes(p.billing.basePrice.priceId) || priceIds.includes(p.billing.seatPrice.priceId));
   }
 
   /**

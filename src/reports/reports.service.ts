@@ -114,8 +114,8 @@ export class ReportsService {
     const items = found.map((r) => {
       runtimes += BigInt(r.runtimes!);
       ms += BigInt(r.ms!);
-      credits += BigInt(r.credits!);
-      const keys = Object.fromEntries(key.columns.map((c) => [c, r[c] ?? '']));
+        credits += BigInt(r.credits!);
+        const keys = Object.fromEntries(key.columns.map((c) => [c, r[c] ?? '']));
       return { ...keys, runtimes: Number(r.runtimes), seconds: Number(BigInt(r.ms!) / 1000n), credits: formatCredits(BigInt(r.credits!)) };
     });
     return {
@@ -221,7 +221,7 @@ export class ReportsService {
   async seats(period: Period, now: Date): Promise<Report> {
     // A period that is over counts the seats active at its end, from the members' change history.
     const asOf = period.to <= now ? period.to : null;
-    const stripeBilled = this.plans.plansWhere((p) => p.billing.source === 'stripe_subscription').map((p) => p.id);
+    const stripeBilled = this.plans.stripeBilledPlans().map((p) => p.id);
     const found = await rows<{
       account: string;
       plan: string;
@@ -258,20 +258,20 @@ export class ReportsService {
     const items = found.map((r) => {
       const { basePrice, seatPrice } = this.plans.invoicePrices(r.plan);
       return {
-      account: r.account,
-      plan: r.plan,
-      name: r.name,
-      status: r.status,
-      seats: r.seats,
-      subscription: r.subscription_id,
-      subscriptionStatus: r.subscription_status,
-      stripeQuantity: r.stripe_quantity,
-      drift: r.stripe_quantity === null ? null : r.stripe_quantity - r.seats,
-      expectedMrrCents: basePrice.unitAmountCents + seatPrice.unitAmountCents * r.seats,
-      stripeMrrCents: billing(r.subscription_status) ? basePrice.unitAmountCents + seatPrice.unitAmountCents * (r.stripe_quantity ?? 0) : 0,
-      invoicesPaid: r.invoices_paid,
-      invoicesFailed: r.invoices_failed,
-      invoicedCents: basePrice.unitAmountCents * r.invoices_paid + seatPrice.unitAmountCents * r.invoiced_seats,
+        account: r.account,
+        plan: r.plan,
+        name: r.name,
+        status: r.status,
+        seats: r.seats,
+        subscription: r.subscription_id,
+        subscriptionStatus: r.subscription_status,
+        stripeQuantity: r.stripe_quantity,
+        drift: r.stripe_quantity === null ? null : r.stripe_quantity - r.seats,
+        expectedMrrCents: basePrice.unitAmountCents + seatPrice.unitAmountCents * r.seats,
+        stripeMrrCents: billing(r.subscription_status) ? basePrice.unitAmountCents + seatPrice.unitAmountCents * (r.stripe_quantity ?? 0) : 0,
+        invoicesPaid: r.invoices_paid,
+        invoicesFailed: r.invoices_failed,
+        invoicedCents: basePrice.unitAmountCents * r.invoices_paid + seatPrice.unitAmountCents * r.invoiced_seats,
       };
     });
     const total = (k: 'seats' | 'expectedMrrCents' | 'stripeMrrCents' | 'invoicedCents') => items.reduce((s, i) => s + i[k], 0);

@@ -251,7 +251,7 @@ export class StripeEventsService {
         [accountId, event.created, period.start, period.end],
       );
       // Runs count per cycle from the anchor: an account without one gets this cycle's start.
-      const stripeBilled = this.catalog.plansWhere((p) => p.billing.source === 'stripe_subscription').map((p) => p.id);
+      const stripeBilled = this.catalog.stripeBilledPlans().map((p) => p.id);
       await em.query(`UPDATE accounts SET billing_cycle_anchor = $2, updated_at = now() WHERE id = $1 AND plan = ANY($3::text[]) AND billing_cycle_anchor IS NULL`, [
         accountId,
         period.start,

@@ -89,9 +89,8 @@ export class SubscriptionsService {
   private subscriptionTerms(planId: PlanId): StripeBilling {
     const own = this.catalog.stripeBilling(planId);
     if (own) return own;
-    const billed = this.catalog.plansWhere((p) => p.billing.source === 'stripe_subscription');
-    const only = billed.length === 1 ? this.catalog.stripeBilling(billed[0]!.id) : null;
-    if (only) return only;
+    const billed = this.catalog.stripeBilledPlans();
+    if (billed.length === 1) return billed[0]!.billing;
     throw BillingException.invalid(
       [{ field: 'plan', message: `set the account's plan to one Stripe bills first (${billed.map((p) => p.id).join(', ') || 'none in the plans file'})` }],
       'The account plan does not say which subscription to create',
@@ -106,9 +105,8 @@ export class SubscriptionsService {
    */
   async link(em: EntityManager, accountId: string, s: SubscriptionSnapshot, eventCreated: number, actor: string): Promise<void> {
     const plan = this.catalog.planOfPrices(s.items.map((i) => i.priceId));
-    const billing = plan ? this.catalog.stripeBilling(plan.id) : null;
-    const seatItem = s.items.find((i) => i.priceId === billing?.seatPrice.priceId) ?? null;
-    const baseItem = s.items.find((i) => i.priceId === billing?.basePrice.priceId) ?? null;
+    const seatItem = s.items.find((i) => i.priceId === plan?.billing.seatPrice.priceId) ?? null;
+    const baseItem = s.items.find((i) => i.priceId === plan?.billing.basePrice.priceId) ?? null;
     const [applied] = await rows<{ account_id: string }>(
       em,
       `INSERT INTO stripe_subscriptions AS t (account_id, customer_id, subscription_id, base_item_id, seat_item_id, status, seat_quantity,
@@ -139,9 +137,9 @@ export class SubscriptionsService {
         this.clock.now(),
       ],
     );
-    if (!applied || !plan || !billing) return; // prices of no plan of the catalog: the account keeps its plan
+    if (!applied || !plan) return; // prices of no plan of the catalog: the account keeps its plan
     const live = isLive(s.status);
-    await this.setPlan(em, accountId, live ? plan : this.catalog.plan(billing.fallbackPlan), live ? (s.billingCycleAnchor ?? s.currentPeriodStart) : null, actor, {
+    await this.setPlan(em, accountId, live ? plan : this.catalog.plan(plan.billing.fallbackPlan), live ? (s.billingCycleAnchor ?? s.currentPeriodStart) : null, actor, {
       subscriptionId: s.id,
       status: s.status,
     });
