@@ -20,6 +20,7 @@ require('reflect-metadata');
 const { openDataSource } = require('../dist/src/common/database/database.module.js');
 const { dataSourceOptions } = require('../dist/src/common/database/data-source.js');
 const { ReportsService, toCsv } = require('../dist/src/reports/reports.service.js');
+const { PlanCatalog } = require('../dist/src/plans/plan-catalog.js');
 const { USAGE_GRAINS, USAGE_ROLLUPS, usageRollupsUpsert } = require('../dist/src/reports/usage-rollups.js');
 
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 10_000_000);
@@ -83,7 +84,7 @@ try {
   }
   log(`rollup rows: ${JSON.stringify(rollupRows)}`);
 
-  const reports = new ReportsService(ds, { teamStripe: { basePrice: { unitAmountCents: 4900 }, seatPrice: { unitAmountCents: 1500 } } });
+  const reports = new ReportsService(ds, PlanCatalog.fromFile('config/plans.json'));
   const timings = {};
   // Every grouping of the month must show the same totals: the rollup levels agree with each other.
   const monthTotals = {};

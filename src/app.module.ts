@@ -8,6 +8,7 @@ import { AuditModule } from './audit/audit.module';
 import { ConfigModule } from './common/config/config.module';
 import type { AppConfig } from './common/config/config';
 import { DatabaseModule } from './common/database/database.module';
+import { ExtensionsModule } from './extensions.module';
 import { BillingExceptionFilter } from './common/errors/billing-exception.filter';
 import { InputPipe } from './common/http/input.pipe';
 import { HealthModule } from './health/health.module';
@@ -46,6 +47,7 @@ export class AppModule {
         AdminModule,
         MembersModule,
         StripeModule,
+        ExtensionsModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: BillingExceptionFilter },

@@ -1,21 +1,20 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 
 /** Work another module does in the transaction that creates an account or sets its plan. */
 export type PlanSetHook = (em: EntityManager, accountId: string) => Promise<void>;
 
+/** What runs, in order, when an account is created or its plan set: provided by the module that composes the app (src/extensions.module.ts). */
+export const PLAN_SET_HOOKS = Symbol('PlanSetHook[]');
+
 /**
- * Where later modules plug into account changes without the accounts module knowing them: the
- * plans module grants a Free account's monthly credits the moment it is created, so its wallet
- * shows them before its first launch.
+ * How later modules take part in account changes without the accounts module knowing them
+ * (PLAN_SET_HOOKS): the plans module grants a Free account's monthly credits the moment it is
+ * created, so its wallet shows them before its first launch.
  */
 @Injectable()
 export class AccountHooks {
-  private readonly planSet: PlanSetHook[] = [];
-
-  onPlanSet(hook: PlanSetHook): void {
-    this.planSet.push(hook);
-  }
+  constructor(@Optional() @Inject(PLAN_SET_HOOKS) private readonly planSet: readonly PlanSetHook[] = []) {}
 
   async planWasSet(em: EntityManager, accountId: string): Promise<void> {
     for (const hook of this.planSet) await hook(em, accountId);

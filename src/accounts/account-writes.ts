@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import type { PlanId } from '../plans/plan-ids';
+import type { PlanId } from '../plans/plan-catalog';
 import type { AccountStatus } from './entities/account.entity';
 
 /**
@@ -26,10 +26,10 @@ export async function setAccountStatus(em: Pick<EntityManager, 'query'>, account
 }
 
 /** Anchors the account's billing cycle at `anchor` if it is on `plan` and has no anchor yet. */
-export async function anchorBillingCycleIfUnset(em: Pick<EntityManager, 'query'>, accountId: string, plan: PlanId, anchor: Date): Promise<void> {
-  await em.query(`UPDATE accounts SET billing_cycle_anchor = $3, updated_at = now() WHERE id = $1 AND plan = $2 AND billing_cycle_anchor IS NULL`, [
+export async function anchorBillingCycleIfUnset(em: Pick<EntityManager, 'query'>, accountId: string, plans: readonly PlanId[], anchor: Date): Promise<void> {
+  await em.query(`UPDATE accounts SET billing_cycle_anchor = $3, updated_at = now() WHERE id = $1 AND plan = ANY($2::text[]) AND billing_cycle_anchor IS NULL`, [
     accountId,
-    plan,
+    plans,
     anchor,
   ]);
 }

@@ -1,7 +1,8 @@
 import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Doc } from '../common/http/openapi';
-import { ZodPipe } from '../common/http/zod-validation.pipe';
+import { parseOrThrow } from '../common/http/zod-validation.pipe';
+import { PlanCatalog } from '../plans/plan-catalog';
 import { AccountsService, type AccountView } from './accounts.service';
 import { Access, CurrentPrincipal } from './auth/auth.decorators';
 import type { Principal } from './auth/scopes';
@@ -9,7 +10,14 @@ import { accountSchema, upsertAccountSchema, type UpsertAccountDto } from './dto
 
 @Controller('v1/accounts')
 export class AccountsController {
-  constructor(private readonly accounts: AccountsService) {}
+  private readonly bodySchema: typeof upsertAccountSchema;
+
+  constructor(
+    private readonly accounts: AccountsService,
+    catalog: PlanCatalog,
+  ) {
+    this.bodySchema = catalog.withPlanIds(upsertAccountSchema);
+  }
 
   /** Creates (201) or updates (200) an account; a new account gets an empty wallet. */
   @Post()
@@ -23,11 +31,12 @@ export class AccountsController {
     responses: { 201: { description: 'Created, with an empty wallet', schema: accountSchema }, 200: { description: 'Updated', schema: accountSchema } },
   })
   async upsert(
-    @Body(new ZodPipe(upsertAccountSchema)) body: UpsertAccountDto,
+    @Body() raw: unknown,
     @CurrentPrincipal() principal: Principal,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<AccountView> {
+    const body: UpsertAccountDto = parseOrThrow(this.bodySchema, raw);
     const { created, account } = await this.accounts.upsertTx(body, `key:${principal.keyId}`, request.id);
     void reply.status(created ? 201 : 200);
     return account;

@@ -3,6 +3,7 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { LedgerModule } from '../ledger/ledger.module';
+import { PlanCatalogModule } from '../plans/plan-catalog.module';
 import { AccountHooks } from './account-hooks';
 import { AccountsController } from './accounts.controller';
 import { AccountsService } from './accounts.service';
@@ -12,7 +13,7 @@ import { ApiKeysService } from './auth/api-keys.service';
 import { FailureStore } from './auth/failure-store';
 
 @Module({
-  imports: [LedgerModule],
+  imports: [LedgerModule, PlanCatalogModule],
   controllers: [ApiKeysController, AccountsController],
   providers: [ApiKeysService, AccountsService, AccountHooks, FailureStore, { provide: APP_GUARD, useClass: ApiKeyGuard }],
   exports: [ApiKeysService, AccountsService, AccountHooks, FailureStore],

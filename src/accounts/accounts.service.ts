@@ -6,7 +6,7 @@ import { inTransaction, rows } from '../common/database/transaction';
 import { LedgerService } from '../ledger/ledger.service';
 import { AccountHooks } from './account-hooks';
 import type { UpsertAccountDto } from './dto/account.dto';
-import type { PlanId } from '../plans/plan-ids';
+import type { PlanId } from '../plans/plan-catalog';
 import type { AccountKind, AccountStatus } from './entities/account.entity';
 
 export interface AccountView {

@@ -2,7 +2,6 @@ import type { AccountView } from '../accounts/accounts.service';
 import type { AuditRow } from '../audit/audit.service';
 import type { LiveRuntimeView } from '../metering/runtime-admin.service';
 import type { PlanView } from '../plans/plan-admin.service';
-import { PLAN_IDS } from '../plans/plan-ids';
 import type { QuotasView, QuotaUse } from '../plans/quotas.service';
 import type { SpendAlertView, SpendLimitView } from '../spend-limits/spend-limits.service';
 import type { BillingHistory } from '../stripe/subscriptions.service';
@@ -11,6 +10,8 @@ import { credits, duration, esc, hidden, table, when, type Viewer } from './rend
 export interface AccountPageData {
   account: AccountView;
   plan: PlanView;
+  /** The plans an admin can choose (the catalog's). */
+  planIds: readonly string[];
   quotas: QuotasView | null;
   wallet: { total: string; held: string; available: string; debt: string; grants: { id: string; source: string; amount: string; remaining: string; priority: number; expiresAt: string | null; createdAt: string }[] };
   spend: { spent: string; held: string; limit: string | null; from: string; to: string };
@@ -71,7 +72,7 @@ ${d.done ? `<p class="flash" role="status">${esc(d.done)}</p>` : ''}
 <dl class="facts"><dt>Plan</dt><dd>${esc(d.plan.plan)}</dd><dt>Period</dt><dd>${when(d.plan.period.from)} to ${when(d.plan.period.to)}</dd><dt>Included credits</dt><dd>${esc(credits(effective.includedCredits as string))}</dd>
 <dt>Size classes</dt><dd>${esc((effective.sizeClasses as string[]).join(', '))}${effective.gpus ? ' · GPUs' : ' · no GPUs'}</dd><dt>Overrides</dt><dd>${json(d.plan.overrides)}</dd></dl>
 ${d.quotas ? table('table-quotas', 'Quotas used in the current period', [{ key: 'quota' }, { key: 'used', num: true }, { key: 'limit', label: 'Limit', num: true }, { key: 'left', num: true }, { key: 'resetsAt', label: 'Resets at', format: 'when' }], [quota('Runs', d.quotas.runs), quota('Agents', d.quotas.agents), quota('Concurrent runtimes', d.quotas.concurrency)]) : ''}
-${actionForm(viewer, `${base}/plan`, 'Change plan or Enterprise overrides', `<label for="plan-plan">Plan<select id="plan-plan" name="plan">${PLAN_IDS.map((p) => `<option${p === d.plan.plan ? ' selected' : ''}>${p}</option>`).join('')}</select></label>
+${actionForm(viewer, `${base}/plan`, 'Change plan or Enterprise overrides', `<label for="plan-plan">Plan<select id="plan-plan" name="plan">${d.planIds.map((p) => `<option${p === d.plan.plan ? ' selected' : ''}>${esc(p)}</option>`).join('')}</select></label>
 <label for="plan-overrides">Overrides (JSON, empty: none)<textarea id="plan-overrides" name="overrides" rows="3" cols="40">${esc(d.plan.overrides ? JSON.stringify(d.plan.overrides) : '')}</textarea></label>`, 'Change plan')}</section>`;
 
   const walletSection = `<section id="wallet"><h2>Wallet</h2>

@@ -1,5 +1,4 @@
 import type { AccountListItem, AccountListQuery } from '../reports/account-directory';
-import { PLAN_IDS } from '../plans/plan-ids';
 import type { Period } from '../reports/reports.service';
 import { credits, esc, table } from './render';
 
@@ -32,8 +31,8 @@ function sortControls(q: AccountListQuery): string {
 <label for="f-dir">Order<select id="f-dir" name="dir">${option('desc', 'Largest first (Z–A)', q.dir)}${option('asc', 'Smallest first (A–Z)', q.dir)}</select></label>`;
 }
 
-export function accountsPage(q: AccountListQuery, period: Period, result: { items: AccountListItem[]; total: number; page: number; pages: number }): string {
-  const plans = ['', ...PLAN_IDS].map((p) => `<option value="${p}"${(q.plan ?? '') === p ? ' selected' : ''}>${p || 'any plan'}</option>`).join('');
+export function accountsPage(q: AccountListQuery, period: Period, result: { items: AccountListItem[]; total: number; page: number; pages: number }, planIds: readonly string[]): string {
+  const plans = ['', ...planIds].map((p) => `<option value="${esc(p)}"${(q.plan ?? '') === p ? ' selected' : ''}>${esc(p || 'any plan')}</option>`).join('');
   const form = `<section><form method="get" action="/admin/accounts" class="filters" role="search">
 <label for="q">Search by id or name<input id="q" type="search" name="q" value="${esc(q.q ?? '')}" size="24"></label>
 <label for="plan">Plan<select id="plan" name="plan">${plans}</select></label>

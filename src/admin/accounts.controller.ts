@@ -16,9 +16,10 @@ import { WalletExtensions } from '../ledger/wallet-extensions';
 import { MembersService } from '../members/members.service';
 import { RuntimeAdminService } from '../metering/runtime-admin.service';
 import { PlanAdminService } from '../plans/plan-admin.service';
+import { PlanCatalog } from '../plans/plan-catalog';
 import { calendarMonth } from '../plans/periods';
 import { QuotasService } from '../plans/quotas.service';
-import { AccountDirectory, accountListQuerySchema } from '../reports/account-directory';
+import { AccountDirectory } from '../reports/account-directory';
 import { parseReportQuery } from '../reports/report-query';
 import { SpendLimitsService } from '../spend-limits/spend-limits.service';
 import { SubscriptionsService } from '../stripe/subscriptions.service';
@@ -49,17 +50,18 @@ export class AdminAccountsController {
     private readonly keys: ApiKeysService,
     private readonly audit: AuditService,
     private readonly clock: Clock,
+    private readonly catalog: PlanCatalog,
   ) {}
 
   @Get()
   list(@Query() query: unknown, @Headers('cookie') cookies: string | undefined, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
     return this.auth.page(reply, cookies, async (viewer) => {
       const now = this.clock.now();
-      const q = parseOrThrow(accountListQuerySchema, query);
+      const q = parseOrThrow(this.directory.querySchema, query);
       // Consumption is read from the hourly usage rollups: the period must be whole hours (as the reports).
       const period = parseReportQuery('usage', { from: q.from, to: q.to }, now).period;
       const result = await this.directory.list(q, period, now);
-      return shell('Accounts', viewer, 'accounts', accountsPage(q, period, result));
+      return shell('Accounts', viewer, 'accounts', accountsPage(q, period, result, this.catalog.planIds()));
     });
   }
 
@@ -97,6 +99,7 @@ export class AdminAccountsController {
         {
           account,
           plan,
+          planIds: this.catalog.planIds(),
           quotas,
           wallet: {
             total: formatCredits(wallet.total),

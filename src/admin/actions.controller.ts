@@ -11,6 +11,7 @@ import { LedgerService } from '../ledger/ledger.service';
 import { RuntimeAdminService } from '../metering/runtime-admin.service';
 import { setPlanSchema } from '../plans/dto/plan.dto';
 import { PlanAdminService } from '../plans/plan-admin.service';
+import { PlanCatalog } from '../plans/plan-catalog';
 import { spendLimitSchema, suspensionSchema } from '../spend-limits/dto/spend-limit.dto';
 import { SpendLimitsService } from '../spend-limits/spend-limits.service';
 import { SuspensionService } from '../spend-limits/suspension.service';
@@ -35,6 +36,7 @@ export class AdminActionsController {
     private readonly runtimes: RuntimeAdminService,
     private readonly keys: ApiKeysService,
     private readonly jobs: JobsService,
+    private readonly catalog: PlanCatalog,
   ) {}
 
   @Post('accounts/:id/grant')
@@ -73,7 +75,7 @@ export class AdminActionsController {
           throw BillingException.invalid([{ field: 'overrides', message: 'must be a JSON object, e.g. {"concurrentRuntimes": 50}' }]);
         }
       }
-      const dto = parseOrThrow(setPlanSchema, { plan: form.plan, overrides });
+      const dto = parseOrThrow(this.catalog.withPlanIds(setPlanSchema), { plan: form.plan, overrides });
       const current = await this.plans.view(id);
       const what = `Change ${id} from ${current.plan} to ${dto.plan}${overrides ? ` with overrides ${JSON.stringify(overrides)}` : ' without overrides'}`;
       if (form.confirmed !== 'yes') return confirm(viewer, what, req.url, form, back(id), 'Change plan');

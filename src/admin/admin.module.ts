@@ -6,7 +6,7 @@ import { LedgerModule } from '../ledger/ledger.module';
 import { MembersModule } from '../members/members.module';
 import { MessagingModule } from '../messaging/messaging.module';
 import { MeteringModule } from '../metering/metering.module';
-import { PlansModule } from '../plans/plans.module';
+import { PlanCatalogModule } from '../plans/plan-catalog.module';
 import { QuotasModule } from '../plans/quotas.module';
 import { ReportsModule } from '../reports/reports.module';
 import { SpendLimitsModule } from '../spend-limits/spend-limits.module';
@@ -22,7 +22,7 @@ import { AdminStatementsController } from './statements.controller';
 
 /** The admin console at /admin (HTML, signed in by API key): accounts, actions, reports, system health. */
 @Module({
-  imports: [AccountsModule, ReportsModule, LedgerModule, PlansModule, QuotasModule, MeteringModule, SpendLimitsModule, MembersModule, StripeModule, MessagingModule, StatementsModule],
+  imports: [AccountsModule, ReportsModule, LedgerModule, PlanCatalogModule, QuotasModule, MeteringModule, SpendLimitsModule, MembersModule, StripeModule, MessagingModule, StatementsModule],
   controllers: [AdminController, AdminAccountsController, AdminActionsController, AdminHealthController, AdminStatementsController],
   // SuspensionService is not exported by its module; it is stateless, so an instance here is the same service (as in StripeModule).
   providers: [AdminAuth, SuspensionService],

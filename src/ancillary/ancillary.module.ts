@@ -6,26 +6,38 @@ import { Clock } from '../infra/clock/clock';
 import { MessageBus } from '../infra/kafka/message-bus';
 import { JobsService } from '../jobs/jobs.service';
 import { LedgerModule } from '../ledger/ledger.module';
-import { EventExtensions } from '../metering/event-extensions';
+import type { ExtraEventHandler } from '../metering/event-extensions';
 import { LifecycleConsumer } from '../metering/lifecycle-consumer';
 import { MeteringModule } from '../metering/metering.module';
-import { SettlementHooks } from '../metering/settlement-hooks';
+import type { SettlementHook } from '../metering/settlement-hooks';
 import { PricingModule } from '../pricing/pricing.module';
 import { SpendLimitsModule } from '../spend-limits/spend-limits.module';
 import { ANCILLARY_TYPES, ancillaryValidator, type AncillaryEvent } from './ancillary-event';
 import { AncillaryUsageService } from './ancillary-usage.service';
 
+/** Ancillary events on `POST /v1/events` and the lifecycle topic (metering's EXTRA_EVENT_HANDLERS). */
+export function ancillaryEventHandler(usage: AncillaryUsageService, clock: Clock): ExtraEventHandler {
+  return {
+    types: new Set(ANCILLARY_TYPES),
+    validate: ancillaryValidator(() => clock.now()),
+    ingest: (events, opts) => usage.ingest(events as AncillaryEvent[], opts),
+  };
+}
+
+/** Paused memory metered when a runtime settles (metering's SETTLEMENT_HOOKS). */
+export function pausedMemoryHook(usage: AncillaryUsageService): SettlementHook {
+  return (em, settled) => usage.chargePausedMemory(em, settled);
+}
+
 /**
- * Wires ancillary usage in: its event types on `POST /v1/events` and the lifecycle topic (through
- * metering's EventExtensions), its own topic (consumed by the lifecycle consumer's machinery: same
- * parsing, limits and dead-letter rules), and the hourly accrual job.
+ * Wires ancillary usage in: its own topic (consumed by the lifecycle consumer's machinery: same
+ * parsing, limits and dead-letter rules) and the hourly accrual job. Its event types on the lifecycle
+ * paths and its settlement hook are given to metering where the app is composed (src/extensions.module.ts).
  */
 @Injectable()
 export class AncillaryWiring implements OnModuleInit, OnApplicationBootstrap {
   constructor(
     private readonly usage: AncillaryUsageService,
-    private readonly extensions: EventExtensions,
-    private readonly settlementHooks: SettlementHooks,
     private readonly consumer: LifecycleConsumer,
     private readonly bus: MessageBus,
     private readonly jobs: JobsService,
@@ -35,13 +47,6 @@ export class AncillaryWiring implements OnModuleInit, OnApplicationBootstrap {
   ) {}
 
   onModuleInit(): void {
-    const validate = ancillaryValidator(() => this.clock.now());
-    this.extensions.register({
-      types: new Set(ANCILLARY_TYPES),
-      validate,
-      ingest: (events, opts) => this.usage.ingest(events as AncillaryEvent[], opts),
-    });
-    this.settlementHooks.register((em, settled) => this.usage.chargePausedMemory(em, settled));
     const kafka = this.config.kafka;
     if (kafka) this.bus.subscribe({ topic: kafka.topics.ancillary, handle: (batch) => this.consumer.handle(batch, kafka.topics.ancillaryDlq) });
   }

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 
 /** `spend` of the wallet view: what the period's spend limit counts. */
 export interface SpendView {
@@ -22,18 +22,18 @@ export interface WalletExtension {
   runs?(accountId: string, now: Date): Promise<RunsView | null>;
 }
 
+/** The wallet view's extensions, in order: provided by the module that composes the app (src/extensions.module.ts). */
+export const WALLET_EXTENSIONS = Symbol('WalletExtension[]');
+
 /**
- * Where later modules fill in the wallet view: the spend-limits module registers `spend` (its limit
- * and period), the plans module `runs` (quota used, included, reset). Until they do, the ledger
- * reports this calendar month's settled charges and open holds with no limit, and `runs: null`.
+ * The wallet view as later modules fill it in: the spend-limits module gives `spend` (its limit and
+ * period), the plans module `runs` (quota used, included, reset), through WALLET_EXTENSIONS. Without
+ * them (a context without those modules), the ledger reports this calendar month's settled charges
+ * and open holds with no limit, and `runs: null`.
  */
 @Injectable()
 export class WalletExtensions {
-  private readonly extensions: WalletExtension[] = [];
-
-  register(extension: WalletExtension): void {
-    this.extensions.push(extension);
-  }
+  constructor(@Optional() @Inject(WALLET_EXTENSIONS) private readonly extensions: readonly WalletExtension[] = []) {}
 
   async spend(accountId: string, now: Date, base: SpendView): Promise<SpendView> {
     let view = base;

@@ -1,10 +1,10 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Finding } from '../common/errors/billing.exception';
 
 /**
  * Event types other modules handle on the lifecycle paths (`POST /v1/events` and the lifecycle
- * topic), registered at startup — the ancillary module's snapshots, volumes and egress — so that
- * metering routes them without knowing them. Lifecycle events never reach a handler.
+ * topic) — the ancillary module's snapshots, volumes and egress — so that metering routes them
+ * without knowing them. Lifecycle events never reach a handler.
  */
 export interface ExtraEventHandler {
   readonly types: ReadonlySet<string>;
@@ -20,17 +20,17 @@ export class ExtraEventsRefused extends Error {
   }
 }
 
+/** The handlers of extra event types: provided by the module that composes the app (src/extensions.module.ts). */
+export const EXTRA_EVENT_HANDLERS = Symbol('ExtraEventHandler[]');
+
+/** Routes an event of an extra type to its handler (EXTRA_EVENT_HANDLERS; none in a context without them). */
 @Injectable()
 export class EventExtensions {
-  private handler: ExtraEventHandler | undefined;
+  constructor(@Optional() @Inject(EXTRA_EVENT_HANDLERS) private readonly handlers: readonly ExtraEventHandler[] = []) {}
 
-  register(handler: ExtraEventHandler): void {
-    this.handler = handler;
-  }
-
-  /** The handler of an event (already parsed JSON) of a registered type, or undefined. */
+  /** The handler of an event (already parsed JSON) of a handled type, or undefined. */
   handlerOf(value: unknown): ExtraEventHandler | undefined {
     const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
-    return typeof type === 'string' && this.handler?.types.has(type) ? this.handler : undefined;
+    return typeof type === 'string' ? this.handlers.find((h) => h.types.has(type)) : undefined;
   }
 }

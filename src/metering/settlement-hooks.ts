@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 
 /** What a runtime's settlement by its events tells other modules (the ancillary module meters paused memory from it). */
@@ -18,25 +18,25 @@ export interface SettledRuntime {
 
 export type SettlementHook = (em: EntityManager, settled: SettledRuntime) => Promise<void>;
 
+/** The hooks a settlement runs, in order: provided by the module that composes the app (src/extensions.module.ts). */
+export const SETTLEMENT_HOOKS = Symbol('SettlementHook[]');
+
 /**
  * Called in metering's transaction, after the ledger settled (or corrected) a runtime terminated by
- * its events, with the row locks already taken (runtime → wallet). Registered at startup, so that
- * metering does not depend on the modules that listen.
+ * its events, with the row locks already taken (runtime → wallet). The hooks are SETTLEMENT_HOOKS,
+ * so that metering does not depend on the modules that listen.
  */
 @Injectable()
 export class SettlementHooks {
-  private hook: SettlementHook | undefined;
+  constructor(@Optional() @Inject(SETTLEMENT_HOOKS) private readonly hooks: readonly SettlementHook[] = []) {}
 
-  register(hook: SettlementHook): void {
-    this.hook = hook;
-  }
-
-  /** Whether a settlement needs the hook: a first one only when the runtime was paused (a never-paused runtime costs nothing). */
+  /** Whether a settlement needs the hooks: a first one only when the runtime was paused (a never-paused runtime costs nothing). */
   wanted(settled: Pick<SettledRuntime, 'pausedMs' | 'first'>): boolean {
-    return this.hook !== undefined && (!settled.first || settled.pausedMs > 0);
+    return this.hooks.length > 0 && (!settled.first || settled.pausedMs > 0);
   }
 
   async settled(em: EntityManager, settled: SettledRuntime): Promise<void> {
-    if (this.wanted(settled)) await this.hook!(em, settled);
+    if (!this.wanted(settled)) return;
+    for (const hook of this.hooks) await hook(em, settled);
   }
 }

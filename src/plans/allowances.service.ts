@@ -13,7 +13,7 @@ import { notificationMessage } from '../messaging/notifications';
 import { allowanceGrantId, allowanceKey, allowanceReason } from './allowance-keys';
 import { notifyOnce, type Notification } from './notifications';
 import { grantsAllowanceHere, type PlanAccount } from './plan-accounts';
-import { PLAN_IDS, PlanCatalog, type Plan } from './plan-catalog';
+import { PlanCatalog, type Plan } from './plan-catalog';
 import { calendarMonth, type Period } from './periods';
 
 export interface MonthlyResetResult {
@@ -55,12 +55,11 @@ export class AllowancesService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** Plans granted from here, with their defaults (an account's overrides are read in SQL). */
+  /** Plans granted from here (allowance at the period's start), with their defaults (an account's overrides are read in SQL). */
   defaults(): AllowanceDefault[] {
-    return PLAN_IDS.filter((id) => id !== 'team').map((id) => {
-      const p = this.catalog.plan(id);
-      return { plan: id, name: p.name, amount: p.includedCreditsMicros, period: p.period };
-    });
+    return this.catalog
+      .plansWhere((p) => p.allowanceTrigger === 'period_start')
+      .map((p) => ({ plan: p.id, name: p.name, amount: p.includedCreditsMicros, period: p.period }));
   }
 
   /**

@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { rows } from '../common/database/transaction';
-import { isPlanId, type Plan, type PlanCatalog, type PlanId, type PlanOverrides } from './plan-catalog';
+import { type Plan, type PlanCatalog, type PlanId, type PlanOverrides } from './plan-catalog';
 import { periodFor, type Period } from './periods';
 
 /** An account as its plan sees it: plan, overrides and the subscription's cycle anchor. */
@@ -26,7 +26,7 @@ export async function loadPlanAccount(em: Pick<EntityManager, 'query'>, accountI
 }
 
 export function planAccountOf(row: PlanAccountRow | undefined): PlanAccount | null {
-  if (!row || !isPlanId(row.plan)) return null;
+  if (!row) return null;
   return { id: row.id, plan: row.plan, status: row.status, overrides: row.plan_overrides, billingCycleAnchor: row.billing_cycle_anchor };
 }
 
@@ -38,8 +38,8 @@ export function termsOf(catalog: PlanCatalog, account: PlanAccount, at: Date): {
 
 /**
  * Whether this service grants the plan's allowance itself each period (lazily and in the monthly
- * reset). Team's included credits come with its paid invoice (Stripe), never from here.
+ * reset): its trigger is the period's start. A `paid_invoice` plan's (Team's) come with its paid invoice.
  */
 export function grantsAllowanceHere(plan: Plan): boolean {
-  return plan.id !== 'team' && plan.includedCreditsMicros > 0n;
+  return plan.allowanceTrigger === 'period_start' && plan.includedCreditsMicros > 0n;
 }

@@ -1,7 +1,7 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import { AccountHooks } from '../accounts/account-hooks';
+import type { PlanSetHook } from '../accounts/account-hooks';
 import { setPlanTerms } from '../accounts/account-writes';
 import { AuditService } from '../audit/audit.service';
 import { canonicalJson } from '../common/canonical-json';
@@ -43,7 +43,7 @@ export function planJson(plan: Plan): Record<string, unknown> {
 
 /** Sets an account's plan, overrides and cycle anchor (admin), audited as `plan.changed`. */
 @Injectable()
-export class PlanAdminService implements OnModuleInit {
+export class PlanAdminService {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     private readonly catalog: PlanCatalog,
@@ -51,12 +51,10 @@ export class PlanAdminService implements OnModuleInit {
     private readonly audit: AuditService,
     private readonly clock: Clock,
     private readonly allowances: AllowancesService,
-    private readonly accountHooks: AccountHooks,
   ) {}
 
-  onModuleInit(): void {
-    this.accountHooks.onPlanSet((em, accountId) => this.grantCurrentAllowance(em, accountId));
-  }
+  /** What an account's new plan takes here (PLAN_SET_HOOKS): its current allowance. */
+  readonly planSetHook: PlanSetHook = (em, accountId) => this.grantCurrentAllowance(em, accountId);
 
   /**
    * A new account, or one whose plan changed, gets its current period's allowance at once (when

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { describe, expect, expectTypeOf, it } from 'vitest';
-import type { Account } from '../accounts/entities/account.entity';
+import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../common/config/config';
 import { BillingException } from '../common/errors/billing.exception';
 import { loadRateCardFile } from '../pricing/rate-card';
@@ -29,6 +28,9 @@ describe('the shipped config/plans.json', () => {
     expect(catalog.plan('free')).toEqual({
       id: 'free',
       name: 'Free',
+      billing: { source: 'none' },
+      allowanceTrigger: 'period_start',
+      adminOnly: false,
       includedCreditsMicros: 50_000_000n,
       period: 'calendar_month',
       runsPerPeriod: 500,
@@ -83,15 +85,39 @@ describe('the shipped config/plans.json', () => {
       gpus: true,
       topUps: true,
     });
-    expect(catalog.teamStripe).toMatchObject({
+    expect(catalog.plan('team')).toMatchObject({ allowanceTrigger: 'paid_invoice', adminOnly: false });
+    expect(catalog.stripeBilling('team')).toMatchObject({
+      source: 'stripe_subscription',
       currency: 'usd',
       basePrice: { unitAmountCents: 4900 },
       seatPrice: { unitAmountCents: 1500 },
+      fallbackPlan: 'free',
     });
+    expect(catalog.stripeBilling('free')).toBeNull();
+  });
+
+  it('finds a subscription\'s plan by its prices, and tells a seat price', () => {
+    const { basePrice, seatPrice } = catalog.stripeBilling('team')!;
+    expect(catalog.planOfPrices([null, seatPrice.priceId])?.id).toBe('team');
+    expect(catalog.planOfPrices([basePrice.priceId])?.id).toBe('team');
+    expect(catalog.planOfPrices(['price_someone_elses'])).toBeUndefined();
+    expect(catalog.isSeatPrice(seatPrice.priceId)).toBe(true);
+    expect(catalog.isSeatPrice(basePrice.priceId)).toBe(false);
+    // A Free account's past Team invoices are priced at Team's prices (Team falls back to Free).
+    expect(catalog.invoicePrices('free')).toBe(catalog.stripeBilling('team'));
+  });
+
+  it('checks a plan id against the catalog with the finding an enum of its ids gives', () => {
+    expect(catalog.planIds()).toEqual(['free', 'team', 'enterprise']);
+    const result = catalog.planIdSchema().safeParse('gold');
+    expect(result.success).toBe(false);
+    expect(result.error?.issues[0]?.message).toBe('Invalid option: expected one of "free"|"team"|"enterprise"');
   });
 
   it('has Enterprise unlimited with 0 included credits by default', () => {
     expect(catalog.plan('enterprise')).toMatchObject({
+      adminOnly: true,
+      billing: { source: 'none' },
       includedCreditsMicros: 0n,
       runsPerPeriod: null,
       agentsPerPeriod: null,
@@ -108,10 +134,6 @@ describe('the shipped config/plans.json', () => {
     expect(catalog.topUpPackByPriceId(pack!.priceId)).toBe(pack);
     expect(catalog.topUpPack('nope')).toBeUndefined();
     expect(catalog.topUpPack('constructor')).toBeUndefined();
-  });
-
-  it('uses the same plan ids as the accounts table', () => {
-    expectTypeOf<PlanId>().toEqualTypeOf<Account['plan']>();
   });
 });
 
@@ -131,10 +153,26 @@ describe('PlanCatalog.parse', () => {
     );
   });
 
-  it('needs every plan, Team Stripe prices, unique pack prices, no unknown keys', () => {
-    const { enterprise: _e, ...twoPlans } = shipped.plans;
-    expect(problemsOf({ ...shipped, plans: twoPlans })).toEqual([expect.stringContaining('plans.enterprise')]);
-    expect(problemsOf(withPlan('team', { stripe: undefined }))).toEqual([expect.stringContaining('plans.team.stripe')]);
+  it('needs traits that agree: a billing source, an invoice-paid allowance only with Stripe, a fallback billed by nobody, prices of one plan', () => {
+    const stripe = shipped.plans.team.billing;
+    expect(problemsOf({ ...shipped, plans: {} })).toEqual(['p.json: plans: must list at least one plan']);
+    expect(problemsOf(withPlan('team', { billing: undefined }))).toEqual([expect.stringContaining('plans.team.billing')]);
+    expect(problemsOf(withPlan('free', { allowanceTrigger: 'paid_invoice' }))).toEqual([
+      'p.json: plans.free.allowanceTrigger: paid_invoice needs billing.source stripe_subscription',
+    ]);
+    expect(problemsOf(withPlan('team', { billing: { ...stripe, fallbackPlan: 'enterprise' } }))).toEqual([
+      'p.json: plans.team.billing.fallbackPlan: must be a plan of this file billed by nobody and not admin-only',
+    ]);
+    expect(problemsOf(withPlan('team', { adminOnly: true }))).toEqual(['p.json: plans.team.adminOnly: a Stripe-billed plan is set by its subscription']);
+    const copy = { ...shipped.plans.team, name: 'Team copy' };
+    expect(problemsOf({ ...shipped, plans: { ...shipped.plans, copy } })).toEqual([
+      'p.json: plans.copy.billing.basePrice.priceId: is also a price of team.basePrice',
+      'p.json: plans.copy.billing.seatPrice.priceId: is also a price of team.seatPrice',
+    ]);
+    expect(problemsOf({ ...shipped, plans: { ...shipped.plans, Gold: shipped.plans.free } })[0]).toMatch(/^p\.json: plans\.Gold: /);
+  });
+
+  it('needs unique pack prices and no unknown keys', () => {
     expect(problemsOf(withPlan('free', { colour: 'blue' }))).toEqual([expect.stringContaining('plans.free')]);
     expect(
       problemsOf({

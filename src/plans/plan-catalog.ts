@@ -8,9 +8,18 @@ import { sizeClassSchema, type Environment, type SizeClass } from '../pricing/en
 import { readJsonFile } from '../pricing/rate-card';
 import { PERIOD_KINDS, type PeriodKind } from './periods';
 
-import { PLAN_IDS, type PlanId } from './plan-ids';
+/** A plan id: a key of the plans file's `plans` (the catalog, not the code, says which exist). */
+export type PlanId = string;
 
-export { isPlanId, PLAN_IDS, type PlanId } from './plan-ids';
+/** What a plan id may look like (the accounts table checks the same format; the catalog says which exist). */
+export const PLAN_ID_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
+
+/** A plan id in the API document: any id of the plans file (a request's is checked against the catalog: PlanCatalog.withPlanIds). */
+export const planIdField = z.string().meta({ description: 'A plan id of the plans file (as shipped: free, team, enterprise)' });
+
+/** When a period's included credits are granted: at the period's start (here), or when its Stripe invoice is paid. */
+export const ALLOWANCE_TRIGGERS = ['period_start', 'paid_invoice'] as const;
+export type AllowanceTrigger = (typeof ALLOWANCE_TRIGGERS)[number];
 
 /** Credits in the contract's JSON form ("50.000000"), as micro-credits. */
 const creditsSchema = z
@@ -55,22 +64,39 @@ const overridableShape = {
   ancillaryIncluded: ancillaryIncludedSchema,
 };
 
-const teamStripeSchema = z.strictObject({
-  currency: z.literal('usd'),
-  basePrice: z.strictObject({ priceId: stripePriceId, unitAmountCents: cents }),
-  seatPrice: z.strictObject({ priceId: stripePriceId, unitAmountCents: cents }),
-});
+const stripePriceSchema = z.strictObject({ priceId: stripePriceId, unitAmountCents: cents });
 
-const planSchema = z.strictObject({ name: z.string().min(1), ...overridableShape, ancillaryIncluded: ancillaryIncludedSchema.default({}) });
+/** Who bills a plan: nobody (Free, Enterprise's contract) or a Stripe subscription of two prices (Team). */
+const billingSchema = z.discriminatedUnion('source', [
+  z.strictObject({ source: z.literal('none') }),
+  z.strictObject({
+    source: z.literal('stripe_subscription'),
+    currency: z.literal('usd'),
+    /** The flat fee per billing cycle. */
+    basePrice: stripePriceSchema,
+    /** The per-seat price; its item quantity is the active seat count. */
+    seatPrice: stripePriceSchema,
+    /** The plan an account moves to when its subscription stops billing (canceled, expired). */
+    fallbackPlan: z.string().regex(PLAN_ID_PATTERN, 'must be a plan id'),
+  }),
+]);
+
+const planSchema = z.strictObject({
+  name: z.string().min(1),
+  billing: billingSchema,
+  allowanceTrigger: z.enum(ALLOWANCE_TRIGGERS),
+  /** Only an admin moves an account on or off this plan: Stripe subscription events leave it alone (Enterprise). */
+  adminOnly: z.boolean().default(false),
+  ...overridableShape,
+  ancillaryIncluded: ancillaryIncludedSchema.default({}),
+});
 
 export const plansFileSchema = z
   .strictObject({
     credit: creditValueSchema,
-    plans: z.strictObject({
-      free: planSchema,
-      team: planSchema.extend({ stripe: teamStripeSchema }),
-      enterprise: planSchema,
-    }),
+    plans: z
+      .record(z.string().regex(PLAN_ID_PATTERN, 'plan ids are 1-32 characters of lowercase letters, digits, _ and -, starting with a letter'), planSchema)
+      .refine((plans) => Object.keys(plans).length > 0, 'must list at least one plan'),
     topUpPacks: z.record(
       z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'pack ids are 1-64 characters of letters, digits and _.-'),
       z.strictObject({
@@ -81,6 +107,7 @@ export const plansFileSchema = z
     ),
   })
   .superRefine((file, ctx) => {
+    checkPlanTraits(file.plans, ctx);
     const seen = new Map<string, string>();
     for (const [id, pack] of Object.entries(file.topUpPacks)) {
       const other = seen.get(pack.priceId);
@@ -91,13 +118,47 @@ export const plansFileSchema = z
     }
   });
 
+/** The traits that must agree with each other and with the other plans (a Stripe price names one plan). */
+function checkPlanTraits(plans: Record<string, z.output<typeof planSchema>>, ctx: z.RefinementCtx): void {
+  const prices = new Map<string, string>();
+  for (const [id, plan] of Object.entries(plans)) {
+    const at = (...path: string[]) => ['plans', id, ...path];
+    if (plan.allowanceTrigger === 'paid_invoice' && plan.billing.source !== 'stripe_subscription') {
+      ctx.addIssue({ code: 'custom', path: at('allowanceTrigger'), message: 'paid_invoice needs billing.source stripe_subscription' });
+    }
+    if (plan.billing.source !== 'stripe_subscription') continue;
+    if (plan.adminOnly) ctx.addIssue({ code: 'custom', path: at('adminOnly'), message: 'a Stripe-billed plan is set by its subscription' });
+    const fallback = plans[plan.billing.fallbackPlan];
+    if (!fallback || fallback.billing.source !== 'none' || fallback.adminOnly) {
+      ctx.addIssue({ code: 'custom', path: at('billing', 'fallbackPlan'), message: 'must be a plan of this file billed by nobody and not admin-only' });
+    }
+    for (const key of ['basePrice', 'seatPrice'] as const) {
+      const priceId = plan.billing[key].priceId;
+      const other = prices.get(priceId);
+      if (other !== undefined) ctx.addIssue({ code: 'custom', path: at('billing', key, 'priceId'), message: `is also a price of ${other}` });
+      prices.set(priceId, `${id}.${key}`);
+    }
+  }
+}
+
 /** Per-account overrides as stored and sent (JSON): any overridable field; null means unlimited. */
 export const planOverridesSchema = z.strictObject(overridableShape).partial();
 export type PlanOverrides = z.input<typeof planOverridesSchema>;
 
+export type PlanBilling = z.output<typeof billingSchema>;
+export type StripeBilling = Extract<PlanBilling, { source: 'stripe_subscription' }>;
+/** A plan billed by a Stripe subscription. */
+export type StripeBilledPlan = Plan & { billing: StripeBilling };
+
 export interface Plan {
   id: PlanId;
   name: string;
+  /** Who bills the plan (and, for a Stripe subscription, its prices and the plan it falls back to). */
+  billing: PlanBilling;
+  /** When the period's included credits are granted. */
+  allowanceTrigger: AllowanceTrigger;
+  /** Set by an admin only: Stripe never moves an account on or off it. */
+  adminOnly: boolean;
   /** Credits granted each period, in micro-credits. They do not roll over. */
   includedCreditsMicros: bigint;
   period: PeriodKind;
@@ -115,19 +176,6 @@ export interface Plan {
   ancillaryIncluded: Readonly<Partial<Record<AncillaryPriceKey, bigint>>>;
 }
 
-export interface StripePrice {
-  priceId: string;
-  unitAmountCents: number;
-}
-
-export interface TeamStripePrices {
-  currency: 'usd';
-  /** The $49/month base fee. */
-  basePrice: StripePrice;
-  /** The $15/month per-seat price; its item quantity is the active seat count. */
-  seatPrice: StripePrice;
-}
-
 export interface TopUpPack {
   id: string;
   priceId: string;
@@ -135,10 +183,15 @@ export interface TopUpPack {
   amountCents: number;
 }
 
+const NO_PRICES = { basePrice: { priceId: '', unitAmountCents: 0 }, seatPrice: { priceId: '', unitAmountCents: 0 } };
+
 function toPlan(id: PlanId, fields: z.output<typeof planSchema>): Plan {
   return {
     id,
     name: fields.name,
+    billing: Object.freeze(fields.billing),
+    allowanceTrigger: fields.allowanceTrigger,
+    adminOnly: fields.adminOnly,
     includedCreditsMicros: fields.includedCredits,
     period: fields.period,
     runsPerPeriod: fields.runsPerPeriod,
@@ -156,18 +209,16 @@ export class PlanCatalog {
   private readonly plans: ReadonlyMap<PlanId, Plan>;
   private readonly packs: ReadonlyMap<string, TopUpPack>;
   private readonly packsByPrice: ReadonlyMap<string, TopUpPack>;
-  readonly teamStripe: TeamStripePrices;
   /** US cents per credit: what a credit is worth where a dollar amount and credits meet (top-ups, statements). */
   readonly centsPerCredit: number;
 
   constructor(file: z.output<typeof plansFileSchema>) {
-    this.plans = new Map(PLAN_IDS.map((id) => [id, Object.freeze(toPlan(id, file.plans[id]))]));
+    this.plans = new Map(Object.entries(file.plans).map(([id, fields]) => [id, Object.freeze(toPlan(id, fields))]));
     const packs = Object.entries(file.topUpPacks).map(
       ([id, p]): TopUpPack => Object.freeze({ id, priceId: p.priceId, creditsMicros: p.credits, amountCents: p.amountCents }),
     );
     this.packs = new Map(packs.map((p) => [p.id, p]));
     this.packsByPrice = new Map(packs.map((p) => [p.priceId, p]));
-    this.teamStripe = file.plans.team.stripe;
     this.centsPerCredit = file.credit.centsPerCredit;
   }
 
@@ -189,8 +240,65 @@ export class PlanCatalog {
   /** A plan's defaults. */
   plan(id: PlanId): Plan {
     const plan = this.plans.get(id);
-    if (!plan) throw new RangeError(`unknown plan ${String(id)}; plans are ${PLAN_IDS.join(', ')}`);
+    if (!plan) throw new RangeError(`unknown plan ${String(id)}; plans are ${this.planIds().join(', ')}`);
     return plan;
+  }
+
+  /** The plan ids, in the file's order. */
+  planIds(): PlanId[] {
+    return [...this.plans.keys()];
+  }
+
+  has(id: unknown): id is PlanId {
+    return typeof id === 'string' && this.plans.has(id);
+  }
+
+  /** A plan id field of a request: one of the catalog's (the message of any other names them all). */
+  planIdSchema(): z.ZodType<PlanId> {
+    return z.enum(this.planIds() as [PlanId, ...PlanId[]]);
+  }
+
+  /** `schema` with its `plan` checked against the catalog's ids, with the same finding as an enum of them. */
+  withPlanIds<S extends z.ZodObject<{ plan: z.ZodType<PlanId> }>>(schema: S): S {
+    return schema.extend({ plan: this.planIdSchema() }) as unknown as S;
+  }
+
+  /** The plans with a trait, in the file's order. */
+  plansWhere(test: (plan: Plan) => boolean): Plan[] {
+    return [...this.plans.values()].filter(test);
+  }
+
+  /** The plans billed by a Stripe subscription, in the file's order. */
+  stripeBilledPlans(): StripeBilledPlan[] {
+    return [...this.plans.values()].filter((p): p is StripeBilledPlan => p.billing.source === 'stripe_subscription');
+  }
+
+  /** The Stripe terms of a plan billed by a Stripe subscription; null for any other plan. */
+  stripeBilling(id: PlanId): StripeBilling | null {
+    const billing = this.plans.get(id)?.billing;
+    return billing?.source === 'stripe_subscription' ? billing : null;
+  }
+
+  /** Whether a Stripe price is the per-seat price of a plan (its item's quantity is the seat count). */
+  isSeatPrice(priceId: string | null | undefined): boolean {
+    return this.stripeBilledPlans().some((p) => p.billing.seatPrice.priceId === priceId);
+  }
+
+  /**
+   * The prices a stored invoice's amount is computed with (invoices keep their seat quantity, not their
+   * amount): those of the account's plan when Stripe bills it; for an account whose subscription ended,
+   * those of the plan falling back to its plan (the first in the file when several do).
+   */
+  invoicePrices(planId: PlanId): Pick<StripeBilling, 'basePrice' | 'seatPrice'> {
+    const own = this.stripeBilling(planId);
+    if (own) return own;
+    const billed = this.stripeBilledPlans().map((p) => p.billing);
+    return billed.find((b) => b.fallbackPlan === planId) ?? billed[0] ?? NO_PRICES;
+  }
+
+  /** The Stripe-billed plan a subscription is for: the one whose base or seat price is among its prices. */
+  planOfPrices(priceIds: readonly (string | null)[]): StripeBilledPlan | undefined {
+    return this.stripeBilledPlans().find((p) => priceIds.includes(p.billing.basePrice.priceId) || priceIds.includes(p.billing.seatPrice.priceId));
   }
 
   /**

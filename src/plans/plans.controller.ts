@@ -3,14 +3,22 @@ import type { FastifyRequest } from 'fastify';
 import { Access, CurrentPrincipal } from '../accounts/auth/auth.decorators';
 import type { Principal } from '../accounts/auth/scopes';
 import { Doc } from '../common/http/openapi';
-import { ZodPipe } from '../common/http/zod-validation.pipe';
+import { parseOrThrow } from '../common/http/zod-validation.pipe';
 import { planViewSchema, setPlanSchema, type SetPlanDto } from './dto/plan.dto';
 import { PlanAdminService, type PlanView } from './plan-admin.service';
+import { PlanCatalog } from './plan-catalog';
 
 @Controller('v1/admin/accounts/:id/plan')
 @Access('admin')
 export class PlansController {
-  constructor(private readonly plans: PlanAdminService) {}
+  private readonly bodySchema: typeof setPlanSchema;
+
+  constructor(
+    private readonly plans: PlanAdminService,
+    catalog: PlanCatalog,
+  ) {
+    this.bodySchema = catalog.withPlanIds(setPlanSchema);
+  }
 
   @Get()
   @Doc({
@@ -35,10 +43,11 @@ export class PlansController {
   })
   put(
     @Param('id') accountId: string,
-    @Body(new ZodPipe(setPlanSchema)) body: SetPlanDto,
+    @Body() raw: unknown,
     @CurrentPrincipal() principal: Principal,
     @Req() request: FastifyRequest,
   ): Promise<PlanView> {
+    const body: SetPlanDto = parseOrThrow(this.bodySchema, raw);
     return this.plans.setPlan(accountId, body, `key:${principal.keyId}`, request.id);
   }
 }

@@ -6,7 +6,7 @@ import { MonthlyResetScheduler } from './monthly-reset.scheduler';
 import { PlanAdminService } from './plan-admin.service';
 import { PlanReads } from './plan-reads';
 import { PlansController } from './plans.controller';
-import { PlansModule } from './plans.module';
+import { PlanCatalogModule } from './plan-catalog.module';
 import { QuotaReads } from './quota-reads';
 import { QuotasService } from './quotas.service';
 
@@ -15,9 +15,9 @@ import { QuotasService } from './quotas.service';
  * period allowances and the monthly reset, the plan admin API and the wallet's `runs`.
  */
 @Module({
-  imports: [PlansModule, LedgerModule, AccountsModule],
+  imports: [PlanCatalogModule, LedgerModule, AccountsModule],
   controllers: [PlansController],
   providers: [AllowancesService, QuotasService, PlanReads, QuotaReads, PlanAdminService, MonthlyResetScheduler],
-  exports: [PlansModule, AllowancesService, QuotasService, PlanReads, QuotaReads, PlanAdminService],
+  exports: [PlanCatalogModule, AllowancesService, QuotasService, PlanReads, QuotaReads, PlanAdminService],
 })
 export class QuotasModule {}

@@ -1,10 +1,10 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { rows } from '../common/database/transaction';
 import { formatCredits } from '../common/money';
 import { Clock } from '../infra/clock/clock';
-import { WalletExtensions, type RunsView } from '../ledger/wallet-extensions';
+import type { RunsView, WalletExtension } from '../ledger/wallet-extensions';
 import { loadPlanAccount, termsOf } from './plan-accounts';
 import { allowanceGrantId } from './allowance-keys';
 import { PlanCatalog } from './plan-catalog';
@@ -35,17 +35,15 @@ export interface QuotasView {
 
 /** Read side of the quotas: runs remaining, and the `runs` part of the wallet view. */
 @Injectable()
-export class QuotasService implements OnModuleInit {
+export class QuotasService {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     private readonly catalog: PlanCatalog,
-    private readonly extensions: WalletExtensions,
     private readonly clock: Clock,
   ) {}
 
-  onModuleInit(): void {
-    this.extensions.register({ runs: (accountId, now) => this.runsView(accountId, now) });
-  }
+  /** The wallet view's `runs` (WALLET_EXTENSIONS). */
+  readonly walletExtension: WalletExtension = { runs: (accountId, now) => this.runsView(accountId, now) };
 
   /** Runs left in the account's current period (after what is already reserved); null when unlimited. */
   async runsRemaining(em: Pick<EntityManager, 'query'>, accountId: string, now: Date = this.clock.now()): Promise<number | null> {

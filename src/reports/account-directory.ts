@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { z } from 'zod';
 import { rows } from '../common/database/transaction';
 import { formatCredits } from '../common/money';
-import { PLAN_IDS, PlanCatalog } from '../plans/plan-catalog';
+import { PlanCatalog } from '../plans/plan-catalog';
 import { calendarMonth } from '../plans/periods';
 import { lowBalanceThreshold } from '../plans/notifications';
 import type { Period } from './reports.service';
@@ -13,10 +13,10 @@ import { inputInstant } from '../common/http/api-schemas';
 
 const flag = z.enum(['', 'yes']).optional();
 
-/** The account list's query string (search, filters, sort, page), as the admin console's form sends it. */
+/** The account list's query string (search, filters, sort, page), as the admin console's form sends it (`plan`: AccountDirectory.querySchema). */
 export const accountListQuerySchema = z.strictObject({
   q: z.string().max(200).optional(),
-  plan: z.enum(['', ...PLAN_IDS]).optional(),
+  plan: z.string().optional(),
   suspended: flag,
   pastDue: flag,
   lowBalance: flag,
@@ -53,15 +53,21 @@ export const PAGE_SIZE = 25;
  */
 @Injectable()
 export class AccountDirectory {
+  /** The query string with `plan` one of the catalog's (or empty: any). */
+  readonly querySchema: z.ZodType<AccountListQuery>;
+
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     private readonly catalog: PlanCatalog,
-  ) {}
+  ) {
+    this.querySchema = accountListQuerySchema.extend({ plan: z.enum(['', ...catalog.planIds()]).optional() });
+  }
 
   async list(q: AccountListQuery, period: Period, now: Date): Promise<{ items: AccountListItem[]; total: number; page: number; pages: number }> {
     const month = calendarMonth(now);
     // The low-balance line of each plan's defaults (overrides do not move it here).
-    const thresholds = PLAN_IDS.map((id) => lowBalanceThreshold(this.catalog.plan(id)).toString());
+    const planIds = this.catalog.planIds();
+    const thresholds = planIds.map((id) => lowBalanceThreshold(this.catalog.plan(id)).toString());
     const params: unknown[] = [
       q.q ? `%${q.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null,
       q.plan || null,
@@ -70,7 +76,7 @@ export class AccountDirectory {
       q.lowBalance === 'yes',
       q.overThreshold === 'yes',
       month.start.toISOString(),
-      [...PLAN_IDS],
+      planIds,
       thresholds,
     ];
     const usage = usageSource('account', period, params);

@@ -114,8 +114,8 @@ export class ReportsService {
     const items = found.map((r) => {
       runtimes += BigInt(r.runtimes!);
       ms += BigInt(r.ms!);
-      credits += BigInt(r.credits!);
-      const keys = Object.fromEntries(key.columns.map((c) => [c, r[c] ?? '']));
+        credits += BigInt(r.credits!);
+        const keys = Object.fromEntries(key.columns.map((c) => [c, r[c] ?? '']));
       return { ...keys, runtimes: Number(r.runtimes), seconds: Number(BigInt(r.ms!) / 1000n), credits: formatCredits(BigInt(r.credits!)) };
     });
     return {
@@ -214,16 +214,17 @@ export class ReportsService {
   }
 
   /**
-   * Team accounts: active seats, the Stripe seat quantity, the recurring revenue they imply, and what
-   * the subscription's invoices of the period billed. Invoices keep their seat quantity, not their
-   * amount: invoiced cents are computed from the plan's prices.
+   * Accounts on a plan Stripe bills (Team as shipped): active seats, the Stripe seat quantity, the
+   * recurring revenue they imply, and what the subscription's invoices of the period billed. Invoices
+   * keep their seat quantity, not their amount: invoiced cents are computed from the plan's prices.
    */
   async seats(period: Period, now: Date): Promise<Report> {
     // A period that is over counts the seats active at its end, from the members' change history.
     const asOf = period.to <= now ? period.to : null;
-    const { basePrice, seatPrice } = this.plans.teamStripe;
+    const stripeBilled = this.plans.stripeBilledPlans().map((p) => p.id);
     const found = await rows<{
       account: string;
+      plan: string;
       name: string | null;
       status: string;
       seats: number;
@@ -235,7 +236,7 @@ export class ReportsService {
       invoiced_seats: number;
     }>(
       this.ds,
-      `SELECT a.id AS account, a.name, a.status, coalesce(m.seats, 0)::int AS seats,
+      `SELECT a.id AS account, a.plan, a.name, a.status, coalesce(m.seats, 0)::int AS seats,
               s.subscription_id, s.status AS subscription_status, s.seat_quantity AS stripe_quantity,
               coalesce(i.paid, 0)::int AS invoices_paid, coalesce(i.failed, 0)::int AS invoices_failed, coalesce(i.seats, 0)::int AS invoiced_seats
        FROM accounts a
@@ -249,31 +250,35 @@ export class ReportsService {
        LEFT JOIN (SELECT account_id, count(*) FILTER (WHERE status = 'paid') AS paid, count(*) FILTER (WHERE status = 'payment_failed') AS failed,
                          sum(coalesce(seat_quantity, 0)) FILTER (WHERE status = 'paid') AS seats
                   FROM stripe_invoices WHERE period_start >= $1 AND period_start < $2 GROUP BY account_id) i ON i.account_id = a.id
-       WHERE a.plan = 'team'
+       WHERE a.plan = ANY($4::text[])
        ORDER BY a.id`,
-      [period.from.toISOString(), period.to.toISOString(), asOf?.toISOString() ?? null],
+      [period.from.toISOString(), period.to.toISOString(), asOf?.toISOString() ?? null, stripeBilled],
     );
     const billing = (status: string | null) => status !== null && ['active', 'trialing', 'past_due'].includes(status);
-    const items = found.map((r) => ({
-      account: r.account,
-      name: r.name,
-      status: r.status,
-      seats: r.seats,
-      subscription: r.subscription_id,
-      subscriptionStatus: r.subscription_status,
-      stripeQuantity: r.stripe_quantity,
-      drift: r.stripe_quantity === null ? null : r.stripe_quantity - r.seats,
-      expectedMrrCents: basePrice.unitAmountCents + seatPrice.unitAmountCents * r.seats,
-      stripeMrrCents: billing(r.subscription_status) ? basePrice.unitAmountCents + seatPrice.unitAmountCents * (r.stripe_quantity ?? 0) : 0,
-      invoicesPaid: r.invoices_paid,
-      invoicesFailed: r.invoices_failed,
-      invoicedCents: basePrice.unitAmountCents * r.invoices_paid + seatPrice.unitAmountCents * r.invoiced_seats,
-    }));
+    const items = found.map((r) => {
+      const { basePrice, seatPrice } = this.plans.invoicePrices(r.plan);
+      return {
+        account: r.account,
+        plan: r.plan,
+        name: r.name,
+        status: r.status,
+        seats: r.seats,
+        subscription: r.subscription_id,
+        subscriptionStatus: r.subscription_status,
+        stripeQuantity: r.stripe_quantity,
+        drift: r.stripe_quantity === null ? null : r.stripe_quantity - r.seats,
+        expectedMrrCents: basePrice.unitAmountCents + seatPrice.unitAmountCents * r.seats,
+        stripeMrrCents: billing(r.subscription_status) ? basePrice.unitAmountCents + seatPrice.unitAmountCents * (r.stripe_quantity ?? 0) : 0,
+        invoicesPaid: r.invoices_paid,
+        invoicesFailed: r.invoices_failed,
+        invoicedCents: basePrice.unitAmountCents * r.invoices_paid + seatPrice.unitAmountCents * r.invoiced_seats,
+      };
+    });
     const total = (k: 'seats' | 'expectedMrrCents' | 'stripeMrrCents' | 'invoicedCents') => items.reduce((s, i) => s + i[k], 0);
     return {
       report: 'seats',
       ...iso(period),
-      columns: ['account', 'name', 'status', 'seats', 'subscription', 'subscriptionStatus', 'stripeQuantity', 'drift', 'expectedMrrCents', 'stripeMrrCents', 'invoicesPaid', 'invoicesFailed', 'invoicedCents'],
+      columns: ['account', 'plan', 'name', 'status', 'seats', 'subscription', 'subscriptionStatus', 'stripeQuantity', 'drift', 'expectedMrrCents', 'stripeMrrCents', 'invoicesPaid', 'invoicesFailed', 'invoicedCents'],
       items,
       totals: {
         teams: items.length,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AuditService } from '../audit/audit.service';
@@ -9,7 +9,7 @@ import { BillingException } from '../common/errors/billing.exception';
 import { formatCredits, parseCredits } from '../common/money';
 import { Clock } from '../infra/clock/clock';
 import { LedgerService } from '../ledger/ledger.service';
-import { WalletExtensions, type SpendView } from '../ledger/wallet-extensions';
+import type { SpendView, WalletExtension } from '../ledger/wallet-extensions';
 import { notificationMessage, type Notification } from '../messaging/notifications';
 import { enqueue } from '../messaging/outbox';
 import { topicsOf } from '../messaging/topics';
@@ -55,19 +55,17 @@ const ACTIVE = `('reserved', 'running', 'paused', 'terminating')`;
  * the hold of a reservation are one decision: no two concurrent reservations can pass a limit together.
  */
 @Injectable()
-export class SpendLimitsService implements OnModuleInit {
+export class SpendLimitsService {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     private readonly ledger: LedgerService,
     private readonly audit: AuditService,
-    private readonly wallets: WalletExtensions,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  onModuleInit(): void {
-    this.wallets.register({ spend: (accountId, now, base) => this.walletSpend(accountId, now, base) });
-  }
+  /** The wallet view's `spend` (WALLET_EXTENSIONS). */
+  readonly walletExtension: WalletExtension = { spend: (accountId, now, base) => this.walletSpend(accountId, now, base) };
 
   /**
    * After a change of spend (a hold, an extension, a settlement): notifies each threshold crossed

@@ -1,10 +1,10 @@
 import { Module } from '@nestjs/common';
-import { PlansModule } from '../plans/plans.module';
+import { PlanCatalogModule } from '../plans/plan-catalog.module';
 import { StatementsController } from './statements.controller';
 import { StatementsService } from './statements.service';
 
 @Module({
-  imports: [PlansModule],
+  imports: [PlanCatalogModule],
   controllers: [StatementsController],
   providers: [StatementsService],
   exports: [StatementsService],

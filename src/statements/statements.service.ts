@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { BillingException } from '../common/errors/billing.exception';
 import { formatCredits } from '../common/money';
-import { isPlanId, PlanCatalog, type PlanOverrides } from '../plans/plan-catalog';
+import { PlanCatalog, type PlanOverrides } from '../plans/plan-catalog';
 import type { StatementJson } from './dto/statement.dto';
 import { movementLines, teamFees, unpricedLines, type StatementLine } from './statement';
 import { ancillaryUsageJson, meteredAncillary } from '../ancillary/usage-view';
@@ -27,7 +27,7 @@ export class StatementsService {
     const to = new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth() + 1, 1));
     const terms = await accountTerms(this.ds, accountId);
     if (!terms) throw BillingException.notFound(`Account ${accountId}`);
-    if (!isPlanId(terms.plan)) throw new Error(`account ${accountId} has an unknown plan ${terms.plan}`);
+    if (!this.catalog.has(terms.plan)) throw new Error(`account ${accountId} has an unknown plan ${terms.plan}`);
     const plan = this.catalog.effective(terms.plan, terms.overrides as PlanOverrides | null);
     const [opening, moved, metered, invoiced] = await Promise.all([
       balanceBefore(this.ds, accountId, from),
@@ -37,7 +37,7 @@ export class StatementsService {
     ]);
     const lines: StatementLine[] = [...movementLines(moved), ...unpricedLines(metered, plan)];
     const movementsSum = lines.reduce((sum, l) => sum + l.credits, 0n);
-    const { basePrice, seatPrice } = this.catalog.teamStripe;
+    const { basePrice, seatPrice } = this.catalog.invoicePrices(plan.id);
     return {
       accountId,
       period,

@@ -26,7 +26,7 @@ export interface ReconciliationResult {
 }
 
 /**
- * Keeps each Team subscription's seat item at the ABSOLUTE number of active members.
+ * Keeps each subscription's seat item (Team's, and any plan's Stripe bills per seat) at the ABSOLUTE number of active members.
  *
  * After membership changes commit, `requestSync` pushes the count (one sync per account at a time in
  * this process, coalescing bursts; a per-account advisory lock across instances, so the last push
@@ -115,7 +115,7 @@ export class SeatsService implements OnModuleInit {
   }
 
   /**
-   * Seat reconciliation: every live Team subscription's seat quantity, read from Stripe, against the
+   * Seat reconciliation: every live subscription's seat quantity, read from Stripe, against the
    * members table; drift is corrected (absolute quantity), recorded as a discrepancy and audited.
    */
   async reconcile(): Promise<ReconciliationResult> {
@@ -130,7 +130,7 @@ export class SeatsService implements OnModuleInit {
         await this.underSeatLock(accountId, async (em, sub) => {
           result.checked += 1;
           const remote = await this.gateway.retrieveSubscription(sub.subscription_id);
-          const item = remote.items.find((i) => i.priceId === this.catalog.teamStripe.seatPrice.priceId);
+          const item = remote.items.find((i) => this.catalog.isSeatPrice(i.priceId));
           if (!item) throw new Error(`subscription ${sub.subscription_id} has no seat item`);
           const seats = await this.members.activeSeats(em, accountId);
           if (item.quantity === seats) {

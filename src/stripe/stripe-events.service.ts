@@ -248,15 +248,20 @@ export class StripeEventsService {
         [accountId, event.created, period.start, period.end],
       );
       // Runs count per cycle from the anchor: an account without one gets this cycle's start.
-      await anchorBillingCycleIfUnset(em, accountId, 'team', period.start);
+      await anchorBillingCycleIfUnset(em, accountId, this.catalog.stripeBilledPlans().map((p) => p.id), period.start);
       await this.recordInvoice(em, accountId, invoice, 'paid');
-      await this.grantCycleAllowance(em, accountId, period, invoice.id);
+      await this.grantCycleAllowance(em, accountId, period, invoice);
       return { accountId };
     };
   }
 
-  /** The cycle's included credits (Team: 500), once per cycle, expiring at its end. */
-  private async grantCycleAllowance(em: EntityManager, accountId: string, period: Period, invoiceId: string): Promise<void> {
+  /**
+   * The cycle's included credits (Team: 500), once per cycle, expiring at its end: those of the account's
+   * plan when they come with a paid invoice or an admin set the plan (Enterprise's terms), else those of
+   * the plan of the invoice's prices.
+   */
+  private async grantCycleAllowance(em: EntityManager, accountId: string, period: Period, invoice: InvoiceSnapshot): Promise<void> {
+    const invoiceId = invoice.id;
     const now = this.clock.now();
     if (period.end.getTime() <= now.getTime()) return; // a cycle already over grants nothing
     const [account] = await rows<{ plan: PlanId; plan_overrides: Record<string, unknown> | null }>(
@@ -264,7 +269,11 @@ export class StripeEventsService {
       `SELECT plan, plan_overrides FROM accounts WHERE id = $1`,
       [accountId],
     );
-    const plan = this.catalog.effective(account?.plan === 'enterprise' ? 'enterprise' : 'team', account?.plan_overrides);
+    const current = account && this.catalog.has(account.plan) ? this.catalog.plan(account.plan) : undefined;
+    const planId =
+      current && (current.allowanceTrigger === 'paid_invoice' || current.adminOnly) ? current.id : this.catalog.planOfPrices(invoice.lines.map((l) => l.priceId))?.id;
+    if (planId === undefined) return;
+    const plan = this.catalog.effective(planId, account?.plan_overrides);
     const amount = plan.includedCreditsMicros;
     if (amount <= 0n) return;
     const grantId = allowanceGrantId(accountId, period);
@@ -296,7 +305,7 @@ export class StripeEventsService {
 
   /** Keeps the invoice with its seat quantity and the seats active when it was created; a mismatch is flagged. */
   private async recordInvoice(em: EntityManager, accountId: string, invoice: InvoiceSnapshot, status: 'paid' | 'payment_failed'): Promise<void> {
-    const seatLine = invoice.lines.find((l) => l.priceId === this.catalog.teamStripe.seatPrice.priceId);
+    const seatLine = invoice.lines.find((l) => this.catalog.isSeatPrice(l.priceId));
     const at = invoice.created ?? invoice.periodStart!;
     const active = await this.members.seatsAt(em, accountId, at);
     await em.query(

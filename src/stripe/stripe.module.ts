@@ -3,7 +3,7 @@ import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
 import { LedgerModule } from '../ledger/ledger.module';
 import { MembersModule } from '../members/members.module';
-import { PlansModule } from '../plans/plans.module';
+import { PlanCatalogModule } from '../plans/plan-catalog.module';
 import { SpendLimitsModule } from '../spend-limits/spend-limits.module';
 import { SuspensionService } from '../spend-limits/suspension.service';
 import { SeatsService } from './seats.service';
@@ -16,7 +16,7 @@ import { TopUpsService } from './top-ups.service';
 
 /** Stripe: Team subscriptions and their seats, top-ups through Checkout, webhooks, reconciliation and recovery. */
 @Module({
-  imports: [AccountsModule, LedgerModule, PlansModule, MembersModule, SpendLimitsModule],
+  imports: [AccountsModule, LedgerModule, PlanCatalogModule, MembersModule, SpendLimitsModule],
   controllers: [StripeController],
   // SuspensionService is not exported by its module; it is stateless, so an instance here is the same service.
   providers: [StripeGateway, SubscriptionsService, SeatsService, StripeEventsService, TopUpsService, StripeJobs, SuspensionService],

@@ -9,7 +9,7 @@ import { BillingException } from '../common/errors/billing.exception';
 import { formatCredits } from '../common/money';
 import { Clock } from '../infra/clock/clock';
 import { MembersService } from '../members/members.service';
-import { PlanCatalog } from '../plans/plan-catalog';
+import { PlanCatalog, type Plan, type PlanId, type StripeBilling } from '../plans/plan-catalog';
 import type { SubscriptionStatus } from './entities/stripe-subscription.entity';
 import { StripeGateway } from './stripe-gateway';
 import type { SubscriptionSnapshot } from './stripe-objects';
@@ -34,11 +34,15 @@ export interface BillingHistory {
   topUps: { sessionId: string; pack: string; credits: string; amountCents: number | null; clawedBack: string; grantId: string; at: string }[];
 }
 
-/** Statuses in which the account is on Team (a subscription that still bills). */
+/** Statuses in which the account is on its subscription's plan (a subscription that still bills). */
 const LIVE: readonly SubscriptionStatus[] = ['active', 'trialing', 'past_due', 'unpaid'];
 export const isLive = (s: SubscriptionStatus): boolean => LIVE.includes(s);
 
-/** Team subscriptions: created here (base + seat price) or linked from Checkout, kept as Stripe says. */
+/**
+ * Subscriptions of the plans billed by Stripe (`billing.source: stripe_subscription`, Team as shipped):
+ * created here (base + seat price) or linked from Checkout, kept as Stripe says. A subscription's plan
+ * is the one whose prices it has.
+ */
 @Injectable()
 export class SubscriptionsService {
   constructor(
@@ -61,18 +65,19 @@ export class SubscriptionsService {
   }
 
   /**
-   * Creates the account's Team subscription (customer, then base + seat items with the seat count)
-   * unless it has a live one; idempotency keys derived from the account (and the subscription it
-   * replaces), so a retried or concurrent call creates one customer and one subscription.
+   * Creates the account's subscription (customer, then base + seat items with the seat count) unless
+   * it has a live one; idempotency keys derived from the account (and the subscription it replaces),
+   * so a retried or concurrent call creates one customer and one subscription. The plan: the
+   * account's when Stripe bills it, else the one plan Stripe bills (Team as shipped).
    */
   async create(accountId: string, actor: string): Promise<{ created: boolean; view: Record<string, unknown> }> {
-    const [account] = await rows<{ name: string | null }>(this.ds, `SELECT name FROM accounts WHERE id = $1`, [accountId]);
+    const [account] = await rows<{ name: string | null; plan: PlanId }>(this.ds, `SELECT name, plan FROM accounts WHERE id = $1`, [accountId]);
     if (!account) throw BillingException.notFound(`Account ${accountId}`);
     const existing = await this.row(undefined, { accountId });
     if (existing && isLive(existing.status)) return { created: false, view: await this.view(accountId) };
+    const stripe = this.subscriptionTerms(account.plan);
     const customerId = existing?.customer_id ?? (await this.gateway.createCustomer(accountId, account.name, `customer:${accountId}`));
     const seats = await this.members.activeSeats(undefined, accountId);
-    const stripe = this.catalog.teamStripe;
     const snapshot = await this.gateway.createSubscription(
       { customerId, accountId, basePriceId: stripe.basePrice.priceId, seatPriceId: stripe.seatPrice.priceId, seats },
       `subscription:${accountId}:${existing?.subscription_id ?? 'first'}`,
@@ -81,15 +86,28 @@ export class SubscriptionsService {
     return { created: true, view: await this.view(accountId) };
   }
 
+  /** The Stripe terms of a new subscription for an account on `planId`. */
+  private subscriptionTerms(planId: PlanId): StripeBilling {
+    const own = this.catalog.stripeBilling(planId);
+    if (own) return own;
+    const billed = this.catalog.stripeBilledPlans();
+    if (billed.length === 1) return billed[0]!.billing;
+    throw BillingException.invalid(
+      [{ field: 'plan', message: `set the account's plan to one Stripe bills first (${billed.map((p) => p.id).join(', ') || 'none in the plans file'})` }],
+      'The account plan does not say which subscription to create',
+    );
+  }
+
   /**
    * Records a subscription as the account's (from our own call, Checkout or an event), and its plan:
-   * Team while it bills, Free once it is over. `eventCreated` (Stripe seconds; 0 for API answers)
+   * the plan of its prices while it bills, that plan's fallback (Free) once it is over. `eventCreated` (Stripe seconds; 0 for API answers)
    * keeps an older event from overwriting newer state; in a tie (same second) the state already
    * there stays (invoice events set the payment status), except a cancellation, which always lands.
    */
   async link(em: EntityManager, accountId: string, s: SubscriptionSnapshot, eventCreated: number, actor: string): Promise<void> {
-    const seatItem = s.items.find((i) => i.priceId === this.catalog.teamStripe.seatPrice.priceId) ?? null;
-    const baseItem = s.items.find((i) => i.priceId === this.catalog.teamStripe.basePrice.priceId) ?? null;
+    const plan = this.catalog.planOfPrices(s.items.map((i) => i.priceId));
+    const seatItem = s.items.find((i) => i.priceId === plan?.billing.seatPrice.priceId) ?? null;
+    const baseItem = s.items.find((i) => i.priceId === plan?.billing.basePrice.priceId) ?? null;
     const [applied] = await rows<{ account_id: string }>(
       em,
       `INSERT INTO stripe_subscriptions AS t (account_id, customer_id, subscription_id, base_item_id, seat_item_id, status, seat_quantity,
@@ -120,8 +138,9 @@ export class SubscriptionsService {
         this.clock.now(),
       ],
     );
-    if (!applied) return;
-    await this.setPlan(em, accountId, isLive(s.status) ? 'team' : 'free', isLive(s.status) ? (s.billingCycleAnchor ?? s.currentPeriodStart) : null, actor, {
+    if (!applied || !plan) return; // prices of no plan of the catalog: the account keeps its plan
+    const live = isLive(s.status);
+    await this.setPlan(em, accountId, live ? plan : this.catalog.plan(plan.billing.fallbackPlan), live ? (s.billingCycleAnchor ?? s.currentPeriodStart) : null, actor, {
       subscriptionId: s.id,
       status: s.status,
     });
@@ -130,16 +149,18 @@ export class SubscriptionsService {
   /**
    * Sets plan and cycle anchor; audited as `plan.changed` when either changes. A new plan runs the
    * plan-set hooks in this transaction, as an admin's change does: a downgrade to Free gets this
-   * month's Free credits at once (Team's come with its paid invoice).
+   * month's Free credits at once (Team's come with its paid invoice). An account on an admin-only
+   * plan (Enterprise) is left alone.
    */
-  async setPlan(em: EntityManager, accountId: string, plan: 'team' | 'free', anchor: Date | null, actor: string, why: Record<string, unknown>): Promise<void> {
+  private async setPlan(em: EntityManager, accountId: string, to: Plan, anchor: Date | null, actor: string, why: Record<string, unknown>): Promise<void> {
+    const plan = to.id;
     const [before] = await rows<{ plan: string; billing_cycle_anchor: Date | null }>(
       em,
       `SELECT plan, billing_cycle_anchor FROM accounts WHERE id = $1 FOR NO KEY UPDATE`,
       [accountId],
     );
     if (!before) return;
-    if (before.plan === 'enterprise') return; // contract terms are set by an admin, never by Stripe
+    if (this.catalog.has(before.plan) && this.catalog.plan(before.plan).adminOnly) return; // contract terms are set by an admin, never by Stripe
     if (before.plan === plan && before.billing_cycle_anchor?.getTime() === anchor?.getTime()) return;
     await setPlanTerms(em, accountId, { plan, billingCycleAnchor: anchor });
     await this.audit.record(em, {
@@ -154,11 +175,12 @@ export class SubscriptionsService {
   }
 
   /**
-   * The account's Team invoices and top-ups, newest first. Invoice amounts are not stored: they are
-   * computed from the plan's prices and the invoice's seat quantity (as the seats report does).
+   * The account's subscription invoices and top-ups, newest first. Invoice amounts are not stored: they
+   * are computed from the plan's prices and the invoice's seat quantity (as the seats report does).
    */
   async billingHistory(accountId: string, limit = 24): Promise<BillingHistory> {
-    const { basePrice, seatPrice } = this.catalog.teamStripe;
+    const [account] = await rows<{ plan: PlanId }>(this.ds, `SELECT plan FROM accounts WHERE id = $1`, [accountId]);
+    const { basePrice, seatPrice } = this.catalog.invoicePrices(account?.plan ?? '');
     const [invoices, topUps] = await Promise.all([
       rows<{ invoice_id: string; status: string; period_start: Date; period_end: Date; seat_quantity: number | null; active_seats: number; created_at: Date }>(
         this.ds,

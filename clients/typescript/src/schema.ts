@@ -775,8 +775,8 @@ export interface components {
             /** @enum {string} */
             kind: "user" | "organization";
             name: string | null;
-            /** @enum {string} */
-            plan: "free" | "team" | "enterprise";
+            /** @description A plan id of the plans file (as shipped: free, team, enterprise) */
+            plan: string;
             /** @enum {string} */
             status: "active" | "suspended";
             /** Format: date-time */
@@ -793,8 +793,8 @@ export interface components {
                 /** @description null: unlimited */
                 concurrentRuntimes: number | null;
                 gpus: boolean;
-                /** @enum {string} */
-                id: "free" | "team" | "enterprise";
+                /** @description A plan id of the plans file (as shipped: free, team, enterprise) */
+                id: string;
                 /**
                  * @description An amount of credits: a decimal string with 6 decimals
                  * @example 12.500000
@@ -818,8 +818,8 @@ export interface components {
                 /** Format: date-time */
                 to: string;
             };
-            /** @enum {string} */
-            plan: "free" | "team" | "enterprise";
+            /** @description A plan id of the plans file (as shipped: free, team, enterprise) */
+            plan: string;
         };
         /** @description Ancillary usage of one kind metered in the period (storage hours and egress reports in it) */
         AncillaryUsage: {
@@ -1396,8 +1396,8 @@ export interface components {
             accountStatus: "active" | "suspended";
             /** Format: date-time */
             billingCycleAnchor: string | null;
-            /** @enum {string} */
-            plan: "free" | "team" | "enterprise";
+            /** @description A plan id of the plans file (as shipped: free, team, enterprise) */
+            plan: string;
             /** @description Active members */
             seats: number;
             subscription: {
@@ -1758,8 +1758,8 @@ export interface operations {
                     /** @enum {string} */
                     kind: "user" | "organization";
                     name?: string | null;
-                    /** @enum {string} */
-                    plan: "free" | "team" | "enterprise";
+                    /** @description A plan id of the plans file (as shipped: free, team, enterprise) */
+                    plan: string;
                 };
             };
         };
@@ -3410,8 +3410,8 @@ export interface operations {
                     overrides?: {
                         [key: string]: unknown;
                     } | null;
-                    /** @enum {string} */
-                    plan: "free" | "team" | "enterprise";
+                    /** @description A plan id of the plans file (as shipped: free, team, enterprise) */
+                    plan: string;
                 };
             };
         };

@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { instant } from '../../common/http/api-schemas';
-import { PLAN_IDS } from '../../plans/plan-ids';
+import { planIdField } from '../../plans/plan-catalog';
 import { ACCOUNT_ID_PATTERN } from '../auth/scopes';
 
+/** `plan` is checked against the plan catalog where the request is handled (PlanCatalog.withPlanIds). */
 export const upsertAccountSchema = z.strictObject({
   id: z.string().regex(ACCOUNT_ID_PATTERN, 'must be 1-128 characters of letters, digits and _.:-'),
   kind: z.enum(['user', 'organization']),
-  plan: z.enum(PLAN_IDS),
+  plan: planIdField,
   name: z.string().trim().min(1).max(200).nullable().optional(),
 });
 export type UpsertAccountDto = z.output<typeof upsertAccountSchema>;
@@ -15,7 +16,7 @@ export const accountSchema = z
   .strictObject({
     id: z.string(),
     kind: z.enum(['user', 'organization']),
-    plan: z.enum(PLAN_IDS),
+    plan: planIdField,
     name: z.string().nullable(),
     status: z.enum(['active', 'suspended']),
     createdAt: instant,

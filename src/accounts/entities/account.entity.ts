@@ -1,12 +1,12 @@
 import { Check, Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
-import { PLAN_IDS, type PlanId } from '../../plans/plan-ids';
 
 export type AccountKind = 'user' | 'organization';
 export type AccountStatus = 'active' | 'suspended';
 
 @Entity({ name: 'accounts' })
 @Check('accounts_kind_check', `"kind" IN ('user', 'organization')`)
-@Check('accounts_plan_check', `"plan" IN (${PLAN_IDS.map((id) => `'${id}'`).join(', ')})`)
+// Which plans exist is the plan catalog's to say (config/plans.json); the table checks only the id's form.
+@Check('accounts_plan_format_check', `"plan" ~ '^[a-z][a-z0-9_-]{0,31}$'`)
 @Check('accounts_status_check', `"status" IN ('active', 'suspended')`)
 export class Account {
   @PrimaryColumn({ type: 'text' })
@@ -15,8 +15,9 @@ export class Account {
   @Column({ type: 'text' })
   kind: AccountKind;
 
+  /** A plan id of the plan catalog. */
   @Column({ type: 'text' })
-  plan: PlanId;
+  plan: string;
 
   @Column({ type: 'text', nullable: true })
   name: string | null;

@@ -2,11 +2,14 @@ import { z } from 'zod';
 import { credits, instant, inputInstant } from '../../common/http/api-schemas';
 import { SIZE_CLASSES } from '../../pricing/environment';
 import { PERIOD_KINDS } from '../periods';
-import { PLAN_IDS } from '../plan-catalog';
+import { planIdField } from '../plan-catalog';
 
-/** PUT /v1/admin/accounts/{id}/plan. `overrides` are validated by planOverridesSchema (findings under `overrides.`). */
+/**
+ * PUT /v1/admin/accounts/{id}/plan. `overrides` are validated by planOverridesSchema (findings under `overrides.`);
+ * `plan` against the catalog where the request is handled (PlanCatalog.withPlanIds).
+ */
 export const setPlanSchema = z.strictObject({
-  plan: z.enum(PLAN_IDS),
+  plan: planIdField,
   /** Replaces the account's overrides; absent or null clears them. */
   overrides: z.record(z.string(), z.unknown()).nullable().optional(),
   /** The billing cycle anchor (ISO 8601); absent keeps the current one, null clears it. */
@@ -18,7 +21,7 @@ const limit = z.number().int().nullable().meta({ description: 'null: unlimited' 
 
 export const planTermsSchema = z
   .strictObject({
-    id: z.enum(PLAN_IDS),
+    id: planIdField,
     name: z.string(),
     includedCredits: credits,
     period: z.enum(PERIOD_KINDS),
@@ -34,7 +37,7 @@ export const planTermsSchema = z
 export const planViewSchema = z
   .strictObject({
     accountId: z.string(),
-    plan: z.enum(PLAN_IDS),
+    plan: planIdField,
     overrides: z.record(z.string(), z.unknown()).nullable().meta({ description: 'The overrides as set (any field of the plan terms)' }),
     billingCycleAnchor: instant.nullable(),
     effective: planTermsSchema.meta({ description: 'The defaults with the overrides on top' }),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { instant } from '../../common/http/api-schemas';
 import { idempotencyKeySchema } from '../../ledger/dto/grant.dto';
-import { PLAN_IDS } from '../../plans/plan-ids';
+import { planIdField } from '../../plans/plan-catalog';
 
 export const topUpSchema = z.strictObject({ pack: z.string().min(1).max(64).meta({ description: 'A top-up pack id of the plans file' }) });
 export type TopUpDto = z.infer<typeof topUpSchema>;
@@ -17,7 +17,7 @@ export const checkoutSchema = z
 export const subscriptionViewSchema = z
   .strictObject({
     accountId: z.string(),
-    plan: z.enum(PLAN_IDS),
+    plan: planIdField,
     accountStatus: z.enum(['active', 'suspended']),
     billingCycleAnchor: instant.nullable(),
     seats: z.number().int().meta({ description: 'Active members' }),

@@ -16,4 +16,4 @@ import { PlanCatalog } from './plan-catalog';
   ],
   exports: [PlanCatalog],
 })
-export class PlansModule {}
+export class PlanCatalogModule {}

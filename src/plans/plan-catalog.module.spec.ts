@@ -6,12 +6,12 @@ import { describe, expect, it } from 'vitest';
 import { ConfigModule } from '../common/config/config.module';
 import { ConfigError, loadConfig } from '../common/config/config';
 import { PlanCatalog } from './plan-catalog';
-import { PlansModule } from './plans.module';
+import { PlanCatalogModule } from './plan-catalog.module';
 
 const compile = (env: Record<string, string>) =>
-  Test.createTestingModule({ imports: [ConfigModule.forRoot(loadConfig(env)), PlansModule] }).compile();
+  Test.createTestingModule({ imports: [ConfigModule.forRoot(loadConfig(env)), PlanCatalogModule] }).compile();
 
-describe('PlansModule', () => {
+describe('PlanCatalogModule', () => {
   it('provides the plan catalog from PLANS_FILE (default config/plans.json)', async () => {
     const app = await compile({});
     const catalog = app.get(PlanCatalog);
@@ -22,9 +22,9 @@ describe('PlansModule', () => {
 
   it('fails at startup naming the file and the bad path', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'plans-module-')), 'plans.json');
-    writeFileSync(file, JSON.stringify({ plans: {}, topUpPacks: {} }));
+    writeFileSync(file, JSON.stringify({ credit: { currency: 'usd', centsPerCredit: 30 }, plans: { free: { name: 'Free' } }, topUpPacks: {} }));
     const error = await compile({ PLANS_FILE: file }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConfigError);
-    expect((error as ConfigError).message).toContain(`${file}: plans.free`);
+    expect((error as ConfigError).message).toContain(`${file}: plans.free.billing`);
   });
 });

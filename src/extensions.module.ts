@@ -1,0 +1,49 @@
+import { Global, Module } from '@nestjs/common';
+import { PLAN_SET_HOOKS, type PlanSetHook } from './accounts/account-hooks';
+import { AncillaryModule, ancillaryEventHandler, pausedMemoryHook } from './ancillary/ancillary.module';
+import { AncillaryUsageService } from './ancillary/ancillary-usage.service';
+import { Clock } from './infra/clock/clock';
+import { WALLET_EXTENSIONS, type WalletExtension } from './ledger/wallet-extensions';
+import { EXTRA_EVENT_HANDLERS, type ExtraEventHandler } from './metering/event-extensions';
+import { SETTLEMENT_HOOKS, type SettlementHook } from './metering/settlement-hooks';
+import { PlanAdminService } from './plans/plan-admin.service';
+import { QuotasModule } from './plans/quotas.module';
+import { QuotasService } from './plans/quotas.service';
+import { SpendLimitsModule } from './spend-limits/spend-limits.module';
+import { SpendLimitsService } from './spend-limits/spend-limits.service';
+
+/**
+ * The extension points of the lower modules, filled in one place by the higher ones: what the wallet
+ * view shows besides the ledger (spend limits, runs), what a new plan takes (its allowance), what a
+ * settlement does besides the ledger (paused memory) and which extra event types the lifecycle paths
+ * carry (ancillary usage). Each list is an ordinary provider, so the dependency shows in the module
+ * graph; a context without this module (the CLI, a unit test) gets empty lists.
+ */
+@Global()
+@Module({
+  imports: [QuotasModule, SpendLimitsModule, AncillaryModule],
+  providers: [
+    {
+      provide: WALLET_EXTENSIONS,
+      useFactory: (limits: SpendLimitsService, quotas: QuotasService): WalletExtension[] => [limits.walletExtension, quotas.walletExtension],
+      inject: [SpendLimitsService, QuotasService],
+    },
+    {
+      provide: PLAN_SET_HOOKS,
+      useFactory: (plans: PlanAdminService): PlanSetHook[] => [plans.planSetHook],
+      inject: [PlanAdminService],
+    },
+    {
+      provide: SETTLEMENT_HOOKS,
+      useFactory: (usage: AncillaryUsageService): SettlementHook[] => [pausedMemoryHook(usage)],
+      inject: [AncillaryUsageService],
+    },
+    {
+      provide: EXTRA_EVENT_HANDLERS,
+      useFactory: (usage: AncillaryUsageService, clock: Clock): ExtraEventHandler[] => [ancillaryEventHandler(usage, clock)],
+      inject: [AncillaryUsageService, Clock],
+    },
+  ],
+  exports: [WALLET_EXTENSIONS, PLAN_SET_HOOKS, SETTLEMENT_HOOKS, EXTRA_EVENT_HANDLERS],
+})
+export class ExtensionsModule {}
