@@ -23,7 +23,8 @@ import { SpendLimitsService } from '../spend-limits/spend-limits.service';
 import { admit, type Admitted, type Decision, type KnownRuntime, type Launch } from './admission';
 import { AdmissionReads, type Launcher } from './admission-reads';
 import type { ReservationRequest } from './dto/reservation.dto';
-import { holdKeys, reservationHold, reservedRows, reserveRuntimesCall, runtimeInsert, type RuntimeInsert } from './reservation-rows';
+import { reserveRuntimesCall, type RuntimeInsert } from '../metering/runtime-writes';
+import { holdKeys, reservationHold, reservedRows, runtimeInsert } from './reservation-rows';
 
 /**
  * Admission run against the database: the reads (admission-reads.ts) under the accounts' wallet

@@ -19,7 +19,8 @@ import { runningMsOf, type RuntimeRow } from '../metering/runtime-row';
 import { abandonedLaunch } from './admission';
 import type { ReservationRequest } from './dto/reservation.dto';
 import { ReservationBatch, type ReservationLaunch, type ReservationOutcome } from './reservation-batch';
-import { extendRuntimeCall, PRIOR_EXTENSION, RESERVED_RUNTIME } from './reservation-rows';
+import { extendRuntimeCall } from '../metering/runtime-writes';
+import { PRIOR_EXTENSION, RESERVED_RUNTIME } from './reservation-rows';
 
 export interface ReservationView {
   reservationId: string;
