@@ -7,7 +7,7 @@ import { SystemClock } from '../../src/infra/clock/clock';
 import { PipelinedSession, poolOf } from '../../src/common/database/pipelined-transaction';
 import { preparedRows } from '../../src/common/database/prepared';
 import { LedgerService } from '../../src/ledger/ledger.service';
-import { LOCK_STATEMENT } from '../../src/ledger/ledger.store';
+import { LOCK_STATEMENT } from '../../src/ledger/persistence/wallet-store';
 import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
 
 // The ledger's hot statements keep the generic plan made at their first execution on a connection, and remade whenever

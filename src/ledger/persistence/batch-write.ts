@@ -1,7 +1,7 @@
-import type { Call, PreparedStatement } from '../common/database/pipelined-transaction';
-import { grantDeltas, walletDelta, type WalletDelta } from './core/posting';
-import { reportLedgerWrites } from './ledger-flows';
-import type { TransactionWrite } from './ledger.store';
+import type { Call, PreparedStatement } from '../../common/database/pipelined-transaction';
+import { grantDeltas, walletDelta, type WalletDelta } from '../core/posting';
+import { reportLedgerWrites } from '../ledger-flows';
+import type { TransactionWrite } from './wallet-store';
 
 /**
  * Writes ledger transactions — one operation's, or every one of a group-committed batch — in one
