@@ -95,7 +95,7 @@ interface WalletChange extends WalletDelta {
 
 /**
  * The statement that writes `writes` (decided in this order, each on its wallet's state with the
- * ones before it applied: WalletBatch in ledger.batch.ts). A grant created by one write and drawn
+ * ones before it applied: WalletBatch in ledger-batch.ts). A grant created by one write and drawn
  * on by a later one is inserted with its final balance (a statement cannot update a row it
  * inserts). Throws — before anything is sent — on writes the statement cannot express: one not
  * decided on its wallet's version after the previous write, or a hold both created and changed.

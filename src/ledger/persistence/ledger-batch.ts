@@ -156,7 +156,7 @@ export class WalletBatch {
     };
   }
 
-  /** Applies a decided transaction, as the write statement (ledger.write.ts) does. */
+  /** Applies a decided transaction, as the write statement (batch-write.ts) does. */
   apply(w: TransactionWrite): void {
     const d = walletDelta(w.entries);
     const wallet = this.wallet;

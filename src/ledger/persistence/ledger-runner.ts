@@ -62,7 +62,7 @@ export class LedgerRunner {
    * The same in a transaction of its own, group-committed. Operations go to one of a few lanes (by
    * account, so a wallet always uses the same lane); each lane runs one batch at a time, and what
    * arrives meanwhile forms the next batch. A batch is one transaction in two round trips and a few
-   * statements, whatever its size (ledger.batch.ts): BEGIN with one statement locking all its
+   * statements, whatever its size (ledger-batch.ts): BEGIN with one statement locking all its
    * wallets (in account-id order, so batches cannot deadlock one another) and one reading all of
    * them; then the operations are decided one after the other, each on its wallet's state with the
    * previous ones applied (WalletBatch), and one statement writing every transaction, the audit rows

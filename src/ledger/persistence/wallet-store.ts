@@ -240,7 +240,7 @@ export const LedgerStore = {
     throw new Error('wallet state kept changing under its lock');
   },
 
-  /** One transaction's write statement (ledger.write.ts: the statement a group-committed batch writes with). */
+  /** One transaction's write statement (batch-write.ts: the statement a group-committed batch writes with). */
   writeCall(w: TransactionWrite): Call {
     return writeCall([w]);
   },
