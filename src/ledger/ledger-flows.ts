@@ -1,4 +1,4 @@
-import type { TransactionWrite } from './ledger.store';
+import type { TransactionWrite } from './persistence/wallet-store';
 
 /** What a ledger write moves, in micro-credits, by the flow an operator watches. */
 export type LedgerFlow = 'reserved' | 'charged' | 'charge_reduced' | 'released' | 'granted' | 'expired' | 'clawed_back';

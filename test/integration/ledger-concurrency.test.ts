@@ -3,8 +3,8 @@ import { BillingException } from '../../src/common/errors/billing.exception';
 import { uid } from '../support/app';
 import type { Call } from '../../src/common/database/pipelined-transaction';
 import { preparedRows } from '../../src/common/database/prepared';
-import { writeCall } from '../../src/ledger/ledger.write';
-import type { TransactionWrite } from '../../src/ledger/ledger.store';
+import { writeCall } from '../../src/ledger/persistence/batch-write';
+import type { TransactionWrite } from '../../src/ledger/persistence/wallet-store';
 import { c, startLedger, type LedgerHarness } from '../support/ledger';
 
 describe('ledger under concurrency', () => {

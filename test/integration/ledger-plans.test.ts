@@ -7,7 +7,7 @@ import { SystemClock } from '../../src/infra/clock/clock';
 import { PipelinedSession, poolOf } from '../../src/common/database/pipelined-transaction';
 import { preparedRows } from '../../src/common/database/prepared';
 import { LedgerService } from '../../src/ledger/ledger.service';
-import { LOCK_STATEMENT } from '../../src/ledger/ledger.store';
+import { LOCK_STATEMENT } from '../../src/ledger/persistence/wallet-store';
 import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
 
 // The ledger's hot statements keep the generic plan made at their first execution on a connection, and remade whenever
@@ -58,7 +58,7 @@ describe('ledger plans on a fresh database', () => {
       await ledger.createHold(em, { accountId: 'acc_plans', holdId: 'hold_plans', amount: 1_000_000n, reference: 'rt', idempotencyKey: 'h1' });
       await ledger.settleHold(em, { holdId: 'hold_plans', amount: 500_000n });
       // The plan this connection keeps for the write (every parameter NULL: EXPLAIN only plans it).
-      const plan: { 'QUERY PLAN': string }[] = await runner.query(`EXPLAIN EXECUTE sql_ledger_write_v3(${Array(12).fill('NULL').join(', ')})`);
+      const plan: { 'QUERY PLAN': string }[] = await runner.query(`EXPLAIN EXECUTE ledger_write_v3(${Array(12).fill('NULL').join(', ')})`);
       const text = plan.map((r) => r['QUERY PLAN']).join('\n');
       expect(text).toMatch(/Index Scan|Index Only Scan|Bitmap Index Scan/);
       expect(text).not.toMatch(/Seq Scan on (grants|holds|hold_allocations|wallets)/);

@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { DataSource } from 'typeorm';
-import { inOneRoundTrip, inTransactionFrom, poolOf, type Call } from '../../src/common/database/pipelined-transaction';
+import { inOneRoundTrip, inTransactionFrom, PipelinedSession, poolOf, type Call } from '../../src/common/database/pipelined-transaction';
 import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
 
-// inTransactionFrom sends BEGIN with a transaction's first statements (one round trip), then hands
-// TypeORM's manager to the work as if TypeORM had opened the transaction itself. These tests try to
-// break what callers rely on: all or nothing, a deadlock run again from the start, and a pool that
-// gets every connection back with no transaction left open.
-describe('transactions whose BEGIN travels with their first statements', () => {
+// A pipelined transaction sends its statements without waiting for each answer (PipelinedSession: BEGIN
+// with the first ones, COMMIT with the last; inTransactionFrom: the first ones in one round trip of a
+// TypeORM transaction). These tests try to break what callers rely on: all or nothing, a deadlock run
+// again from the start, values passed as they are, and a pool that gets every connection back with no
+// transaction left open.
+describe('pipelined transactions', () => {
   let db: FreshDatabase;
   let ds: DataSource;
 
@@ -115,6 +116,32 @@ describe('transactions whose BEGIN travels with their first statements', () => {
     const victim = attempts.ab === 2 ? 'ab' : 'ba';
     expect(seen[victim]).toEqual([0, 1]);
     expect(await values()).toEqual({ a: 2, b: 2 });
+    await expectPoolSettled();
+  });
+
+  it("runs on pg's pipeline mode, which the pinned pg version provides", async () => {
+    // Without it pg would still be correct, one statement per round trip: a pg without the option must fail here.
+    const client = await poolOf(ds).connect();
+    try {
+      expect(client.pipeline).toBe(true);
+    } finally {
+      client.release();
+    }
+  });
+
+  it('passes every value to PostgreSQL as it is (bound by the driver, nothing quoted by hand)', async () => {
+    const texts = ["it's", "'; DROP TABLE pipelined_probe; --", 'back\\slash \\\' both', '{"a":"\\"quoted\\""}', 'ünïcödé 🎉 \u2028', 'E\'x\''];
+    const echo: Call = {
+      statement: { name: 'pipelined_test_echo_v1', text: `SELECT $1::text AS t, $2::text[] AS a, $3::jsonb AS j, $4::bigint::text AS n` },
+      values: [texts[0], texts, JSON.stringify({ texts }), 9_007_199_254_740_993n],
+    };
+    const session = await PipelinedSession.begin(poolOf(ds), [echo]);
+    const [[inside]] = (await session.commit([echo])) as [[Record<string, unknown>]];
+    expect(session.rows).toEqual([inside]);
+    expect(inside).toEqual({ t: texts[0], a: texts, j: { texts }, n: '9007199254740993' });
+    const [[viaTypeOrm]] = await inTransactionFrom(ds, [echo], async (_em, rows) => rows as [[Record<string, unknown>]]);
+    expect(viaTypeOrm).toEqual(inside);
+    expect(await values()).toEqual({ a: 0, b: 0 });
     await expectPoolSettled();
   });
 

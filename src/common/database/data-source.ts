@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from '../../../migrations';
 import { ENTITIES } from './entities';
+import { PgDriver } from './pool';
 
 export function dataSourceOptions(url: string, poolSize = 20): DataSourceOptions {
   return {
@@ -17,7 +18,10 @@ export function dataSourceOptions(url: string, poolSize = 20): DataSourceOptions
     // statements are short, and a plan costed above jit_above_cost (a generic plan remade after an
     // ANALYZE, a scan costed by enable_seqscan = off) was compiled by LLVM at every execution: a
     // quarter of PostgreSQL's CPU in the ledger benchmark when it happened.
-    extra: { max: poolSize, application_name: 'dl-billing', options: '-c temp_buffers=64MB -c jit=off' },
+    // pipeline: pg sends a transaction's statements without waiting for each answer
+    // (pipelined-transaction.ts); a query on its own runs as it does without it.
+    extra: { max: poolSize, application_name: 'dl-billing', options: '-c temp_buffers=64MB -c jit=off', pipeline: true },
+    driver: new PgDriver(),
   };
 }
 

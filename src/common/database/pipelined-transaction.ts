@@ -1,6 +1,8 @@
-import pg from 'pg';
-import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
-import { retrying } from './transaction';
+import type pg from 'pg';
+import type { DataSource, EntityManager } from 'typeorm';
+import { inTransaction, isRetryable } from './transaction';
+
+export { poolOf } from './pool';
 
 /** A statement kept prepared on every connection that ran it. */
 export interface PreparedStatement {
@@ -9,9 +11,6 @@ export interface PreparedStatement {
   text: string;
 }
 
-/** SQL-level PREPAREs share their namespace with protocol-level named statements (preparedRows). */
-const sqlName = (name: string): string => `sql_${name}`;
-
 export interface Call {
   statement: PreparedStatement;
   values: unknown[];
@@ -19,8 +18,7 @@ export interface Call {
 
 type Row = Record<string, unknown>;
 
-const prepared = new WeakMap<pg.PoolClient, Set<string>>();
-const configured = new WeakSet<pg.PoolClient>();
+const configured = new WeakSet<pg.ClientBase>();
 
 /**
  * Prepared statements run with their generic plan: the hot statements are written so that it is
@@ -45,33 +43,12 @@ export const INDEX_PLANS = 'SET LOCAL enable_seqscan = off';
 /** Undoes INDEX_PLANS for the rest of the transaction. */
 export const ANY_PLANS = 'SET LOCAL enable_seqscan = on';
 
-/** A value as an SQL literal; EXECUTE coerces it to the prepared parameter's type. */
-function literal(value: unknown): string {
-  if (value === null || value === undefined) return 'NULL';
-  if (value instanceof Date) return quoted(value.toISOString());
-  if (typeof value === 'string') return quoted(value);
-  if (typeof value === 'number' || typeof value === 'bigint') return quoted(String(value));
-  if (typeof value === 'boolean') return value ? 'true' : 'false';
-  if (Array.isArray(value)) return value.length === 0 ? `'{}'` : `ARRAY[${value.map(literal).join(', ')}]`;
-  throw new TypeError(`cannot pass a ${typeof value} as a literal`);
-}
-
 /**
- * A string as an SQL literal, exactly as pg.escapeLiteral writes it (quotes doubled; with a
- * backslash, backslashes doubled in an E'' literal), by two regular expressions instead of its loop
- * that appends one character at a time: a batch of ledger writes sends tens of kilobytes of JSON.
- */
-export function quoted(text: string): string {
-  const body = text.replace(/'/g, "''");
-  return text.includes('\\') ? ` E'${body.replace(/\\/g, '\\\\')}'` : `'${body}'`;
-}
-
-/**
- * A transaction in two round trips: `BEGIN` travels with the first statement and `COMMIT` with
- * the last ones (the simple query protocol runs several statements per message; the statements
- * are SQL-level prepared once per connection and run with EXECUTE, so their plans are reused).
- * For hot paths whose transaction is "lock and read, decide in code, write": it halves the round
- * trips of an interactive transaction. Any database error discards the connection.
+ * A transaction in two round trips: `BEGIN` travels with the first statements and `COMMIT` with
+ * the last ones (pg's pipeline mode sends them without waiting for each answer; the statements are
+ * named, so each connection parses them once and reuses their plans). For hot paths whose
+ * transaction is "lock and read, decide in code, write": it halves the round trips of an
+ * interactive transaction. Any database error discards the connection.
  */
 export class PipelinedSession {
   private done = false;
@@ -91,10 +68,7 @@ export class PipelinedSession {
   static async begin(pool: pg.Pool, first: Call[]): Promise<PipelinedSession> {
     const client = await pool.connect();
     try {
-      const before = configured.has(client) ? ['BEGIN'] : [GENERIC_PLANS, 'BEGIN'];
-      const session = new PipelinedSession(client, await send(client, before, first, []));
-      configured.add(client);
-      return session;
+      return new PipelinedSession(client, await send(client, ['BEGIN'], first, []));
     } catch (error) {
       client.release(true);
       throw error;
@@ -141,107 +115,66 @@ export class PipelinedSession {
   }
 }
 
-/** Sends `before; [PREPARE …;] EXECUTE …; after` as one message and returns the EXECUTEs' rows. */
-async function send(client: pg.PoolClient, before: string[], calls: Call[], after: string[]): Promise<Row[][]> {
-  const known = prepared.get(client) ?? new Set<string>();
-  const parts = [...before];
-  const fresh: string[] = [];
-  for (const call of calls) {
-    const name = sqlName(call.statement.name);
-    const text = call.statement.text;
-    if (!known.has(name) && !fresh.includes(name)) {
-      parts.push(`PREPARE ${name} AS ${text}`);
-      fresh.push(name);
-    }
+/**
+ * Sends `before`, INDEX_PLANS, the calls, ANY_PLANS and `after` without waiting for any answer (pg's
+ * pipeline mode: every query its own Parse/Bind/Execute/Sync, parameters bound by the driver; a
+ * named statement is parsed once per connection, so its plan is reused), then waits for all of
+ * them and returns the calls' rows. A failed statement aborts the transaction, so the ones behind
+ * it fail too (and a COMMIT behind it rolls back): the first error in order is the one thrown.
+ */
+async function send(client: pg.ClientBase, before: string[], calls: Call[], after: string[]): Promise<Row[][]> {
+  const queries: Promise<pg.QueryResult<Row>>[] = [];
+  const run = (query: pg.QueryConfig): number => queries.push(client.query<Row>(query)) - 1;
+  if (!configured.has(client)) {
+    // Session-level, once per connection (see GENERIC_PLANS): sent before its first statements.
+    run({ text: GENERIC_PLANS });
+    configured.add(client);
   }
-  // Every send with statements is inside a transaction (BEGIN goes with the first): SET LOCAL holds,
-  // and both SETs travel in the same message as the EXECUTEs.
-  const indexPlans = calls.length > 0;
-  if (indexPlans) parts.push(INDEX_PLANS);
-  const firstExecute = parts.length;
-  for (const call of calls) {
-    parts.push(`EXECUTE ${sqlName(call.statement.name)}${call.values.length ? `(${call.values.map(literal).join(', ')})` : ''}`);
-  }
-  if (indexPlans) parts.push(ANY_PLANS);
-  parts.push(...after);
-  const raw = (await client.query(parts.join(';\n'))) as unknown as pg.QueryResult<Row> | pg.QueryResult<Row>[];
-  for (const name of fresh) known.add(name);
-  prepared.set(client, known);
-  const results = Array.isArray(raw) ? raw : [raw];
-  return calls.map((_, i) => results[firstExecute + i]?.rows ?? []);
+  for (const text of before) run({ text });
+  // Every send with statements is inside a transaction (BEGIN goes with the first): SET LOCAL holds.
+  if (calls.length > 0) run(INDEX_PLANS_QUERY);
+  const positions = calls.map((call) => run({ name: call.statement.name, text: call.statement.text, values: call.values }));
+  if (calls.length > 0) run(ANY_PLANS_QUERY);
+  for (const text of after) run({ text });
+  const settled = await Promise.allSettled(queries);
+  const failed = settled.find((s) => s.status === 'rejected');
+  if (failed) throw failed.reason;
+  return positions.map((i) => (settled[i] as PromiseFulfilledResult<pg.QueryResult<Row>>).value.rows);
+}
+
+/** INDEX_PLANS and ANY_PLANS as named statements, parsed once per connection. */
+const INDEX_PLANS_QUERY: pg.QueryConfig = { name: 'index_plans_v1', text: INDEX_PLANS };
+const ANY_PLANS_QUERY: pg.QueryConfig = { name: 'any_plans_v1', text: ANY_PLANS };
+
+/** The connection of a TypeORM transaction (TypeORM's QueryRunner.connect returns the connection it holds). */
+export async function transactionClient(em: EntityManager): Promise<pg.ClientBase | undefined> {
+  const runner = em.queryRunner;
+  if (!runner || runner.isReleased || !runner.isTransactionActive) return undefined;
+  return (await runner.connect()) as pg.ClientBase;
 }
 
 /**
  * Several prepared statements in the caller's TypeORM transaction, in one round trip (each sees what
- * the ones before it did); returns each statement's rows. A statement new to the connection is
- * PREPAREd first on its own (once per connection), so that the pipelined message never prepares:
- * an error in it then leaves the connection's prepared statements as they were (the transaction is
- * aborted and rolled back by its owner as usual).
+ * the ones before it did); returns each statement's rows. An error in one aborts the transaction
+ * (rolled back by its owner as usual).
  */
 export async function inOneRoundTrip(em: EntityManager, calls: Call[]): Promise<Row[][]> {
-  const runner = em.queryRunner as (QueryRunner & { databaseConnection?: pg.PoolClient }) | undefined;
-  const client = runner && !runner.isReleased && runner.isTransactionActive ? runner.databaseConnection : undefined;
+  const client = await transactionClient(em);
   if (!client) throw new Error('inOneRoundTrip runs in a transaction');
-  await prepareOn(client, calls);
   return send(client, [], calls, []);
 }
 
 /**
- * inTransaction (common/database/transaction.ts) whose BEGIN travels with its first statements: one
- * round trip for both. `work` gets the transaction's manager and the rows of each first statement;
- * COMMIT follows it, ROLLBACK an error, and a deadlock or serialization failure runs it all again.
+ * inTransaction (common/database/transaction.ts) whose first statements go in one round trip, their
+ * rows handed to `work` with the transaction's manager; a deadlock or serialization failure runs it
+ * all again.
  */
-export async function inTransactionFrom<T>(ds: DataSource, first: Call[], work: (em: EntityManager, rows: Row[][]) => Promise<T>): Promise<T> {
-  return retrying(async () => {
-    const runner = ds.createQueryRunner();
-    try {
-      const client = (await runner.connect()) as pg.PoolClient;
-      await prepareOn(client, first);
-      let rows: Row[][];
-      try {
-        rows = await send(client, ['BEGIN'], first, []);
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      }
-      // The transaction TypeORM's startTransaction would have opened: its manager, commit and rollback work as usual.
-      Object.assign(runner, { isTransactionActive: true, transactionDepth: 1 });
-      try {
-        const result = await work(runner.manager, rows);
-        await runner.commitTransaction();
-        return result;
-      } catch (error) {
-        if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
-        throw error;
-      }
-    } finally {
-      await runner.release();
-    }
-  });
+export function inTransactionFrom<T>(ds: DataSource, first: Call[], work: (em: EntityManager, rows: Row[][]) => Promise<T>): Promise<T> {
+  return inTransaction(ds, async (em) => work(em, await inOneRoundTrip(em, first)));
 }
 
-/**
- * Gets a connection ready to EXECUTE `calls` pipelined: the session's plan setting, and a PREPARE on
- * its own for each statement new to it (once per connection), so that a pipelined message never
- * prepares and an error in it leaves the connection's prepared statements as they were.
- */
-async function prepareOn(client: pg.PoolClient, calls: Call[]): Promise<void> {
-  const known = prepared.get(client) ?? new Set<string>();
-  prepared.set(client, known);
-  if (!configured.has(client)) {
-    // Session-level, as PipelinedSession.begin sets it (see GENERIC_PLANS).
-    await client.query(GENERIC_PLANS);
-    configured.add(client);
-  }
-  for (const call of calls) {
-    const name = sqlName(call.statement.name);
-    if (known.has(name)) continue;
-    await client.query(`PREPARE ${name} AS ${call.statement.text}`);
-    known.add(name);
-  }
-}
-
-/** The pg pool behind a TypeORM data source (same connections, same limits). */
-export function poolOf(ds: DataSource): pg.Pool {
-  return (ds.driver as unknown as { master: pg.Pool }).master;
+/** A prepared statement in the caller's transaction between INDEX_PLANS and ANY_PLANS (prepared.ts). */
+export async function preparedIn<T>(client: pg.ClientBase, call: Call): Promise<T[]> {
+  const [found] = await send(client, [], [call], []);
+  return (found ?? []) as T[];
 }

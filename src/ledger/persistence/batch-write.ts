@@ -1,9 +1,9 @@
 import type { EntityManager } from 'typeorm';
-import type { Call, PreparedStatement } from '../common/database/pipelined-transaction';
-import { rows } from '../common/database/transaction';
-import { grantDeltas, walletDelta, type WalletDelta } from './core/posting';
-import { reportLedgerWrites } from './ledger-flows';
-import type { TransactionWrite } from './ledger.store';
+import type { Call, PreparedStatement } from '../../common/database/pipelined-transaction';
+import { rows } from '../../common/database/transaction';
+import { grantDeltas, walletDelta, type WalletDelta } from '../core/posting';
+import { reportLedgerWrites } from '../ledger-flows';
+import type { TransactionWrite } from './wallet-store';
 
 /**
  * Writes ledger transactions — one operation's, or every one of a group-committed batch — in one
@@ -97,7 +97,7 @@ interface WalletChange extends WalletDelta {
 
 /**
  * The statement that writes `writes` (decided in this order, each on its wallet's state with the
- * ones before it applied: WalletBatch in ledger.batch.ts). A grant created by one write and drawn
+ * ones before it applied: WalletBatch in ledger-batch.ts). A grant created by one write and drawn
  * on by a later one is inserted with its final balance (a statement cannot update a row it
  * inserts). Throws — before anything is sent — on writes the statement cannot express: one not
  * decided on its wallet's version after the previous write, or a hold both created and changed.

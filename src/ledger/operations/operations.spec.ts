@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { BillingException } from '../common/errors/billing.exception';
-import { withCorrelation } from '../common/context/correlation';
-import { createHoldOperation, grantOperation, resolveOperation } from './ledger.decisions';
-import type { GrantRow, LockedWallet } from './ledger.store';
+import { BillingException } from '../../common/errors/billing.exception';
+import { withCorrelation } from '../../common/context/correlation';
+import { createHoldOperation } from './create-hold';
+import { grantOperation } from './grant';
+import { resolveOperation } from './resolve-hold';
+import type { GrantRow, LockedWallet } from '../persistence/wallet-store';
 
 const NOW = new Date('2026-12-02T09:00:00.000Z');
 

@@ -1,15 +1,15 @@
 import type { EntityManager } from 'typeorm';
-import type { AuditEntry, AuditService } from '../audit/audit.service';
-import { rows } from '../common/database/transaction';
-import { formatCredits } from '../common/money';
-import { enqueue } from '../messaging/outbox';
-import { Accounts, Posting, walletDelta } from './core/posting';
-import { DEFAULT_PRIORITY, type GrantSource } from './core/types';
-import { expiryNotification, expiryWrite, grantFingerprint, markExpired, type BalancesBefore, type DueGrant } from './grant-rules';
-import { lockWalletsCall } from './ledger.batch';
-import type { TransactionWrite } from './ledger.store';
-import { reportLedgerWrites } from './ledger-flows';
-import { bigintAsString } from './ledger.write';
+import type { AuditEntry, AuditService } from '../../audit/audit.service';
+import { rows } from '../../common/database/transaction';
+import { formatCredits } from '../../common/money';
+import { enqueue } from '../../messaging/outbox';
+import { Accounts, Posting, walletDelta } from '../core/posting';
+import { DEFAULT_PRIORITY, type GrantSource } from '../core/types';
+import { expiryNotification, expiryWrite, grantFingerprint, markExpired, type BalancesBefore, type DueGrant } from '../grant-rules';
+import { lockWalletsCall } from '../persistence/ledger-batch';
+import type { TransactionWrite } from '../persistence/wallet-store';
+import { reportLedgerWrites } from '../ledger-flows';
+import { bigintAsString } from '../persistence/batch-write';
 
 export interface BulkGrantInput {
   /** One grant per account, each with its own id: an account whose grant id exists already is skipped. */

@@ -1,0 +1,65 @@
+import { fingerprint } from '../../common/canonical-json';
+import { BillingException, type Finding } from '../../common/errors/billing.exception';
+import { formatCredits } from '../../common/money';
+import { allocate } from '../core/burn-order';
+import { Accounts, Posting } from '../core/posting';
+import type { HoldResult, IncreaseHoldInput } from '../ledger.types';
+import { checkAffordable, requireHold, describeParts, checkKey, checkReplay, correlationOf, holdAudit, type Operation } from './operation';
+import { afterBalance, balanceNow } from './balance';
+
+/** Increase an open hold (a reservation's extension), refused like a new hold when it would overdraw. */
+export function increaseHoldOperation(input: IncreaseHoldInput): Operation<HoldResult> {
+  const findings: Finding[] = [];
+  if (input.amount <= 0n) findings.push({ field: 'amount', message: 'must be more than 0' });
+  checkKey(input.idempotencyKey, findings);
+  if (findings.length > 0) throw BillingException.invalid(findings);
+  const fp = fingerprint({ op: 'increase', holdId: input.holdId, amount: input.amount });
+  const opts = { ...input, correlationId: correlationOf(input) };
+  return {
+    lock: { holdId: input.holdId, idempotencyKey: input.idempotencyKey },
+    decide(state, now) {
+      const hold = requireHold(state, input.holdId);
+      if (state.prior) {
+        checkReplay(state.prior, fp, input.idempotencyKey);
+        return { write: null, result: { hold: { ...hold }, balance: balanceNow(state, now), transactionId: state.prior.id, replayed: true } };
+      }
+      if (hold.status !== 'reserved') {
+        throw BillingException.invalid([{ field: 'holdId', message: `the hold is ${hold.status}, only an open hold can be increased` }]);
+      }
+      checkAffordable(state, input.amount, now);
+      const { parts } = allocate(state.grants, input.amount, now);
+      const posting = new Posting();
+      for (const p of parts) posting.move(Accounts.grant(p.grantId), Accounts.hold(hold.id), p.amount);
+      const entries = posting.entries();
+      const before = balanceNow(state, now);
+      const after = afterBalance(state, entries, now);
+      return {
+        write: {
+          kind: 'reservation',
+          idempotencyKey: input.idempotencyKey,
+          fingerprint: fp,
+          amount: -input.amount,
+          holdId: hold.id,
+          grantId: null,
+          reference: hold.reference,
+          after,
+          at: now,
+          entries,
+          explanation: { held: input.amount, increase: true, holdAmount: hold.amount + input.amount, parts: describeParts(parts, state) },
+          holdUpdates: [{ id: hold.id, amount: input.amount }],
+          allocationDeltas: parts.map((p) => ({ holdId: hold.id, grantId: p.grantId, held: p.amount })),
+        },
+        audit: holdAudit(
+          opts,
+          'hold.increased',
+          hold.accountId,
+          before,
+          after,
+          { id: hold.id, increase: formatCredits(input.amount), amount: formatCredits(hold.amount + input.amount), reference: hold.reference },
+          now,
+        ),
+        result: (transactionId) => ({ hold: { ...hold, amount: hold.amount + input.amount }, balance: after, transactionId, replayed: false }),
+      };
+    },
+  };
+}

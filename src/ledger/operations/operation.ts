@@ -1,0 +1,162 @@
+import { randomBytes } from 'node:crypto';
+import type { AuditEntry } from '../../audit/audit.service';
+import { correlationId } from '../../common/context/correlation';
+import { BillingException, type Finding } from '../../common/errors/billing.exception';
+import { formatCredits } from '../../common/money';
+import { Accounts, Posting, type LedgerAccount } from '../core/posting';
+import type { ReturnPlan } from '../core/returns';
+import type { Part } from '../core/types';
+import type { AllocationDelta, HoldRow, HoldUpdate, LockedWallet, LockKey, PriorTransaction, TransactionWrite } from '../persistence/wallet-store';
+import type { AuditOptions, Balance } from '../ledger.types';
+import { balanceNow, balanceJson } from './balance';
+
+/**
+ * Each ledger operation is "lock and read one wallet, decide, write": these are the decisions,
+ * pure functions of the locked state, the request and the time (the arithmetic is in core/).
+ * A decision either answers without writing (a replay, a no-op) or gives the one transaction to
+ * write, its audit row, and the answer once the transaction id is known.
+ */
+export type Decision<R> =
+  | { write: null; result: R }
+  | { write: Omit<TransactionWrite, 'accountId' | 'expectedVersion'>; audit: AuditEntry | null; result: (transactionId: string) => R };
+
+export interface Operation<R> {
+  lock: LockKey;
+  /** An account without a wallet gets an empty one when this is true (grants), else it is refused. */
+  createsWallet?: boolean;
+  decide(state: LockedWallet, now: Date): Decision<R>;
+}
+
+export const SYSTEM_ACTOR = 'system:ledger';
+export const MAX_INT = 2_147_483_647;
+
+
+/** The transaction to write, completed with the wallet it belongs to and the per-row deltas merged. */
+export function completeWrite(state: LockedWallet, w: Omit<TransactionWrite, 'accountId' | 'expectedVersion'>): TransactionWrite {
+  return {
+    ...w,
+    accountId: state.wallet.accountId,
+    expectedVersion: state.wallet.version,
+    holdUpdates: mergeHoldUpdates(w.holdUpdates ?? []),
+    allocationDeltas: mergeAllocationDeltas(w.allocationDeltas ?? []),
+  };
+}
+
+export function checkAffordable(state: LockedWallet, amount: bigint, now: Date): void {
+  const { available } = balanceNow(state, now);
+  if (amount > available) {
+    throw new BillingException(
+      'DL_BILLING_INSUFFICIENT_CREDITS',
+      `Not enough credits: ${formatCredits(amount)} required, ${formatCredits(available)} available`,
+      [],
+      { available: formatCredits(available), required: formatCredits(amount) },
+    );
+  }
+}
+
+export function requireHold(state: LockedWallet, holdId: string): HoldRow {
+  if (!state.hold || state.hold.accountId !== state.wallet.accountId) throw BillingException.notFound(`Hold ${holdId}`);
+  return state.hold;
+}
+
+/** Posts where returning credits go: grants, expired, or debt. */
+export function returnTo(posting: Posting, from: LedgerAccount, plan: ReturnPlan): void {
+  for (const p of plan.toGrants) posting.move(from, Accounts.grant(p.grantId), p.amount);
+  for (const p of plan.toExpired) posting.move(from, Accounts.expired, p.amount);
+  posting.move(from, Accounts.debt, plan.repaid);
+}
+
+/** Repaid debt: the debt holds' debt shrinks and their charge is now attributed to the paying grant. */
+export function repaymentChanges(plan: ReturnPlan): { holds: HoldUpdate[]; allocations: AllocationDelta[] } {
+  return {
+    holds: plan.repayments.map((r) => ({ id: r.holdId, debt: -r.amount })),
+    allocations: plan.repayments.map((r) => ({ holdId: r.holdId, grantId: r.grantId, charged: r.amount })),
+  };
+}
+
+export function describeReturn(plan: ReturnPlan): Record<string, unknown> {
+  return { toGrants: plan.toGrants, expiredAtOnce: plan.toExpired, debtRepaid: plan.repaid };
+}
+
+export function describeParts(parts: readonly Part[], state: LockedWallet): Record<string, unknown>[] {
+  const byId = new Map(state.grants.map((g) => [g.id, g]));
+  return parts.map((p) => {
+    const g = byId.get(p.grantId);
+    return { grantId: p.grantId, amount: p.amount, source: g?.source ?? null, expiresAt: g?.expiresAt ?? null };
+  });
+}
+
+export function mergeHoldUpdates(updates: readonly HoldUpdate[]): HoldUpdate[] {
+  const merged = new Map<string, HoldUpdate>();
+  for (const u of updates) {
+    const m = merged.get(u.id);
+    if (!m) {
+      merged.set(u.id, { ...u });
+      continue;
+    }
+    m.status = u.status ?? m.status;
+    m.resolvedAt = u.resolvedAt ?? m.resolvedAt;
+    m.amount = (m.amount ?? 0n) + (u.amount ?? 0n);
+    m.settled = (m.settled ?? 0n) + (u.settled ?? 0n);
+    m.released = (m.released ?? 0n) + (u.released ?? 0n);
+    m.charged = (m.charged ?? 0n) + (u.charged ?? 0n);
+    m.debt = (m.debt ?? 0n) + (u.debt ?? 0n);
+  }
+  return [...merged.values()];
+}
+
+export function mergeAllocationDeltas(deltas: readonly AllocationDelta[]): AllocationDelta[] {
+  const merged = new Map<string, AllocationDelta>();
+  for (const d of deltas) {
+    const key = `${d.holdId}\u0000${d.grantId}`;
+    const m = merged.get(key);
+    if (!m) {
+      merged.set(key, { ...d });
+      continue;
+    }
+    m.held = (m.held ?? 0n) + (d.held ?? 0n);
+    m.charged = (m.charged ?? 0n) + (d.charged ?? 0n);
+    m.released = (m.released ?? 0n) + (d.released ?? 0n);
+  }
+  return [...merged.values()];
+}
+
+export function checkKey(key: string, findings: Finding[]): void {
+  if (typeof key !== 'string' || key.length === 0 || key.length > 255) {
+    findings.push({ field: 'idempotencyKey', message: 'must be 1-255 characters' });
+  }
+}
+
+export function checkReplay(prior: PriorTransaction, fp: string, key: string): void {
+  if (prior.fingerprint !== fp) {
+    throw new BillingException('DL_BILLING_IDEMPOTENCY_CONFLICT', `The idempotency key ${JSON.stringify(key)} was already used for a different request`);
+  }
+}
+
+export function newId(prefix: string): string {
+  return `${prefix}_${randomBytes(10).toString('hex')}`;
+}
+
+/**
+ * The correlation of an operation's audit row, taken when the operation is made (in its caller's
+ * context): a group-committed batch decides it later, outside that context.
+ */
+export function correlationOf(opts: AuditOptions): string | null {
+  return opts.correlationId ?? correlationId();
+}
+
+/**
+ * The audit row of a hold's creation or increase: `before` and `after` are the wallet's balances
+ * (the same keys, so they compare); the hold itself is `after.hold`.
+ */
+export function holdAudit(opts: AuditOptions, action: string, accountId: string, before: Balance, after: Balance, hold: Record<string, string | null>, at: Date): AuditEntry {
+  return {
+    actor: opts.actor ?? SYSTEM_ACTOR,
+    action,
+    accountId,
+    before: balanceJson(before),
+    after: { ...balanceJson(after), hold, ...(opts.reason ? { reason: opts.reason } : {}) },
+    correlationId: opts.correlationId ?? null,
+    at,
+  };
+}
