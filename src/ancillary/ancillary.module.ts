@@ -13,6 +13,7 @@ import { PricingModule } from '../pricing/pricing.module';
 import { SpendLimitsModule } from '../spend-limits/spend-limits.module';
 import { ANCILLARY_TYPES, ancillaryValidator, type AncillaryEvent } from './ancillary-event';
 import { AncillaryUsageService } from './ancillary-usage.service';
+import { UnpricedCounter } from './unpriced-counter';
 
 /**
  * Wires ancillary usage in: its event types on `POST /v1/events` and the lifecycle topic (through
@@ -56,7 +57,7 @@ export class AncillaryWiring implements OnModuleInit, OnApplicationBootstrap {
 
 @Module({
   imports: [LedgerModule, PricingModule, MeteringModule, SpendLimitsModule],
-  providers: [AncillaryUsageService, AncillaryWiring],
+  providers: [AncillaryUsageService, UnpricedCounter, AncillaryWiring],
   exports: [AncillaryUsageService],
 })
 export class AncillaryModule {}

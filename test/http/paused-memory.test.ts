@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AncillaryUsageService } from '../../src/ancillary/ancillary-usage.service';
+import { inTransaction } from '../../src/common/database/transaction';
 import { ManualClock } from '../../src/infra/clock/clock';
 import { startApp, type Harness } from '../support/app';
 import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
-import { pausedMemoryReads, pausedPricedRateCard, pausedRuntime, PRICED_DAY, UNPRICED_DAY } from '../support/paused-memory';
+import { MIN, pausedMemoryReads, pausedPricedRateCard, pausedRuntime, PRICED_DAY, UNPRICED_DAY } from '../support/paused-memory';
 
 describe('paused-runtime memory: metered from pause/resume with the size class memory, shown unpriced or charged', () => {
   let db: FreshDatabase;
@@ -41,6 +43,30 @@ describe('paused-runtime memory: metered from pause/resume with the size class m
     expect(await total(r.accountId)).toBe('9.666666');
     expect(await pausedLine(r.accountId)).toMatchObject({ quantity: '0.500000', unit: 'GiB-hour', credits: '0.000000', included: '0.000000', beyondIncluded: '0.500000' });
     expect((await statement(r.accountId)).closingBalance).toBe('9.666666');
+    expect(await unpricedMetric()).toBeCloseTo(before + 0.5, 6);
+  });
+
+  it('counts unpriced paused memory once when the transaction that meters it is retried (counted at commit)', async () => {
+    const before = await unpricedMetric();
+    const r = await runtime(UNPRICED_DAY, 'small');
+    const settled = { runtimeId: r.runtimeId, accountId: r.accountId, sizeClass: 'small', rateCardVersion: null, terminatedAt: r.at(50) };
+    const pause = { pausedIntervals: [{ from: r.at(10), to: r.at(40) }], pausedMs: 30 * MIN, first: true };
+    let attempts = 0;
+    // The first attempt meters the pause, then fails as a deadlock would: rolled back and run again.
+    await inTransaction(h.ds, async (em) => {
+      await h.app.get(AncillaryUsageService).chargePausedMemory(em, { ...settled, ...pause });
+      if (++attempts === 1) throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
+    });
+    expect(attempts).toBe(2);
+    expect(await pausedLine(r.accountId)).toMatchObject({ quantity: '0.500000' });
+    expect(await unpricedMetric()).toBeCloseTo(before + 0.5, 6);
+    // A transaction that fails for good counts nothing.
+    const failed = inTransaction(h.ds, async (em) => {
+      await h.app.get(AncillaryUsageService).chargePausedMemory(em, { ...settled, ...pause, pausedMs: 90 * MIN, first: false });
+      throw new Error('gave up');
+    });
+    await expect(failed).rejects.toThrow('gave up');
+    expect(await pausedLine(r.accountId)).toMatchObject({ quantity: '0.500000' });
     expect(await unpricedMetric()).toBeCloseTo(before + 0.5, 6);
   });
 
