@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { rows } from '../common/database/transaction';
+import type { InvoiceLineSnapshot } from '../stripe/stripe-objects';
 
 /**
  * The reads a statement is made of: the ledger's entries (through its transactions, never written
@@ -90,17 +91,36 @@ export interface InvoiceRow {
   periodStart: Date;
   periodEnd: Date;
   seatQuantity: number | null;
+  /** The lines as Stripe invoiced them; null when recorded before amounts were kept. */
+  lines: InvoiceLineSnapshot[] | null;
+  totalCents: number | null;
 }
 
 /** Team invoices whose billing period starts in [from, to). */
 export async function invoices(ds: DataSource, accountId: string, from: Date, to: Date): Promise<InvoiceRow[]> {
-  const found = await rows<{ invoice_id: string; status: string; period_start: Date; period_end: Date; seat_quantity: number | null }>(
+  const found = await rows<{
+    invoice_id: string;
+    status: string;
+    period_start: Date;
+    period_end: Date;
+    seat_quantity: number | null;
+    lines: InvoiceLineSnapshot[] | null;
+    total_cents: string | null;
+  }>(
     ds,
-    `SELECT invoice_id, status, period_start, period_end, seat_quantity FROM stripe_invoices
+    `SELECT invoice_id, status, period_start, period_end, seat_quantity, lines, total_cents::text FROM stripe_invoices
      WHERE account_id = $1 AND period_start >= $2 AND period_start < $3 ORDER BY period_start, invoice_id`,
     [accountId, from, to],
   );
-  return found.map((r) => ({ invoiceId: r.invoice_id, status: r.status, periodStart: r.period_start, periodEnd: r.period_end, seatQuantity: r.seat_quantity }));
+  return found.map((r) => ({
+    invoiceId: r.invoice_id,
+    status: r.status,
+    periodStart: r.period_start,
+    periodEnd: r.period_end,
+    seatQuantity: r.seat_quantity,
+    lines: r.lines,
+    totalCents: r.total_cents === null ? null : Number(r.total_cents),
+  }));
 }
 
 export async function accountTerms(ds: DataSource, accountId: string): Promise<{ plan: string; overrides: unknown } | undefined> {

@@ -59,7 +59,7 @@ export class StatementsService {
         ...(l.rateCardVersions !== undefined ? { rateCardVersions: l.rateCardVersions } : {}),
       })),
       ancillary: metered.map(ancillaryUsageJson),
-      fees: teamFees(invoiced, { baseCents: basePrice.unitAmountCents, seatCents: seatPrice.unitAmountCents }).map((f) => ({
+      fees: teamFees(invoiced, { base: basePrice, seat: seatPrice }).map((f) => ({
         ...f,
         periodStart: f.periodStart.toISOString(),
         periodEnd: f.periodEnd.toISOString(),

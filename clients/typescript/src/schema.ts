@@ -1318,7 +1318,7 @@ export interface components {
                 /** @enum {string} */
                 currency: "usd";
             };
-            /** @description Team: the base fee and the seat fee of each invoice whose cycle starts in the period, in US cents, invoiced by Stripe */
+            /** @description Team: each invoice whose cycle starts in the period, in US cents as Stripe invoiced it: the base fee and the seat fee (the sums of its lines of each price, prorations included), and its other items (discounts, tax) when there are any, so that they sum to its total */
             fees: {
                 amountCents: number;
                 description: string;
