@@ -123,6 +123,26 @@ export async function invoices(ds: DataSource, accountId: string, from: Date, to
   }));
 }
 
+export interface TopUpRow {
+  sessionId: string;
+  pack: string;
+  credits: bigint;
+  /** What Stripe Checkout charged (the session's `amount_total`); null when Stripe did not say. */
+  amountCents: number | null;
+  at: Date;
+}
+
+/** Top-ups bought through Stripe whose credits were granted in [from, to) (the `top_ups` line's transactions), with their price. */
+export async function topUps(ds: DataSource, accountId: string, from: Date, to: Date): Promise<TopUpRow[]> {
+  const found = await rows<{ session_id: string; pack: string; credits: string; amount_cents: number | null; at: Date }>(
+    ds,
+    `SELECT u.session_id, u.pack, u.credits::text, u.amount_cents, g.created_at AS at FROM stripe_top_ups u JOIN grants g ON g.id = u.grant_id
+     WHERE u.account_id = $1 AND g.created_at >= $2 AND g.created_at < $3 ORDER BY g.created_at, u.session_id`,
+    [accountId, from, to],
+  );
+  return found.map((r) => ({ sessionId: r.session_id, pack: r.pack, credits: BigInt(r.credits), amountCents: r.amount_cents, at: r.at }));
+}
+
 export async function accountTerms(ds: DataSource, accountId: string): Promise<{ plan: string; overrides: unknown } | undefined> {
   const [r] = await rows<{ plan: string; plan_overrides: unknown }>(ds, `SELECT plan, plan_overrides FROM accounts WHERE id = $1`, [accountId]);
   return r && { plan: r.plan, overrides: r.plan_overrides };

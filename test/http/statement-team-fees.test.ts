@@ -7,10 +7,11 @@ import { StripeFake } from '../support/stripe-fake';
 const SECRET = 'whsec_test_secret';
 const BASE_PRICE = 'price_team_base_placeholder';
 const SEAT_PRICE = 'price_team_seat_placeholder';
+const TOP_UP_PRICE = 'price_topup_100_placeholder';
 
 type StripeLine = { amount: number; quantity: number; pricing: { price_details: { price: string } }; parent?: { invoice_item_details?: { proration: boolean } } };
 
-describe('a Team statement shows the fees Stripe invoiced, in dollars', () => {
+describe('a statement shows the Team fees Stripe invoiced and the top-ups it charged, in dollars', () => {
   let h: Harness;
   let fake: StripeFake;
   let admin: string;
@@ -18,8 +19,8 @@ describe('a Team statement shows the fees Stripe invoiced, in dollars', () => {
   let subscriptionId: string;
 
   beforeAll(async () => {
-    // The prices as configured in Stripe: $49 a month base, $15 a seat.
-    fake = await new StripeFake({ [BASE_PRICE]: 4900, [SEAT_PRICE]: 1500 }).start();
+    // The prices as configured in Stripe: $49 a month base, $15 a seat, $30 the 100-credit top-up.
+    fake = await new StripeFake({ [BASE_PRICE]: 4900, [SEAT_PRICE]: 1500, [TOP_UP_PRICE]: 3000 }).start();
     h = await startApp({ env: { ...fake.env(SECRET), STRIPE_TIMEOUT_MS: '1000' } });
     admin = await h.key('admin');
   });
@@ -124,5 +125,24 @@ describe('a Team statement shows the fees Stripe invoiced, in dollars', () => {
     // The account page's billing history shows the invoice's total as Stripe invoiced it ($49 + $67.50).
     expect(next.total).toBe(11650);
     expect(await consolePage(`/admin/accounts/${accountId}`)).toContain('$116.50');
+  });
+
+  it('lists a top-up bought in the period with its credits and what Stripe Checkout charged for it', async () => {
+    const started = await h.request('POST', `/v1/accounts/${accountId}/top-ups`, { key: admin, body: { pack: 'credits-100' } });
+    expect(started.status, JSON.stringify(started.body)).toBe(201);
+    const session = fake.pay(started.body.sessionId);
+    const answer = await deliver(fake.emit('checkout.session.completed', session));
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+
+    const period = new Date().toISOString().slice(0, 7);
+    const res = await h.request('GET', `/v1/accounts/${accountId}/statements/${period}`, { key: admin });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.topUps).toEqual([{ sessionId: session.id, pack: 'credits-100', credits: '100.000000', amountCents: session.amount_total, at: expect.any(String) }]);
+    expect(session.amount_total).toBe(3000);
+    expect(res.body.lines).toContainEqual(expect.objectContaining({ section: 'top_ups', credits: '100.000000', count: 1 }));
+    const csv = await h.request('GET', `/v1/accounts/${accountId}/statements/${period}?format=csv`, { key: admin });
+    expect(String(csv.body)).toContain(`top_up_purchases,Top-up credits-100 (${session.id}),,,,,,100.000000,3000`);
+    const page = await consolePage(`/admin/accounts/${accountId}/statements/${period}`);
+    expect(page.slice(page.indexOf('Top-ups bought'))).toContain('$30.00');
   });
 });

@@ -120,11 +120,13 @@ export class StripeFake {
     for (const s of this.subscriptions.values()) for (const i of s.items.data) if (i.id === itemId) i.quantity = quantity;
   }
 
-  /** The customer pays a Checkout Session: it becomes complete and paid, with a payment intent. */
+  /** The customer pays a Checkout Session: it becomes complete and paid, with a payment intent (and its amount, for priced line items). */
   pay(sessionId: string): Obj {
     const s = this.sessions.get(sessionId);
     if (!s) throw new Error(`no session ${sessionId}`);
-    Object.assign(s, { status: 'complete', payment_status: 'paid', payment_intent: s.payment_intent ?? newId('pi') });
+    const amounts = ((s.line_items ?? []) as Obj[]).map((i) => (this.prices[i.price] === undefined ? null : this.prices[i.price]! * Number(i.quantity ?? 1)));
+    const amountTotal = amounts.length > 0 && amounts.every((a) => a !== null) ? amounts.reduce((x, y) => x! + y!, 0) : s.amount_total;
+    Object.assign(s, { status: 'complete', payment_status: 'paid', payment_intent: s.payment_intent ?? newId('pi'), amount_total: amountTotal, currency: 'usd' });
     return structuredClone(s);
   }
 
