@@ -125,6 +125,12 @@ describe('a statement shows the Team fees Stripe invoiced and the top-ups it cha
     // The account page's billing history shows the invoice's total as Stripe invoiced it ($49 + $67.50).
     expect(next.total).toBe(11650);
     expect(await consolePage(`/admin/accounts/${accountId}`)).toContain('$116.50');
+    // So does the seats report's invoicedCents for the cycle's month.
+    const from = new Date(next.period_start * 1000);
+    const to = new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth() + 1, 1));
+    const report = await h.request('GET', `/v1/reports/seats?from=${period}-01T00:00:00Z&to=${to.toISOString()}`, { key: admin });
+    expect(report.status, JSON.stringify(report.body)).toBe(200);
+    expect(report.body.items.find((i: { account: string }) => i.account === accountId)).toMatchObject({ invoicesPaid: 1, invoicedCents: 11650 });
   });
 
   it('lists a top-up bought in the period with its credits and what Stripe Checkout charged for it', async () => {
