@@ -1,38 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AncillaryUsageService } from '../../src/ancillary/ancillary-usage.service';
 import { inTransaction } from '../../src/common/database/transaction';
-import { ManualClock } from '../../src/infra/clock/clock';
-import { startApp, type Harness } from '../support/app';
-import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
-import { MIN, pausedMemoryReads, pausedPricedRateCard, pausedRuntime, PRICED_DAY, UNPRICED_DAY } from '../support/paused-memory';
+import { MIN, pausedMemorySuite, PRICED_DAY, UNPRICED_DAY } from '../support/paused-memory';
 
 describe('paused-runtime memory: metered from pause/resume with the size class memory, shown unpriced or charged', () => {
-  let db: FreshDatabase;
-  let h: Harness;
-  let admin: string;
-  let cp: string;
-  const clock = new ManualClock(UNPRICED_DAY);
-  let reads: ReturnType<typeof pausedMemoryReads>;
+  const suite = pausedMemorySuite('paused_memory');
+  const reads = () => suite.reads;
 
-  beforeAll(async () => {
-    db = await freshDatabase('paused_memory');
-    h = await startApp({ clock, env: { DATABASE_URL: db.url, RATE_CARD_FILE: pausedPricedRateCard() } });
-    admin = await h.key('admin');
-    cp = await h.key('control-plane');
-    reads = pausedMemoryReads(h, { admin, cp });
-  });
-  afterAll(async () => {
-    await h.close();
-    await db.drop();
-  });
-
-  const accepted = (body: unknown) => reads.accepted(body);
-  const total = (accountId: string) => reads.total(accountId);
-  const view = (runtimeId: string) => reads.view(runtimeId);
-  const statement = (accountId: string) => reads.statement(accountId);
-  const pausedLine = (accountId: string) => reads.pausedLine(accountId);
-  const unpricedMetric = () => reads.unpricedMetric();
-  const runtime = (day: Date, sizeClass: 'small' | 'medium') => pausedRuntime(h, { admin, cp }, clock, day, sizeClass);
+  const accepted = (body: unknown) => reads().accepted(body);
+  const total = (accountId: string) => reads().total(accountId);
+  const view = (runtimeId: string) => reads().view(runtimeId);
+  const statement = (accountId: string) => reads().statement(accountId);
+  const pausedLine = (accountId: string) => reads().pausedLine(accountId);
+  const unpricedMetric = () => reads().unpricedMetric();
+  const runtime = (day: Date, sizeClass: 'small' | 'medium') => suite.runtime(day, sizeClass);
 
   it('meters 30 paused minutes of a small runtime (1 GiB) as 0.5 GiB-hour, unpriced: on the statement with its quantity, counted, never charged', async () => {
     const before = await unpricedMetric();
@@ -53,16 +34,16 @@ describe('paused-runtime memory: metered from pause/resume with the size class m
     const pause = { pausedIntervals: [{ from: r.at(10), to: r.at(40) }], pausedMs: 30 * MIN, first: true };
     let attempts = 0;
     // The first attempt meters the pause, then fails as a deadlock would: rolled back and run again.
-    await inTransaction(h.ds, async (em) => {
-      await h.app.get(AncillaryUsageService).chargePausedMemory(em, { ...settled, ...pause });
+    await inTransaction(suite.h.ds, async (em) => {
+      await suite.h.app.get(AncillaryUsageService).chargePausedMemory(em, { ...settled, ...pause });
       if (++attempts === 1) throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
     });
     expect(attempts).toBe(2);
     expect(await pausedLine(r.accountId)).toMatchObject({ quantity: '0.500000' });
     expect(await unpricedMetric()).toBeCloseTo(before + 0.5, 6);
     // A transaction that fails for good counts nothing.
-    const failed = inTransaction(h.ds, async (em) => {
-      await h.app.get(AncillaryUsageService).chargePausedMemory(em, { ...settled, ...pause, pausedMs: 90 * MIN, first: false });
+    const failed = inTransaction(suite.h.ds, async (em) => {
+      await suite.h.app.get(AncillaryUsageService).chargePausedMemory(em, { ...settled, ...pause, pausedMs: 90 * MIN, first: false });
       throw new Error('gave up');
     });
     await expect(failed).rejects.toThrow('gave up');

@@ -1,10 +1,11 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect } from 'vitest';
-import type { ManualClock } from '../../src/infra/clock/clock';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { ManualClock } from '../../src/infra/clock/clock';
 import { fundedAccount, lifecycle } from './accounts';
-import { uid, type Harness } from './app';
+import { startApp, uid, type Harness } from './app';
+import { freshDatabase, type FreshDatabase } from './fresh-database';
 
 export const MIN = 60_000;
 export const H = 60 * MIN;
@@ -13,7 +14,7 @@ export const UNPRICED_DAY = new Date('2031-07-06T10:00:00.000Z');
 export const PRICED = new Date('2031-07-10T00:00:00.000Z');
 export const PRICED_DAY = new Date('2031-07-12T10:00:00.000Z');
 
-export function pausedPricedRateCard(): string {
+function pausedPricedRateCard(): string {
   const shipped = JSON.parse(readFileSync('config/rate-card.json', 'utf8')) as { versions: Record<string, unknown>[] };
   const first = shipped.versions[0]!;
   const priced = { ...first, version: 'test-paused-priced', effectiveFrom: PRICED.toISOString(), ancillary: { paused_ram_gib_hour: '0.250000' } };
@@ -29,7 +30,7 @@ export interface StatementBody {
 }
 
 /** Reads of what a user sees about paused memory: the wallet, the reservation, the July 2031 statement, the metric. */
-export function pausedMemoryReads(h: Harness, keys: { admin: string; cp: string }) {
+function pausedMemoryReads(h: Harness, keys: { admin: string; cp: string }) {
   const statement = async (accountId: string): Promise<StatementBody> => {
     const res = await h.request('GET', `/v1/accounts/${accountId}/statements/2031-07`, { key: keys.admin });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -53,7 +54,7 @@ export function pausedMemoryReads(h: Harness, keys: { admin: string; cp: string 
 }
 
 /** A runtime reserved at `day` (size class `sizeClass`, `minutes` reserved) and the events of its session, by minute. */
-export async function pausedRuntime(h: Harness, keys: { admin: string; cp: string }, clock: ManualClock, day: Date, sizeClass: 'small' | 'medium', minutes = 120) {
+async function pausedRuntime(h: Harness, keys: { admin: string; cp: string }, clock: ManualClock, day: Date, sizeClass: 'small' | 'medium', minutes = 120) {
   clock.set(day);
   const accountId = await fundedAccount(h, keys.admin, { credits: '10.000000' });
   const runtimeId = uid('rt');
@@ -74,4 +75,33 @@ export async function pausedRuntime(h: Harness, keys: { admin: string; cp: strin
     resumed: (m: number) => lifecycle(accountId, runtimeId, 'runtime.resumed', at(m), ++seq),
     terminated: (m: number) => lifecycle(accountId, runtimeId, 'runtime.terminated', at(m), ++seq, { reason: 'user_requested' }),
   };
+}
+
+export interface PausedMemorySuite {
+  h: Harness;
+  admin: string;
+  cp: string;
+  clock: ManualClock;
+  reads: ReturnType<typeof pausedMemoryReads>;
+  runtime: (day: Date, sizeClass: 'small' | 'medium', minutes?: number) => ReturnType<typeof pausedRuntime>;
+}
+
+/** Inside a describe: a fresh database and app on the paused-priced rate card with a manual clock, its keys and reads. */
+export function pausedMemorySuite(prefix: string, env: Record<string, string> = {}): PausedMemorySuite {
+  let db: FreshDatabase;
+  const suite = { clock: new ManualClock(UNPRICED_DAY) } as PausedMemorySuite;
+  beforeAll(async () => {
+    db = await freshDatabase(prefix);
+    suite.h = await startApp({ clock: suite.clock, env: { DATABASE_URL: db.url, RATE_CARD_FILE: pausedPricedRateCard(), ...env } });
+    const keys = { admin: await suite.h.key('admin'), cp: await suite.h.key('control-plane') };
+    Object.assign(suite, keys, {
+      reads: pausedMemoryReads(suite.h, keys),
+      runtime: (day: Date, sizeClass: 'small' | 'medium', minutes?: number) => pausedRuntime(suite.h, keys, suite.clock, day, sizeClass, minutes),
+    });
+  });
+  afterAll(async () => {
+    await suite.h.close();
+    await db.drop();
+  });
+  return suite;
 }
