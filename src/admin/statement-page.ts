@@ -45,6 +45,13 @@ ${table('table-fees', 'Fees invoiced by Stripe (dollars)', [
     { key: 'status' },
     { key: 'periodStart', label: 'Cycle from', format: 'when' },
     { key: 'amountCents', label: 'Amount', format: 'dollars', num: true },
-  ], s.fees, { empty: 'No fees invoiced in this period.' })}</section>`;
+  ], s.fees, { empty: 'No fees invoiced in this period.' })}
+${table('table-top-ups', 'Top-ups bought (dollars; their credits are in the top-ups line)', [
+    { key: 'pack' },
+    { key: 'sessionId', label: 'Checkout session' },
+    { key: 'at', label: 'Granted', format: 'when' },
+    { key: 'credits', format: 'credits', num: true },
+    { key: 'amountCents', label: 'Price', format: 'dollars', num: true },
+  ], s.topUps, { empty: 'No top-up bought in this period.' })}</section>`;
   return shell(`Statement ${s.period} · ${accountName}`, viewer, 'accounts', body);
 }

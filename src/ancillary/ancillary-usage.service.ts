@@ -7,7 +7,7 @@ import type { Finding } from '../common/errors/billing.exception';
 import { Metrics } from '../health/metrics';
 import { Clock } from '../infra/clock/clock';
 import { LedgerService } from '../ledger/ledger.service';
-import { ancillaryCharge, BYTES_PER_GIB, PRICE_KEY_OF, quantityMicros, UNIT_OF, type AncillaryKind } from '../pricing/ancillary-prices';
+import { ancillaryCharge, BYTES_PER_GIB, PRICE_KEY_OF, type AncillaryKind } from '../pricing/ancillary-prices';
 import { RateCard } from '../pricing/rate-card';
 import { SpendLimitsService } from '../spend-limits/spend-limits.service';
 import { ExtraEventsRefused } from '../metering/event-extensions';
@@ -30,6 +30,7 @@ import {
   type ChargeRow,
 } from './ancillary.store';
 import { handleUnpaidStorage } from './unpaid-storage';
+import { UnpricedCounter } from './unpriced-counter';
 import { byteMsBetween, hourStart, hoursToCharge, storageEnd, storageSegments } from './core/storage';
 
 export interface AncillaryIngestResult {
@@ -56,6 +57,7 @@ export class AncillaryUsageService {
     private readonly clock: Clock,
     private readonly metrics: Metrics,
     private readonly spendLimits: SpendLimitsService,
+    private readonly unpriced: UnpricedCounter,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -63,9 +65,7 @@ export class AncillaryUsageService {
   async ingest(events: AncillaryEvent[], opts: { allOrNothing?: boolean } = {}): Promise<AncillaryIngestResult> {
     const unique = [...new Map(events.map((e) => [e.id, e])).values()];
     if (unique.length === 0) return { accepted: 0, duplicates: events.length, refused: [] };
-    const unpriced: { kind: AncillaryKind; quantity: bigint }[] = [];
     const { fresh, refused } = await inTransaction(this.ds, async (em) => {
-      unpriced.length = 0;
       const owners = await itemOwners(em, [...new Set(unique.map((e) => e.itemKey))]);
       const ok: AncillaryEvent[] = [];
       const refused: AncillaryIngestResult['refused'] = [];
@@ -82,11 +82,10 @@ export class AncillaryUsageService {
       const egress = fresh.filter((f) => f.kind === 'egress').sort((a, b) => byKey(a.accountId, b.accountId) || byKey(a.itemKey, b.itemKey));
       for (const e of egress) {
         const charge = await this.chargeEgress(em, e);
-        if (charge.unitPrice === null) unpriced.push({ kind: 'egress', quantity: charge.quantity });
+        if (charge.unitPrice === null) this.unpriced.add(em, 'egress', charge.quantity);
       }
       return { fresh, refused };
     });
-    for (const u of unpriced) this.countUnpriced(u.kind, u.quantity);
     this.metrics.ancillaryEvents.inc(fresh.length);
     return { accepted: fresh.length, duplicates: events.length - fresh.length - refused.length, refused };
   }
@@ -100,29 +99,21 @@ export class AncillaryUsageService {
     const until = hourStart(this.clock.now().getTime());
     let items = 0;
     let hours = 0;
-    const unpriced: { kind: AncillaryKind; quantity: bigint }[] = [];
     for (let after = ''; ; ) {
       const keys = await openItems(this.ds, 500, after);
       if (keys.length === 0) break;
       for (const key of keys) {
-        const counted = await inTransaction(this.ds, async (em) => {
-          const found: { kind: AncillaryKind; quantity: bigint }[] = [];
-          const n = await this.accrueItem(em, key, until, found);
-          return { n, found };
-        });
+        hours += await inTransaction(this.ds, (em) => this.accrueItem(em, key, until));
         items++;
-        hours += counted.n;
-        unpriced.push(...counted.found);
       }
       after = keys[keys.length - 1]!;
     }
     const unpaidRetried = await this.retryUnpaid();
-    for (const u of unpriced) this.countUnpriced(u.kind, u.quantity);
     const unpaid = await inTransaction(this.ds, (em) => handleUnpaidStorage(em, this.config, this.clock.now()));
     return { items, hours, unpaidRetried, ...unpaid };
   }
 
-  private async accrueItem(em: EntityManager, itemKey: string, until: number, unpriced: { kind: AncillaryKind; quantity: bigint }[]): Promise<number> {
+  private async accrueItem(em: EntityManager, itemKey: string, until: number): Promise<number> {
     const item = await lockItem(em, itemKey);
     if (!item) return 0;
     const kind = item.kind as AncillaryKind;
@@ -139,7 +130,7 @@ export class AncillaryUsageService {
       const delta = quantity - row.quantity;
       if (delta === 0n && row.amount === row.charged) continue;
       await this.settle(em, { ...row, quantity, amount: row.unitPrice === null ? 0n : ancillaryCharge(kind, row.unitPrice, quantity) });
-      if (row.unitPrice === null && delta !== 0n) unpriced.push({ kind, quantity: delta });
+      if (row.unitPrice === null) this.unpriced.add(em, kind, delta);
     }
     const end = storageEnd(segments);
     await markAccrued(em, itemKey, new Date(until), segments.length > 0 && end !== null && end <= until);
@@ -163,8 +154,7 @@ export class AncillaryUsageService {
     const row = before ?? this.newCharge(s.accountId, 'paused_ram', itemKey, s.terminatedAt, s.runtimeId);
     if (quantity === row.quantity && row.amount === row.charged) return;
     await this.settle(em, { ...row, quantity, amount: row.unitPrice === null ? 0n : ancillaryCharge('paused_ram', row.unitPrice, quantity) });
-    // Counted in the transaction that meters it (a retried transaction may count it twice; the statement has the exact figure).
-    if (row.unitPrice === null) this.countUnpriced('paused_ram', quantity - row.quantity);
+    if (row.unitPrice === null) this.unpriced.add(em, 'paused_ram', quantity - row.quantity);
   }
 
   /** A new charge row priced by the rate-card version in effect at `priceAt` (the hour's start, or the report's end). */
@@ -211,12 +201,6 @@ export class AncillaryUsageService {
       for (const row of due) await this.settle(em, row);
       return due.length;
     });
-  }
-
-  /** Unpriced quantity as it is metered (a counter only grows: a later correction downwards is not subtracted; the statement has the exact figure). */
-  private countUnpriced(kind: AncillaryKind, quantity: bigint): void {
-    if (quantity <= 0n) return;
-    this.metrics.ancillaryUnpriced.inc({ kind, unit: UNIT_OF[kind] }, Number(quantityMicros(kind, quantity)) / 1e6);
   }
 }
 

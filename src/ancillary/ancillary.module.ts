@@ -14,6 +14,7 @@ import { PricingModule } from '../pricing/pricing.module';
 import { SpendLimitsModule } from '../spend-limits/spend-limits.module';
 import { ANCILLARY_TYPES, ancillaryValidator, type AncillaryEvent } from './ancillary-event';
 import { AncillaryUsageService } from './ancillary-usage.service';
+import { UnpricedCounter } from './unpriced-counter';
 
 /** Ancillary events on `POST /v1/events` and the lifecycle topic (metering's EXTRA_EVENT_HANDLERS). */
 export function ancillaryEventHandler(usage: AncillaryUsageService, clock: Clock): ExtraEventHandler {
@@ -62,7 +63,7 @@ export class AncillaryWiring implements OnModuleInit, OnApplicationBootstrap {
 
 @Module({
   imports: [LedgerModule, PricingModule, MeteringModule, SpendLimitsModule],
-  providers: [AncillaryUsageService, AncillaryWiring],
+  providers: [AncillaryUsageService, UnpricedCounter, AncillaryWiring],
   exports: [AncillaryUsageService],
 })
 export class AncillaryModule {}

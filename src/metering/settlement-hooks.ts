@@ -1,13 +1,17 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 
-/** What a runtime's settlement by its events tells other modules (the ancillary module meters paused memory from it). */
+/**
+ * What a runtime's settlement tells other modules (the ancillary module meters paused memory from
+ * it): a settlement by its events, a correction of it, or a forced one by the sweeper.
+ */
 export interface SettledRuntime {
   runtimeId: string;
   accountId: string;
   sizeClass: string | null;
   /** The rate-card version the runtime was reserved under (its size class's resources). */
   rateCardVersion: string | null;
+  /** The termination (for a forced settlement: the end it charged up to). */
   terminatedAt: Date;
   /** The closed paused intervals of the session, from the set of its events. */
   pausedIntervals: readonly { from: Date; to: Date }[];
@@ -22,9 +26,9 @@ export type SettlementHook = (em: EntityManager, settled: SettledRuntime) => Pro
 export const SETTLEMENT_HOOKS = Symbol('SettlementHook[]');
 
 /**
- * Called in metering's transaction, after the ledger settled (or corrected) a runtime terminated by
- * its events, with the row locks already taken (runtime → wallet). The hooks are SETTLEMENT_HOOKS,
- * so that metering does not depend on the modules that listen.
+ * Called in metering's transaction, after the ledger settled (or corrected) a runtime — terminated by
+ * its events, or settled by the sweeper without them — with the row locks already taken (runtime →
+ * wallet). The hooks are SETTLEMENT_HOOKS, so that metering does not depend on the modules that listen.
  */
 @Injectable()
 export class SettlementHooks {

@@ -16,6 +16,7 @@ import { issueTerminate, type CommandIssuer, type TerminateReason } from '../mes
 import { buildSession, chargedRun, type ChargedRun } from './core/sessions';
 import { markTerminating, type RuntimeRow } from './runtime-row';
 import { sessionHistory } from './session-history';
+import { SettlementHooks } from './settlement-hooks';
 
 const BATCH = 500;
 
@@ -44,6 +45,7 @@ export class SweeperService implements OnApplicationBootstrap {
     private readonly jobs: JobsService,
     private readonly clock: Clock,
     private readonly schedules: SchedulerRegistry,
+    private readonly settlementHooks: SettlementHooks,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -158,7 +160,8 @@ export class SweeperService implements OnApplicationBootstrap {
         let until = now.getTime();
         if (row.reason === 'unreachable' && row.last_seen_at) until = Math.min(until, row.last_seen_at.getTime() + this.config.metering.heartbeatTimeoutMs);
         // The running time up to that end, never past the reserved minutes (whose charge is the hold).
-        const run = chargedRun(buildSession(history.get(row.runtime_id) ?? []), new Date(until), row.reserved_minutes * 60_000);
+        const session = buildSession(history.get(row.runtime_id) ?? []);
+        const run = chargedRun(session, new Date(until), row.reserved_minutes * 60_000);
         const charge = row.reason === 'reservation_expired' ? cap : min(cap, chargeFor(BigInt(row.rate_per_hour), run.ms));
         const settled = await this.ledger.settleHold(em, {
           holdId: row.hold_id!,
@@ -168,6 +171,19 @@ export class SweeperService implements OnApplicationBootstrap {
         });
         charges.push(settled.charged);
         runs.push(run);
+        // Paused memory of the pauses closed by then, as a settlement by events meters it; a late
+        // `runtime.terminated` corrects the same row (a pause still open counts from that event).
+        const paused = session.pausedIntervals.filter((p) => p.to.getTime() <= until);
+        await this.settlementHooks.settled(em, {
+          runtimeId: row.runtime_id,
+          accountId: row.account_id,
+          sizeClass: row.size_class,
+          rateCardVersion: row.rate_card_version,
+          terminatedAt: run.end ?? new Date(until),
+          pausedIntervals: paused,
+          pausedMs: paused.reduce((ms, p) => ms + p.to.getTime() - p.from.getTime(), 0),
+          first: true,
+        });
       }
       await this.markResolved(em, due.map((r) => r.runtime_id), 'settled', due.map((r) => `forced_${r.reason}`), now, charges);
       // The run is closed at the end it was charged up to, so the view stops counting and shows it.

@@ -215,8 +215,8 @@ export class ReportsService {
 
   /**
    * Accounts on a plan Stripe bills (Team as shipped): active seats, the Stripe seat quantity, the
-   * recurring revenue they imply, and what the subscription's invoices of the period billed. Invoices
-   * keep their seat quantity, not their amount: invoiced cents are computed from the plan's prices.
+   * recurring revenue they imply, and what the subscription's invoices of the period billed: their
+   * totals as Stripe invoiced them (an invoice recorded before totals were kept: the plan's prices).
    */
   async seats(period: Period, now: Date): Promise<Report> {
     // A period that is over counts the seats active at its end, from the members' change history.
@@ -233,12 +233,15 @@ export class ReportsService {
       stripe_quantity: number | null;
       invoices_paid: number;
       invoices_failed: number;
-      invoiced_seats: number;
+      invoiced_cents: string;
+      legacy_paid: number;
+      legacy_seats: number;
     }>(
       this.ds,
       `SELECT a.id AS account, a.plan, a.name, a.status, coalesce(m.seats, 0)::int AS seats,
               s.subscription_id, s.status AS subscription_status, s.seat_quantity AS stripe_quantity,
-              coalesce(i.paid, 0)::int AS invoices_paid, coalesce(i.failed, 0)::int AS invoices_failed, coalesce(i.seats, 0)::int AS invoiced_seats
+              coalesce(i.paid, 0)::int AS invoices_paid, coalesce(i.failed, 0)::int AS invoices_failed, coalesce(i.cents, 0)::text AS invoiced_cents,
+              coalesce(i.legacy_paid, 0)::int AS legacy_paid, coalesce(i.legacy_seats, 0)::int AS legacy_seats
        FROM accounts a
        LEFT JOIN (SELECT account_id, count(*) AS seats FROM account_members WHERE $3::timestamptz IS NULL AND active GROUP BY account_id
                   UNION ALL
@@ -248,7 +251,9 @@ export class ReportsService {
                   GROUP BY account_id) m ON m.account_id = a.id
        LEFT JOIN stripe_subscriptions s ON s.account_id = a.id
        LEFT JOIN (SELECT account_id, count(*) FILTER (WHERE status = 'paid') AS paid, count(*) FILTER (WHERE status = 'payment_failed') AS failed,
-                         sum(coalesce(seat_quantity, 0)) FILTER (WHERE status = 'paid') AS seats
+                         sum(total_cents) FILTER (WHERE status = 'paid') AS cents,
+                         count(*) FILTER (WHERE status = 'paid' AND total_cents IS NULL) AS legacy_paid,
+                         sum(coalesce(seat_quantity, 0)) FILTER (WHERE status = 'paid' AND total_cents IS NULL) AS legacy_seats
                   FROM stripe_invoices WHERE period_start >= $1 AND period_start < $2 GROUP BY account_id) i ON i.account_id = a.id
        WHERE a.plan = ANY($4::text[])
        ORDER BY a.id`,
@@ -271,7 +276,8 @@ export class ReportsService {
         stripeMrrCents: billing(r.subscription_status) ? basePrice.unitAmountCents + seatPrice.unitAmountCents * (r.stripe_quantity ?? 0) : 0,
         invoicesPaid: r.invoices_paid,
         invoicesFailed: r.invoices_failed,
-        invoicedCents: basePrice.unitAmountCents * r.invoices_paid + seatPrice.unitAmountCents * r.invoiced_seats,
+        // What Stripe invoiced; an invoice recorded before totals were kept counts the plan's prices.
+        invoicedCents: Number(r.invoiced_cents) + basePrice.unitAmountCents * r.legacy_paid + seatPrice.unitAmountCents * r.legacy_seats,
       };
     });
     const total = (k: 'seats' | 'expectedMrrCents' | 'stripeMrrCents' | 'invoicedCents') => items.reduce((s, i) => s + i[k], 0);
@@ -293,7 +299,7 @@ export class ReportsService {
           ? `seats are the members active at the end of the period (${asOf.toISOString()}), from their change history; the Stripe quantity and status are today's.`
           : 'seats are the members active now (the period is not over).',
         'expectedMrrCents = base + seat price × those seats; stripeMrrCents = the same at the Stripe quantity (0 unless the subscription bills).',
-        'invoicedCents is computed from the prices and the seat quantity of the paid invoices whose period starts in [from, to): invoice amounts are not stored.',
+        "invoicedCents is the total Stripe invoiced on the paid invoices whose period starts in [from, to) (prorations, discounts and tax included; the plan's prices × seat quantity for an invoice recorded before totals were kept).",
       ],
     };
   }

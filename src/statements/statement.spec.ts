@@ -51,11 +51,34 @@ describe('statement lines', () => {
     ]);
   });
 
-  it('gives Team its base fee and seat fee per invoice, in cents', () => {
+  describe('Team fees', () => {
     const at = new Date('2031-03-05T00:00:00Z');
-    expect(teamFees([{ invoiceId: 'in_1', status: 'paid', periodStart: at, periodEnd: at, seatQuantity: 3 }], { baseCents: 4900, seatCents: 1500 }).map((f) => [f.description, f.amountCents])).toEqual([
-      ['Team base fee', 4900],
-      ['Team seats: 3 × $15.00', 4500],
-    ]);
+    const prices = { base: { priceId: 'price_base', unitAmountCents: 4900 }, seat: { priceId: 'price_seat', unitAmountCents: 1500 } };
+    const invoice = { invoiceId: 'in_1', status: 'paid', periodStart: at, periodEnd: at, seatQuantity: 3 };
+    const line = (priceId: string, quantity: number, amountCents: number, proration = false) => ({ priceId, quantity, amountCents, proration, description: null });
+    const fees = (row: Parameters<typeof teamFees>[0][number]) => teamFees([row], prices).map((f) => [f.description, f.amountCents]);
+
+    it('are the sums of the invoice\'s lines of each price, prorations included, and sum to its total', () => {
+      const lines = [line('price_seat', 2, -1500, true), line('price_seat', 3, 2250, true), line('price_base', 1, 4900), line('price_seat', 3, 4500)];
+      expect(fees({ ...invoice, lines, totalCents: 10150 })).toEqual([
+        ['Team base fee', 4900],
+        ['Team seats: 3 × $15.00, prorations +$7.50', 5250],
+      ]);
+    });
+
+    it('show what the total has beyond the base and seat lines (a discount, tax) as a line of its own', () => {
+      expect(fees({ ...invoice, lines: [line('price_base', 1, 4900), line('price_seat', 3, 4500)], totalCents: 8400 })).toEqual([
+        ['Team base fee', 4900],
+        ['Team seats: 3 × $15.00', 4500],
+        ['Other invoice items (discounts, tax, other lines)', -1000],
+      ]);
+    });
+
+    it('fall back to the plan\'s prices, said so, for an invoice recorded without its amounts', () => {
+      expect(fees({ ...invoice, lines: null, totalCents: null })).toEqual([
+        ["Team base fee (the plan's prices: the invoice's amounts were not recorded)", 4900],
+        ["Team seats: 3 × $15.00 (the plan's prices: the invoice's amounts were not recorded)", 4500],
+      ]);
+    });
   });
 });

@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { rows } from '../common/database/transaction';
+import type { InvoiceLineSnapshot } from '../stripe/stripe-objects';
 
 /**
  * The reads a statement is made of: the ledger's entries (through its transactions, never written
@@ -90,17 +91,56 @@ export interface InvoiceRow {
   periodStart: Date;
   periodEnd: Date;
   seatQuantity: number | null;
+  /** The lines as Stripe invoiced them; null when recorded before amounts were kept. */
+  lines: InvoiceLineSnapshot[] | null;
+  totalCents: number | null;
 }
 
 /** Team invoices whose billing period starts in [from, to). */
 export async function invoices(ds: DataSource, accountId: string, from: Date, to: Date): Promise<InvoiceRow[]> {
-  const found = await rows<{ invoice_id: string; status: string; period_start: Date; period_end: Date; seat_quantity: number | null }>(
+  const found = await rows<{
+    invoice_id: string;
+    status: string;
+    period_start: Date;
+    period_end: Date;
+    seat_quantity: number | null;
+    lines: InvoiceLineSnapshot[] | null;
+    total_cents: string | null;
+  }>(
     ds,
-    `SELECT invoice_id, status, period_start, period_end, seat_quantity FROM stripe_invoices
+    `SELECT invoice_id, status, period_start, period_end, seat_quantity, lines, total_cents::text FROM stripe_invoices
      WHERE account_id = $1 AND period_start >= $2 AND period_start < $3 ORDER BY period_start, invoice_id`,
     [accountId, from, to],
   );
-  return found.map((r) => ({ invoiceId: r.invoice_id, status: r.status, periodStart: r.period_start, periodEnd: r.period_end, seatQuantity: r.seat_quantity }));
+  return found.map((r) => ({
+    invoiceId: r.invoice_id,
+    status: r.status,
+    periodStart: r.period_start,
+    periodEnd: r.period_end,
+    seatQuantity: r.seat_quantity,
+    lines: r.lines,
+    totalCents: r.total_cents === null ? null : Number(r.total_cents),
+  }));
+}
+
+export interface TopUpRow {
+  sessionId: string;
+  pack: string;
+  credits: bigint;
+  /** What Stripe Checkout charged (the session's `amount_total`); null when Stripe did not say. */
+  amountCents: number | null;
+  at: Date;
+}
+
+/** Top-ups bought through Stripe whose credits were granted in [from, to) (the `top_ups` line's transactions), with their price. */
+export async function topUps(ds: DataSource, accountId: string, from: Date, to: Date): Promise<TopUpRow[]> {
+  const found = await rows<{ session_id: string; pack: string; credits: string; amount_cents: number | null; at: Date }>(
+    ds,
+    `SELECT u.session_id, u.pack, u.credits::text, u.amount_cents, g.created_at AS at FROM stripe_top_ups u JOIN grants g ON g.id = u.grant_id
+     WHERE u.account_id = $1 AND g.created_at >= $2 AND g.created_at < $3 ORDER BY g.created_at, u.session_id`,
+    [accountId, from, to],
+  );
+  return found.map((r) => ({ sessionId: r.session_id, pack: r.pack, credits: BigInt(r.credits), amountCents: r.amount_cents, at: r.at }));
 }
 
 export async function accountTerms(ds: DataSource, accountId: string): Promise<{ plan: string; overrides: unknown } | undefined> {

@@ -2,6 +2,7 @@ import { formatCredits } from '../common/money';
 import { PRICE_KEY_OF, quantityMicros, UNIT_OF, ANCILLARY_KINDS, type AncillaryKind } from '../pricing/ancillary-prices';
 import type { Plan } from '../plans/plan-catalog';
 import type { MeteredAncillary } from '../ancillary/usage-view';
+import type { InvoiceLineSnapshot } from '../stripe/stripe-objects';
 import type { InvoiceRow, Movement } from './statement.store';
 
 export const SECTIONS = [
@@ -106,16 +107,50 @@ export function unpricedLines(metered: readonly MeteredAncillary[], plan: Plan):
     });
 }
 
-/** Team: each invoice of the period, its base fee and its seats, in dollars (cents) as Stripe invoiced them. */
-export function teamFees(rows: readonly InvoiceRow[], prices: { baseCents: number; seatCents: number }): Fee[] {
+export interface TeamPrices {
+  base: { priceId: string; unitAmountCents: number };
+  seat: { priceId: string; unitAmountCents: number };
+}
+
+/**
+ * Team: each invoice of the period in dollars (cents) as Stripe invoiced it: the base fee and the
+ * seat fee are the sums of the invoice's lines of each price, prorations included; what the total
+ * has beyond them (discounts, tax, other lines) is a line of its own, so the fees sum to the total.
+ * An invoice recorded before its amounts were kept shows the plan's prices × its seat quantity, and
+ * says so.
+ */
+export function teamFees(rows: readonly InvoiceRow[], prices: TeamPrices): Fee[] {
   return rows.flatMap((i) => {
-    const seats = i.seatQuantity ?? 0;
-    const common = { invoiceId: i.invoiceId, status: i.status, periodStart: i.periodStart, periodEnd: i.periodEnd };
-    return [
-      { ...common, description: 'Team base fee', amountCents: prices.baseCents },
-      { ...common, description: `Team seats: ${seats} × $${(prices.seatCents / 100).toFixed(2)}`, amountCents: seats * prices.seatCents },
-    ];
+    const fee = (description: string, amountCents: number): Fee => ({ invoiceId: i.invoiceId, status: i.status, periodStart: i.periodStart, periodEnd: i.periodEnd, description, amountCents });
+    if (i.lines === null) {
+      const seats = i.seatQuantity ?? 0;
+      const note = " (the plan's prices: the invoice's amounts were not recorded)";
+      return [fee(`Team base fee${note}`, prices.base.unitAmountCents), fee(`Team seats: ${seats} × ${dollars(prices.seat.unitAmountCents)}${note}`, seats * prices.seat.unitAmountCents)];
+    }
+    const of = (priceId: string) => i.lines!.filter((l) => l.priceId === priceId);
+    const base = invoicedFee('Team base fee', of(prices.base.priceId), false);
+    const seats = invoicedFee('Team seats', of(prices.seat.priceId), true);
+    const fees = [fee(base.description, base.cents), fee(seats.description, seats.cents)];
+    const other = i.totalCents === null ? 0 : i.totalCents - base.cents - seats.cents;
+    if (other !== 0) fees.push(fee('Other invoice items (discounts, tax, other lines)', other));
+    return fees;
   });
+}
+
+/** The sum of one price's lines, described by its regular line (quantity × unit amount) and its prorations. */
+function invoicedFee(name: string, lines: readonly InvoiceLineSnapshot[], perUnit: boolean): { description: string; cents: number } {
+  const cents = (list: readonly InvoiceLineSnapshot[]) => list.reduce((sum, l) => sum + (l.amountCents ?? 0), 0);
+  const regular = lines.filter((l) => !l.proration);
+  const prorations = lines.filter((l) => l.proration);
+  const quantity = regular.reduce((q, l) => q + (l.quantity ?? 0), 0);
+  let description = name;
+  if (perUnit) description += quantity > 0 ? `: ${quantity} × ${dollars(cents(regular) / quantity)}` : `: ${quantity}`;
+  if (prorations.length > 0) description += `, prorations ${cents(prorations) < 0 ? '−' : '+'}${dollars(Math.abs(cents(prorations)))}`;
+  return { description, cents: cents(lines) };
+}
+
+function dollars(cents: number): string {
+  return `$${(cents / 100).toFixed(2)}`;
 }
 
 /** 6-decimal quantity text for micro-units. */

@@ -7,13 +7,14 @@ import { PlanCatalog, type PlanOverrides } from '../plans/plan-catalog';
 import type { StatementJson } from './dto/statement.dto';
 import { movementLines, teamFees, unpricedLines, type StatementLine } from './statement';
 import { ancillaryUsageJson, meteredAncillary } from '../ancillary/usage-view';
-import { accountTerms, balanceBefore, invoices, movements } from './statement.store';
+import { accountTerms, balanceBefore, invoices, movements, topUps } from './statement.store';
 
 /**
  * A statement per account and calendar month: the opening balance from the ledger entries before
  * the month, every ledger movement of the month in lines (grants, top-ups, runtime charges by
  * environment and size, ancillary charges by kind, expiries, claw-backs), the closing balance, the
- * unpriced ancillary usage and, for Team, the fees Stripe invoiced. Read only.
+ * unpriced ancillary usage, for Team the fees Stripe invoiced, and the top-ups bought with their
+ * price in dollars. Read only.
  */
 @Injectable()
 export class StatementsService {
@@ -29,11 +30,12 @@ export class StatementsService {
     if (!terms) throw BillingException.notFound(`Account ${accountId}`);
     if (!this.catalog.has(terms.plan)) throw new Error(`account ${accountId} has an unknown plan ${terms.plan}`);
     const plan = this.catalog.effective(terms.plan, terms.overrides as PlanOverrides | null);
-    const [opening, moved, metered, invoiced] = await Promise.all([
+    const [opening, moved, metered, invoiced, bought] = await Promise.all([
       balanceBefore(this.ds, accountId, from),
       movements(this.ds, accountId, from, to),
       meteredAncillary(this.ds, { accountId, from, to }),
       invoices(this.ds, accountId, from, to),
+      topUps(this.ds, accountId, from, to),
     ]);
     const lines: StatementLine[] = [...movementLines(moved), ...unpricedLines(metered, plan)];
     const movementsSum = lines.reduce((sum, l) => sum + l.credits, 0n);
@@ -59,11 +61,12 @@ export class StatementsService {
         ...(l.rateCardVersions !== undefined ? { rateCardVersions: l.rateCardVersions } : {}),
       })),
       ancillary: metered.map(ancillaryUsageJson),
-      fees: teamFees(invoiced, { baseCents: basePrice.unitAmountCents, seatCents: seatPrice.unitAmountCents }).map((f) => ({
+      fees: teamFees(invoiced, { base: basePrice, seat: seatPrice }).map((f) => ({
         ...f,
         periodStart: f.periodStart.toISOString(),
         periodEnd: f.periodEnd.toISOString(),
       })),
+      topUps: bought.map((t) => ({ sessionId: t.sessionId, pack: t.pack, credits: formatCredits(t.credits), amountCents: t.amountCents, at: t.at.toISOString() })),
       reconciliation: { transactions: moved.length, movements: formatCredits(movementsSum) },
     };
   }
@@ -96,6 +99,7 @@ export function statementCsvRows(s: StatementJson): Record<string, string | numb
     ),
     row('closing_balance', `Closing balance ${s.to}`, s.closingBalance),
     ...s.fees.map((f) => row('fees', `${f.description} (${f.invoiceId}, ${f.status})`, null, { usd_cents: f.amountCents })),
+    ...s.topUps.map((t) => row('top_up_purchases', `Top-up ${t.pack} (${t.sessionId})`, t.credits, { usd_cents: t.amountCents })),
   ];
 }
 

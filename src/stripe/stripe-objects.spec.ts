@@ -32,6 +32,30 @@ describe('reading Stripe objects', () => {
     expect(older).toMatchObject({ subscriptionId: 'sub_2', periodEnd: new Date('2027-01-01T00:00:00Z'), lines: [{ priceId: 'price_base' }] });
   });
 
+  it('reads an invoice\'s amounts and prorations, and takes its cycle from a regular line, not a proration', () => {
+    const cycle = { start: t('2027-01-01T00:00:00Z'), end: t('2027-02-01T00:00:00Z') };
+    const rest = { start: t('2026-12-16T00:00:00Z'), end: t('2027-01-01T00:00:00Z') };
+    const invoice = readInvoice({
+      id: 'in_3',
+      subscription: 'sub_3',
+      total: 10150,
+      currency: 'usd',
+      lines: {
+        data: [
+          { amount: -1500, quantity: 2, period: rest, description: 'Unused time', price: { id: 'price_seat' }, proration: true },
+          { amount: 2250, quantity: 3, period: rest, pricing: { price_details: { price: 'price_seat' } }, parent: { invoice_item_details: { proration: true } } },
+          { amount: 4500, quantity: 3, period: cycle, pricing: { price_details: { price: 'price_seat' } }, parent: { subscription_item_details: { proration: false } } },
+        ],
+      },
+    });
+    expect(invoice).toMatchObject({ periodStart: new Date('2027-01-01T00:00:00Z'), periodEnd: new Date('2027-02-01T00:00:00Z'), totalCents: 10150, currency: 'usd' });
+    expect(invoice!.lines).toEqual([
+      { priceId: 'price_seat', quantity: 2, amountCents: -1500, proration: true, description: 'Unused time' },
+      { priceId: 'price_seat', quantity: 3, amountCents: 2250, proration: true, description: null },
+      { priceId: 'price_seat', quantity: 3, amountCents: 4500, proration: false, description: null },
+    ]);
+  });
+
   it('reads what a refund or a dispute reverses', () => {
     expect(readCharge({ id: 'ch_1', payment_intent: 'pi_1', amount: 1000, amount_refunded: 250 }, 'refund')).toEqual({ id: 'ch_1', chargeId: 'ch_1', paymentIntentId: 'pi_1', amount: 1000, reversed: 250 });
     expect(readCharge({ id: 'dp_1', charge: 'ch_2', payment_intent: { id: 'pi_1' }, amount: 1000 }, 'dispute')).toEqual({

@@ -62,16 +62,35 @@ export function readSubscription(o: unknown): SubscriptionSnapshot | null {
   };
 }
 
+/** One line of an invoice as Stripe invoiced it: its amount in cents (before discounts and tax), a proration or not. */
+export interface InvoiceLineSnapshot {
+  priceId: string | null;
+  quantity: number | null;
+  amountCents: number | null;
+  proration: boolean;
+  description: string | null;
+}
+
 export interface InvoiceSnapshot {
   id: string;
   customerId: string | null;
   subscriptionId: string | null;
-  /** The subscription cycle the invoice bills (its subscription lines' period). */
+  /** The subscription cycle the invoice bills (its subscription lines' period, prorations aside). */
   periodStart: Date | null;
   periodEnd: Date | null;
   created: Date | null;
-  lines: { priceId: string | null; quantity: number | null }[];
+  lines: InvoiceLineSnapshot[];
+  /** What the invoice bills in cents, discounts and tax included (`total`), and its currency. */
+  totalCents: number | null;
+  currency: string | null;
   metadata: Record<string, string>;
+}
+
+/** A line is a proration in the older shape (`proration`) and in the current one (under `parent`). */
+function isProration(line: Obj): boolean {
+  const parent = isObj(line.parent) ? line.parent : {};
+  const details = [parent.subscription_item_details, parent.invoice_item_details].filter(isObj);
+  return line.proration === true || details.some((d) => d.proration === true);
 }
 
 export function readInvoice(o: unknown): InvoiceSnapshot | null {
@@ -81,9 +100,18 @@ export function readInvoice(o: unknown): InvoiceSnapshot | null {
   const lines = list(o.lines).map((l) => {
     const pricing = isObj(l.pricing) && isObj(l.pricing.price_details) ? l.pricing.price_details : {};
     const period = isObj(l.period) ? l.period : {};
-    return { priceId: idOf(l.price) ?? idOf(pricing.price), quantity: num(l.quantity), start: time(period.start), end: time(period.end) };
+    return {
+      priceId: idOf(l.price) ?? idOf(pricing.price),
+      quantity: num(l.quantity),
+      amountCents: num(l.amount),
+      proration: isProration(l),
+      description: str(l.description),
+      start: time(period.start),
+      end: time(period.end),
+    };
   });
-  const withPeriod = lines.find((l) => l.start && l.end && l.end > l.start);
+  // A proration's period is the rest of an earlier cycle: the cycle billed is a regular line's.
+  const withPeriod = lines.find((l) => !l.proration && l.start && l.end && l.end > l.start) ?? lines.find((l) => l.start && l.end && l.end > l.start);
   return {
     id: str(o.id)!,
     customerId: idOf(o.customer),
@@ -91,7 +119,9 @@ export function readInvoice(o: unknown): InvoiceSnapshot | null {
     periodStart: withPeriod?.start ?? time(o.period_start),
     periodEnd: withPeriod?.end ?? time(o.period_end),
     created: time(o.created),
-    lines: lines.map(({ priceId, quantity }) => ({ priceId, quantity })),
+    lines: lines.map(({ priceId, quantity, amountCents, proration, description }) => ({ priceId, quantity, amountCents, proration, description })),
+    totalCents: num(o.total),
+    currency: str(o.currency),
     metadata: { ...(isObj(details.metadata) ? metadataOf(details) : {}), ...metadataOf(o) },
   };
 }

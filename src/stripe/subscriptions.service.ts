@@ -175,16 +175,16 @@ export class SubscriptionsService {
   }
 
   /**
-   * The account's subscription invoices and top-ups, newest first. Invoice amounts are not stored: they
-   * are computed from the plan's prices and the invoice's seat quantity (as the seats report does).
+   * The account's subscription invoices and top-ups, newest first. An invoice's amount is its total as
+   * Stripe invoiced it; one recorded before totals were kept shows the plan's prices × its seat quantity.
    */
   async billingHistory(accountId: string, limit = 24): Promise<BillingHistory> {
     const [account] = await rows<{ plan: PlanId }>(this.ds, `SELECT plan FROM accounts WHERE id = $1`, [accountId]);
     const { basePrice, seatPrice } = this.catalog.invoicePrices(account?.plan ?? '');
     const [invoices, topUps] = await Promise.all([
-      rows<{ invoice_id: string; status: string; period_start: Date; period_end: Date; seat_quantity: number | null; active_seats: number; created_at: Date }>(
+      rows<{ invoice_id: string; status: string; period_start: Date; period_end: Date; seat_quantity: number | null; active_seats: number; total_cents: string | null }>(
         this.ds,
-        `SELECT invoice_id, status, period_start, period_end, seat_quantity, active_seats, created_at FROM stripe_invoices
+        `SELECT invoice_id, status, period_start, period_end, seat_quantity, active_seats, total_cents::text FROM stripe_invoices
          WHERE account_id = $1 ORDER BY period_start DESC, invoice_id DESC LIMIT $2`,
         [accountId, limit],
       ),
@@ -203,7 +203,7 @@ export class SubscriptionsService {
         periodEnd: i.period_end.toISOString(),
         seatQuantity: i.seat_quantity,
         activeSeats: i.active_seats,
-        amountCents: basePrice.unitAmountCents + seatPrice.unitAmountCents * (i.seat_quantity ?? 0),
+        amountCents: i.total_cents !== null ? Number(i.total_cents) : basePrice.unitAmountCents + seatPrice.unitAmountCents * (i.seat_quantity ?? 0),
       })),
       topUps: topUps.map((t) => ({
         sessionId: t.session_id,

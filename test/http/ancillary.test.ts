@@ -195,6 +195,28 @@ describe('ancillary usage: snapshots, volumes and egress metered and charged', (
     expect(alerts.map((a) => a.payload.data.threshold)).toEqual([50, 80]);
   });
 
+  it('counts storage accrued against the wallet in the account spend limit, like a runtime charge: the next launch past it is refused', async () => {
+    clock.set(at(12));
+    const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
+    const limit = await h.request('PUT', `/v1/accounts/${accountId}/spend-limit`, { key: admin, body: { credits: '1.500000', period: 'month', thresholds: [50, 100] } });
+    expect(limit.status, JSON.stringify(limit.body)).toBe(200);
+    const v = volume(accountId, uid('vol'));
+    await accepted([v.created(6, 100), v.deleted(11)]);
+    const spend = async () => (await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body.spend;
+    expect(await spend()).toMatchObject({ spent: '0.000000' });
+    // 100 GiB × 5 hours at 2,000 µcr per GiB-hour: 1 credit, charged to the wallet and counted in its spend.
+    await accrue();
+    expect(await total(accountId)).toBe('9.000000');
+    expect(await spend()).toMatchObject({ spent: '1.000000', limit: '1.500000' });
+    // A one-hour small launch (1 credit) would take the month to 2 credits: refused.
+    const launch = await h.request('POST', '/v1/reservations', {
+      key: cp,
+      body: { accountId, runtimeId: uid('rt'), variant: 'datalayer', environment: { name: 'py', sizeClass: 'small' }, minutes: 60 },
+    });
+    expect(launch.status).toBe(402);
+    expect(launch.body.error.code).toBe('DL_BILLING_SPEND_LIMIT_REACHED');
+  });
+
   it('tells a wallet that cannot pay its storage, then flags its snapshots for deletion after the grace period (never deleting them), once', async () => {
     clock.set(at(12));
     const accountId = await fundedAccount(h, admin, {});

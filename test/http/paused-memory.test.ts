@@ -1,89 +1,19 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/infra/clock/clock';
-import { fundedAccount, lifecycle } from '../support/accounts';
-import { startApp, uid, type Harness } from '../support/app';
-import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
-
-const MIN = 60_000;
-const H = 60 * MIN;
-/** Before PRICED the shipped version applies (paused memory unpriced); from PRICED on, 0.25 credit per GiB-hour. */
-const UNPRICED_DAY = new Date('2031-07-06T10:00:00.000Z');
-const PRICED = new Date('2031-07-10T00:00:00.000Z');
-const PRICED_DAY = new Date('2031-07-12T10:00:00.000Z');
-
-function pausedPricedRateCard(): string {
-  const shipped = JSON.parse(readFileSync('config/rate-card.json', 'utf8')) as { versions: Record<string, unknown>[] };
-  const first = shipped.versions[0]!;
-  const priced = { ...first, version: 'test-paused-priced', effectiveFrom: PRICED.toISOString(), ancillary: { paused_ram_gib_hour: '0.250000' } };
-  const path = join(mkdtempSync(join(tmpdir(), 'rate-card-')), 'rate-card.json');
-  writeFileSync(path, JSON.stringify({ ...shipped, versions: [first, priced] }));
-  return path;
-}
+import { describe, expect, it } from 'vitest';
+import { AncillaryUsageService } from '../../src/ancillary/ancillary-usage.service';
+import { inTransaction } from '../../src/common/database/transaction';
+import { MIN, pausedMemorySuite, PRICED_DAY, UNPRICED_DAY } from '../support/paused-memory';
 
 describe('paused-runtime memory: metered from pause/resume with the size class memory, shown unpriced or charged', () => {
-  let db: FreshDatabase;
-  let h: Harness;
-  let admin: string;
-  let cp: string;
-  const clock = new ManualClock(UNPRICED_DAY);
+  const suite = pausedMemorySuite('paused_memory');
+  const reads = () => suite.reads;
 
-  beforeAll(async () => {
-    db = await freshDatabase('paused_memory');
-    h = await startApp({ clock, env: { DATABASE_URL: db.url, RATE_CARD_FILE: pausedPricedRateCard() } });
-    admin = await h.key('admin');
-    cp = await h.key('control-plane');
-  });
-  afterAll(async () => {
-    await h.close();
-    await db.drop();
-  });
-
-  const accepted = async (body: unknown) => {
-    const res = await h.request('POST', '/v1/events', { key: cp, body });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-  };
-  const total = async (accountId: string) => (await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body.total as string;
-  const view = async (runtimeId: string) => (await h.request('GET', `/v1/reservations/${runtimeId}`, { key: cp })).body;
-  const statement = async (accountId: string) => {
-    const res = await h.request('GET', `/v1/accounts/${accountId}/statements/2031-07`, { key: admin });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    return res.body as {
-      lines: { section: string; description: string; quantity?: string; unit?: string; included?: string; beyondIncluded?: string; credits: string }[];
-      ancillary: Record<string, unknown>[];
-      closingBalance: string;
-    };
-  };
-  const pausedLine = async (accountId: string) => (await statement(accountId)).lines.find((l) => l.section === 'unpriced' && l.description.includes('paused_ram_gib_hour'));
-  const unpricedMetric = async () => {
-    const metrics = await h.request('GET', '/metrics', { key: admin });
-    const line = String(metrics.body).split('\n').find((l) => l.startsWith('dl_billing_ancillary_unpriced_total{kind="paused_ram"'));
-    return line ? Number(line.split(' ').pop()) : 0;
-  };
-  /** A runtime reserved at `day` (size class `sizeClass`) and the events of its session, by name. */
-  const runtime = async (day: Date, sizeClass: 'small' | 'medium') => {
-    clock.set(day);
-    const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
-    const runtimeId = uid('rt');
-    const res = await h.request('POST', '/v1/reservations', {
-      key: cp,
-      body: { accountId, runtimeId, variant: 'datalayer', environment: { name: 'python-simple', sizeClass }, minutes: 120 },
-    });
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
-    clock.set(new Date(day.getTime() + H));
-    const at = (minutes: number) => new Date(day.getTime() + minutes * MIN);
-    let seq = 0;
-    return {
-      accountId,
-      runtimeId,
-      started: (m: number) => lifecycle(accountId, runtimeId, 'runtime.started', at(m), ++seq),
-      paused: (m: number) => lifecycle(accountId, runtimeId, 'runtime.paused', at(m), ++seq),
-      resumed: (m: number) => lifecycle(accountId, runtimeId, 'runtime.resumed', at(m), ++seq),
-      terminated: (m: number) => lifecycle(accountId, runtimeId, 'runtime.terminated', at(m), ++seq, { reason: 'user_requested' }),
-    };
-  };
+  const accepted = (body: unknown) => reads().accepted(body);
+  const total = (accountId: string) => reads().total(accountId);
+  const view = (runtimeId: string) => reads().view(runtimeId);
+  const statement = (accountId: string) => reads().statement(accountId);
+  const pausedLine = (accountId: string) => reads().pausedLine(accountId);
+  const unpricedMetric = () => reads().unpricedMetric();
+  const runtime = (day: Date, sizeClass: 'small' | 'medium') => suite.runtime(day, sizeClass);
 
   it('meters 30 paused minutes of a small runtime (1 GiB) as 0.5 GiB-hour, unpriced: on the statement with its quantity, counted, never charged', async () => {
     const before = await unpricedMetric();
@@ -94,6 +24,30 @@ describe('paused-runtime memory: metered from pause/resume with the size class m
     expect(await total(r.accountId)).toBe('9.666666');
     expect(await pausedLine(r.accountId)).toMatchObject({ quantity: '0.500000', unit: 'GiB-hour', credits: '0.000000', included: '0.000000', beyondIncluded: '0.500000' });
     expect((await statement(r.accountId)).closingBalance).toBe('9.666666');
+    expect(await unpricedMetric()).toBeCloseTo(before + 0.5, 6);
+  });
+
+  it('counts unpriced paused memory once when the transaction that meters it is retried (counted at commit)', async () => {
+    const before = await unpricedMetric();
+    const r = await runtime(UNPRICED_DAY, 'small');
+    const settled = { runtimeId: r.runtimeId, accountId: r.accountId, sizeClass: 'small', rateCardVersion: null, terminatedAt: r.at(50) };
+    const pause = { pausedIntervals: [{ from: r.at(10), to: r.at(40) }], pausedMs: 30 * MIN, first: true };
+    let attempts = 0;
+    // The first attempt meters the pause, then fails as a deadlock would: rolled back and run again.
+    await inTransaction(suite.h.ds, async (em) => {
+      await suite.h.app.get(AncillaryUsageService).chargePausedMemory(em, { ...settled, ...pause });
+      if (++attempts === 1) throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
+    });
+    expect(attempts).toBe(2);
+    expect(await pausedLine(r.accountId)).toMatchObject({ quantity: '0.500000' });
+    expect(await unpricedMetric()).toBeCloseTo(before + 0.5, 6);
+    // A transaction that fails for good counts nothing.
+    const failed = inTransaction(suite.h.ds, async (em) => {
+      await suite.h.app.get(AncillaryUsageService).chargePausedMemory(em, { ...settled, ...pause, pausedMs: 90 * MIN, first: false });
+      throw new Error('gave up');
+    });
+    await expect(failed).rejects.toThrow('gave up');
+    expect(await pausedLine(r.accountId)).toMatchObject({ quantity: '0.500000' });
     expect(await unpricedMetric()).toBeCloseTo(before + 0.5, 6);
   });
 

@@ -67,6 +67,10 @@ export class StripeFake {
   private readonly delays: { match: (method: string, path: string) => boolean; ms: number; times: number }[] = [];
   private server: Server | null = null;
   private eventSeq = 0;
+  /** Proration lines of quantity changes, per subscription, until its next invoice (Stripe's pending invoice items). */
+  private readonly pendingProrations = new Map<string, Obj[]>();
+  /** The instant (seconds) quantity changes are prorated at, as Stripe's `proration_date`; now when unset. */
+  prorationDate: number | null = null;
   url = '';
 
   /** `prices`: the unit amount in cents of each price id, as configured in Stripe (invoice lines then carry their amounts). */
@@ -116,11 +120,13 @@ export class StripeFake {
     for (const s of this.subscriptions.values()) for (const i of s.items.data) if (i.id === itemId) i.quantity = quantity;
   }
 
-  /** The customer pays a Checkout Session: it becomes complete and paid, with a payment intent. */
+  /** The customer pays a Checkout Session: it becomes complete and paid, with a payment intent (and its amount, for priced line items). */
   pay(sessionId: string): Obj {
     const s = this.sessions.get(sessionId);
     if (!s) throw new Error(`no session ${sessionId}`);
-    Object.assign(s, { status: 'complete', payment_status: 'paid', payment_intent: s.payment_intent ?? newId('pi') });
+    const amounts = ((s.line_items ?? []) as Obj[]).map((i) => (this.prices[i.price] === undefined ? null : this.prices[i.price]! * Number(i.quantity ?? 1)));
+    const amountTotal = amounts.length > 0 && amounts.every((a) => a !== null) ? amounts.reduce((x, y) => x! + y!, 0) : s.amount_total;
+    Object.assign(s, { status: 'complete', payment_status: 'paid', payment_intent: s.payment_intent ?? newId('pi'), amount_total: amountTotal, currency: 'usd' });
     return structuredClone(s);
   }
 
@@ -140,11 +146,11 @@ export class StripeFake {
       parent: { type: 'subscription_details', subscription_details: { subscription: sub.id, metadata: sub.metadata } },
       lines: {
         object: 'list',
-        data: sub.items.data.map((i: Obj) => {
+        data: [...(this.pendingProrations.get(sub.id) ?? []), ...sub.items.data.map((i: Obj) => {
           const quantity = i.price.id === sub.items.data[1]?.price.id && opts.seatQuantity !== undefined ? opts.seatQuantity : i.quantity;
           const amount = typeof i.price.unit_amount === 'number' ? { amount: quantity * i.price.unit_amount, currency: 'usd' } : {};
           return { id: newId('il'), object: 'line_item', quantity, ...amount, period: { start, end }, pricing: { price_details: { price: i.price.id, unit_amount_decimal: i.price.unit_amount?.toString() } } };
-        }),
+        })],
       },
       period_start: start,
       period_end: end,
@@ -152,7 +158,37 @@ export class StripeFake {
     const amounts = invoice.lines.data.map((l: Obj) => l.amount);
     if (amounts.every((a: unknown) => typeof a === 'number')) Object.assign(invoice, { currency: 'usd', total: amounts.reduce((x: number, y: number) => x + y, 0), amount_paid: amounts.reduce((x: number, y: number) => x + y, 0) });
     this.invoices.set(invoice.id, invoice);
+    this.pendingProrations.delete(sub.id);
     return structuredClone(invoice);
+  }
+
+  /**
+   * A quantity change within the cycle, as Stripe prorates it: a credit for the unused time of the old
+   * quantity and a charge for the remaining time of the new one, each rounded to the cent, kept for
+   * the subscription's next invoice (`always_invoice` is treated the same).
+   */
+  private prorate(sub: Obj, item: Obj, quantity: number, prorationDate: string | undefined): void {
+    const unit = item.price.unit_amount;
+    if (typeof unit !== 'number' || quantity === item.quantity) return;
+    const at = prorationDate !== undefined ? Number(prorationDate) : (this.prorationDate ?? now());
+    const start = item.current_period_start as number;
+    const end = item.current_period_end as number;
+    const rest = Math.min(1, Math.max(0, (end - at) / (end - start)));
+    const line = (q: number, sign: number, what: string) => ({
+      id: newId('il'),
+      object: 'line_item',
+      quantity: q,
+      amount: sign * Math.round(q * unit * rest),
+      currency: 'usd',
+      description: `${what} on ${q} × ${item.price.id} after ${new Date(at * 1000).toISOString()}`,
+      period: { start: at, end },
+      parent: { type: 'invoice_item_details', invoice_item_details: { invoice_item: newId('ii'), proration: true, subscription: sub.id } },
+      pricing: { price_details: { price: item.price.id }, unit_amount_decimal: String(unit) },
+    });
+    const pending = this.pendingProrations.get(sub.id) ?? [];
+    if (item.quantity > 0) pending.push(line(item.quantity, -1, 'Unused time'));
+    if (quantity > 0) pending.push(line(quantity, 1, 'Remaining time'));
+    this.pendingProrations.set(sub.id, pending);
   }
 
   /** Records an event (as Stripe would for its own changes) and returns it, to deliver or to leave for recovery. */
@@ -306,6 +342,7 @@ export class StripeFake {
           if (p.quantity !== undefined) {
             const q = Number(p.quantity);
             if (!Number.isInteger(q) || q < 0) throw new Error('Invalid integer: quantity');
+            if ((p.proration_behavior ?? 'create_prorations') !== 'none') this.prorate(s, item, q, p.proration_date);
             item.quantity = q;
             this.emit('customer.subscription.updated', s);
           }

@@ -1318,7 +1318,7 @@ export interface components {
                 /** @enum {string} */
                 currency: "usd";
             };
-            /** @description Team: the base fee and the seat fee of each invoice whose cycle starts in the period, in US cents, invoiced by Stripe */
+            /** @description Team: each invoice whose cycle starts in the period, in US cents as Stripe invoiced it: the base fee and the seat fee (the sums of its lines of each price, prorations included), and its other items (discounts, tax) when there are any, so that they sum to its total */
             fees: {
                 amountCents: number;
                 description: string;
@@ -1354,6 +1354,21 @@ export interface components {
             };
             /** Format: date-time */
             to: string;
+            /** @description Top-ups bought through Stripe whose credits were granted in the period, with their price in dollars */
+            topUps: {
+                /** @description What Stripe Checkout charged, in US cents (null when Stripe did not say) */
+                amountCents: number | null;
+                /** Format: date-time */
+                at: string;
+                /**
+                 * @description Credits granted (in the `top_ups` line of the period)
+                 * @example 12.500000
+                 */
+                credits: string;
+                pack: string;
+                /** @description The Stripe Checkout Session */
+                sessionId: string;
+            }[];
         };
         StatementLine: {
             /** @description A quantity in `unit`, with 6 decimals (rounded up) */

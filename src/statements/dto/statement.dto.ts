@@ -44,7 +44,21 @@ export const statementSchema = z
         description: z.string(),
         amountCents: z.number().int(),
       }),
-    ).meta({ description: 'Team: the base fee and the seat fee of each invoice whose cycle starts in the period, in US cents, invoiced by Stripe' }),
+    ).meta({
+      description:
+        'Team: each invoice whose cycle starts in the period, in US cents as Stripe invoiced it: the base fee and the seat fee (the sums of its lines of each price, prorations included), and its other items (discounts, tax) when there are any, so that they sum to its total',
+    }),
+    topUps: z
+      .array(
+        z.strictObject({
+          sessionId: z.string().meta({ description: 'The Stripe Checkout Session' }),
+          pack: z.string(),
+          credits: credits.meta({ description: 'Credits granted (in the `top_ups` line of the period)' }),
+          amountCents: z.number().int().nullable().meta({ description: 'What Stripe Checkout charged, in US cents (null when Stripe did not say)' }),
+          at: instant,
+        }),
+      )
+      .meta({ description: 'Top-ups bought through Stripe whose credits were granted in the period, with their price in dollars' }),
     reconciliation: z.strictObject({
       transactions: z.number().int().meta({ description: 'Ledger transactions posted in the period' }),
       movements: credits.meta({ description: 'Σ of the lines = closingBalance − openingBalance' }),

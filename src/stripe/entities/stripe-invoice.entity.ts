@@ -1,3 +1,4 @@
+import type { InvoiceLineSnapshot } from '../stripe-objects';
 import { Check, Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 
 /** A subscription invoice seen through webhooks, with the seats it billed and the seats active then. */
@@ -27,6 +28,20 @@ export class StripeInvoice {
   /** The seat line's quantity (null when the invoice has no seat line). */
   @Column({ name: 'seat_quantity', type: 'integer', nullable: true })
   seatQuantity: number | null;
+
+  /**
+   * The invoice's lines as Stripe invoiced them (price, quantity, amount in cents, proration), from
+   * the signed webhook; null for an invoice recorded before amounts were kept.
+   */
+  @Column({ type: 'jsonb', nullable: true })
+  lines: InvoiceLineSnapshot[] | null;
+
+  /** What the invoice bills in cents, discounts and tax included (Stripe's `total`). */
+  @Column({ name: 'total_cents', type: 'bigint', nullable: true })
+  totalCents: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  currency: string | null;
 
   /** Active members when the invoice was created. */
   @Column({ name: 'active_seats', type: 'integer' })

@@ -1,0 +1,107 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { ManualClock } from '../../src/infra/clock/clock';
+import { fundedAccount, lifecycle } from './accounts';
+import { startApp, uid, type Harness } from './app';
+import { freshDatabase, type FreshDatabase } from './fresh-database';
+
+export const MIN = 60_000;
+export const H = 60 * MIN;
+/** Before PRICED the shipped version applies (paused memory unpriced); from PRICED on, 0.25 credit per GiB-hour. */
+export const UNPRICED_DAY = new Date('2031-07-06T10:00:00.000Z');
+export const PRICED = new Date('2031-07-10T00:00:00.000Z');
+export const PRICED_DAY = new Date('2031-07-12T10:00:00.000Z');
+
+function pausedPricedRateCard(): string {
+  const shipped = JSON.parse(readFileSync('config/rate-card.json', 'utf8')) as { versions: Record<string, unknown>[] };
+  const first = shipped.versions[0]!;
+  const priced = { ...first, version: 'test-paused-priced', effectiveFrom: PRICED.toISOString(), ancillary: { paused_ram_gib_hour: '0.250000' } };
+  const path = join(mkdtempSync(join(tmpdir(), 'rate-card-')), 'rate-card.json');
+  writeFileSync(path, JSON.stringify({ ...shipped, versions: [first, priced] }));
+  return path;
+}
+
+export interface StatementBody {
+  lines: { section: string; description: string; quantity?: string; unit?: string; included?: string; beyondIncluded?: string; credits: string }[];
+  ancillary: Record<string, unknown>[];
+  closingBalance: string;
+}
+
+/** Reads of what a user sees about paused memory: the wallet, the reservation, the July 2031 statement, the metric. */
+function pausedMemoryReads(h: Harness, keys: { admin: string; cp: string }) {
+  const statement = async (accountId: string): Promise<StatementBody> => {
+    const res = await h.request('GET', `/v1/accounts/${accountId}/statements/2031-07`, { key: keys.admin });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body as StatementBody;
+  };
+  return {
+    accepted: async (body: unknown) => {
+      const res = await h.request('POST', '/v1/events', { key: keys.cp, body });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+    },
+    total: async (accountId: string) => (await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: keys.admin })).body.total as string,
+    view: async (runtimeId: string) => (await h.request('GET', `/v1/reservations/${runtimeId}`, { key: keys.cp })).body,
+    statement,
+    pausedLine: async (accountId: string) => (await statement(accountId)).lines.find((l) => l.section === 'unpriced' && l.description.includes('paused_ram_gib_hour')),
+    unpricedMetric: async () => {
+      const metrics = await h.request('GET', '/metrics', { key: keys.admin });
+      const line = String(metrics.body).split('\n').find((l) => l.startsWith('dl_billing_ancillary_unpriced_total{kind="paused_ram"'));
+      return line ? Number(line.split(' ').pop()) : 0;
+    },
+  };
+}
+
+/** A runtime reserved at `day` (size class `sizeClass`, `minutes` reserved) and the events of its session, by minute. */
+async function pausedRuntime(h: Harness, keys: { admin: string; cp: string }, clock: ManualClock, day: Date, sizeClass: 'small' | 'medium', minutes = 120) {
+  clock.set(day);
+  const accountId = await fundedAccount(h, keys.admin, { credits: '10.000000' });
+  const runtimeId = uid('rt');
+  const res = await h.request('POST', '/v1/reservations', {
+    key: keys.cp,
+    body: { accountId, runtimeId, variant: 'datalayer', environment: { name: 'python-simple', sizeClass }, minutes },
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  clock.set(new Date(day.getTime() + H));
+  const at = (m: number) => new Date(day.getTime() + m * MIN);
+  let seq = 0;
+  return {
+    accountId,
+    runtimeId,
+    at,
+    started: (m: number) => lifecycle(accountId, runtimeId, 'runtime.started', at(m), ++seq),
+    paused: (m: number) => lifecycle(accountId, runtimeId, 'runtime.paused', at(m), ++seq),
+    resumed: (m: number) => lifecycle(accountId, runtimeId, 'runtime.resumed', at(m), ++seq),
+    terminated: (m: number) => lifecycle(accountId, runtimeId, 'runtime.terminated', at(m), ++seq, { reason: 'user_requested' }),
+  };
+}
+
+export interface PausedMemorySuite {
+  h: Harness;
+  admin: string;
+  cp: string;
+  clock: ManualClock;
+  reads: ReturnType<typeof pausedMemoryReads>;
+  runtime: (day: Date, sizeClass: 'small' | 'medium', minutes?: number) => ReturnType<typeof pausedRuntime>;
+}
+
+/** Inside a describe: a fresh database and app on the paused-priced rate card with a manual clock, its keys and reads. */
+export function pausedMemorySuite(prefix: string, env: Record<string, string> = {}): PausedMemorySuite {
+  let db: FreshDatabase;
+  const suite = { clock: new ManualClock(UNPRICED_DAY) } as PausedMemorySuite;
+  beforeAll(async () => {
+    db = await freshDatabase(prefix);
+    suite.h = await startApp({ clock: suite.clock, env: { DATABASE_URL: db.url, RATE_CARD_FILE: pausedPricedRateCard(), ...env } });
+    const keys = { admin: await suite.h.key('admin'), cp: await suite.h.key('control-plane') };
+    Object.assign(suite, keys, {
+      reads: pausedMemoryReads(suite.h, keys),
+      runtime: (day: Date, sizeClass: 'small' | 'medium', minutes?: number) => pausedRuntime(suite.h, keys, suite.clock, day, sizeClass, minutes),
+    });
+  });
+  afterAll(async () => {
+    await suite.h.close();
+    await db.drop();
+  });
+  return suite;
+}
