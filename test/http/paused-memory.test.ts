@@ -13,7 +13,7 @@ describe('paused-runtime memory: metered from pause/resume with the size class m
   const statement = (accountId: string) => reads().statement(accountId);
   const pausedLine = (accountId: string) => reads().pausedLine(accountId);
   const unpricedMetric = () => reads().unpricedMetric();
-  const runtime = (day: Date, sizeClass: 'small' | 'medium') => suite.runtime(day, sizeClass);
+  const runtime = (day: Date, sizeClass: 'small' | 'medium', plan?: 'free') => suite.runtime(day, sizeClass, { plan });
 
   it('meters 30 paused minutes of a small runtime (1 GiB) as 0.5 GiB-hour, unpriced: on the statement with its quantity, counted, never charged', async () => {
     const before = await unpricedMetric();
@@ -25,6 +25,12 @@ describe('paused-runtime memory: metered from pause/resume with the size class m
     expect(await pausedLine(r.accountId)).toMatchObject({ quantity: '0.500000', unit: 'GiB-hour', credits: '0.000000', included: '0.000000', beyondIncluded: '0.500000' });
     expect((await statement(r.accountId)).closingBalance).toBe('9.666666');
     expect(await unpricedMetric()).toBeCloseTo(before + 0.5, 6);
+  });
+
+  it('shows what the plan includes beside the unpriced quantity (Free: 100 GiB-hours of paused memory a month)', async () => {
+    const r = await runtime(UNPRICED_DAY, 'small', 'free');
+    await accepted([r.started(0), r.paused(10), r.resumed(40), r.terminated(50)]);
+    expect(await pausedLine(r.accountId)).toMatchObject({ quantity: '0.500000', unit: 'GiB-hour', credits: '0.000000', included: '100.000000', beyondIncluded: '0.000000' });
   });
 
   it('counts unpriced paused memory once when the transaction that meters it is retried (counted at commit)', async () => {

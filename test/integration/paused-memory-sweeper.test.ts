@@ -17,7 +17,7 @@ describe('paused-runtime memory of a runtime settled by the sweeper', () => {
   };
   /** Reserved 60 minutes; runs 0–10, paused 10–40, runs again: the reservation is used up at minute 90, nothing terminates it. */
   const expiredWhilePausedOnce = async (day: Date, sizeClass: 'small' | 'medium') => {
-    const r = await suite.runtime(day, sizeClass, 60);
+    const r = await suite.runtime(day, sizeClass, { minutes: 60 });
     await suite.reads.accepted([r.started(0), r.paused(10), r.resumed(40)]);
     expect(await sweepAt(r.at(95))).toMatchObject({ reservationExpired: 1, forcedSettlements: 0 });
     expect(await sweepAt(r.at(106))).toMatchObject({ forcedSettlements: 1 });

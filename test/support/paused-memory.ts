@@ -53,10 +53,17 @@ function pausedMemoryReads(h: Harness, keys: { admin: string; cp: string }) {
   };
 }
 
-/** A runtime reserved at `day` (size class `sizeClass`, `minutes` reserved) and the events of its session, by minute. */
-async function pausedRuntime(h: Harness, keys: { admin: string; cp: string }, clock: ManualClock, day: Date, sizeClass: 'small' | 'medium', minutes = 120) {
+export interface RuntimeOptions {
+  /** Reserved minutes (120 by default). */
+  minutes?: number;
+  plan?: 'free' | 'enterprise';
+}
+
+/** A runtime reserved at `day` (size class `sizeClass`) for an account of its own, and the events of its session, by minute. */
+async function pausedRuntime(h: Harness, keys: { admin: string; cp: string }, clock: ManualClock, day: Date, sizeClass: 'small' | 'medium', opts: RuntimeOptions = {}) {
+  const minutes = opts.minutes ?? 120;
   clock.set(day);
-  const accountId = await fundedAccount(h, keys.admin, { credits: '10.000000' });
+  const accountId = await fundedAccount(h, keys.admin, { credits: '10.000000', plan: opts.plan ?? 'enterprise' });
   const runtimeId = uid('rt');
   const res = await h.request('POST', '/v1/reservations', {
     key: keys.cp,
@@ -83,7 +90,7 @@ export interface PausedMemorySuite {
   cp: string;
   clock: ManualClock;
   reads: ReturnType<typeof pausedMemoryReads>;
-  runtime: (day: Date, sizeClass: 'small' | 'medium', minutes?: number) => ReturnType<typeof pausedRuntime>;
+  runtime: (day: Date, sizeClass: 'small' | 'medium', opts?: RuntimeOptions) => ReturnType<typeof pausedRuntime>;
 }
 
 /** Inside a describe: a fresh database and app on the paused-priced rate card with a manual clock, its keys and reads. */
@@ -96,7 +103,7 @@ export function pausedMemorySuite(prefix: string, env: Record<string, string> = 
     const keys = { admin: await suite.h.key('admin'), cp: await suite.h.key('control-plane') };
     Object.assign(suite, keys, {
       reads: pausedMemoryReads(suite.h, keys),
-      runtime: (day: Date, sizeClass: 'small' | 'medium', minutes?: number) => pausedRuntime(suite.h, keys, suite.clock, day, sizeClass, minutes),
+      runtime: (day: Date, sizeClass: 'small' | 'medium', opts?: RuntimeOptions) => pausedRuntime(suite.h, keys, suite.clock, day, sizeClass, opts),
     });
   });
   afterAll(async () => {
