@@ -4,7 +4,6 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { z } from 'zod';
 import { Access } from '../accounts/auth/auth.decorators';
-import { rows } from '../common/database/transaction';
 import { BillingException } from '../common/errors/billing.exception';
 import { Doc } from '../common/http/openapi';
 import { parseQueryOrThrow } from '../common/http/zod-validation.pipe';
@@ -15,13 +14,7 @@ import { calendarMonth } from '../plans/periods';
 import { toCsv } from '../reports/reports.service';
 import { ancillaryUsageSchema } from '../ancillary/dto/ancillary-usage.dto';
 import { ancillaryUsageJson, meteredAncillary } from '../ancillary/usage-view';
-
-const GROUPS = {
-  runtime: `runtime_id`,
-  environment: `COALESCE(environment->>'name', size_class, 'unknown')`,
-  day: `to_char(started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')`,
-  user: `COALESCE(user_id, 'unknown')`,
-} as const;
+import { accountExists, usageByGroup } from './usage-reads';
 
 const usageQuery = z.strictObject({
   from: inputInstant.optional(),
@@ -48,13 +41,6 @@ export const usageSchema = z
     ancillary: z.array(ancillaryUsageSchema).meta({ description: 'Snapshots, volumes and egress metered in [from, to), by kind (not in the CSV)' }),
   })
   .meta({ id: 'Usage' });
-
-interface UsageRow {
-  key: string;
-  runtimes: number;
-  ms: string;
-  credits: string;
-}
 
 /** Billable usage of an account's runtimes started in [from, to): settled charges, and charges so far. */
 @Controller('v1/accounts/:id/usage')
@@ -87,21 +73,8 @@ export class UsageController {
     const from = q.from ? new Date(q.from) : month.start;
     const to = q.to ? new Date(q.to) : month.end;
     if (from >= to) throw BillingException.invalid([{ field: 'to', message: 'must be after from' }]);
-    const exists = await rows(this.ds, `SELECT 1 FROM accounts WHERE id = $1`, [accountId]);
-    if (exists.length === 0) throw BillingException.notFound(`Account ${accountId}`);
-    // Running time so far for active runtimes; settled ones keep their settled charge.
-    const items = await rows<UsageRow>(
-      this.ds,
-      `WITH u AS (
-         SELECT *, closed_ms + CASE WHEN open_since IS NOT NULL AND status NOT IN ('settled', 'voided')
-                                    THEN floor(extract(epoch FROM ($4::timestamptz - open_since)) * 1000)::bigint ELSE 0 END AS ms
-         FROM runtimes WHERE account_id = $1 AND started_at >= $2 AND started_at < $3)
-       SELECT ${GROUPS[q.groupBy]} AS key, count(*)::int AS runtimes, sum(ms)::text AS ms,
-              sum(CASE WHEN status IN ('settled', 'voided') THEN charged
-                       ELSE LEAST(reserved_amount, ceil(rate_per_hour::numeric * ms / 3600000)::bigint) END)::text AS credits
-       FROM u GROUP BY 1 ORDER BY 1`,
-      [accountId, from.toISOString(), to.toISOString(), now.toISOString()],
-    );
+    if (!(await accountExists(this.ds, accountId))) throw BillingException.notFound(`Account ${accountId}`);
+    const items = await usageByGroup(this.ds, { accountId, from, to, now, groupBy: q.groupBy });
     const total = items.reduce(
       (acc, i) => ({ runtimes: acc.runtimes + i.runtimes, ms: acc.ms + BigInt(i.ms), credits: acc.credits + BigInt(i.credits) }),
       { runtimes: 0, ms: 0n, credits: 0n },
