@@ -1,9 +1,12 @@
+import { fileURLToPath } from 'node:url';
 import swc from 'unplugin-swc';
 import { defineConfig } from 'vitest/config';
 import type { TestUserConfig } from 'vitest/node';
 
 // SWC compiles the tests so that Nest's decorator metadata works as in the build.
 const plugins = [swc.vite({ module: { type: 'es6' } })];
+// Imports from one module of src/ into another name it: `src/ledger/…` (tsconfig.json's paths).
+const resolve = { alias: [{ find: /^src\//, replacement: fileURLToPath(new URL('./src/', import.meta.url)) }] };
 
 // `vitest run` (npm test) leaves the fault-injection suite out: it has its own script
 // (npm run test:faults) and CI step. A `--project` on the command line replaces this filter.
@@ -16,10 +19,12 @@ export default defineConfig({
     projects: [
       {
         plugins,
+        resolve,
         test: { name: 'unit', include: ['src/**/*.spec.ts'], environment: 'node' },
       },
       {
         plugins,
+        resolve,
         test: {
           name: 'http',
           include: ['test/http/**/*.test.ts'],
@@ -30,6 +35,7 @@ export default defineConfig({
       },
       {
         plugins,
+        resolve,
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
@@ -42,6 +48,7 @@ export default defineConfig({
       },
       {
         plugins,
+        resolve,
         test: {
           // Its own PostgreSQL, Kafka broker and build (test/faults/): nothing shared is restarted.
           name: 'faults',
