@@ -2,7 +2,17 @@ import tseslint from 'typescript-eslint';
 import { modulesPlugin } from './eslint/module-boundaries.mjs';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'test-artifacts/**', 'node_modules/**', 'coverage/**', '.data/**', 'migrations/*-*.ts', 'clients/typescript/src/schema.ts'] },
+  {
+    ignores: [
+      'dist/**',
+      'test-artifacts/**',
+      'node_modules/**',
+      'coverage/**',
+      '.data/**',
+      'migrations/*-*.ts',
+      'clients/typescript/src/schema.ts',
+    ],
+  },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts', '**/*.mts'],

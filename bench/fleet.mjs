@@ -33,7 +33,21 @@ import os from 'node:os';
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
 import { FleetLoad } from './lib/fleet-load.mjs';
-import { backendCpuMs, cpuBetween, cpuMsByPid, figure, fmt, httpCaller, machineLine, pgbenchCeiling, pgbenchText, rawConsumeRate, rssMiB, scratchDatabase, startService } from './support.mjs';
+import {
+  backendCpuMs,
+  cpuBetween,
+  cpuMsByPid,
+  figure,
+  fmt,
+  httpCaller,
+  machineLine,
+  pgbenchCeiling,
+  pgbenchText,
+  rawConsumeRate,
+  rssMiB,
+  scratchDatabase,
+  startService,
+} from './support.mjs';
 
 process.env.KAFKAJS_NO_PARTITIONER_WARNING ??= '1';
 const STEPS = (process.env.FLEET_N ?? '100000,250000,500000,1000000').split(',').map(Number);
@@ -48,7 +62,9 @@ const REQUEST_TIMEOUT_MS = Number(process.env.BENCH_REQUEST_TIMEOUT_MS ?? 10_000
 const MAX_LAG_S = 5;
 const MAX_P99_MS = 10;
 const FUNDS = '10000000.000000';
-const brokers = process.env.KAFKA_BROKERS ?? execFileSync('bash', ['scripts/kafka/kafka.sh', 'start'], { encoding: 'utf8' }).trim().split('\n').pop().split('=')[1];
+const brokers =
+  process.env.KAFKA_BROKERS ??
+  execFileSync('bash', ['scripts/kafka/kafka.sh', 'start'], { encoding: 'utf8' }).trim().split('\n').pop().split('=')[1];
 const tag = randomBytes(3).toString('hex');
 const topic = `bench.fleet.${tag}`;
 
@@ -74,7 +90,12 @@ for (let i = 0; i < accounts.length; i += 16) {
   await Promise.all(
     accounts.slice(i, i + 16).map(async (id) => {
       await call('POST', '/v1/accounts', { id, kind: 'user', plan: 'enterprise' });
-      const g = await call('POST', `/v1/admin/accounts/${id}/grants`, { credits: FUNDS, reason: 'fleet bench' }, { 'idempotency-key': `${id}-funds` });
+      const g = await call(
+        'POST',
+        `/v1/admin/accounts/${id}/grants`,
+        { credits: FUNDS, reason: 'fleet bench' },
+        { 'idempotency-key': `${id}-funds` },
+      );
       if (g.status !== 201) throw new Error(`grant for ${id}: HTTP ${g.status} ${JSON.stringify(g.body)}`);
     }),
   );
@@ -90,14 +111,26 @@ await producer.connect();
 // The database before the fleet: what the fleet adds is measured from here.
 await probe.query('CHECKPOINT').catch(() => undefined);
 const sizeBefore = Number((await probe.query(`SELECT pg_database_size(current_database()) AS b`)).rows[0].b);
-const load = new FleetLoad({ call, producer, topic, accounts, compression: C, lifetimeMin: LIFETIME_MIN, pauseShare: PAUSE_SHARE, requestTimeoutMs: REQUEST_TIMEOUT_MS, tag,
+const load = new FleetLoad({
+  call,
+  producer,
+  topic,
+  accounts,
+  compression: C,
+  lifetimeMin: LIFETIME_MIN,
+  pauseShare: PAUSE_SHARE,
+  requestTimeoutMs: REQUEST_TIMEOUT_MS,
+  tag,
   plannedWallSeconds: STEPS.length * (WARMUP_SECONDS + SECONDS + 120) + 600,
 });
 load.start();
 
 /** How far behind the service's consumer is, in messages and in seconds (since the oldest unconsumed message was sent). */
 async function lag() {
-  const [ends, [committed]] = await Promise.all([admin.fetchTopicOffsets(topic), admin.fetchOffsets({ groupId: `bench-${tag}`, topics: [topic] })]);
+  const [ends, [committed]] = await Promise.all([
+    admin.fetchTopicOffsets(topic),
+    admin.fetchOffsets({ groupId: `bench-${tag}`, topics: [topic] }),
+  ]);
   let produced = 0;
   let consumed = 0;
   for (const end of ends) {
@@ -117,10 +150,18 @@ let keptUp = null;
 for (const n of STEPS) {
   const rampStart = performance.now();
   await load.growTo(Math.round(n / C), n / (LIFETIME_MIN * 60));
-  console.error(`N=${fmt(n)}: ${fmt(load.alive)} runtimes alive after ${((performance.now() - rampStart) / 1000).toFixed(1)} s of ramp; warming up`);
+  console.error(
+    `N=${fmt(n)}: ${fmt(load.alive)} runtimes alive after ${((performance.now() - rampStart) / 1000).toFixed(1)} s of ramp; warming up`,
+  );
   await sleep(WARMUP_SECONDS * 1000);
   load.resetWindow();
-  const before = { at: performance.now(), service: cpuMsByPid([service.pid]), postgres: await backendCpuMs(probe), size: await dbSize(), wall: new Date() };
+  const before = {
+    at: performance.now(),
+    service: cpuMsByPid([service.pid]),
+    postgres: await backendCpuMs(probe),
+    size: await dbSize(),
+    wall: new Date(),
+  };
   let maxLag = 0;
   let maxRss = 0;
   while (performance.now() - before.at < SECONDS * 1000) {
@@ -128,13 +169,24 @@ for (const n of STEPS) {
     const l = await lag();
     maxLag = Math.max(maxLag, l.seconds);
     maxRss = Math.max(maxRss, rssMiB(service.pid) ?? 0);
-    console.error(`  t=${Math.round((performance.now() - before.at) / 1000)} s lag ${l.messages} msgs / ${l.seconds.toFixed(1)} s, alive ${load.alive}, rss ${Math.round(rssMiB(service.pid) ?? 0)} MiB`);
+    console.error(
+      `  t=${Math.round((performance.now() - before.at) / 1000)} s lag ${l.messages} msgs / ${l.seconds.toFixed(1)} s, alive ${load.alive}, rss ${Math.round(rssMiB(service.pid) ?? 0)} MiB`,
+    );
   }
-  const after = { at: performance.now(), service: cpuMsByPid([service.pid]), postgres: await backendCpuMs(probe), size: await dbSize(), wall: new Date() };
+  const after = {
+    at: performance.now(),
+    service: cpuMsByPid([service.pid]),
+    postgres: await backendCpuMs(probe),
+    size: await dbSize(),
+    wall: new Date(),
+  };
   const endLag = await lag();
   const w = load.window();
   const seconds = (after.at - before.at) / 1000;
-  const settled = Number((await probe.query(`SELECT count(*)::int AS n FROM runtimes WHERE settled_at >= $1 AND settled_at < $2`, [before.wall, after.wall])).rows[0].n);
+  const settled = Number(
+    (await probe.query(`SELECT count(*)::int AS n FROM runtimes WHERE settled_at >= $1 AND settled_at < $2`, [before.wall, after.wall]))
+      .rows[0].n,
+  );
   // The real fleet's runtime-hours over the window (the same as the compressed fleet's in event time).
   const runtimeHours = (n * seconds) / 3600;
   const latencies = w.latencies.sort((a, b) => a - b);
@@ -161,7 +213,8 @@ for (const n of STEPS) {
     generatorBehindMs: w.maxBehindMs,
     load: os.loadavg()[0],
   };
-  r.sustained = r.maxLag < MAX_LAG_S && r.p99 !== null && r.p99 <= MAX_P99_MS && r.lost === 0 && r.launchesPerSecond >= 0.9 * r.offeredLaunches;
+  r.sustained =
+    r.maxLag < MAX_LAG_S && r.p99 !== null && r.p99 <= MAX_P99_MS && r.lost === 0 && r.launchesPerSecond >= 0.9 * r.offeredLaunches;
   results.push(r);
   console.log(
     `N=${fmt(n)} (${fmt(r.alive)} alive at ${C}×): ${r.sustained ? 'sustained' : 'NOT sustained'}; ` +
@@ -184,7 +237,8 @@ for (;;) {
   const l = await lag();
   const open = Number((await probe.query(`SELECT count(*)::int AS n FROM runtimes WHERE status NOT IN ('settled', 'voided')`)).rows[0].n);
   if (l.messages === 0 && open === 0) break;
-  if (performance.now() - drainStart > 20 * 60_000) throw new Error(`not drained after 20 min: ${l.messages} messages behind, ${open} runtimes not settled`);
+  if (performance.now() - drainStart > 20 * 60_000)
+    throw new Error(`not drained after 20 min: ${l.messages} messages behind, ${open} runtimes not settled`);
   await sleep(1000);
 }
 console.error(`drained in ${((performance.now() - drainStart) / 1000).toFixed(1)} s`);
@@ -256,23 +310,37 @@ async function conservation() {
     if (wrong++ < 10) problems.push(`runtime ${id}: ${row ? `${row.status}, charged ${row.charged}` : 'unknown'}, expected ${want}`);
   }
   if (wrong > 10) problems.push(`… and ${wrong - 10} more runtimes`);
-  const twice = (await probe.query(`SELECT count(*)::int AS n FROM (SELECT hold_id FROM ledger_transactions WHERE kind IN ('settlement', 'void', 'release') GROUP BY hold_id HAVING count(*) > 1) x`)).rows[0].n;
+  const twice = (
+    await probe.query(
+      `SELECT count(*)::int AS n FROM (SELECT hold_id FROM ledger_transactions WHERE kind IN ('settlement', 'void', 'release') GROUP BY hold_id HAVING count(*) > 1) x`,
+    )
+  ).rows[0].n;
   if (twice > 0) problems.push(`${twice} holds resolved more than once`);
   const open = (await probe.query(`SELECT count(*)::int AS n FROM holds WHERE status = 'reserved'`)).rows[0].n;
   if (open > 0) problems.push(`${open} holds still reserved`);
-  const wallets = new Map((await probe.query(`SELECT account_id, grants_balance::text AS grants, holds_balance::text AS held, consumed::text FROM wallets`)).rows.map((w) => [w.account_id, w]));
+  const wallets = new Map(
+    (
+      await probe.query(`SELECT account_id, grants_balance::text AS grants, holds_balance::text AS held, consumed::text FROM wallets`)
+    ).rows.map((w) => [w.account_id, w]),
+  );
   const funds = BigInt(FUNDS.replace('.', ''));
   for (const [account, charged] of load.chargesByAccount(expected)) {
     const w = wallets.get(account);
     const want = { grants: String(funds - charged), held: '0', consumed: String(charged) };
-    if (!w || w.grants !== want.grants || w.held !== want.held || w.consumed !== want.consumed) problems.push(`wallet ${account}: ${JSON.stringify(w)}, expected ${JSON.stringify(want)}`);
+    if (!w || w.grants !== want.grants || w.held !== want.held || w.consumed !== want.consumed)
+      problems.push(`wallet ${account}: ${JSON.stringify(w)}, expected ${JSON.stringify(want)}`);
   }
   const reconcile = await new Promise((resolve) =>
-    execFile(process.execPath, ['dist/src/cli.js', 'ledger', 'reconcile'], { env: { ...process.env, DATABASE_URL: scratch.url, KAFKA_BROKERS: '', LOG_LEVEL: 'error' } }, (error, stdout, stderr) =>
-      resolve({ code: error ? (error.code ?? 1) : 0, out: `${stdout}${stderr}` }),
+    execFile(
+      process.execPath,
+      ['dist/src/cli.js', 'ledger', 'reconcile'],
+      { env: { ...process.env, DATABASE_URL: scratch.url, KAFKA_BROKERS: '', LOG_LEVEL: 'error' } },
+      (error, stdout, stderr) => resolve({ code: error ? (error.code ?? 1) : 0, out: `${stdout}${stderr}` }),
     ),
   );
   if (reconcile.code !== 0) problems.push(`ledger reconcile exited ${reconcile.code}: ${reconcile.out.slice(0, 2000)}`);
-  console.log(`conservation: ${fmt(expected.size)} runtimes, ${fmt(load.sent)} events; ${problems.length === 0 ? 'all checks pass' : problems.join('; ')}`);
+  console.log(
+    `conservation: ${fmt(expected.size)} runtimes, ${fmt(load.sent)} events; ${problems.length === 0 ? 'all checks pass' : problems.join('; ')}`,
+  );
   return problems;
 }

@@ -16,7 +16,20 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
-import { backendCpuMs, cpuBetween, cpuMsByPid, figure, fmt, httpCaller, machineLine, pgbenchCeiling, pgbenchText, rawConsumeRate, scratchDatabase, startService } from './support.mjs';
+import {
+  backendCpuMs,
+  cpuBetween,
+  cpuMsByPid,
+  figure,
+  fmt,
+  httpCaller,
+  machineLine,
+  pgbenchCeiling,
+  pgbenchText,
+  rawConsumeRate,
+  scratchDatabase,
+  startService,
+} from './support.mjs';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 200_000);
 const RUNTIMES = Number(process.env.BENCH_RUNTIMES ?? 2_000);
@@ -29,7 +42,9 @@ const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
 // BENCH_STREAM=settlement: the events are a settlement-only stream, each runtime started then
 // terminated (BENCH_EVENTS = 2 × BENCH_RUNTIMES); by default heartbeats, pauses and resumes.
 const SETTLEMENT_STREAM = process.env.BENCH_STREAM === 'settlement';
-const brokers = process.env.KAFKA_BROKERS ?? execFileSync('bash', ['scripts/kafka/kafka.sh', 'start'], { encoding: 'utf8' }).trim().split('\n').pop().split('=')[1];
+const brokers =
+  process.env.KAFKA_BROKERS ??
+  execFileSync('bash', ['scripts/kafka/kafka.sh', 'start'], { encoding: 'utf8' }).trim().split('\n').pop().split('=')[1];
 const tag = randomBytes(3).toString('hex');
 const topic = `bench.lifecycle.${tag}`;
 
@@ -41,7 +56,12 @@ const ACCOUNTS = 50;
 const accounts = Array.from({ length: ACCOUNTS }, (_, i) => `bench_${tag}_acc${i}`);
 for (const id of accounts) {
   await call('POST', '/v1/accounts', { id, kind: 'user', plan: 'enterprise' });
-  await call('POST', `/v1/admin/accounts/${id}/grants`, { credits: '1000000.000000', reason: 'bench' }, { 'idempotency-key': `${id}-funds` });
+  await call(
+    'POST',
+    `/v1/admin/accounts/${id}/grants`,
+    { credits: '1000000.000000', reason: 'bench' },
+    { 'idempotency-key': `${id}-funds` },
+  );
 }
 const env = { variant: 'datalayer', environment: { name: 'python', sizeClass: 'small' } };
 /** Runtime n of the benchmark: its id and account (the events phase uses the same). */
@@ -61,7 +81,18 @@ const failure = (error) => {
 // --- Reservations at a fixed rate, open loop: a request leaves when it is due, whatever is still in
 // flight, so a service slower than the rate shows as a lower achieved rate and timeouts, not a crash.
 async function openLoop(rate, seconds) {
-  const run = { sent: 0, created: 0, firstDone: 0, lastDone: 0, refused: 0, timedOut: 0, failed: 0, reasons: {}, latencies: [], perSecond: [] };
+  const run = {
+    sent: 0,
+    created: 0,
+    firstDone: 0,
+    lastDone: 0,
+    refused: 0,
+    timedOut: 0,
+    failed: 0,
+    reasons: {},
+    latencies: [],
+    perSecond: [],
+  };
   const note = (reason) => (run.reasons[reason] = (run.reasons[reason] ?? 0) + 1);
   const start = performance.now();
   const inflight = [];
@@ -117,7 +148,7 @@ console.error(`fixed rate, p50/p99 ms by second: ${bySecond(fixed)}`);
 
 // Requests given up on may still be running in the service: let it drain (its readiness check waits
 // for a database connection behind them) before the peak, for at most 30 s.
-for (const drainStart = performance.now(); performance.now() - drainStart < 30_000; ) {
+for (const drainStart = performance.now(); performance.now() - drainStart < 30_000;) {
   const t = performance.now();
   await fetch(`${base}/health/ready`, { signal: AbortSignal.timeout(5_000) }).catch(() => undefined);
   if (performance.now() - t < 50) break;
@@ -128,7 +159,11 @@ for (const drainStart = performance.now(); performance.now() - drainStart < 30_0
 // CPU per reservation of the service, its database backends and this load generator (all on this machine).
 const cpuProbe = new pg.Client({ connectionString: scratch.url });
 await cpuProbe.connect();
-const cpuSample = async () => ({ service: cpuMsByPid([service.pid]), postgres: await backendCpuMs(cpuProbe), generator: process.cpuUsage() });
+const cpuSample = async () => ({
+  service: cpuMsByPid([service.pid]),
+  postgres: await backendCpuMs(cpuProbe),
+  generator: process.cpuUsage(),
+});
 const cpu0 = await cpuSample();
 let done = 0;
 let peakErrors = 0;
@@ -149,11 +184,22 @@ const perReservation = (ms) => (ms === null || done === 0 ? null : Math.round((m
 const peakCpu = {
   serviceMs: perReservation(cpuBetween(cpu0.service, cpu1.service)),
   postgresMs: perReservation(cpuBetween(cpu0.postgres, cpu1.postgres)),
-  generatorMs: perReservation((() => { const u = process.cpuUsage(cpu0.generator); return (u.user + u.system) / 1000; })()),
+  generatorMs: perReservation(
+    (() => {
+      const u = process.cpuUsage(cpu0.generator);
+      return (u.user + u.system) / 1000;
+    })(),
+  ),
 };
 
 // PostgreSQL's own rate for a reservation-shaped transaction, with the service's connections.
-const reservationCeiling = await pgbenchCeiling({ url: scratch.url, script: 'reservation', clients: Math.min(CONCURRENCY, POOL), wallets: ACCOUNTS, seconds: SECONDS });
+const reservationCeiling = await pgbenchCeiling({
+  url: scratch.url,
+  script: 'reservation',
+  clients: Math.min(CONCURRENCY, POOL),
+  wallets: ACCOUNTS,
+  seconds: SECONDS,
+});
 
 // --- Lifecycle events: RUNTIMES started runtimes, then heartbeats, pauses and resumes. Every one of
 // them is reserved first, as the control plane does before a launch (the reservation phases may have
@@ -162,14 +208,17 @@ const reservationCeiling = await pgbenchCeiling({ url: scratch.url, script: 'res
 const q = new pg.Client({ connectionString: scratch.url });
 await q.connect();
 const ids = Array.from({ length: RUNTIMES }, (_, r) => runtimeId(r));
-const { rows: alreadyReserved } = await q.query(`SELECT runtime_id FROM runtimes WHERE runtime_id = ANY($1) AND hold_id IS NOT NULL`, [ids]);
+const { rows: alreadyReserved } = await q.query(`SELECT runtime_id FROM runtimes WHERE runtime_id = ANY($1) AND hold_id IS NOT NULL`, [
+  ids,
+]);
 const reservedIds = new Set(alreadyReserved.map((r) => r.runtime_id));
 const missing = ids.flatMap((id, r) => (reservedIds.has(id) ? [] : [r]));
 for (let i = 0; i < missing.length; i += 16) {
   await Promise.all(
     missing.slice(i, i + 16).map(async (r) => {
       const res = await reserveRuntime(r);
-      if (res.status !== 201 && res.status !== 200) throw new Error(`reserving ${runtimeId(r)} for the events: HTTP ${res.status} ${JSON.stringify(res.body)}`);
+      if (res.status !== 201 && res.status !== 200)
+        throw new Error(`reserving ${runtimeId(r)} for the events: HTTP ${res.status} ${JSON.stringify(res.body)}`);
     }),
   );
 }
@@ -182,7 +231,9 @@ await kadmin.disconnect();
 const appliedAll = (async () => {
   for (;;) {
     // Events applied: stored, or heartbeats counted by their runtimes (heartbeats are not stored).
-    const { rows: [r] } = await q.query(`SELECT coalesce(sum(events_count), 0)::int AS n, clock_timestamp() AS at FROM runtimes`);
+    const {
+      rows: [r],
+    } = await q.query(`SELECT coalesce(sum(events_count), 0)::int AS n, clock_timestamp() AS at FROM runtimes`);
     if (r.n >= EVENTS) return { end: r.at };
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -196,11 +247,25 @@ for (let i = 0; i < EVENTS; i++) {
   const round = Math.floor(i / RUNTIMES);
   const type = SETTLEMENT_STREAM
     ? ['runtime.started', 'runtime.terminated'][Math.min(round, 1)]
-    : round === 0 ? 'runtime.started' : round % 10 === 5 ? 'runtime.paused' : round % 10 === 6 ? 'runtime.resumed' : 'runtime.heartbeat';
+    : round === 0
+      ? 'runtime.started'
+      : round % 10 === 5
+        ? 'runtime.paused'
+        : round % 10 === 6
+          ? 'runtime.resumed'
+          : 'runtime.heartbeat';
   const accountId = accounts[r % ACCOUNTS];
   messages.push({
     key: accountId,
-    value: JSON.stringify({ id: `ev_${tag}_${i}`, type, occurredAt: new Date(t0 + round * 1000).toISOString(), accountId, runtimeId: runtimeId(r), seq: round + 1, data: type === 'runtime.terminated' ? { reason: 'user' } : {} }),
+    value: JSON.stringify({
+      id: `ev_${tag}_${i}`,
+      type,
+      occurredAt: new Date(t0 + round * 1000).toISOString(),
+      accountId,
+      runtimeId: runtimeId(r),
+      seq: round + 1,
+      data: type === 'runtime.terminated' ? { reason: 'user' } : {},
+    }),
   });
 }
 for (let i = 0; i < messages.length; i += 10_000) await producer.send({ topic, messages: messages.slice(i, i + 10_000) });
@@ -214,7 +279,9 @@ const rawRate = await rawConsumeRate(kafka, topic, `bench-raw-${tag}`, EVENTS);
 // spread of received_at alone leaves out the last chunk's own transaction, which on a small run is
 // most of the work.)
 const { end: appliedAt } = await appliedAll;
-const { rows: [span] } = await q.query(`SELECT extract(epoch FROM $1::timestamptz - min(received_at)) AS s FROM runtime_events`, [appliedAt]);
+const {
+  rows: [span],
+} = await q.query(`SELECT extract(epoch FROM $1::timestamptz - min(received_at)) AS s FROM runtime_events`, [appliedAt]);
 const e2e = EVENTS / Number(span.s);
 await q.end();
 
@@ -231,7 +298,11 @@ figure({
   valueText:
     `${fixed.sustained ? 'sustained' : 'not sustained'}: ${fmt(fixed.achieved)}/s achieved, p50 ${ms(fixed.p50)} ms, p99 ${ms(fixed.p99)} ms of ${fmt(fixed.created)} completed; ` +
     `${fmt(fixed.timedOut)} timed out, ${fmt(fixed.failed + fixed.refused)} failed of ${fmt(fixed.sent)} sent` +
-    (lost > 0 ? ` (${Object.entries(fixed.reasons).map(([k, v]) => `${k} ${v}`).join(', ')})` : '') +
+    (lost > 0
+      ? ` (${Object.entries(fixed.reasons)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')})`
+      : '') +
     (warmup ? `; after a ${WARMUP_SECONDS}-s warm-up at the same rate (p50 ${ms(warmup.p50)} ms, p99 ${ms(warmup.p99)} ms)` : ''),
   ceiling: reservationCeilingValue,
   ceilingText: pgbenchText(reservationCeiling, 'tx/s'),

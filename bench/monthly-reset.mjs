@@ -58,8 +58,15 @@ try {
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const cpu = process.cpuUsage(cpu0);
     const cpuSeconds = Math.round(((cpu.user + cpu.system) / 1e6 + (cpuBetween(db0, await backendCpuMs(ds)) ?? 0) / 1000) * 100) / 100;
-    runs[name] = { seconds: Math.round(seconds * 100) / 100, cpuSeconds, accountsPerSecond: Math.round(result.accounts / seconds), ...result };
-    console.error(`${name}: ${result.accounts} accounts granted, ${result.expiredGrants} grants expired in ${seconds.toFixed(2)} s (${cpuSeconds} CPU s)`);
+    runs[name] = {
+      seconds: Math.round(seconds * 100) / 100,
+      cpuSeconds,
+      accountsPerSecond: Math.round(result.accounts / seconds),
+      ...result,
+    };
+    console.error(
+      `${name}: ${result.accounts} accounts granted, ${result.expiredGrants} grants expired in ${seconds.toFixed(2)} s (${cpuSeconds} CPU s)`,
+    );
     await ds.query('ANALYZE');
   };
   await run('firstMonth', '2026-12-01T00:00:00.000Z');

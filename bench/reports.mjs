@@ -41,7 +41,9 @@ try {
   ds = await openDataSource(dataSourceOptions(scratch.url, 4));
   const genStart = Date.now();
   if (!REUSE) {
-    await ds.query(`INSERT INTO accounts (id, kind, plan) SELECT 'acc_' || i, 'user', 'enterprise' FROM generate_series(1, $1) i`, [ACCOUNTS]);
+    await ds.query(`INSERT INTO accounts (id, kind, plan) SELECT 'acc_' || i, 'user', 'enterprise' FROM generate_series(1, $1) i`, [
+      ACCOUNTS,
+    ]);
 
     // Session i: account skewed towards low numbers (a few heavy users), 1 to 4 users and a couple of
     // environments per account, settled at a uniformly random second of the month (plus 2% in the
@@ -93,8 +95,18 @@ try {
     ['usage by environment', () => reports.usage(MONTH, 'environment')],
     ['usage by day', () => reports.usage(MONTH, 'day')],
     ['usage by user', () => reports.usage(MONTH, 'user')],
-    ['usage by user, CSV', async () => ({ items: toCsv(await reports.usage(MONTH, 'user')).split('\r\n').slice(1, -1) })],
-    ['usage by account, a period cutting days', () => reports.usage({ from: new Date('2031-01-03T07:00:00Z'), to: new Date('2031-01-29T17:00:00Z') }, 'account')],
+    [
+      'usage by user, CSV',
+      async () => ({
+        items: toCsv(await reports.usage(MONTH, 'user'))
+          .split('\r\n')
+          .slice(1, -1),
+      }),
+    ],
+    [
+      'usage by account, a period cutting days',
+      () => reports.usage({ from: new Date('2031-01-03T07:00:00Z'), to: new Date('2031-01-29T17:00:00Z') }, 'account'),
+    ],
     ['top 10 consumers', () => reports.topConsumers(MONTH, 10)],
   ]) {
     const ms = [];
@@ -104,7 +116,8 @@ try {
       const r = await run();
       ms.push(Number(process.hrtime.bigint() - t0) / 1e6);
       rows = r.items.length;
-      if (r.report === 'usage' && r.from === MONTH.from.toISOString() && r.to === MONTH.to.toISOString()) monthTotals[name] = JSON.stringify(r.totals);
+      if (r.report === 'usage' && r.from === MONTH.from.toISOString() && r.to === MONTH.to.toISOString())
+        monthTotals[name] = JSON.stringify(r.totals);
     }
     ms.sort((a, b) => a - b);
     timings[name] = { medianMs: Math.round(ms[Math.floor(ms.length / 2)]), maxMs: Math.round(ms[ms.length - 1]), rows };
@@ -114,7 +127,14 @@ try {
     machine: `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}`,
     node: process.version,
     postgres: (await ds.query('SHOW server_version'))[0].server_version,
-    settings: { sessions: SESSIONS, accounts: ACCOUNTS, runs: RUNS, runtimesRows: RUNTIMES, reused: REUSE ?? null, generationSeconds: genMs === null ? null : Math.round(genMs / 1000) },
+    settings: {
+      sessions: SESSIONS,
+      accounts: ACCOUNTS,
+      runs: RUNS,
+      runtimesRows: RUNTIMES,
+      reused: REUSE ?? null,
+      generationSeconds: genMs === null ? null : Math.round(genMs / 1000),
+    },
     rollupRows,
     loadAverage: os.loadavg().map((l) => Number(l.toFixed(2))),
     monthTotals: JSON.parse(Object.values(monthTotals)[0]),
@@ -125,7 +145,13 @@ try {
   console.log(JSON.stringify(out, null, 2));
   // No raw ceiling is measured for the reports: each is one query over the rollups.
   for (const [name, t] of Object.entries(timings)) {
-    figure({ name: `report: ${name} (${SESSIONS.toLocaleString('en-US')} sessions)`, value: t.medianMs, unit: 'ms', valueText: `${t.medianMs} ms median (max ${t.maxMs} ms)`, target: '< 1 s' });
+    figure({
+      name: `report: ${name} (${SESSIONS.toLocaleString('en-US')} sessions)`,
+      value: t.medianMs,
+      unit: 'ms',
+      valueText: `${t.medianMs} ms median (max ${t.maxMs} ms)`,
+      target: '< 1 s',
+    });
   }
   if (!out.underOneSecond || !out.totalsAgree) process.exitCode = 1;
 } finally {

@@ -28,7 +28,10 @@ for (const bench of benches) {
     stdio: 'inherit',
     env: { KAFKAJS_NO_PARTITIONER_WARNING: '1', ...process.env, BENCH_FIGURES_FILE: file },
   });
-  const rows = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => ({ script: bench, ...JSON.parse(line) }));
+  const rows = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => ({ script: bench, ...JSON.parse(line) }));
   figures.push(...rows);
   if (r.status !== 0) failed.push({ script: bench, status: r.status ?? r.signal, figures: rows.length });
 }
@@ -44,10 +47,14 @@ console.log(`\n=== results (${startedAt} → ${new Date().toISOString()})`);
 console.log(machineBefore);
 console.log(`at the end: ${machineLine().replace(/^machine: .*, load average/, 'load average')}`);
 console.log(table.join('\n'));
-for (const f of failed) console.log(`${f.script} exited with ${f.status} (${f.figures} figure${f.figures === 1 ? '' : 's'} recorded before)`);
+for (const f of failed)
+  console.log(`${f.script} exited with ${f.status} (${f.figures} figure${f.figures === 1 ? '' : 's'} recorded before)`);
 
 if (process.env.BENCH_OUT) {
-  writeFileSync(process.env.BENCH_OUT, `${JSON.stringify({ startedAt, finishedAt: new Date().toISOString(), machine: machineBefore, machineAtEnd: machineLine(), figures, failed }, null, 2)}\n`);
+  writeFileSync(
+    process.env.BENCH_OUT,
+    `${JSON.stringify({ startedAt, finishedAt: new Date().toISOString(), machine: machineBefore, machineAtEnd: machineLine(), figures, failed }, null, 2)}\n`,
+  );
   console.log(`written to ${process.env.BENCH_OUT}`);
 }
 process.exit(failed.length > 0 ? 1 : 0);

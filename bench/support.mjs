@@ -84,7 +84,10 @@ export function freePort() {
 
 /** One line about the machine; the load average says how much of it other work was using. */
 export function machineLine() {
-  const load = os.loadavg().map((l) => l.toFixed(1)).join(' ');
+  const load = os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
   return `machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}, Node ${process.version}, load average ${load}, ${cpuReference()}`;
 }
 
@@ -94,11 +97,20 @@ export function machineLine() {
  * different days compare through this, not through the model name.
  */
 export function cpuReference() {
-  const block = JSON.stringify({ id: 'ev_0123456789', type: 'runtime.heartbeat', accountId: 'acc_0123', seq: 1, data: { text: 'x'.repeat(900) } });
+  const block = JSON.stringify({
+    id: 'ev_0123456789',
+    type: 'runtime.heartbeat',
+    accountId: 'acc_0123',
+    seq: 1,
+    data: { text: 'x'.repeat(900) },
+  });
   let rounds = 0;
   const deadline = performance.now() + 300;
   while (performance.now() < deadline) {
-    for (let i = 0; i < 100; i++) createHash('sha256').update(JSON.stringify(JSON.parse(block))).digest('hex');
+    for (let i = 0; i < 100; i++)
+      createHash('sha256')
+        .update(JSON.stringify(JSON.parse(block)))
+        .digest('hex');
     rounds += 100;
   }
   return `cpu reference ${Math.round(rounds / 0.3 / 1000)}k JSON+SHA-256 rounds/s on one core`;
@@ -163,22 +175,49 @@ export async function pgbenchCeiling({ url, script, clients, wallets, seconds })
   const file = join(dir, `${script}.sql`);
   writeFileSync(file, PGBENCH_SCRIPTS[script]);
   const args = [
-    '-h', u.hostname, '-p', u.port || '5432', '-U', decodeURIComponent(u.username || 'postgres'),
-    '-n', '-M', 'prepared', '-f', file, '-D', `wallets=${wallets}`,
-    '-c', String(clients), '-j', String(Math.min(clients, os.cpus().length)), '-T', String(Math.max(1, Math.round(seconds))),
+    '-h',
+    u.hostname,
+    '-p',
+    u.port || '5432',
+    '-U',
+    decodeURIComponent(u.username || 'postgres'),
+    '-n',
+    '-M',
+    'prepared',
+    '-f',
+    file,
+    '-D',
+    `wallets=${wallets}`,
+    '-c',
+    String(clients),
+    '-j',
+    String(Math.min(clients, os.cpus().length)),
+    '-T',
+    String(Math.max(1, Math.round(seconds))),
     decodeURIComponent(u.pathname.slice(1)),
   ];
   try {
     const out = await new Promise((resolve, reject) => {
-      execFile('pgbench', args, { env: { ...process.env, ...(u.password ? { PGPASSWORD: decodeURIComponent(u.password) } : {}) }, maxBuffer: 16 * 2 ** 20 }, (error, stdout, stderr) =>
-        error ? reject(new Error(`pgbench: ${(stderr || error.message).trim().split('\n').slice(-3).join(' | ')}`)) : resolve(stdout),
+      execFile(
+        'pgbench',
+        args,
+        { env: { ...process.env, ...(u.password ? { PGPASSWORD: decodeURIComponent(u.password) } : {}) }, maxBuffer: 16 * 2 ** 20 },
+        (error, stdout, stderr) =>
+          error ? reject(new Error(`pgbench: ${(stderr || error.message).trim().split('\n').slice(-3).join(' | ')}`)) : resolve(stdout),
       );
     });
     const tps = /tps = ([\d.]+) \(without initial connection time\)/.exec(out) ?? /tps = ([\d.]+)/.exec(out);
     if (!tps) throw new Error(`pgbench printed no tps: ${out.slice(-300)}`);
     const latency = /latency average = ([\d.]+) ms/.exec(out);
     const failed = /number of failed transactions: (\d+)/.exec(out);
-    return { perSecond: Math.round(Number(tps[1])), latencyMs: latency ? Number(latency[1]) : null, failed: failed ? Number(failed[1]) : 0, clients, wallets, seconds };
+    return {
+      perSecond: Math.round(Number(tps[1])),
+      latencyMs: latency ? Number(latency[1]) : null,
+      failed: failed ? Number(failed[1]) : 0,
+      clients,
+      wallets,
+      seconds,
+    };
   } catch (error) {
     return { error: error instanceof Error ? error.message : String(error) };
   } finally {
@@ -187,7 +226,8 @@ export async function pgbenchCeiling({ url, script, clients, wallets, seconds })
 }
 
 export const fmt = (n) => (n === null || n === undefined || Number.isNaN(n) ? '—' : Math.round(n).toLocaleString('en-US'));
-export const ratioOf = (value, ceiling) => (typeof value === 'number' && typeof ceiling === 'number' && ceiling > 0 ? Math.round((value / ceiling) * 1000) / 1000 : null);
+export const ratioOf = (value, ceiling) =>
+  typeof value === 'number' && typeof ceiling === 'number' && ceiling > 0 ? Math.round((value / ceiling) * 1000) / 1000 : null;
 
 /**
  * A headline figure: printed at once with its ceiling and their ratio, and handed to bench/run.mjs
@@ -207,7 +247,9 @@ export function figure({ name, value, unit, valueText, ceiling = null, ceilingTe
     target: target ?? '—',
     ...(note ? { note } : {}),
   };
-  console.log(`${name}: ${row.valueText}; ceiling ${row.ceilingText}; ratio ${ratio ?? '—'}; target ${row.target}${note ? ` (${note})` : ''}`);
+  console.log(
+    `${name}: ${row.valueText}; ceiling ${row.ceilingText}; ratio ${ratio ?? '—'}; target ${row.target}${note ? ` (${note})` : ''}`,
+  );
   if (process.env.BENCH_FIGURES_FILE) appendFileSync(process.env.BENCH_FIGURES_FILE, `${JSON.stringify(row)}\n`);
   return row;
 }
@@ -226,7 +268,10 @@ export function pgbenchText(c, unit) {
 export async function startService({ databaseUrl, brokers, tag, pool, topic, env = {} }) {
   const port = await freePort();
   const adminKey = `bench-admin-${tag}-key-0000`;
-  const flags = ['--max-semi-space-size=32', ...(process.env.BENCH_SERVICE_PROF ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.BENCH_SERVICE_PROF] : [])];
+  const flags = [
+    '--max-semi-space-size=32',
+    ...(process.env.BENCH_SERVICE_PROF ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.BENCH_SERVICE_PROF] : []),
+  ];
   const service = spawn(process.execPath, [...flags, 'dist/src/main.js'], {
     env: {
       ...process.env,
@@ -250,7 +295,9 @@ export async function startService({ databaseUrl, brokers, tag, pool, topic, env
   });
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
-    const ok = await fetch(`${base}/health/ready`).then((r) => r.ok).catch(() => false);
+    const ok = await fetch(`${base}/health/ready`)
+      .then((r) => r.ok)
+      .catch(() => false);
     if (ok) break;
     if (i > 300) throw new Error('service did not start');
     await new Promise((r) => setTimeout(r, 200));
@@ -274,9 +321,17 @@ export function httpCaller(port, adminKey) {
         method,
         path,
         agent,
-        headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json', ...(data ? { 'content-length': Buffer.byteLength(data) } : {}), ...headers },
+        headers: {
+          authorization: `Bearer ${adminKey}`,
+          'content-type': 'application/json',
+          ...(data ? { 'content-length': Buffer.byteLength(data) } : {}),
+          ...headers,
+        },
       });
-      const timer = setTimeout(() => req.destroy(Object.assign(new Error(`no answer in ${timeoutMs} ms`), { name: 'TimeoutError' })), timeoutMs);
+      const timer = setTimeout(
+        () => req.destroy(Object.assign(new Error(`no answer in ${timeoutMs} ms`), { name: 'TimeoutError' })),
+        timeoutMs,
+      );
       req.on('error', (error) => {
         clearTimeout(timer);
         reject(error);

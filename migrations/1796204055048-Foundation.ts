@@ -1,10 +1,10 @@
-import { MigrationInterface, QueryRunner } from "typeorm";
+import { MigrationInterface, QueryRunner } from 'typeorm';
 
 export class Foundation1796204055048 implements MigrationInterface {
-    name = 'Foundation1796204055048'
+  name = 'Foundation1796204055048';
 
-    public async up(queryRunner: QueryRunner): Promise<void> {
-        await queryRunner.query(`
+  public async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
             CREATE TABLE "accounts" (
                 "id" text NOT NULL,
                 "kind" text NOT NULL,
@@ -19,7 +19,7 @@ export class Foundation1796204055048 implements MigrationInterface {
                 CONSTRAINT "PK_5a7a02c20412299d198e097a8fe" PRIMARY KEY ("id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "api_keys" (
                 "id" text NOT NULL,
                 "name" text,
@@ -30,10 +30,10 @@ export class Foundation1796204055048 implements MigrationInterface {
                 CONSTRAINT "PK_5c8a79801b44bd27b79228e1dad" PRIMARY KEY ("id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE UNIQUE INDEX "api_keys_key_hash_key" ON "api_keys" ("key_hash")
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "inbox" (
                 "source" text NOT NULL,
                 "message_id" text NOT NULL,
@@ -41,7 +41,7 @@ export class Foundation1796204055048 implements MigrationInterface {
                 CONSTRAINT "PK_6fae4a9a100c6267862bf4add50" PRIMARY KEY ("source", "message_id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "outbox" (
                 "id" BIGSERIAL NOT NULL,
                 "topic" text NOT NULL,
@@ -52,11 +52,11 @@ export class Foundation1796204055048 implements MigrationInterface {
                 CONSTRAINT "PK_340ab539f309f03bdaa14aa7649" PRIMARY KEY ("id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "outbox_unpublished_idx" ON "outbox" ("id")
             WHERE "published_at" IS NULL
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "runtime_events" (
                 "id" text NOT NULL,
                 "type" text NOT NULL,
@@ -70,10 +70,10 @@ export class Foundation1796204055048 implements MigrationInterface {
                 CONSTRAINT "PK_a2e07d81842ce4221dd21f349a1" PRIMARY KEY ("id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "runtime_events_runtime_idx" ON "runtime_events" ("runtime_id", "occurred_at", "seq")
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "runtimes" (
                 "runtime_id" text NOT NULL,
                 "account_id" text NOT NULL,
@@ -83,42 +83,41 @@ export class Foundation1796204055048 implements MigrationInterface {
                 CONSTRAINT "PK_375ed9161a50d419e0e5035f199" PRIMARY KEY ("runtime_id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "runtimes_account_idx" ON "runtimes" ("account_id")
         `);
-    }
+  }
 
-    public async down(queryRunner: QueryRunner): Promise<void> {
-        await queryRunner.query(`
+  public async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
             DROP INDEX "public"."runtimes_account_idx"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "runtimes"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."runtime_events_runtime_idx"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "runtime_events"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."outbox_unpublished_idx"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "outbox"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "inbox"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."api_keys_key_hash_key"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "api_keys"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "accounts"
         `);
-    }
-
+  }
 }

@@ -1,10 +1,10 @@
-import { MigrationInterface, QueryRunner } from "typeorm";
+import { MigrationInterface, QueryRunner } from 'typeorm';
 
 export class Ledger1796204668759 implements MigrationInterface {
-    name = 'Ledger1796204668759'
+  name = 'Ledger1796204668759';
 
-    public async up(queryRunner: QueryRunner): Promise<void> {
-        await queryRunner.query(`
+  public async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
             CREATE TABLE "audit_chains" (
                 "chain" text NOT NULL,
                 "seq" bigint NOT NULL,
@@ -14,7 +14,7 @@ export class Ledger1796204668759 implements MigrationInterface {
                 CONSTRAINT "PK_1211fa8935eef9b61dbe73832a7" PRIMARY KEY ("chain")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "audit_log" (
                 "id" BIGSERIAL NOT NULL,
                 "chain" text NOT NULL,
@@ -31,13 +31,13 @@ export class Ledger1796204668759 implements MigrationInterface {
                 CONSTRAINT "PK_07fefa57f7f5ab8fc3f52b3ed0b" PRIMARY KEY ("id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "audit_log_account_idx" ON "audit_log" ("account_id", "id")
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE UNIQUE INDEX "audit_log_chain_seq_key" ON "audit_log" ("chain", "seq")
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "grants" (
                 "id" text NOT NULL,
                 "account_id" text NOT NULL,
@@ -63,15 +63,15 @@ export class Ledger1796204668759 implements MigrationInterface {
                 CONSTRAINT "PK_a25f5f89eff8b3277f7969b7094" PRIMARY KEY ("id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "grants_expiry_idx" ON "grants" ("expires_at")
             WHERE "status" = 'active'
                 AND "expires_at" IS NOT NULL
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "grants_account_idx" ON "grants" ("account_id")
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "hold_allocations" (
                 "hold_id" text NOT NULL,
                 "grant_id" text NOT NULL,
@@ -87,7 +87,7 @@ export class Ledger1796204668759 implements MigrationInterface {
                 CONSTRAINT "PK_5dd1395f6f3eec7bbbd87d9a9c3" PRIMARY KEY ("hold_id", "grant_id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "holds" (
                 "id" text NOT NULL,
                 "account_id" text NOT NULL,
@@ -128,19 +128,19 @@ export class Ledger1796204668759 implements MigrationInterface {
                 CONSTRAINT "PK_a8a21700a256e0267fb43f4f7ae" PRIMARY KEY ("id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "holds_debt_idx" ON "holds" ("account_id")
             WHERE "debt_amount" > 0
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "holds_expiry_idx" ON "holds" ("expires_at")
             WHERE "status" = 'reserved'
                 AND "expires_at" IS NOT NULL
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "holds_account_idx" ON "holds" ("account_id")
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "ledger_entries" (
                 "transaction_id" bigint NOT NULL,
                 "line" smallint NOT NULL,
@@ -150,7 +150,7 @@ export class Ledger1796204668759 implements MigrationInterface {
                 CONSTRAINT "PK_ebcb7d8c44df1c39c72efd4e732" PRIMARY KEY ("transaction_id", "line")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "ledger_transactions" (
                 "id" BIGSERIAL NOT NULL,
                 "account_id" text NOT NULL,
@@ -181,13 +181,13 @@ export class Ledger1796204668759 implements MigrationInterface {
                 CONSTRAINT "PK_633d103c9e415d615aacf9b1929" PRIMARY KEY ("id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "ledger_transactions_account_idx" ON "ledger_transactions" ("account_id", "id")
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE UNIQUE INDEX "ledger_transactions_idempotency_key" ON "ledger_transactions" ("account_id", "idempotency_key")
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "wallets" (
                 "account_id" text NOT NULL,
                 "grants_balance" bigint NOT NULL DEFAULT '0',
@@ -209,67 +209,66 @@ export class Ledger1796204668759 implements MigrationInterface {
                 CONSTRAINT "PK_3758a15697c5d6964552b6a9d1c" PRIMARY KEY ("account_id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             ALTER TABLE "wallets"
             ADD CONSTRAINT "wallets_account_fk" FOREIGN KEY ("account_id") REFERENCES "accounts"("id") ON DELETE RESTRICT ON UPDATE NO ACTION
         `);
-    }
+  }
 
-    public async down(queryRunner: QueryRunner): Promise<void> {
-        await queryRunner.query(`
+  public async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
             ALTER TABLE "wallets" DROP CONSTRAINT "wallets_account_fk"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "wallets"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."ledger_transactions_idempotency_key"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."ledger_transactions_account_idx"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "ledger_transactions"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "ledger_entries"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."holds_account_idx"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."holds_expiry_idx"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."holds_debt_idx"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "holds"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "hold_allocations"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."grants_account_idx"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."grants_expiry_idx"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "grants"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."audit_log_chain_seq_key"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."audit_log_account_idx"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "audit_log"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "audit_chains"
         `);
-    }
-
+  }
 }

@@ -1,10 +1,10 @@
-import { MigrationInterface, QueryRunner } from "typeorm";
+import { MigrationInterface, QueryRunner } from 'typeorm';
 
 export class Plans1796205733689 implements MigrationInterface {
-    name = 'Plans1796205733689'
+  name = 'Plans1796205733689';
 
-    public async up(queryRunner: QueryRunner): Promise<void> {
-        await queryRunner.query(`
+  public async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
             CREATE TABLE "notifications_sent" (
                 "cause" text NOT NULL,
                 "account_id" text NOT NULL,
@@ -13,10 +13,10 @@ export class Plans1796205733689 implements MigrationInterface {
                 CONSTRAINT "PK_3e76e6e4e8638ab1598afe41d93" PRIMARY KEY ("cause")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "notifications_sent_account_idx" ON "notifications_sent" ("account_id", "created_at")
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "plan_allowances" (
                 "account_id" text NOT NULL,
                 "period_start" TIMESTAMP WITH TIME ZONE NOT NULL,
@@ -29,38 +29,37 @@ export class Plans1796205733689 implements MigrationInterface {
                 CONSTRAINT "PK_24431742f4d84783e9950d0c91e" PRIMARY KEY ("account_id", "period_start")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE UNIQUE INDEX "plan_allowances_grant_key" ON "plan_allowances" ("grant_id")
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             ALTER TABLE "accounts"
             ADD "plan_overrides" jsonb
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             ALTER TABLE "accounts"
             ADD "billing_cycle_anchor" TIMESTAMP WITH TIME ZONE
         `);
-    }
+  }
 
-    public async down(queryRunner: QueryRunner): Promise<void> {
-        await queryRunner.query(`
+  public async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
             ALTER TABLE "accounts" DROP COLUMN "billing_cycle_anchor"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             ALTER TABLE "accounts" DROP COLUMN "plan_overrides"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."plan_allowances_grant_key"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "plan_allowances"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."notifications_sent_account_idx"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "notifications_sent"
         `);
-    }
-
+  }
 }

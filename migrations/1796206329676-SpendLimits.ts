@@ -1,10 +1,10 @@
-import { MigrationInterface, QueryRunner } from "typeorm";
+import { MigrationInterface, QueryRunner } from 'typeorm';
 
 export class SpendLimits1796206329676 implements MigrationInterface {
-    name = 'SpendLimits1796206329676'
+  name = 'SpendLimits1796206329676';
 
-    public async up(queryRunner: QueryRunner): Promise<void> {
-        await queryRunner.query(`
+  public async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
             CREATE TABLE "spend_limit_alerts" (
                 "limit_id" text NOT NULL,
                 "period_start" TIMESTAMP WITH TIME ZONE NOT NULL,
@@ -15,7 +15,7 @@ export class SpendLimits1796206329676 implements MigrationInterface {
                 CONSTRAINT "PK_24af1c633612474670867b5d7c8" PRIMARY KEY ("limit_id", "period_start", "kind", "threshold")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "spend_limits" (
                 "id" text NOT NULL,
                 "account_id" text NOT NULL,
@@ -33,21 +33,20 @@ export class SpendLimits1796206329676 implements MigrationInterface {
                 CONSTRAINT "PK_f8e6c26d72e118716054b08489b" PRIMARY KEY ("id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE UNIQUE INDEX "spend_limits_scope_key" ON "spend_limits" ("account_id", "scope_user_id")
         `);
-    }
+  }
 
-    public async down(queryRunner: QueryRunner): Promise<void> {
-        await queryRunner.query(`
+  public async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
             DROP INDEX "public"."spend_limits_scope_key"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "spend_limits"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "spend_limit_alerts"
         `);
-    }
-
+  }
 }

@@ -1,10 +1,10 @@
-import { MigrationInterface, QueryRunner } from "typeorm";
+import { MigrationInterface, QueryRunner } from 'typeorm';
 
 export class Stripe1796206667218 implements MigrationInterface {
-    name = 'Stripe1796206667218'
+  name = 'Stripe1796206667218';
 
-    public async up(queryRunner: QueryRunner): Promise<void> {
-        await queryRunner.query(`
+  public async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
             CREATE TABLE "account_member_events" (
                 "id" text NOT NULL,
                 "account_id" text NOT NULL,
@@ -18,10 +18,10 @@ export class Stripe1796206667218 implements MigrationInterface {
                 CONSTRAINT "PK_06cc1144488f3111ffdb4283e55" PRIMARY KEY ("id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "account_member_events_account_idx" ON "account_member_events" ("account_id", "occurred_at")
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "account_members" (
                 "account_id" text NOT NULL,
                 "user_id" text NOT NULL,
@@ -35,11 +35,11 @@ export class Stripe1796206667218 implements MigrationInterface {
                 CONSTRAINT "PK_64ad7a24bdd270694561759c6b7" PRIMARY KEY ("account_id", "user_id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "account_members_active_idx" ON "account_members" ("account_id")
             WHERE "active"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "stripe_seat_discrepancies" (
                 "id" uuid NOT NULL DEFAULT uuid_generate_v4(),
                 "kind" text NOT NULL,
@@ -58,14 +58,14 @@ export class Stripe1796206667218 implements MigrationInterface {
                 CONSTRAINT "PK_983a8349c5ec535e0e71a57fbe5" PRIMARY KEY ("id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE UNIQUE INDEX "stripe_seat_discrepancies_invoice_key" ON "stripe_seat_discrepancies" ("invoice_id")
             WHERE "invoice_id" IS NOT NULL
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "stripe_seat_discrepancies_account_idx" ON "stripe_seat_discrepancies" ("account_id", "detected_at")
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "stripe_invoices" (
                 "invoice_id" text NOT NULL,
                 "account_id" text NOT NULL,
@@ -82,10 +82,10 @@ export class Stripe1796206667218 implements MigrationInterface {
                 CONSTRAINT "PK_eb01be25db561775c2ea2c6fa9e" PRIMARY KEY ("invoice_id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "stripe_invoices_account_idx" ON "stripe_invoices" ("account_id")
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "stripe_subscriptions" (
                 "account_id" text NOT NULL,
                 "customer_id" text NOT NULL,
@@ -121,13 +121,13 @@ export class Stripe1796206667218 implements MigrationInterface {
                 CONSTRAINT "PK_0e5ce1875462c891ba0c73bda81" PRIMARY KEY ("account_id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "stripe_subscriptions_customer_idx" ON "stripe_subscriptions" ("customer_id")
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE UNIQUE INDEX "stripe_subscriptions_subscription_key" ON "stripe_subscriptions" ("subscription_id")
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "stripe_top_ups" (
                 "session_id" text NOT NULL,
                 "account_id" text NOT NULL,
@@ -146,67 +146,66 @@ export class Stripe1796206667218 implements MigrationInterface {
                 CONSTRAINT "PK_c46e37bf9f04eccedb6bbba244b" PRIMARY KEY ("session_id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE UNIQUE INDEX "stripe_top_ups_grant_key" ON "stripe_top_ups" ("grant_id")
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE UNIQUE INDEX "stripe_top_ups_payment_intent_key" ON "stripe_top_ups" ("payment_intent_id")
             WHERE "payment_intent_id" IS NOT NULL
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "stripe_top_ups_account_idx" ON "stripe_top_ups" ("account_id")
         `);
-    }
+  }
 
-    public async down(queryRunner: QueryRunner): Promise<void> {
-        await queryRunner.query(`
+  public async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
             DROP INDEX "public"."stripe_top_ups_account_idx"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."stripe_top_ups_payment_intent_key"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."stripe_top_ups_grant_key"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "stripe_top_ups"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."stripe_subscriptions_subscription_key"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."stripe_subscriptions_customer_idx"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "stripe_subscriptions"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."stripe_invoices_account_idx"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "stripe_invoices"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."stripe_seat_discrepancies_account_idx"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."stripe_seat_discrepancies_invoice_key"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "stripe_seat_discrepancies"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."account_members_active_idx"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "account_members"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."account_member_events_account_idx"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "account_member_events"
         `);
-    }
-
+  }
 }

@@ -1,10 +1,10 @@
-import { MigrationInterface, QueryRunner } from "typeorm";
+import { MigrationInterface, QueryRunner } from 'typeorm';
 
 export class Reports1796207234078 implements MigrationInterface {
-    name = 'Reports1796207234078'
+  name = 'Reports1796207234078';
 
-    public async up(queryRunner: QueryRunner): Promise<void> {
-        await queryRunner.query(`
+  public async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
             CREATE TABLE "usage_rollups" (
                 "account_id" text NOT NULL,
                 "hour" TIMESTAMP WITH TIME ZONE NOT NULL,
@@ -16,18 +16,17 @@ export class Reports1796207234078 implements MigrationInterface {
                 CONSTRAINT "PK_250c7ee6b99977912fd11fa5783" PRIMARY KEY ("account_id", "hour", "environment", "user_id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "usage_rollups_hour_idx" ON "usage_rollups" ("hour")
         `);
-    }
+  }
 
-    public async down(queryRunner: QueryRunner): Promise<void> {
-        await queryRunner.query(`
+  public async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
             DROP INDEX "public"."usage_rollups_hour_idx"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "usage_rollups"
         `);
-    }
-
+  }
 }

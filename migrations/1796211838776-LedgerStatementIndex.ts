@@ -12,7 +12,9 @@ export class LedgerStatementIndex1796211838776 implements MigrationInterface {
 
   public async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`DROP INDEX "public"."ledger_transactions_account_idx"`);
-    await queryRunner.query(`CREATE INDEX "ledger_transactions_account_idx" ON "ledger_transactions" ("account_id", "id") WHERE "kind" <> ''`);
+    await queryRunner.query(
+      `CREATE INDEX "ledger_transactions_account_idx" ON "ledger_transactions" ("account_id", "id") WHERE "kind" <> ''`,
+    );
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {

@@ -14,7 +14,9 @@ export class LiveGrantsIndex1796300100000 implements MigrationInterface {
 
   public async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`CREATE INDEX "grants_live_idx" ON "grants" ("account_id") WHERE "status" = 'active'`);
-    await queryRunner.query(`ALTER TABLE "grants" ADD CONSTRAINT "grants_expired_empty_check" CHECK ("status" = 'active' OR "remaining" = 0)`);
+    await queryRunner.query(
+      `ALTER TABLE "grants" ADD CONSTRAINT "grants_expired_empty_check" CHECK ("status" = 'active' OR "remaining" = 0)`,
+    );
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {

@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from "typeorm";
+import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * What the admin console shows and could not know before: the limit in force when each spend-limit
@@ -6,10 +6,10 @@ import { MigrationInterface, QueryRunner } from "typeorm";
  * be wrong), the last run of each scheduled job, and each Stripe event received with its outcome.
  */
 export class AdminConsoleRecords1796393052532 implements MigrationInterface {
-    name = 'AdminConsoleRecords1796393052532'
+  name = 'AdminConsoleRecords1796393052532';
 
-    public async up(queryRunner: QueryRunner): Promise<void> {
-        await queryRunner.query(`
+  public async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
             CREATE TABLE "stripe_webhook_events" (
                 "event_id" text NOT NULL,
                 "type" text NOT NULL,
@@ -22,10 +22,10 @@ export class AdminConsoleRecords1796393052532 implements MigrationInterface {
                 CONSTRAINT "PK_32411864d51fed6c399f872aec1" PRIMARY KEY ("event_id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "stripe_webhook_events_received_idx" ON "stripe_webhook_events" ("received_at")
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "job_runs" (
                 "job" text NOT NULL,
                 "trigger" text NOT NULL,
@@ -40,25 +40,24 @@ export class AdminConsoleRecords1796393052532 implements MigrationInterface {
                 CONSTRAINT "PK_c370c0e920974f9b3442e4767a6" PRIMARY KEY ("job")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             ALTER TABLE "spend_limit_alerts"
             ADD "limit_micros" bigint
         `);
-    }
+  }
 
-    public async down(queryRunner: QueryRunner): Promise<void> {
-        await queryRunner.query(`
+  public async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
             ALTER TABLE "spend_limit_alerts" DROP COLUMN "limit_micros"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "job_runs"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."stripe_webhook_events_received_idx"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "stripe_webhook_events"
         `);
-    }
-
+  }
 }

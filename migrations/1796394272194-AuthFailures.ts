@@ -1,10 +1,10 @@
-import { MigrationInterface, QueryRunner } from "typeorm";
+import { MigrationInterface, QueryRunner } from 'typeorm';
 
 export class AuthFailures1796394272194 implements MigrationInterface {
-    name = 'AuthFailures1796394272194'
+  name = 'AuthFailures1796394272194';
 
-    public async up(queryRunner: QueryRunner): Promise<void> {
-        await queryRunner.query(`
+  public async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
             CREATE TABLE "auth_failures" (
                 "scope" text NOT NULL,
                 "client" text NOT NULL,
@@ -14,18 +14,17 @@ export class AuthFailures1796394272194 implements MigrationInterface {
                 CONSTRAINT "PK_32da60a21fc7720f741986ef318" PRIMARY KEY ("scope", "client")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "auth_failures_window_start_idx" ON "auth_failures" ("window_start")
         `);
-    }
+  }
 
-    public async down(queryRunner: QueryRunner): Promise<void> {
-        await queryRunner.query(`
+  public async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
             DROP INDEX "public"."auth_failures_window_start_idx"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "auth_failures"
         `);
-    }
-
+  }
 }

@@ -1,10 +1,10 @@
-import { MigrationInterface, QueryRunner } from "typeorm";
+import { MigrationInterface, QueryRunner } from 'typeorm';
 
 export class Ancillary1796404213145 implements MigrationInterface {
-    name = 'Ancillary1796404213145'
+  name = 'Ancillary1796404213145';
 
-    public async up(queryRunner: QueryRunner): Promise<void> {
-        await queryRunner.query(`
+  public async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
             CREATE TABLE "ancillary_charges" (
                 "id" text NOT NULL,
                 "account_id" text NOT NULL,
@@ -28,14 +28,14 @@ export class Ancillary1796404213145 implements MigrationInterface {
                 CONSTRAINT "PK_808c98aacdeb794cf6433264dee" PRIMARY KEY ("id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "ancillary_charges_unpaid_idx" ON "ancillary_charges" ("account_id")
             WHERE "amount" > "charged"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "ancillary_charges_account_bucket_idx" ON "ancillary_charges" ("account_id", "bucket")
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "ancillary_events" (
                 "id" text NOT NULL,
                 "type" text NOT NULL,
@@ -49,10 +49,10 @@ export class Ancillary1796404213145 implements MigrationInterface {
                 CONSTRAINT "PK_e1e89bcde3ac02851ceadd3f4f9" PRIMARY KEY ("id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "ancillary_events_item_idx" ON "ancillary_events" ("item_key", "occurred_at")
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "ancillary_items" (
                 "item_key" text NOT NULL,
                 "account_id" text NOT NULL,
@@ -63,34 +63,33 @@ export class Ancillary1796404213145 implements MigrationInterface {
                 CONSTRAINT "PK_ff79c35b8c2fdaba3f0516d3b98" PRIMARY KEY ("item_key")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "ancillary_items_open_idx" ON "ancillary_items" ("item_key")
             WHERE "done" = false
         `);
-    }
+  }
 
-    public async down(queryRunner: QueryRunner): Promise<void> {
-        await queryRunner.query(`
+  public async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
             DROP INDEX "public"."ancillary_items_open_idx"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "ancillary_items"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."ancillary_events_item_idx"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "ancillary_events"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."ancillary_charges_account_bucket_idx"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."ancillary_charges_unpaid_idx"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "ancillary_charges"
         `);
-    }
-
+  }
 }

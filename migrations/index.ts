@@ -29,4 +29,34 @@ import { PlansFromCatalog1796410000000 } from './1796410000000-PlansFromCatalog'
 import { StripeInvoiceAmounts1796414845223 } from './1796414845223-StripeInvoiceAmounts';
 
 /** Every migration, in order. `npm run migration:generate -- <Name>` writes a file here; add it to this list. */
-export const MIGRATIONS: (new () => object)[] = [Foundation1796204055048, Metering1796204484544, Ledger1796204668759, LedgerTriggers1796204668760, Plans1796205733689, SpendLimits1796206329676, LedgerBalanceCheckByIndex1796206563447, Stripe1796206667218, Reports1796207234078, ReportsRollups1796208457072, LedgerHoldsByKey1796210659424, LedgerStatementIndex1796211838776, ReportsAccountRollups1796213965882, DropPlanAllowances1796214833510, LedgerBalanceCheckSetBased1796214833511, LedgerBalanceCheckLookups1796220000000, RuntimeEventsSessionIndex1796227202725, UpdatedInPlaceFillfactor1796290000000, AuditHashInlined1796300000000, LiveGrantsIndex1796300100000, RuntimeSpecDigest1796394024202, AuthFailures1796394272194, AdminConsoleRecords1796393052532, JobRunsAndOpenHolds1796393298321, HeartbeatsBySeq1796400000000, Ancillary1796404213145, AncillaryCommands1796405410116, PlansFromCatalog1796410000000, StripeInvoiceAmounts1796414845223];
+export const MIGRATIONS: (new () => object)[] = [
+  Foundation1796204055048,
+  Metering1796204484544,
+  Ledger1796204668759,
+  LedgerTriggers1796204668760,
+  Plans1796205733689,
+  SpendLimits1796206329676,
+  LedgerBalanceCheckByIndex1796206563447,
+  Stripe1796206667218,
+  Reports1796207234078,
+  ReportsRollups1796208457072,
+  LedgerHoldsByKey1796210659424,
+  LedgerStatementIndex1796211838776,
+  ReportsAccountRollups1796213965882,
+  DropPlanAllowances1796214833510,
+  LedgerBalanceCheckSetBased1796214833511,
+  LedgerBalanceCheckLookups1796220000000,
+  RuntimeEventsSessionIndex1796227202725,
+  UpdatedInPlaceFillfactor1796290000000,
+  AuditHashInlined1796300000000,
+  LiveGrantsIndex1796300100000,
+  RuntimeSpecDigest1796394024202,
+  AuthFailures1796394272194,
+  AdminConsoleRecords1796393052532,
+  JobRunsAndOpenHolds1796393298321,
+  HeartbeatsBySeq1796400000000,
+  Ancillary1796404213145,
+  AncillaryCommands1796405410116,
+  PlansFromCatalog1796410000000,
+  StripeInvoiceAmounts1796414845223,
+];

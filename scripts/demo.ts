@@ -45,7 +45,14 @@ function json(report: Schemas['Report'] | string): Schemas['Report'] {
 const errorText = (error: Schemas['ErrorBody'] | undefined): string =>
   error ? `${error.error.code}${error.error.quota ? ` (${error.error.quota})` : ''} ${error.error.message}` : '';
 
-function event(accountId: string, runtimeId: string, type: LifecycleEvent['type'], occurredAt: string, seq: number, data: Record<string, unknown> = {}): LifecycleEvent {
+function event(
+  accountId: string,
+  runtimeId: string,
+  type: LifecycleEvent['type'],
+  occurredAt: string,
+  seq: number,
+  data: Record<string, unknown> = {},
+): LifecycleEvent {
   return { id: `evt_${randomBytes(8).toString('hex')}`, type, occurredAt, accountId, runtimeId, seq, data };
 }
 
@@ -61,13 +68,22 @@ async function run(base: string, adminKey: string): Promise<void> {
   await ok(admin.POST('/v1/accounts', { body: { id: free, kind: 'user', plan: 'free', name: 'Ada (Free)' } }));
   await ok(admin.POST('/v1/accounts', { body: { id: team, kind: 'organization', plan: 'team', name: 'Acme (Team)' } }));
   await ok(admin.POST('/v1/accounts', { body: { id: ent, kind: 'organization', plan: 'enterprise', name: 'Globex (Enterprise)' } }));
-  for (const userId of ['alice', 'bob', 'carol']) await ok(admin.PUT('/v1/accounts/{id}/members/{userId}', { params: { path: { id: team, userId } } }));
+  for (const userId of ['alice', 'bob', 'carol']) {
+    await ok(admin.PUT('/v1/accounts/{id}/members/{userId}', { params: { path: { id: team, userId } } }));
+  }
   for (const id of [team, ent]) {
-    await ok(admin.POST('/v1/admin/accounts/{id}/grants', { params: { path: { id }, header: { 'idempotency-key': `demo-${id}` } }, body: { credits: '100.000000', reason: 'demo funds' } }));
+    await ok(
+      admin.POST('/v1/admin/accounts/{id}/grants', {
+        params: { path: { id }, header: { 'idempotency-key': `demo-${id}` } },
+        body: { credits: '100.000000', reason: 'demo funds' },
+      }),
+    );
   }
   for (const id of [free, team, ent]) {
     const w = await ok(cp.GET('/v1/accounts/{id}/wallet', { params: { path: { id } } }));
-    say(`  ${id.padEnd(24)} available ${w.available} credits, runs ${w.runs?.used ?? 0}/${w.runs?.included ?? '∞'}${id === free ? ' (the monthly 50 credits come with the first launch)' : ''}`);
+    say(
+      `  ${id.padEnd(24)} available ${w.available} credits, runs ${w.runs?.used ?? 0}/${w.runs?.included ?? '∞'}${id === free ? ' (the monthly 50 credits come with the first launch)' : ''}`,
+    );
   }
 
   step('Runtimes: reserve, start, run, terminate (POST /v1/reservations, POST /v1/events)');
@@ -96,7 +112,9 @@ async function run(base: string, adminKey: string): Promise<void> {
       }),
     );
     const s = await ok(cp.GET('/v1/reservations/{runtimeId}', { params: { path: { runtimeId } } }));
-    say(`  ${runtimeId} ${accountId.padEnd(24)} ${environment.environment.sizeClass.padEnd(6)} reserved ${r.reserved} → ${s.status}, charged ${s.charged} for ${minutes} min`);
+    say(
+      `  ${runtimeId} ${accountId.padEnd(24)} ${environment.environment.sizeClass.padEnd(6)} reserved ${r.reserved} → ${s.status}, charged ${s.charged} for ${minutes} min`,
+    );
   }
 
   step('A quota: the Free plan allows 2 concurrent runtimes and no large size class');
@@ -104,21 +122,45 @@ async function run(base: string, adminKey: string): Promise<void> {
     const r = await answer(cp.POST('/v1/reservations', { body: { accountId: free, runtimeId: `demo_free_${i}`, ...small, minutes: 10 } }));
     say(`  launch ${i}: ${r.status} ${r.error ? errorText(r.error) : `reserved ${r.data?.reserved}`}`);
   }
-  const large = await answer(cp.POST('/v1/reservations', { body: { accountId: free, runtimeId: 'demo_free_large', variant: 'datalayer', environment: { name: 'big', sizeClass: 'large' } } }));
+  const large = await answer(
+    cp.POST('/v1/reservations', {
+      body: { accountId: free, runtimeId: 'demo_free_large', variant: 'datalayer', environment: { name: 'big', sizeClass: 'large' } },
+    }),
+  );
   say(`  large:    ${large.status} ${errorText(large.error)}`);
   for (const i of [1, 2]) {
-    await ok(cp.POST('/v1/events', { body: [event(free, `demo_free_${i}`, 'runtime.launch_failed', new Date().toISOString(), 1, { reason: 'demo' })] }));
+    await ok(
+      cp.POST('/v1/events', {
+        body: [event(free, `demo_free_${i}`, 'runtime.launch_failed', new Date().toISOString(), 1, { reason: 'demo' })],
+      }),
+    );
   }
 
   step('A spend limit: Globex caps spending at 3 credits this month');
-  const limit = await answer(admin.PUT('/v1/accounts/{id}/spend-limit', { params: { path: { id: ent } }, body: { credits: '3.000000', period: 'month', thresholds: [50, 80, 100] } }));
+  const limit = await answer(
+    admin.PUT('/v1/accounts/{id}/spend-limit', {
+      params: { path: { id: ent } },
+      body: { credits: '3.000000', period: 'month', thresholds: [50, 80, 100] },
+    }),
+  );
   say(`  limit set: ${limit.status} ${limit.data?.credits ?? ''}`);
-  const running = await answer(cp.POST('/v1/reservations', { body: { accountId: ent, runtimeId: 'demo_ent_long', ...small, minutes: 30 } }));
+  const running = await answer(
+    cp.POST('/v1/reservations', { body: { accountId: ent, runtimeId: 'demo_ent_long', ...small, minutes: 30 } }),
+  );
   say(`  a 30-minute launch: ${running.status} ${running.error?.error.code ?? `reserved ${running.data?.reserved}`}`);
-  if (running.status === 201) await ok(cp.POST('/v1/events', { body: [event(ent, 'demo_ent_long', 'runtime.started', new Date().toISOString(), 1)] }));
-  const refused = await answer(cp.POST('/v1/reservations', { body: { accountId: ent, runtimeId: 'demo_ent_more', ...medium, minutes: 60 } }));
+  if (running.status === 201) {
+    await ok(cp.POST('/v1/events', { body: [event(ent, 'demo_ent_long', 'runtime.started', new Date().toISOString(), 1)] }));
+  }
+  const refused = await answer(
+    cp.POST('/v1/reservations', { body: { accountId: ent, runtimeId: 'demo_ent_more', ...medium, minutes: 60 } }),
+  );
   say(`  one more hour of medium: ${refused.status} ${errorText(refused.error)}`);
-  const lowered = await answer(admin.PUT('/v1/accounts/{id}/spend-limit', { params: { path: { id: ent } }, body: { credits: '1.000000', period: 'month', thresholds: [50, 80, 100] } }));
+  const lowered = await answer(
+    admin.PUT('/v1/accounts/{id}/spend-limit', {
+      params: { path: { id: ent } },
+      body: { credits: '1.000000', period: 'month', thresholds: [50, 80, 100] },
+    }),
+  );
   say(`  limit lowered below what is spent: ${lowered.status}`);
   const told = await ok(cp.GET('/v1/reservations/{runtimeId}', { params: { path: { runtimeId: 'demo_ent_long' } } }));
   say(`  demo_ent_long is now ${told.status}; commands: ${told.commands.map((c) => `${c.type} (${c.reason})`).join(', ') || 'none'}`);
@@ -126,19 +168,31 @@ async function run(base: string, adminKey: string): Promise<void> {
   step('Reports (GET /v1/reports/…, also at /admin and as CSV)');
   const usage = json(await ok(admin.GET('/v1/reports/usage', { params: { query: { groupBy: 'account' } } })));
   const cell = (v: unknown, width: number) => String(v ?? '').padStart(width);
-  for (const i of usage.items) say(`  usage  ${String(i.account).padEnd(24)} ${cell(i.runtimes, 2)} runtimes ${cell(i.seconds, 6)} s ${cell(i.credits, 12)} credits`);
+  for (const i of usage.items) {
+    say(`  usage  ${String(i.account).padEnd(24)} ${cell(i.runtimes, 2)} runtimes ${cell(i.seconds, 6)} s ${cell(i.credits, 12)} credits`);
+  }
   const total = usage.totals ?? {};
   say(`  total  ${''.padEnd(24)} ${cell(total.runtimes, 2)} runtimes ${cell(total.seconds, 6)} s ${cell(total.credits, 12)} credits`);
   const t = json(await ok(admin.GET('/v1/reports/credits', { params: { query: { groupBy: 'total' } } }))).totals ?? {};
   say(`  credits granted ${t.granted}, consumed ${t.consumed}, refunded ${t.refunded}, expired ${t.expired}, net ${t.net}`);
   for (const i of json(await ok(admin.GET('/v1/reports/spend-limits', {}))).items) {
-    say(`  event  ${String(i.at).slice(11, 19)} ${String(i.type).padEnd(11)} ${String(i.account).padEnd(24)} ${i.event}${i.threshold ? ` ${i.threshold}%` : ''}${i.runtime ? ` ${i.runtime}` : ''}`);
+    say(
+      `  event  ${String(i.at).slice(11, 19)} ${String(i.type).padEnd(11)} ${String(i.account).padEnd(24)} ${i.event}${i.threshold ? ` ${i.threshold}%` : ''}${i.runtime ? ` ${i.runtime}` : ''}`,
+    );
   }
   for (const i of json(await ok(admin.GET('/v1/reports/seats', {}))).items) {
-    say(`  seats  ${String(i.account).padEnd(24)} ${i.seats} active, Stripe quantity ${i.stripeQuantity ?? 'none (no Stripe configured)'}, expected $${(Number(i.expectedMrrCents) / 100).toFixed(2)}/month`);
+    say(
+      `  seats  ${String(i.account).padEnd(24)} ${i.seats} active, Stripe quantity ${i.stripeQuantity ?? 'none (no Stripe configured)'}, expected $${(Number(i.expectedMrrCents) / 100).toFixed(2)}/month`,
+    );
   }
   const csv = await ok(admin.GET('/v1/reports/top-consumers', { params: { query: { format: 'csv' } }, parseAs: 'text' }));
-  say(`  top consumers as CSV:\n${csv.trim().split('\r\n').map((l) => `    ${l}`).join('\n')}`);
+  say(
+    `  top consumers as CSV:\n${csv
+      .trim()
+      .split('\r\n')
+      .map((l) => `    ${l}`)
+      .join('\n')}`,
+  );
 }
 
 function freePort(): Promise<number> {
@@ -157,7 +211,15 @@ async function main(): Promise<number> {
   chmodSync(dir, 0o755);
   const adminKey = `dlb_demo_${randomBytes(24).toString('base64url')}`;
   const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', BILLING_ADMIN_API_KEY: adminKey, EMBEDDED_PG_DIR: join(dir, 'postgres'), EMBEDDED_PG_PORT: String(await freePort()), LOG_LEVEL: 'warn' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    BILLING_ADMIN_API_KEY: adminKey,
+    EMBEDDED_PG_DIR: join(dir, 'postgres'),
+    EMBEDDED_PG_PORT: String(await freePort()),
+    LOG_LEVEL: 'warn',
+  };
   delete env.DATABASE_URL;
   delete env.KAFKA_BROKERS;
   step(`Starting it on http://127.0.0.1:${port} (embedded PostgreSQL in ${dir}, events over HTTP)`);
@@ -175,7 +237,10 @@ async function main(): Promise<number> {
     const deadline = Date.now() + 120_000;
     for (;;) {
       if (dead) throw new Error('the service exited before it was ready');
-      const ready = await fetch(`${base}/health/ready`).then((r) => r.ok, () => false);
+      const ready = await fetch(`${base}/health/ready`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ready) break;
       if (Date.now() > deadline) throw new Error('the service was not ready within 2 minutes');
       await new Promise((r) => setTimeout(r, 250));

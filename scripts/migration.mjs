@@ -30,9 +30,7 @@ async function withScratchDatabase(work) {
 switch (command) {
   case 'generate':
     if (!name) throw new Error('usage: npm run migration:generate -- <Name>');
-    await withScratchDatabase((url) =>
-      typeorm(['migration:generate', '--pretty', `migrations/${name}`], { DATABASE_URL: url }),
-    );
+    await withScratchDatabase((url) => typeorm(['migration:generate', '--pretty', `migrations/${name}`], { DATABASE_URL: url }));
     console.log(`written migrations/*-${name}.ts: add it to migrations/index.ts`);
     break;
   case 'check':

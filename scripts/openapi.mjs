@@ -31,17 +31,23 @@ if (process.argv.includes('--examples')) {
     ),
   );
   const merged = {};
-  const files = readdirSync('test/.examples').filter((f) => f.endsWith('.json')).sort();
+  const files = readdirSync('test/.examples')
+    .filter((f) => f.endsWith('.json'))
+    .sort();
   for (const file of files) {
     for (const [key, value] of Object.entries(JSON.parse(readFileSync(`test/.examples/${file}`, 'utf8')))) {
       if (operations.has(key) && !(key in merged)) merged[key] = shorten(value);
     }
   }
-  examples = Object.fromEntries(Object.keys(merged).sort().map((k) => [k, merged[k]]));
+  examples = Object.fromEntries(
+    Object.keys(merged)
+      .sort()
+      .map((k) => [k, merged[k]]),
+  );
   writeFileSync(
     'src/common/http/openapi-examples.ts',
-    '// Recorded from the tests\' real responses (`RECORD_EXAMPLES=1 npx vitest run --project http`, then `npm run openapi -- --examples`); do not edit by hand.\n' +
-      '// A unit test checks each against its operation\'s schema, so an example cannot drift from the document.\n' +
+    "// Recorded from the tests' real responses (`RECORD_EXAMPLES=1 npx vitest run --project http`, then `npm run openapi -- --examples`); do not edit by hand.\n" +
+      "// A unit test checks each against its operation's schema, so an example cannot drift from the document.\n" +
       'export const RECORDED_EXAMPLES: Record<string, unknown> = {\n' +
       Object.entries(examples)
         .map(([k, v]) => `  ${JSON.stringify(k)}: ${JSON.stringify(v)},\n`)

@@ -31,7 +31,14 @@ function importsOf(file) {
   for (const m of text.get(file).matchAll(re)) {
     if (m[1]) continue;
     const names = m[0];
-    if (/^import\s*\{([^}]*)\}/s.test(names) && /^import\s*\{([^}]*)\}/s.exec(names)[1].split(',').every((n) => !n.trim() || n.trim().startsWith('type '))) continue;
+    if (
+      /^import\s*\{([^}]*)\}/s.test(names) &&
+      /^import\s*\{([^}]*)\}/s
+        .exec(names)[1]
+        .split(',')
+        .every((n) => !n.trim() || n.trim().startsWith('type '))
+    )
+      continue;
     const base = resolve(dirname(file), m[2]);
     const target = [`${base}.ts`, join(base, 'index.ts')].find((p) => existsSync(p));
     if (target && text.has(target)) out.push(target);
@@ -41,7 +48,15 @@ function importsOf(file) {
 const graph = new Map(files.map((f) => [f, importsOf(f)]));
 
 const lines = files.map((f) => ({ file: rel(f), lines: text.get(f).split('\n').length - 1 })).sort((a, b) => b.lines - a.lines);
-const longLines = files.reduce((n, f) => n + text.get(f).split('\n').filter((l) => l.length > 140).length, 0);
+const longLines = files.reduce(
+  (n, f) =>
+    n +
+    text
+      .get(f)
+      .split('\n')
+      .filter((l) => l.length > 140).length,
+  0,
+);
 
 // Module graph and the imports that climb back up (an edge A→B where B also reaches A).
 const modEdges = new Map();
@@ -61,7 +76,10 @@ function reaches(from, to) {
     const m = stack.pop();
     for (const n of modEdges.get(m)?.keys() ?? []) {
       if (n === to) return true;
-      if (!seen.has(n)) seen.add(n), stack.push(n);
+      if (!seen.has(n)) {
+        seen.add(n);
+        stack.push(n);
+      }
     }
   }
   return false;
@@ -112,9 +130,16 @@ if (process.argv.includes('--json')) {
   console.log(`largest: ${figures.largest.map((l) => `${l.file} ${l.lines}`).join(', ')}`);
   console.log(`over 500 lines: ${figures.over500.length ? figures.over500.map((l) => `${l.file} ${l.lines}`).join(', ') : 'none'}`);
   console.log(`lines over 140 characters: ${longLines}`);
-  console.log(`imports that climb back up (module A imports B while B reaches A): ${climbs.reduce((n, c) => n + c.imports, 0)} in ${climbs.length} module pairs`);
+  console.log(
+    `imports that climb back up (module A imports B while B reaches A): ${climbs.reduce((n, c) => n + c.imports, 0)} in ${climbs.length} module pairs`,
+  );
   for (const c of climbs) console.log(`  ${c.from} → ${c.to} (${c.imports})`);
-  console.log(`SQL statements per module (${Object.values(sqlCalls).reduce((a, b) => a + b, 0)} in all): ${Object.entries(sqlCalls).sort((a, b) => b[1] - a[1]).map(([m, n]) => `${m} ${n}`).join(', ')}`);
+  console.log(
+    `SQL statements per module (${Object.values(sqlCalls).reduce((a, b) => a + b, 0)} in all): ${Object.entries(sqlCalls)
+      .sort((a, b) => b[1] - a[1])
+      .map(([m, n]) => `${m} ${n}`)
+      .join(', ')}`,
+  );
   console.log(`SQL in controllers: ${sqlInControllers.join(', ') || 'none'}`);
   console.log(`a reservation's value imports from its controller: ${reservationWalk.files} files in ${reservationWalk.folders} folders`);
   console.log(`a lifecycle event's value imports from its consumer: ${eventWalk.files} files in ${eventWalk.folders} folders`);

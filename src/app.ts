@@ -86,7 +86,15 @@ function configure(app: NestFastifyApplication, logger: PinoLogger): void {
     const keyId = (request as FastifyRequest & { principal?: { keyId: string } }).principal?.keyId;
     const level = reply.statusCode >= 500 ? 'error' : 'info';
     logger.pino[level](
-      { context: 'Http', method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime), keyId, code: code || undefined },
+      {
+        context: 'Http',
+        method: request.method,
+        route,
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+        keyId,
+        code: code || undefined,
+      },
       'request',
     );
   });

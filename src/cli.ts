@@ -25,7 +25,8 @@ import { REPORT_NAMES, ReportsService, toCsv, type Report, type ReportName } fro
  * Exit codes (EXIT_CODES): 0 done, 1 a check found a problem, 2 usage or configuration error,
  * 3 could not run (database unreachable, any unexpected failure).
  */
-const EXIT_CODES = 'exit codes: 0 done, 1 a check found a problem, 2 usage or configuration error, 3 could not run (e.g. database unreachable)';
+const EXIT_CODES =
+  'exit codes: 0 done, 1 a check found a problem, 2 usage or configuration error, 3 could not run (e.g. database unreachable)';
 const USAGE = `usage: cli <command>
   audit verify                              walk every audit hash chain; exit 1 and print the first broken or missing row
   ledger reconcile [--account <id>]         check stored balances against the entries; exit 1 on any discrepancy
@@ -99,7 +100,9 @@ const COMMANDS: Record<string, Command> = {
     const result = await app.get(AuditService).verify();
     print(result);
     if (!result.ok) {
-      process.stderr.write(`audit log broken at chain ${result.problem.chain} seq ${result.problem.seq}: ${result.problem.reason} (${result.problem.detail})\n`);
+      process.stderr.write(
+        `audit log broken at chain ${result.problem.chain} seq ${result.problem.seq}: ${result.problem.reason} (${result.problem.detail})\n`,
+      );
     }
     return result.ok ? 0 : 1;
   },
@@ -109,7 +112,10 @@ const COMMANDS: Record<string, Command> = {
     return problems.length === 0 ? 0 : 1;
   },
   'keys create': async (app, args) => {
-    const scopes = (args.flags.get('scopes') ?? '').split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+    const scopes = (args.flags.get('scopes') ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s.length > 0);
     const parsed = z.array(scopeSchema).min(1).safeParse(scopes);
     if (!parsed.success) throw new UsageError(`--scopes: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
     print(await app.get(ApiKeysService).create(parsed.data, args.flags.get('name') ?? null, ACTOR));
@@ -169,7 +175,12 @@ async function readReport(reports: ReportsService, name: ReportName, query: Reco
 
 async function writeReport(app: INestApplicationContext, name: ReportName, args: Args): Promise<number> {
   const query: Record<string, string> = {};
-  for (const [flag, param] of [['from', 'from'], ['to', 'to'], ['group-by', 'groupBy'], ['limit', 'limit']] as const) {
+  for (const [flag, param] of [
+    ['from', 'from'],
+    ['to', 'to'],
+    ['group-by', 'groupBy'],
+    ['limit', 'limit'],
+  ] as const) {
     const value = args.flags.get(flag);
     if (value !== undefined) query[param] = value;
   }
@@ -273,7 +284,10 @@ export async function main(argv: string[]): Promise<number> {
   const logger = createLogger('warn', process.stderr);
   const unreachable = await databaseUnreachable();
   if (unreachable) {
-    logger.error({ command: name, ...unreachable }, `could not run ${name}: the database at ${unreachable.database} could not be reached (${unreachable.reason})`);
+    logger.error(
+      { command: name, ...unreachable },
+      `could not run ${name}: the database at ${unreachable.database} could not be reached (${unreachable.reason})`,
+    );
     return 3;
   }
   // Without DATABASE_URL, the embedded PostgreSQL of a service running on EMBEDDED_PG_DIR is used as it is.

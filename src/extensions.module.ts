@@ -25,7 +25,10 @@ import { SpendLimitsService } from './spend-limits/spend-limits.service';
   providers: [
     {
       provide: WALLET_EXTENSIONS,
-      useFactory: (limits: SpendLimitsService, quotas: QuotasService): WalletExtension[] => [limits.walletExtension, quotas.walletExtension],
+      useFactory: (limits: SpendLimitsService, quotas: QuotasService): WalletExtension[] => [
+        limits.walletExtension,
+        quotas.walletExtension,
+      ],
       inject: [SpendLimitsService, QuotasService],
     },
     {

@@ -72,7 +72,17 @@ export class FleetLoad {
   }
 
   resetWindow() {
-    this.#w = { since: performance.now(), latencies: [], launched: 0, lost: 0, reasons: {}, events: 0, heartbeats: 0, terminated: 0, maxBehindMs: 0 };
+    this.#w = {
+      since: performance.now(),
+      latencies: [],
+      launched: 0,
+      lost: 0,
+      reasons: {},
+      events: 0,
+      heartbeats: 0,
+      terminated: 0,
+      maxBehindMs: 0,
+    };
   }
 
   window() {
@@ -125,12 +135,29 @@ export class FleetLoad {
 
   async #launch(due, measured) {
     const n = this.#runtimes.length;
-    const rt = { id: `fleet_${this.tag}_rt${n}`, account: this.accounts[Math.floor(Math.random() * this.accounts.length)], seq: 0, runningMs: 0, runningSince: null, state: 'launching', rate: 0n, hold: 0n, failed: false };
+    const rt = {
+      id: `fleet_${this.tag}_rt${n}`,
+      account: this.accounts[Math.floor(Math.random() * this.accounts.length)],
+      seq: 0,
+      runningMs: 0,
+      runningSince: null,
+      state: 'launching',
+      rate: 0n,
+      hold: 0n,
+      failed: false,
+    };
     this.#runtimes.push(rt);
     const w = this.#w;
     try {
-      const res = await this.call('POST', '/v1/reservations', { accountId: rt.account, runtimeId: rt.id, ...ENV, minutes: this.minutes }, {}, this.requestTimeoutMs);
-      if (res.status !== 201) throw Object.assign(new Error(`HTTP ${res.status} ${JSON.stringify(res.body)}`), { code: `HTTP ${res.status}` });
+      const res = await this.call(
+        'POST',
+        '/v1/reservations',
+        { accountId: rt.account, runtimeId: rt.id, ...ENV, minutes: this.minutes },
+        {},
+        this.requestTimeoutMs,
+      );
+      if (res.status !== 201)
+        throw Object.assign(new Error(`HTTP ${res.status} ${JSON.stringify(res.body)}`), { code: `HTTP ${res.status}` });
       const now = performance.now();
       if (measured && due >= w.since) {
         w.latencies.push(now - due);

@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import type { PlanId } from '../plans/plan-catalog';
+import type { PlanId } from 'src/plans/plan-catalog';
 import type { AccountStatus } from './entities/account.entity';
 
 /**
@@ -17,7 +17,13 @@ export async function setPlanTerms(
   await em.query(
     `UPDATE accounts SET plan = $2, billing_cycle_anchor = $3, plan_overrides = CASE WHEN $4 THEN $5::jsonb ELSE plan_overrides END,
        updated_at = now() WHERE id = $1`,
-    [accountId, terms.plan, terms.billingCycleAnchor, terms.overrides !== undefined, terms.overrides ? JSON.stringify(terms.overrides) : null],
+    [
+      accountId,
+      terms.plan,
+      terms.billingCycleAnchor,
+      terms.overrides !== undefined,
+      terms.overrides ? JSON.stringify(terms.overrides) : null,
+    ],
   );
 }
 
@@ -26,10 +32,14 @@ export async function setAccountStatus(em: Pick<EntityManager, 'query'>, account
 }
 
 /** Anchors the account's billing cycle at `anchor` if it is on `plan` and has no anchor yet. */
-export async function anchorBillingCycleIfUnset(em: Pick<EntityManager, 'query'>, accountId: string, plans: readonly PlanId[], anchor: Date): Promise<void> {
-  await em.query(`UPDATE accounts SET billing_cycle_anchor = $3, updated_at = now() WHERE id = $1 AND plan = ANY($2::text[]) AND billing_cycle_anchor IS NULL`, [
-    accountId,
-    plans,
-    anchor,
-  ]);
+export async function anchorBillingCycleIfUnset(
+  em: Pick<EntityManager, 'query'>,
+  accountId: string,
+  plans: readonly PlanId[],
+  anchor: Date,
+): Promise<void> {
+  await em.query(
+    `UPDATE accounts SET billing_cycle_anchor = $3, updated_at = now() WHERE id = $1 AND plan = ANY($2::text[]) AND billing_cycle_anchor IS NULL`,
+    [accountId, plans, anchor],
+  );
 }

@@ -1,8 +1,8 @@
 import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Doc } from '../common/http/openapi';
-import { parseOrThrow } from '../common/http/zod-validation.pipe';
-import { PlanCatalog } from '../plans/plan-catalog';
+import { Doc } from 'src/common/http/openapi';
+import { parseOrThrow } from 'src/common/http/zod-validation.pipe';
+import { PlanCatalog } from 'src/plans/plan-catalog';
 import { AccountsService, type AccountView } from './accounts.service';
 import { Access, CurrentPrincipal } from './auth/auth.decorators';
 import type { Principal } from './auth/scopes';
@@ -28,7 +28,10 @@ export class AccountsController {
     summary: 'Create or update an account',
     tag: 'Accounts',
     body: upsertAccountSchema,
-    responses: { 201: { description: 'Created, with an empty wallet', schema: accountSchema }, 200: { description: 'Updated', schema: accountSchema } },
+    responses: {
+      201: { description: 'Created, with an empty wallet', schema: accountSchema },
+      200: { description: 'Updated', schema: accountSchema },
+    },
   })
   async upsert(
     @Body() raw: unknown,

@@ -2,8 +2,8 @@
 // Accounts and their plan terms and status (other modules change them through account-writes.ts), API keys, failed authentications.
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { LedgerModule } from '../ledger/ledger.module';
-import { PlanCatalogModule } from '../plans/plan-catalog.module';
+import { LedgerModule } from 'src/ledger/ledger.module';
+import { PlanCatalogModule } from 'src/plans/plan-catalog.module';
 import { AccountHooks } from './account-hooks';
 import { AccountsController } from './accounts.controller';
 import { AccountsService } from './accounts.service';

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import { AuditService } from '../audit/audit.service';
-import { inTransaction, rows } from '../common/database/transaction';
-import { LedgerService } from '../ledger/ledger.service';
+import { AuditService } from 'src/audit/audit.service';
+import { inTransaction, rows } from 'src/common/database/transaction';
+import { LedgerService } from 'src/ledger/ledger.service';
 import { AccountHooks } from './account-hooks';
 import type { UpsertAccountDto } from './dto/account.dto';
-import type { PlanId } from '../plans/plan-catalog';
+import type { PlanId } from 'src/plans/plan-catalog';
 import type { AccountKind, AccountStatus } from './entities/account.entity';
 
 export interface AccountView {

@@ -1,10 +1,10 @@
 import { Body, Controller, Delete, HttpCode, Param, Post } from '@nestjs/common';
-import { ZodPipe } from '../common/http/zod-validation.pipe';
+import { ZodPipe } from 'src/common/http/zod-validation.pipe';
 import { Access, CurrentPrincipal } from './auth/auth.decorators';
 import type { Principal } from './auth/scopes';
 import { ApiKeysService, type CreatedKey } from './auth/api-keys.service';
 import { createApiKeySchema, createdKeySchema, revokedKeySchema, type CreateApiKeyDto } from './dto/api-key.dto';
-import { Doc } from '../common/http/openapi';
+import { Doc } from 'src/common/http/openapi';
 
 @Controller('v1/admin/api-keys')
 @Access('admin')
@@ -13,13 +13,25 @@ export class ApiKeysController {
 
   @Post()
   @HttpCode(201)
-  @Doc({ id: 'createApiKey', summary: 'Create an API key (the key is shown once)', tag: 'API keys', body: createApiKeySchema, responses: { 201: { description: 'Created', schema: createdKeySchema } } })
+  @Doc({
+    id: 'createApiKey',
+    summary: 'Create an API key (the key is shown once)',
+    tag: 'API keys',
+    body: createApiKeySchema,
+    responses: { 201: { description: 'Created', schema: createdKeySchema } },
+  })
   create(@Body(new ZodPipe(createApiKeySchema)) body: CreateApiKeyDto, @CurrentPrincipal() principal: Principal): Promise<CreatedKey> {
     return this.keys.create(body.scopes, body.name ?? null, `key:${principal.keyId}`, { knownAccounts: true });
   }
 
   @Delete(':keyId')
-  @Doc({ id: 'revokeApiKey', summary: 'Revoke an API key', tag: 'API keys', responses: { 200: { description: 'Revoked (again: the first revocation)', schema: revokedKeySchema } }, errors: ['DL_BILLING_NOT_FOUND'] })
+  @Doc({
+    id: 'revokeApiKey',
+    summary: 'Revoke an API key',
+    tag: 'API keys',
+    responses: { 200: { description: 'Revoked (again: the first revocation)', schema: revokedKeySchema } },
+    errors: ['DL_BILLING_NOT_FOUND'],
+  })
   revoke(@Param('keyId') keyId: string, @CurrentPrincipal() principal: Principal): Promise<{ id: string; revokedAt: string }> {
     return this.keys.revoke(keyId, `key:${principal.keyId}`);
   }

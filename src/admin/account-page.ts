@@ -1,10 +1,10 @@
-import type { AccountView } from '../accounts/accounts.service';
-import type { AuditRow } from '../audit/audit.service';
-import type { LiveRuntimeView } from '../metering/runtime-admin.service';
-import type { PlanView } from '../plans/plan-admin.service';
-import type { QuotasView, QuotaUse } from '../plans/quotas.service';
-import type { SpendAlertView, SpendLimitView } from '../spend-limits/spend-limits.service';
-import type { BillingHistory } from '../stripe/subscriptions.service';
+import type { AccountView } from 'src/accounts/accounts.service';
+import type { AuditRow } from 'src/audit/audit.service';
+import type { LiveRuntimeView } from 'src/metering/runtime-admin.service';
+import type { PlanView } from 'src/plans/plan-admin.service';
+import type { QuotasView, QuotaUse } from 'src/plans/quotas.service';
+import type { SpendAlertView, SpendLimitView } from 'src/spend-limits/spend-limits.service';
+import type { BillingHistory } from 'src/stripe/subscriptions.service';
 import { credits, duration, esc, hidden, table, when, type Viewer } from './render';
 
 export interface AccountPageData {
@@ -13,7 +13,21 @@ export interface AccountPageData {
   /** The plans an admin can choose (the catalog's). */
   planIds: readonly string[];
   quotas: QuotasView | null;
-  wallet: { total: string; held: string; available: string; debt: string; grants: { id: string; source: string; amount: string; remaining: string; priority: number; expiresAt: string | null; createdAt: string }[] };
+  wallet: {
+    total: string;
+    held: string;
+    available: string;
+    debt: string;
+    grants: {
+      id: string;
+      source: string;
+      amount: string;
+      remaining: string;
+      priority: number;
+      expiresAt: string | null;
+      createdAt: string;
+    }[];
+  };
   spend: { spent: string; held: string; limit: string | null; from: string; to: string };
   ledger: { items: Record<string, unknown>[]; nextCursor: string | null; cursor: string | undefined };
   runtimes: LiveRuntimeView[];
@@ -35,7 +49,13 @@ function badge(text: string, tone: 'good' | 'bad' | 'warn' | '' = ''): string {
 }
 
 function quota(name: string, q: QuotaUse): Record<string, unknown> {
-  return { quota: name, used: q.used, limit: q.limit === null ? 'unlimited' : q.limit, left: q.limit === null ? '—' : Math.max(0, q.limit - q.used), resetsAt: q.resetsAt };
+  return {
+    quota: name,
+    used: q.used,
+    limit: q.limit === null ? 'unlimited' : q.limit,
+    left: q.limit === null ? '—' : Math.max(0, q.limit - q.used),
+    resetsAt: q.resetsAt,
+  };
 }
 
 function json(v: unknown): string {
@@ -50,7 +70,9 @@ function actionForm(viewer: Viewer, action: string, summary: string, fields: str
 
 function pager(base: string, param: string, next: string | null, current: string | undefined, anchor: string): string {
   const first = current ? `<a href="${esc(base)}#${anchor}">Newest</a>` : '';
-  const more = next ? `<a href="${esc(`${base}?${param}=${encodeURIComponent(next)}`)}#${anchor}">Older entries</a>` : '<span class="none">No older entries.</span>';
+  const more = next
+    ? `<a href="${esc(`${base}?${param}=${encodeURIComponent(next)}`)}#${anchor}">Older entries</a>`
+    : '<span class="none">No older entries.</span>';
   return `<nav class="pager" aria-label="${esc(anchor)} pages">${first}${more}</nav>`;
 }
 
@@ -72,12 +94,21 @@ ${d.done ? `<p class="flash" role="status">${esc(d.done)}</p>` : ''}
 <dl class="facts"><dt>Plan</dt><dd>${esc(d.plan.plan)}</dd><dt>Period</dt><dd>${when(d.plan.period.from)} to ${when(d.plan.period.to)}</dd><dt>Included credits</dt><dd>${esc(credits(effective.includedCredits as string))}</dd>
 <dt>Size classes</dt><dd>${esc((effective.sizeClasses as string[]).join(', '))}${effective.gpus ? ' · GPUs' : ' · no GPUs'}</dd><dt>Overrides</dt><dd>${json(d.plan.overrides)}</dd></dl>
 ${d.quotas ? table('table-quotas', 'Quotas used in the current period', [{ key: 'quota' }, { key: 'used', num: true }, { key: 'limit', label: 'Limit', num: true }, { key: 'left', num: true }, { key: 'resetsAt', label: 'Resets at', format: 'when' }], [quota('Runs', d.quotas.runs), quota('Agents', d.quotas.agents), quota('Concurrent runtimes', d.quotas.concurrency)]) : ''}
-${actionForm(viewer, `${base}/plan`, 'Change plan or Enterprise overrides', `<label for="plan-plan">Plan<select id="plan-plan" name="plan">${d.planIds.map((p) => `<option${p === d.plan.plan ? ' selected' : ''}>${esc(p)}</option>`).join('')}</select></label>
-<label for="plan-overrides">Overrides (JSON, empty: none)<textarea id="plan-overrides" name="overrides" rows="3" cols="40">${esc(d.plan.overrides ? JSON.stringify(d.plan.overrides) : '')}</textarea></label>`, 'Change plan')}</section>`;
+${actionForm(
+  viewer,
+  `${base}/plan`,
+  'Change plan or Enterprise overrides',
+  `<label for="plan-plan">Plan<select id="plan-plan" name="plan">${d.planIds.map((p) => `<option${p === d.plan.plan ? ' selected' : ''}>${esc(p)}</option>`).join('')}</select></label>
+<label for="plan-overrides">Overrides (JSON, empty: none)<textarea id="plan-overrides" name="overrides" rows="3" cols="40">${esc(d.plan.overrides ? JSON.stringify(d.plan.overrides) : '')}</textarea></label>`,
+  'Change plan',
+)}</section>`;
 
   const walletSection = `<section id="wallet"><h2>Wallet</h2>
 <div class="totals"><div><b data-wallet="total">${esc(credits(d.wallet.total))}</b>Total</div><div><b>${esc(credits(d.wallet.held))}</b>Held</div><div><b data-wallet="available">${esc(credits(d.wallet.available))}</b>Available</div><div><b>${esc(credits(d.wallet.debt))}</b>Debt</div></div>
-${table('table-grants', 'Grants with credits left, in burn order (earliest expiry first, then priority, then oldest)', [
+${table(
+  'table-grants',
+  'Grants with credits left, in burn order (earliest expiry first, then priority, then oldest)',
+  [
     { key: 'order', label: '#', num: true },
     { key: 'id', label: 'Grant' },
     { key: 'source', value: (g) => SOURCE[String(g.source)] ?? String(g.source) },
@@ -85,22 +116,46 @@ ${table('table-grants', 'Grants with credits left, in burn order (earliest expir
     { key: 'remaining', format: 'credits', num: true },
     { key: 'expiresAt', label: 'Expires', format: 'html', value: (g) => (g.expiresAt ? when(g.expiresAt as string) : 'never') },
     { key: 'createdAt', label: 'Granted at', format: 'when' },
-  ], d.wallet.grants.map((g, i) => ({ ...g, order: i + 1 })), { empty: 'No credits left.', stack: true })}
-${actionForm(viewer, `${base}/grant`, 'Grant credits', `${hidden({ idempotencyKey: d.idempotencyKey })}<label for="grant-credits">Credits<input id="grant-credits" name="credits" required inputmode="decimal" placeholder="20.000000" size="12"></label>
+  ],
+  d.wallet.grants.map((g, i) => ({ ...g, order: i + 1 })),
+  { empty: 'No credits left.', stack: true },
+)}
+${actionForm(
+  viewer,
+  `${base}/grant`,
+  'Grant credits',
+  `${hidden({ idempotencyKey: d.idempotencyKey })}<label for="grant-credits">Credits<input id="grant-credits" name="credits" required inputmode="decimal" placeholder="20.000000" size="12"></label>
 <label for="grant-reason">Reason (shown in the ledger)<input id="grant-reason" name="reason" required size="36"></label>
-<label for="grant-expires">Expires at (optional, ISO 8601 UTC)<input id="grant-expires" name="expiresAt" placeholder="2033-01-01T00:00:00Z" size="24"></label>`, 'Grant')}</section>`;
+<label for="grant-expires">Expires at (optional, ISO 8601 UTC)<input id="grant-expires" name="expiresAt" placeholder="2033-01-01T00:00:00Z" size="24"></label>`,
+  'Grant',
+)}</section>`;
 
   const runtimeSection = `<section id="runtimes"><h2>Live reservations and runtimes</h2>
-${table('table-runtimes', 'Runtimes that hold credits or may still run', [
+${table(
+  'table-runtimes',
+  'Runtimes that hold credits or may still run',
+  [
     { key: 'runtimeId', label: 'Runtime' },
-    { key: 'status', format: 'html', value: (r) => badge(String(r.status), r.status === 'running' ? 'good' : r.status === 'terminating' ? 'warn' : '') },
+    {
+      key: 'status',
+      format: 'html',
+      value: (r) => badge(String(r.status), r.status === 'running' ? 'good' : r.status === 'terminating' ? 'warn' : ''),
+    },
     { key: 'environment', value: (r) => [r.environment, r.sizeClass, r.gpu].filter(Boolean).join(' · ') },
     { key: 'userId', label: 'User / agent', value: (r) => [r.userId, r.agentId].filter(Boolean).join(' / ') || null },
     { key: 'ratePerHour', label: 'Rate / hour', format: 'credits', num: true },
     { key: 'reserved', label: 'Hold', format: 'credits', num: true },
     { key: 'chargedSoFar', label: 'Charged so far', format: 'credits', num: true },
     { key: 'runningSeconds', label: 'Running for', num: true, value: (r) => duration(r.runningSeconds as number) },
-    { key: 'commands', label: 'Commands issued', format: 'html', value: (r) => (r.commands as LiveRuntimeView['commands']).map((c) => `${esc(c.reason)} ${when(c.issuedAt)}${c.acknowledgedAt ? ' (acknowledged)' : ''}`).join('<br>') || '—' },
+    {
+      key: 'commands',
+      label: 'Commands issued',
+      format: 'html',
+      value: (r) =>
+        (r.commands as LiveRuntimeView['commands'])
+          .map((c) => `${esc(c.reason)} ${when(c.issuedAt)}${c.acknowledgedAt ? ' (acknowledged)' : ''}`)
+          .join('<br>') || '—',
+    },
     {
       key: 'act',
       label: 'Action',
@@ -110,63 +165,130 @@ ${table('table-runtimes', 'Runtimes that hold credits or may still run', [
           ? `<form method="post" action="${esc(`${base}/runtimes/${encodeURIComponent(String(r.runtimeId))}/terminate`)}" class="inline">${hidden({ csrf: viewer.csrf })}<button type="submit" class="danger" aria-label="Terminate ${esc(String(r.runtimeId))}">Terminate…</button></form>`
           : '—',
     },
-  ], d.runtimes as unknown as Record<string, unknown>[], { empty: 'Nothing running or reserved.', stack: true })}</section>`;
+  ],
+  d.runtimes as unknown as Record<string, unknown>[],
+  { empty: 'Nothing running or reserved.', stack: true },
+)}</section>`;
 
   const ledgerSection = `<section id="ledger"><h2>Ledger</h2>
-${table('table-ledger', 'Transactions, newest first, each with its explanation', [
+${table(
+  'table-ledger',
+  'Transactions, newest first, each with its explanation',
+  [
     { key: 'at', format: 'when' },
     { key: 'kind' },
     { key: 'amount', format: 'credits', num: true },
     { key: 'balanceAfter', label: 'Balance after', format: 'credits', num: true },
     { key: 'availableAfter', label: 'Available after', format: 'credits', num: true },
     { key: 'explanation' },
-  ], d.ledger.items, { empty: 'No transactions yet.', stack: true })}
+  ],
+  d.ledger.items,
+  { empty: 'No transactions yet.', stack: true },
+)}
 ${pager(base, 'ledgerCursor', d.ledger.nextCursor, d.ledger.cursor, 'ledger')}</section>`;
 
   const thresholdsOf = d.limits.find((l) => l.scope === null)?.thresholds ?? [50, 80, 100];
   const limitSection = `<section id="spend-limit"><h2>Spend limits and alerts</h2>
-${table('table-limits', 'Limits this month (account-wide and per member)', [
-    { key: 'scope', value: (l) => ((l.scope as { userId: string } | null)?.userId ? `member ${(l.scope as { userId: string }).userId}` : 'whole account') },
+${table(
+  'table-limits',
+  'Limits this month (account-wide and per member)',
+  [
+    {
+      key: 'scope',
+      value: (l) => ((l.scope as { userId: string } | null)?.userId ? `member ${(l.scope as { userId: string }).userId}` : 'whole account'),
+    },
     { key: 'credits', label: 'Limit', format: 'credits', num: true },
     { key: 'thresholds', value: (l) => (l.thresholds as number[]).map((t) => `${t} %`).join(', ') },
     { key: 'spent', format: 'credits', num: true },
     { key: 'held', format: 'credits', num: true },
     { key: 'remaining', format: 'credits', num: true },
-  ], d.limits as unknown as Record<string, unknown>[], { empty: 'No spend limit.', stack: true })}
-${table('table-alerts', 'Alerts, newest first, with the limit in force when each fired', [
+  ],
+  d.limits as unknown as Record<string, unknown>[],
+  { empty: 'No spend limit.', stack: true },
+)}
+${table(
+  'table-alerts',
+  'Alerts, newest first, with the limit in force when each fired',
+  [
     { key: 'at', format: 'when' },
-    { key: 'scope', value: (x) => ((x.scope as { userId: string } | null)?.userId ? `member ${(x.scope as { userId: string }).userId}` : 'whole account') },
+    {
+      key: 'scope',
+      value: (x) => ((x.scope as { userId: string } | null)?.userId ? `member ${(x.scope as { userId: string }).userId}` : 'whole account'),
+    },
     { key: 'kind', value: (x) => (x.kind === 'reached' ? 'limit reached' : `${String(x.threshold)} % crossed`) },
     { key: 'spent', label: 'Spent then', format: 'credits', num: true },
-    { key: 'limitAtTheTime', label: 'Limit then', format: 'html', num: true, value: (x) => (x.limitAtTheTime === null ? '<span class="none" title="recorded before the limit was kept with each alert">not recorded</span>' : esc(credits(x.limitAtTheTime as string))) },
-  ], d.alerts as unknown as Record<string, unknown>[], { empty: 'No alerts.', stack: true })}
-${actionForm(viewer, `${base}/spend-limit`, 'Set or clear a spend limit', `<label for="limit-credits">Monthly limit in credits (empty: no limit)<input id="limit-credits" name="credits" inputmode="decimal" size="12"></label>
+    {
+      key: 'limitAtTheTime',
+      label: 'Limit then',
+      format: 'html',
+      num: true,
+      value: (x) =>
+        x.limitAtTheTime === null
+          ? '<span class="none" title="recorded before the limit was kept with each alert">not recorded</span>'
+          : esc(credits(x.limitAtTheTime as string)),
+    },
+  ],
+  d.alerts as unknown as Record<string, unknown>[],
+  { empty: 'No alerts.', stack: true },
+)}
+${actionForm(
+  viewer,
+  `${base}/spend-limit`,
+  'Set or clear a spend limit',
+  `<label for="limit-credits">Monthly limit in credits (empty: no limit)<input id="limit-credits" name="credits" inputmode="decimal" size="12"></label>
 <label for="limit-thresholds">Alert thresholds (%)<input id="limit-thresholds" name="thresholds" value="${esc(thresholdsOf.join(', '))}" size="12"></label>
-<label for="limit-user">Member (empty: whole account)<input id="limit-user" name="userId" size="16"></label>`, 'Set limit')}</section>`;
+<label for="limit-user">Member (empty: whole account)<input id="limit-user" name="userId" size="16"></label>`,
+  'Set limit',
+)}</section>`;
 
   const membersSection = `<section id="members"><h2>Members and seats</h2><p>${d.members.seats} active seat${d.members.seats === 1 ? '' : 's'}.</p>
-${table('table-members', 'Members', [{ key: 'userId', label: 'User' }, { key: 'active', value: (m) => (m.active ? 'active' : 'removed') }, { key: 'changedAt', label: 'Changed at', format: 'when' }], d.members.members, { empty: 'No members.', stack: true })}</section>`;
+${table(
+  'table-members',
+  'Members',
+  [
+    { key: 'userId', label: 'User' },
+    { key: 'active', value: (m) => (m.active ? 'active' : 'removed') },
+    { key: 'changedAt', label: 'Changed at', format: 'when' },
+  ],
+  d.members.members,
+  { empty: 'No members.', stack: true },
+)}</section>`;
 
   const stripeSection = `<section id="stripe"><h2>Stripe</h2>
 ${sub ? `<dl class="facts"><dt>Subscription</dt><dd><code>${esc(String(sub.id))}</code> ${badge(String(sub.status), sub.status === 'active' ? 'good' : 'warn')}</dd><dt>Customer</dt><dd><code>${esc(String(sub.customerId))}</code></dd><dt>Seat quantity</dt><dd>${esc(String(sub.seatQuantity))}</dd>${sub.pastDueSince ? `<dt>Past due since</dt><dd>${when(String(sub.pastDueSince))}</dd>` : ''}</dl>` : '<p class="none">No Stripe subscription.</p>'}
-${table('table-invoices', 'Invoices (amount from the plan prices and the seat quantity)', [
+${table(
+  'table-invoices',
+  'Invoices (amount from the plan prices and the seat quantity)',
+  [
     { key: 'invoiceId', label: 'Invoice' },
     { key: 'status' },
     { key: 'periodStart', label: 'Period from', format: 'when' },
     { key: 'periodEnd', label: 'to', format: 'when' },
     { key: 'seatQuantity', label: 'Seats billed', num: true },
     { key: 'amountCents', label: 'Amount', format: 'dollars', num: true },
-  ], d.billing.invoices, { empty: 'No invoices.', stack: true })}
-${table('table-topups', 'Top-ups', [
+  ],
+  d.billing.invoices,
+  { empty: 'No invoices.', stack: true },
+)}
+${table(
+  'table-topups',
+  'Top-ups',
+  [
     { key: 'at', format: 'when' },
     { key: 'pack' },
     { key: 'credits', format: 'credits', num: true },
     { key: 'amountCents', label: 'Paid', format: 'dollars', num: true },
     { key: 'clawedBack', label: 'Clawed back', format: 'credits', num: true },
-  ], d.billing.topUps, { empty: 'No top-ups.', stack: true })}</section>`;
+  ],
+  d.billing.topUps,
+  { empty: 'No top-ups.', stack: true },
+)}</section>`;
 
   const keysSection = `<section id="keys"><h2>API keys of this account</h2>
-${table('table-keys', 'Keys with the account scope', [
+${table(
+  'table-keys',
+  'Keys with the account scope',
+  [
     { key: 'id', label: 'Key' },
     { key: 'name' },
     { key: 'createdAt', label: 'Created', format: 'when' },
@@ -180,16 +302,25 @@ ${table('table-keys', 'Keys with the account scope', [
           ? `<form method="post" action="${esc(`${base}/keys/${encodeURIComponent(String(k.id))}/revoke`)}" class="inline">${hidden({ csrf: viewer.csrf })}<button type="submit" class="danger" aria-label="Revoke ${esc(String(k.id))}">Revoke…</button></form>`
           : '—',
     },
-  ], d.keys, { empty: 'No keys.', stack: true })}</section>`;
+  ],
+  d.keys,
+  { empty: 'No keys.', stack: true },
+)}</section>`;
 
   const auditSection = `<section id="audit"><h2>Audit trail</h2>
-${table('table-audit', 'Every change to this account, newest first', [
+${table(
+  'table-audit',
+  'Every change to this account, newest first',
+  [
     { key: 'at', format: 'when' },
     { key: 'actor' },
     { key: 'action' },
     { key: 'before', format: 'html', value: (r) => json(r.before) },
     { key: 'after', format: 'html', value: (r) => json(r.after) },
-  ], d.audit.items as unknown as Record<string, unknown>[], { empty: 'No audit rows.', stack: true })}
+  ],
+  d.audit.items as unknown as Record<string, unknown>[],
+  { empty: 'No audit rows.', stack: true },
+)}
 ${pager(base, 'auditCursor', d.audit.nextCursor, d.audit.cursor, 'audit')}</section>`;
 
   const suspendSection = viewer.canAct
@@ -205,4 +336,3 @@ ${pager(base, 'auditCursor', d.audit.nextCursor, d.audit.cursor, 'audit')}</sect
 
   return `<p><a href="/admin/accounts">← Accounts</a></p>${head}<div class="grid">${walletSection}${planSection}</div>${runtimeSection}${ledgerSection}<div class="grid">${limitSection}${membersSection}</div><div class="grid">${stripeSection}${keysSection}</div>${suspendSection}${auditSection}`;
 }
-

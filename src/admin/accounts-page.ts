@@ -1,5 +1,5 @@
-import type { AccountListItem, AccountListQuery } from '../reports/account-directory';
-import type { Period } from '../reports/reports.service';
+import type { AccountListItem, AccountListQuery } from 'src/reports/account-directory';
+import type { Period } from 'src/reports/reports.service';
 import { credits, esc, table } from './render';
 
 function href(q: AccountListQuery, change: Partial<Record<keyof AccountListQuery, string | number | undefined>>): string {
@@ -26,13 +26,21 @@ const check = (q: AccountListQuery, name: 'suspended' | 'pastDue' | 'lowBalance'
 
 /** The sort as form fields too: on a phone the list stacks its rows and the sortable headers are hidden. */
 function sortControls(q: AccountListQuery): string {
-  const option = (value: string, text: string, current: string) => `<option value="${value}"${current === value ? ' selected' : ''}>${text}</option>`;
+  const option = (value: string, text: string, current: string) =>
+    `<option value="${value}"${current === value ? ' selected' : ''}>${text}</option>`;
   return `<label for="f-sort">Sort by<select id="f-sort" name="sort">${option('id', 'Account id', q.sort)}${option('balance', 'Available balance', q.sort)}${option('consumption', 'Consumption in period', q.sort)}</select></label>
 <label for="f-dir">Order<select id="f-dir" name="dir">${option('desc', 'Largest first (Z–A)', q.dir)}${option('asc', 'Smallest first (A–Z)', q.dir)}</select></label>`;
 }
 
-export function accountsPage(q: AccountListQuery, period: Period, result: { items: AccountListItem[]; total: number; page: number; pages: number }, planIds: readonly string[]): string {
-  const plans = ['', ...planIds].map((p) => `<option value="${esc(p)}"${(q.plan ?? '') === p ? ' selected' : ''}>${esc(p || 'any plan')}</option>`).join('');
+export function accountsPage(
+  q: AccountListQuery,
+  period: Period,
+  result: { items: AccountListItem[]; total: number; page: number; pages: number },
+  planIds: readonly string[],
+): string {
+  const plans = ['', ...planIds]
+    .map((p) => `<option value="${esc(p)}"${(q.plan ?? '') === p ? ' selected' : ''}>${esc(p || 'any plan')}</option>`)
+    .join('');
   const form = `<section><form method="get" action="/admin/accounts" class="filters" role="search">
 <label for="q">Search by id or name<input id="q" type="search" name="q" value="${esc(q.q ?? '')}" size="24"></label>
 <label for="plan">Plan<select id="plan" name="plan">${plans}</select></label>
@@ -46,7 +54,12 @@ ${sortControls(q)}
     'table-accounts',
     `${result.total} account${result.total === 1 ? '' : 's'} · consumption from ${period.from.toISOString()} to ${period.to.toISOString()}`,
     [
-      { key: 'id', label: 'Account', format: 'html', value: (a) => `<a href="/admin/accounts/${encodeURIComponent(String(a.id))}">${esc(String(a.id))}</a>` },
+      {
+        key: 'id',
+        label: 'Account',
+        format: 'html',
+        value: (a) => `<a href="/admin/accounts/${encodeURIComponent(String(a.id))}">${esc(String(a.id))}</a>`,
+      },
       { key: 'name' },
       { key: 'plan' },
       {
@@ -55,9 +68,13 @@ ${sortControls(q)}
         value: (a) =>
           [
             a.status === 'suspended' ? '<span class="badge bad">suspended</span>' : '<span class="badge good">active</span>',
-            a.subscriptionStatus && ['past_due', 'unpaid'].includes(String(a.subscriptionStatus)) ? `<span class="badge warn">${esc(String(a.subscriptionStatus))}</span>` : '',
+            a.subscriptionStatus && ['past_due', 'unpaid'].includes(String(a.subscriptionStatus))
+              ? `<span class="badge warn">${esc(String(a.subscriptionStatus))}</span>`
+              : '',
             a.lowBalance ? '<span class="badge warn">low balance</span>' : '',
-            Number(a.alertsThisMonth) > 0 ? `<span class="badge warn">${esc(String(a.alertsThisMonth))} spend alert${Number(a.alertsThisMonth) === 1 ? '' : 's'}</span>` : '',
+            Number(a.alertsThisMonth) > 0
+              ? `<span class="badge warn">${esc(String(a.alertsThisMonth))} spend alert${Number(a.alertsThisMonth) === 1 ? '' : 's'}</span>`
+              : '',
           ].join(' '),
       },
       { key: 'available', label: 'Available (credits)', num: true, value: (a) => credits(a.available as string) },
@@ -68,9 +85,18 @@ ${sortControls(q)}
     { empty: 'No account matches.', stack: true },
   )
     // Sortable headers: the table helper labels columns; these three become links.
-    .replace('<th scope="col">Account</th>', `<th scope="col" aria-sort="${q.sort === 'id' ? (q.dir === 'desc' ? 'descending' : 'ascending') : 'none'}">${sortable(q, 'id', 'Account')}</th>`)
-    .replace('<th scope="col" class="num">Available (credits)</th>', `<th scope="col" class="num" aria-sort="${q.sort === 'balance' ? (q.dir === 'desc' ? 'descending' : 'ascending') : 'none'}">${sortable(q, 'balance', 'Available (credits)')}</th>`)
-    .replace('<th scope="col" class="num">Consumed in period</th>', `<th scope="col" class="num" aria-sort="${q.sort === 'consumption' ? (q.dir === 'desc' ? 'descending' : 'ascending') : 'none'}">${sortable(q, 'consumption', 'Consumed in period')}</th>`);
+    .replace(
+      '<th scope="col">Account</th>',
+      `<th scope="col" aria-sort="${q.sort === 'id' ? (q.dir === 'desc' ? 'descending' : 'ascending') : 'none'}">${sortable(q, 'id', 'Account')}</th>`,
+    )
+    .replace(
+      '<th scope="col" class="num">Available (credits)</th>',
+      `<th scope="col" class="num" aria-sort="${q.sort === 'balance' ? (q.dir === 'desc' ? 'descending' : 'ascending') : 'none'}">${sortable(q, 'balance', 'Available (credits)')}</th>`,
+    )
+    .replace(
+      '<th scope="col" class="num">Consumed in period</th>',
+      `<th scope="col" class="num" aria-sort="${q.sort === 'consumption' ? (q.dir === 'desc' ? 'descending' : 'ascending') : 'none'}">${sortable(q, 'consumption', 'Consumed in period')}</th>`,
+    );
   const pager = `<nav class="pager" aria-label="Pages">${result.page > 1 ? `<a href="${esc(href(q, { page: result.page - 1 }))}" rel="prev">← Previous</a>` : ''}<span>Page ${result.page} of ${result.pages}</span>${
     result.page < result.pages ? `<a href="${esc(href(q, { page: result.page + 1 }))}" rel="next">Next →</a>` : ''
   }</nav>`;

@@ -2,33 +2,36 @@ import { randomUUID } from 'node:crypto';
 import { Controller, Get, Headers, Param, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { AccountsService } from '../accounts/accounts.service';
-import { ApiKeysService } from '../accounts/auth/api-keys.service';
-import { Public } from '../accounts/auth/auth.decorators';
-import { AuditService } from '../audit/audit.service';
-import { BillingException } from '../common/errors/billing.exception';
-import { parseOrThrow } from '../common/http/zod-validation.pipe';
-import { formatCredits } from '../common/money';
-import { Clock } from '../infra/clock/clock';
-import { statementBody } from '../ledger/http';
-import { LedgerService } from '../ledger/ledger.service';
-import { WalletExtensions } from '../ledger/wallet-extensions';
-import { MembersService } from '../members/members.service';
-import { RuntimeAdminService } from '../metering/runtime-admin.service';
-import { PlanAdminService } from '../plans/plan-admin.service';
-import { PlanCatalog } from '../plans/plan-catalog';
-import { calendarMonth } from '../plans/periods';
-import { QuotasService } from '../plans/quotas.service';
-import { AccountDirectory } from '../reports/account-directory';
-import { parseReportQuery } from '../reports/report-query';
-import { SpendLimitsService } from '../spend-limits/spend-limits.service';
-import { SubscriptionsService } from '../stripe/subscriptions.service';
+import { AccountsService } from 'src/accounts/accounts.service';
+import { ApiKeysService } from 'src/accounts/auth/api-keys.service';
+import { Public } from 'src/accounts/auth/auth.decorators';
+import { AuditService } from 'src/audit/audit.service';
+import { BillingException } from 'src/common/errors/billing.exception';
+import { parseOrThrow } from 'src/common/http/zod-validation.pipe';
+import { formatCredits } from 'src/common/money';
+import { Clock } from 'src/infra/clock/clock';
+import { statementBody } from 'src/ledger/http';
+import { LedgerService } from 'src/ledger/ledger.service';
+import { WalletExtensions } from 'src/ledger/wallet-extensions';
+import { MembersService } from 'src/members/members.service';
+import { RuntimeAdminService } from 'src/metering/runtime-admin.service';
+import { PlanAdminService } from 'src/plans/plan-admin.service';
+import { PlanCatalog } from 'src/plans/plan-catalog';
+import { calendarMonth } from 'src/plans/periods';
+import { QuotasService } from 'src/plans/quotas.service';
+import { AccountDirectory } from 'src/reports/account-directory';
+import { parseReportQuery } from 'src/reports/report-query';
+import { SpendLimitsService } from 'src/spend-limits/spend-limits.service';
+import { SubscriptionsService } from 'src/stripe/subscriptions.service';
 import { AdminAuth } from './admin-auth';
 import { accountPage } from './account-page';
 import { accountsPage } from './accounts-page';
 import { shell } from './render';
 
-const cursor = z.string().regex(/^\d{1,18}$/, 'must be a cursor from this page').optional();
+const cursor = z
+  .string()
+  .regex(/^\d{1,18}$/, 'must be a cursor from this page')
+  .optional();
 const accountQuerySchema = z.strictObject({ ledgerCursor: cursor, auditCursor: cursor, done: z.string().max(300).optional() });
 
 /** The accounts list and one account's page, read through the owning modules' services. */
@@ -54,7 +57,11 @@ export class AdminAccountsController {
   ) {}
 
   @Get()
-  list(@Query() query: unknown, @Headers('cookie') cookies: string | undefined, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
+  list(
+    @Query() query: unknown,
+    @Headers('cookie') cookies: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<string> {
     return this.auth.page(reply, cookies, async (viewer) => {
       const now = this.clock.now();
       const q = parseOrThrow(this.directory.querySchema, query);
@@ -66,7 +73,12 @@ export class AdminAccountsController {
   }
 
   @Get(':id')
-  show(@Param('id') id: string, @Query() query: unknown, @Headers('cookie') cookies: string | undefined, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
+  show(
+    @Param('id') id: string,
+    @Query() query: unknown,
+    @Headers('cookie') cookies: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<string> {
     return this.auth.page(reply, cookies, async (viewer) => {
       const q = parseOrThrow(accountQuerySchema, query);
       const account = await this.accounts.get(id);
@@ -116,7 +128,13 @@ export class AdminAccountsController {
               createdAt: g.createdAt.toISOString(),
             })),
           },
-          spend: { spent: spend.spent, held: spend.held, limit: spend.limit, from: spend.from ?? month.start.toISOString(), to: spend.to ?? month.end.toISOString() },
+          spend: {
+            spent: spend.spent,
+            held: spend.held,
+            limit: spend.limit,
+            from: spend.from ?? month.start.toISOString(),
+            to: spend.to ?? month.end.toISOString(),
+          },
           ledger: { items: statement.items.map(statementBody), nextCursor: statement.nextCursor, cursor: q.ledgerCursor },
           runtimes,
           limits,

@@ -1,20 +1,20 @@
 import { Body, Controller, Headers, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiKeysService } from '../accounts/auth/api-keys.service';
-import { Public } from '../accounts/auth/auth.decorators';
-import { BillingException } from '../common/errors/billing.exception';
-import { parseOrThrow } from '../common/http/zod-validation.pipe';
-import { parseCredits } from '../common/money';
-import { JobsService } from '../jobs/jobs.service';
-import { createGrantSchema } from '../ledger/dto/grant.dto';
-import { LedgerService } from '../ledger/ledger.service';
-import { RuntimeAdminService } from '../metering/runtime-admin.service';
-import { setPlanSchema } from '../plans/dto/plan.dto';
-import { PlanAdminService } from '../plans/plan-admin.service';
-import { PlanCatalog } from '../plans/plan-catalog';
-import { spendLimitSchema, suspensionSchema } from '../spend-limits/dto/spend-limit.dto';
-import { SpendLimitsService } from '../spend-limits/spend-limits.service';
-import { SuspensionService } from '../spend-limits/suspension.service';
+import { ApiKeysService } from 'src/accounts/auth/api-keys.service';
+import { Public } from 'src/accounts/auth/auth.decorators';
+import { BillingException } from 'src/common/errors/billing.exception';
+import { parseOrThrow } from 'src/common/http/zod-validation.pipe';
+import { parseCredits } from 'src/common/money';
+import { JobsService } from 'src/jobs/jobs.service';
+import { createGrantSchema } from 'src/ledger/dto/grant.dto';
+import { LedgerService } from 'src/ledger/ledger.service';
+import { RuntimeAdminService } from 'src/metering/runtime-admin.service';
+import { setPlanSchema } from 'src/plans/dto/plan.dto';
+import { PlanAdminService } from 'src/plans/plan-admin.service';
+import { PlanCatalog } from 'src/plans/plan-catalog';
+import { spendLimitSchema, suspensionSchema } from 'src/spend-limits/dto/spend-limit.dto';
+import { SpendLimitsService } from 'src/spend-limits/spend-limits.service';
+import { SuspensionService } from 'src/spend-limits/suspension.service';
 import { AdminAuth, type AdminViewer } from './admin-auth';
 import { credits, esc, hidden, shell } from './render';
 
@@ -41,9 +41,19 @@ export class AdminActionsController {
 
   @Post('accounts/:id/grant')
   @HttpCode(200)
-  grant(@Param('id') id: string, @Body() body: unknown, @Headers('cookie') cookies: string | undefined, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
+  grant(
+    @Param('id') id: string,
+    @Body() body: unknown,
+    @Headers('cookie') cookies: string | undefined,
+    @Req() req: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<string> {
     return this.auth.action(reply, cookies, body, async (viewer, form) => {
-      const dto = parseOrThrow(createGrantSchema, { credits: form.credits, reason: form.reason, ...(form.expiresAt ? { expiresAt: form.expiresAt } : {}) });
+      const dto = parseOrThrow(createGrantSchema, {
+        credits: form.credits,
+        reason: form.reason,
+        ...(form.expiresAt ? { expiresAt: form.expiresAt } : {}),
+      });
       if (!(await this.ledger.accountExists(id))) throw BillingException.notFound(`Account ${id}`);
       const key = /^[A-Za-z0-9-]{8,64}$/.test(form.idempotencyKey ?? '') ? form.idempotencyKey! : null;
       if (!key) throw BillingException.invalid([{ field: 'idempotencyKey', message: 'missing: reload the account page' }]);
@@ -59,13 +69,23 @@ export class AdminActionsController {
         actor: `key:${viewer.keyId}`,
         correlationId: req.id,
       });
-      return done(reply, back(id), result.replayed ? 'That grant was already made: nothing more was granted.' : `Granted ${credits(dto.credits)} credits.`);
+      return done(
+        reply,
+        back(id),
+        result.replayed ? 'That grant was already made: nothing more was granted.' : `Granted ${credits(dto.credits)} credits.`,
+      );
     });
   }
 
   @Post('accounts/:id/plan')
   @HttpCode(200)
-  plan(@Param('id') id: string, @Body() body: unknown, @Headers('cookie') cookies: string | undefined, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
+  plan(
+    @Param('id') id: string,
+    @Body() body: unknown,
+    @Headers('cookie') cookies: string | undefined,
+    @Req() req: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<string> {
     return this.auth.action(reply, cookies, body, async (viewer, form) => {
       let overrides: unknown = null;
       if (form.overrides?.trim()) {
@@ -86,9 +106,18 @@ export class AdminActionsController {
 
   @Post('accounts/:id/spend-limit')
   @HttpCode(200)
-  spendLimit(@Param('id') id: string, @Body() body: unknown, @Headers('cookie') cookies: string | undefined, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
+  spendLimit(
+    @Param('id') id: string,
+    @Body() body: unknown,
+    @Headers('cookie') cookies: string | undefined,
+    @Req() req: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<string> {
     return this.auth.action(reply, cookies, body, async (viewer, form) => {
-      const thresholds = (form.thresholds ?? '').split(/[\s,%]+/).filter(Boolean).map(Number);
+      const thresholds = (form.thresholds ?? '')
+        .split(/[\s,%]+/)
+        .filter(Boolean)
+        .map(Number);
       const dto = parseOrThrow(spendLimitSchema, {
         credits: form.credits?.trim() ? form.credits.trim() : null,
         period: 'month',
@@ -97,24 +126,50 @@ export class AdminActionsController {
       });
       if (!(await this.ledger.accountExists(id))) throw BillingException.notFound(`Account ${id}`);
       const scope = dto.scope ? `member ${dto.scope.userId} of ${id}` : id;
-      const what = dto.credits === null ? `Clear the monthly spend limit of ${scope}` : `Limit ${scope} to ${credits(dto.credits)} credits a month, alerting at ${dto.thresholds.join(', ')} %. Runtimes are told to terminate if the spend is already past it.`;
-      if (form.confirmed !== 'yes') return confirm(viewer, what, req.url, form, back(id), dto.credits === null ? 'Clear limit' : 'Set limit');
+      const what =
+        dto.credits === null
+          ? `Clear the monthly spend limit of ${scope}`
+          : `Limit ${scope} to ${credits(dto.credits)} credits a month, alerting at ${dto.thresholds.join(', ')} %. Runtimes are told to terminate if the spend is already past it.`;
+      if (form.confirmed !== 'yes') {
+        return confirm(viewer, what, req.url, form, back(id), dto.credits === null ? 'Clear limit' : 'Set limit');
+      }
       const view = await this.limits.set(id, dto, `key:${viewer.keyId}`);
-      return done(reply, back(id), `${dto.credits === null ? 'Spend limit cleared' : 'Spend limit set'}${view.terminated.length ? `; ${view.terminated.length} runtime(s) told to terminate` : ''}.`);
+      return done(
+        reply,
+        back(id),
+        `${dto.credits === null ? 'Spend limit cleared' : 'Spend limit set'}${view.terminated.length ? `; ${view.terminated.length} runtime(s) told to terminate` : ''}.`,
+      );
     });
   }
 
   @Post('accounts/:id/suspension')
   @HttpCode(200)
-  suspend(@Param('id') id: string, @Body() body: unknown, @Headers('cookie') cookies: string | undefined, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
+  suspend(
+    @Param('id') id: string,
+    @Body() body: unknown,
+    @Headers('cookie') cookies: string | undefined,
+    @Req() req: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<string> {
     return this.auth.action(reply, cookies, body, async (viewer, form) => {
-      if (form.suspended !== 'yes' && form.suspended !== 'no') throw BillingException.invalid([{ field: 'suspended', message: 'must be yes or no' }]);
-      const dto = parseOrThrow(suspensionSchema, { suspended: form.suspended === 'yes', ...(form.reason?.trim() ? { reason: form.reason.trim() } : {}) });
+      if (form.suspended !== 'yes' && form.suspended !== 'no') {
+        throw BillingException.invalid([{ field: 'suspended', message: 'must be yes or no' }]);
+      }
+      const dto = parseOrThrow(suspensionSchema, {
+        suspended: form.suspended === 'yes',
+        ...(form.reason?.trim() ? { reason: form.reason.trim() } : {}),
+      });
       if (!(await this.ledger.accountExists(id))) throw BillingException.notFound(`Account ${id}`);
-      const what = dto.suspended ? `Suspend ${id}: new launches are refused and its runtimes are told to terminate. Reason: ${dto.reason ?? '—'}` : `Reactivate ${id}. Reason: ${dto.reason ?? '—'}`;
+      const what = dto.suspended
+        ? `Suspend ${id}: new launches are refused and its runtimes are told to terminate. Reason: ${dto.reason ?? '—'}`
+        : `Reactivate ${id}. Reason: ${dto.reason ?? '—'}`;
       if (form.confirmed !== 'yes') return confirm(viewer, what, req.url, form, back(id), dto.suspended ? 'Suspend' : 'Reactivate');
       const result = await this.suspension.set(id, dto.suspended, dto.reason ?? null, `key:${viewer.keyId}`);
-      return done(reply, back(id), dto.suspended ? `Account suspended; ${result.terminated.length} runtime(s) told to terminate.` : 'Account reactivated.');
+      return done(
+        reply,
+        back(id),
+        dto.suspended ? `Account suspended; ${result.terminated.length} runtime(s) told to terminate.` : 'Account reactivated.',
+      );
     });
   }
 
@@ -136,7 +191,11 @@ export class AdminActionsController {
         return confirm(viewer, what, req.url, form, back(id), 'Terminate');
       }
       const result = await this.runtimes.terminate(runtimeId, `key:${viewer.keyId}`, id);
-      return done(reply, back(id), result.commandIssued ? `Runtime ${runtimeId} told to terminate.` : `Runtime ${runtimeId} was already told to terminate.`);
+      return done(
+        reply,
+        back(id),
+        result.commandIssued ? `Runtime ${runtimeId} told to terminate.` : `Runtime ${runtimeId} was already told to terminate.`,
+      );
     });
   }
 
@@ -162,10 +221,25 @@ export class AdminActionsController {
 
   @Post('jobs/:job/run')
   @HttpCode(200)
-  runJob(@Param('job') job: string, @Body() body: unknown, @Headers('cookie') cookies: string | undefined, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
+  runJob(
+    @Param('job') job: string,
+    @Body() body: unknown,
+    @Headers('cookie') cookies: string | undefined,
+    @Req() req: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<string> {
     return this.auth.action(reply, cookies, body, async (viewer, form) => {
       if (!this.jobs.names().includes(job)) throw BillingException.notFound(`Job ${job} (jobs available: ${this.jobs.names().join(', ')})`);
-      if (form.confirmed !== 'yes') return confirm(viewer, `Run the ${job} job now (under its lock: if another instance is running it, nothing happens).`, req.url, form, '/admin/health', 'Run job');
+      if (form.confirmed !== 'yes') {
+        return confirm(
+          viewer,
+          `Run the ${job} job now (under its lock: if another instance is running it, nothing happens).`,
+          req.url,
+          form,
+          '/admin/health',
+          'Run job',
+        );
+      }
       const result = await this.jobs.run(job, `key:${viewer.keyId}`, req.id);
       return done(reply, '/admin/health', result.ran ? `Job ${job} ran.` : `Job ${job} did not run: ${result.reason}.`);
     });

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { ApiKeysService } from '../accounts/auth/api-keys.service';
-import { BillingException, type Finding } from '../common/errors/billing.exception';
-import { toBillingException } from '../common/errors/billing-exception.filter';
-import { Clock } from '../infra/clock/clock';
+import { ApiKeysService } from 'src/accounts/auth/api-keys.service';
+import { BillingException, type Finding } from 'src/common/errors/billing.exception';
+import { toBillingException } from 'src/common/errors/billing-exception.filter';
+import { Clock } from 'src/infra/clock/clock';
 import { csrfToken, csrfValid, parseSession, readCookie, SESSION_COOKIE, sessionValid } from './admin-session';
 import { errorPage, type Viewer } from './render';
 
@@ -57,15 +57,24 @@ export class AdminAuth {
    * Runs a change: needs a session, the session's CSRF token in the form (403 otherwise: a forged
    * cross-site POST has the cookie at most, never the token) and the admin scope.
    */
-  async action(reply: FastifyReply, cookies: string | undefined, body: unknown, run: (viewer: AdminViewer, form: Record<string, string>) => Promise<string>): Promise<string> {
+  async action(
+    reply: FastifyReply,
+    cookies: string | undefined,
+    body: unknown,
+    run: (viewer: AdminViewer, form: Record<string, string>) => Promise<string>,
+  ): Promise<string> {
     const form = formOf(body);
     return this.page(reply, cookies, async (viewer) => {
       if (!csrfValid(viewer.csrf, form.csrf)) {
-        throw new BillingException('DL_BILLING_FORBIDDEN', 'The form is missing its security token or it is out of date: reload the page and try again', [
-          { field: 'csrf', message: 'missing or not the token of this session' },
-        ]);
+        throw new BillingException(
+          'DL_BILLING_FORBIDDEN',
+          'The form is missing its security token or it is out of date: reload the page and try again',
+          [{ field: 'csrf', message: 'missing or not the token of this session' }],
+        );
       }
-      if (!viewer.canAct) throw new BillingException('DL_BILLING_FORBIDDEN', 'This key has the reports scope: it can read everything but change nothing');
+      if (!viewer.canAct) {
+        throw new BillingException('DL_BILLING_FORBIDDEN', 'This key has the reports scope: it can read everything but change nothing');
+      }
       return run(viewer, form);
     });
   }
@@ -74,7 +83,9 @@ export class AdminAuth {
 /** A urlencoded form as string fields (repeated fields keep the last value). */
 export function formOf(body: unknown): Record<string, string> {
   if (typeof body !== 'object' || body === null) return {};
-  return Object.fromEntries(Object.entries(body as Record<string, unknown>).map(([k, v]) => [k, Array.isArray(v) ? String(v[v.length - 1]) : String(v)]));
+  return Object.fromEntries(
+    Object.entries(body as Record<string, unknown>).map(([k, v]) => [k, Array.isArray(v) ? String(v[v.length - 1]) : String(v)]),
+  );
 }
 
 export type { Finding };

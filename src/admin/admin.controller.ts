@@ -1,11 +1,11 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { Public } from '../accounts/auth/auth.decorators';
-import { ApiKeysService } from '../accounts/auth/api-keys.service';
-import { toBillingException } from '../common/errors/billing-exception.filter';
-import { Clock } from '../infra/clock/clock';
-import { parseReportQuery } from '../reports/report-query';
-import { ReportsService, toCsv, type Report } from '../reports/reports.service';
+import { Public } from 'src/accounts/auth/auth.decorators';
+import { ApiKeysService } from 'src/accounts/auth/api-keys.service';
+import { toBillingException } from 'src/common/errors/billing-exception.filter';
+import { Clock } from 'src/infra/clock/clock';
+import { parseReportQuery } from 'src/reports/report-query';
+import { ReportsService, toCsv, type Report } from 'src/reports/reports.service';
 import { AdminAuth, CONSOLE_SCOPES } from './admin-auth';
 import { SESSION_COOKIE, SESSION_TTL_MS, signSession } from './admin-session';
 import { errorPage, loginPage, shell } from './render';
@@ -34,8 +34,15 @@ export class AdminController {
 
   @Post('login')
   @HttpCode(303)
-  async signIn(@Body() body: unknown, @Headers('x-forwarded-proto') proto: string | undefined, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
-    const key = typeof body === 'object' && body !== null && typeof (body as { key?: unknown }).key === 'string' ? (body as { key: string }).key.trim() : '';
+  async signIn(
+    @Body() body: unknown,
+    @Headers('x-forwarded-proto') proto: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<string> {
+    const key =
+      typeof body === 'object' && body !== null && typeof (body as { key?: unknown }).key === 'string'
+        ? (body as { key: string }).key.trim()
+        : '';
     const principal = key ? await this.keys.authenticate(key) : null;
     const live = principal ? await this.keys.liveKey(principal.keyId) : null;
     if (!principal || !live || !principal.scopes.some((s) => CONSOLE_SCOPES.includes(s))) {
@@ -58,13 +65,19 @@ export class AdminController {
   @Post('logout')
   @HttpCode(303)
   logout(@Res({ passthrough: true }) reply: FastifyReply): string {
-    void reply.header('set-cookie', `${SESSION_COOKIE}=; Path=/admin; HttpOnly; SameSite=Strict; Max-Age=0`).header('location', '/admin/login');
+    void reply
+      .header('set-cookie', `${SESSION_COOKIE}=; Path=/admin; HttpOnly; SameSite=Strict; Max-Age=0`)
+      .header('location', '/admin/login');
     return '';
   }
 
   /** The reports: a bad period is a 400 page naming every finding, as the JSON API's 400. */
   @Get()
-  dashboard(@Query() query: unknown, @Headers('cookie') cookies: string | undefined, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
+  dashboard(
+    @Query() query: unknown,
+    @Headers('cookie') cookies: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<string> {
     return this.auth.page(reply, cookies, async (viewer) => {
       const now = this.clock.now();
       const period = parseReportQuery('usage', { ...(query as object), groupBy: 'environment' }, now).period;
@@ -82,14 +95,32 @@ export class AdminController {
         this.reports.spendLimits(period),
         this.reports.reconciliation(period, now),
       ]);
-      const body = reportsPage({ period, previous, credits, creditsBefore, usage, usageBefore, top, seats, byEnv, byClass, spend, reconciliation });
+      const body = reportsPage({
+        period,
+        previous,
+        credits,
+        creditsBefore,
+        usage,
+        usageBefore,
+        top,
+        seats,
+        byEnv,
+        byClass,
+        spend,
+        reconciliation,
+      });
       return shell(`Reports ${period.from.toISOString()} to ${period.to.toISOString()}`, viewer, 'reports', body);
     });
   }
 
   /** The same reports as CSV for the signed-in browser (the API needs a bearer key). */
   @Get('reports/:file')
-  async csv(@Param('file') file: string, @Query() query: unknown, @Headers('cookie') cookies: string | undefined, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
+  async csv(
+    @Param('file') file: string,
+    @Query() query: unknown,
+    @Headers('cookie') cookies: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<string> {
     const viewer = await this.auth.viewer(cookies);
     if (!viewer) {
       void reply.code(303).header('location', '/admin/login');

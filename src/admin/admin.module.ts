@@ -1,18 +1,18 @@
 import { Module, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
-import { AccountsModule } from '../accounts/accounts.module';
-import { LedgerModule } from '../ledger/ledger.module';
-import { MembersModule } from '../members/members.module';
-import { MessagingModule } from '../messaging/messaging.module';
-import { MeteringModule } from '../metering/metering.module';
-import { PlanCatalogModule } from '../plans/plan-catalog.module';
-import { QuotasModule } from '../plans/quotas.module';
-import { ReportsModule } from '../reports/reports.module';
-import { SpendLimitsModule } from '../spend-limits/spend-limits.module';
-import { SuspensionService } from '../spend-limits/suspension.service';
-import { StatementsModule } from '../statements/statements.module';
-import { StripeModule } from '../stripe/stripe.module';
+import { AccountsModule } from 'src/accounts/accounts.module';
+import { LedgerModule } from 'src/ledger/ledger.module';
+import { MembersModule } from 'src/members/members.module';
+import { MessagingModule } from 'src/messaging/messaging.module';
+import { MeteringModule } from 'src/metering/metering.module';
+import { PlanCatalogModule } from 'src/plans/plan-catalog.module';
+import { QuotasModule } from 'src/plans/quotas.module';
+import { ReportsModule } from 'src/reports/reports.module';
+import { SpendLimitsModule } from 'src/spend-limits/spend-limits.module';
+import { SuspensionService } from 'src/spend-limits/suspension.service';
+import { StatementsModule } from 'src/statements/statements.module';
+import { StripeModule } from 'src/stripe/stripe.module';
 import { AdminAccountsController } from './accounts.controller';
 import { AdminActionsController } from './actions.controller';
 import { AdminAuth } from './admin-auth';
@@ -22,7 +22,19 @@ import { AdminStatementsController } from './statements.controller';
 
 /** The admin console at /admin (HTML, signed in by API key): accounts, actions, reports, system health. */
 @Module({
-  imports: [AccountsModule, ReportsModule, LedgerModule, PlanCatalogModule, QuotasModule, MeteringModule, SpendLimitsModule, MembersModule, StripeModule, MessagingModule, StatementsModule],
+  imports: [
+    AccountsModule,
+    ReportsModule,
+    LedgerModule,
+    PlanCatalogModule,
+    QuotasModule,
+    MeteringModule,
+    SpendLimitsModule,
+    MembersModule,
+    StripeModule,
+    MessagingModule,
+    StatementsModule,
+  ],
   controllers: [AdminController, AdminAccountsController, AdminActionsController, AdminHealthController, AdminStatementsController],
   // SuspensionService is not exported by its module; it is stateless, so an instance here is the same service (as in StripeModule).
   providers: [AdminAuth, SuspensionService],

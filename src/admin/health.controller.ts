@@ -1,13 +1,13 @@
 import { Controller, Get, Headers, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { Public } from '../accounts/auth/auth.decorators';
-import { parseOrThrow } from '../common/http/zod-validation.pipe';
-import { Metrics } from '../health/metrics';
-import { MessageBus, type ConsumerLag } from '../infra/kafka/message-bus';
-import { JOB_NAMES, JobsService } from '../jobs/jobs.service';
-import { OutboxRelayService } from '../messaging/outbox-relay.service';
-import { StripeEventsService } from '../stripe/stripe-events.service';
+import { Public } from 'src/accounts/auth/auth.decorators';
+import { parseOrThrow } from 'src/common/http/zod-validation.pipe';
+import { Metrics } from 'src/health/metrics';
+import { MessageBus, type ConsumerLag } from 'src/infra/kafka/message-bus';
+import { JOB_NAMES, JobsService } from 'src/jobs/jobs.service';
+import { OutboxRelayService } from 'src/messaging/outbox-relay.service';
+import { StripeEventsService } from 'src/stripe/stripe-events.service';
 import { AdminAuth } from './admin-auth';
 import { duration, esc, hidden, shell, table } from './render';
 
@@ -38,10 +38,20 @@ export class AdminHealthController {
   }
 
   @Get()
-  show(@Query() query: unknown, @Headers('cookie') cookies: string | undefined, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
+  show(
+    @Query() query: unknown,
+    @Headers('cookie') cookies: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<string> {
     return this.auth.page(reply, cookies, async (viewer) => {
       const q = parseOrThrow(z.strictObject({ done: z.string().max(300).optional() }), query);
-      const [backlog, runs, webhooks, deadLettered, lag] = await Promise.all([this.outbox.backlog(), this.jobs.lastRuns(), this.stripe.recentWebhooks(20), this.metrics.deadLettered.get(), this.consumerLag()]);
+      const [backlog, runs, webhooks, deadLettered, lag] = await Promise.all([
+        this.outbox.backlog(),
+        this.jobs.lastRuns(),
+        this.stripe.recentWebhooks(20),
+        this.metrics.deadLettered.get(),
+        this.consumerLag(),
+      ]);
       const pending = backlog.reduce((s, b) => s + b.pending, 0);
       const oldest = backlog.length > 0 ? backlog.reduce((o, b) => (b.oldestAt < o.oldestAt ? b : o)) : null;
       const age = oldest?.oldestAgeSeconds ?? 0;
@@ -52,7 +62,15 @@ export class AdminHealthController {
       const names = [...new Set([...JOB_NAMES, ...this.jobs.names()])].sort();
       const jobRows = names.map((job) => {
         const run = runs.find((r) => r.job === job);
-        return { job, trigger: run?.trigger ?? null, startedAt: run?.startedAt ?? null, finishedAt: run?.finishedAt ?? null, outcome: run?.outcome ?? 'never run', error: run?.error ?? null, result: run?.result === undefined || run?.result === null ? null : JSON.stringify(run.result) };
+        return {
+          job,
+          trigger: run?.trigger ?? null,
+          startedAt: run?.startedAt ?? null,
+          finishedAt: run?.finishedAt ?? null,
+          outcome: run?.outcome ?? 'never run',
+          error: run?.error ?? null,
+          result: run?.result === undefined || run?.result === null ? null : JSON.stringify(run.result),
+        };
       });
       const body = `${q.done ? `<p class="flash" role="status">${esc(q.done)}</p>` : ''}
 <section id="summary"><h2>System health</h2><div class="totals">
@@ -69,42 +87,86 @@ export class AdminHealthController {
           ? '<p>Not applicable: Kafka is not configured (<code>KAFKA_BROKERS</code> is unset), lifecycle events come over HTTP and nothing is consumed.</p>'
           : 'error' in lag
             ? `<p class="error">Could not read the consumer groups' offsets from Kafka: ${esc(lag.error)}</p>`
-            : table('table-lag', "This service's consumer groups: committed offset and end of each partition, read from the broker", [
-                { key: 'group' },
-                { key: 'topic' },
-                { key: 'partition', num: true },
-                { key: 'committed', num: true, value: (l) => (l.committed === null ? 'none yet' : String(l.committed)) },
-                { key: 'end', label: 'End offset', num: true },
-                { key: 'lag', label: 'Lag (messages)', num: true },
-              ], lag as unknown as Record<string, unknown>[], { empty: 'No partition assigned yet.', stack: true })
+            : table(
+                'table-lag',
+                "This service's consumer groups: committed offset and end of each partition, read from the broker",
+                [
+                  { key: 'group' },
+                  { key: 'topic' },
+                  { key: 'partition', num: true },
+                  { key: 'committed', num: true, value: (l) => (l.committed === null ? 'none yet' : String(l.committed)) },
+                  { key: 'end', label: 'End offset', num: true },
+                  { key: 'lag', label: 'Lag (messages)', num: true },
+                ],
+                lag as unknown as Record<string, unknown>[],
+                { empty: 'No partition assigned yet.', stack: true },
+              )
       }</section>
 <section id="outbox"><h2>Outbox backlog</h2>${table('table-outbox', 'Messages written but not yet published, by topic', [{ key: 'topic' }, { key: 'pending', num: true }, { key: 'oldestAt', label: 'Oldest since', format: 'when' }], backlog, { empty: 'Nothing waiting: every message is published.' })}</section>
-<section id="jobs"><h2>Scheduled jobs</h2>${table('table-jobs', 'The last run of each job', [
-        { key: 'job' },
-        { key: 'outcome', format: 'html', value: (r) => `<span class="badge ${r.outcome === 'succeeded' ? 'good' : r.outcome === 'failed' ? 'bad' : ''}">${esc(String(r.outcome))}</span>` },
-        { key: 'startedAt', label: 'Started', format: 'when' },
-        { key: 'finishedAt', label: 'Finished', format: 'when' },
-        { key: 'trigger', label: 'Started by' },
-        { key: 'error', label: 'Result or error', format: 'html', value: (r) => (r.error ? `<span class="error">${esc(String(r.error))}</span>` : r.result ? `<pre>${esc(String(r.result).slice(0, 300))}</pre>` : null) },
-        {
-          key: 'act',
-          label: 'Action',
-          format: 'html',
-          value: (r) =>
-            viewer.canAct
-              ? `<form method="post" action="/admin/jobs/${encodeURIComponent(String(r.job))}/run" class="inline">${hidden({ csrf: viewer.csrf })}<button type="submit" aria-label="Run ${esc(String(r.job))} now">Run now…</button></form>`
-              : '—',
-        },
-      ], jobRows, { stack: true })}</section>
-<section id="webhooks"><h2>Recent Stripe webhooks</h2>${table('table-webhooks', 'The last 20 Stripe events received, newest first', [
-        { key: 'receivedAt', label: 'Received', format: 'when' },
-        { key: 'type' },
-        { key: 'eventId', label: 'Event' },
-        { key: 'outcome', format: 'html', value: (w) => `<span class="badge ${w.outcome === 'applied' ? 'good' : w.outcome === 'failed' ? 'bad' : ''}">${esc(String(w.outcome))}</span>` },
-        { key: 'accountId', label: 'Account', format: 'html', value: (w) => (w.accountId ? `<a href="/admin/accounts/${encodeURIComponent(String(w.accountId))}">${esc(String(w.accountId))}</a>` : null) },
-        { key: 'deliveries', num: true },
-        { key: 'error' },
-      ], webhooks, { empty: 'No Stripe event received yet.', stack: true })}</section>`;
+<section id="jobs"><h2>Scheduled jobs</h2>${table(
+        'table-jobs',
+        'The last run of each job',
+        [
+          { key: 'job' },
+          {
+            key: 'outcome',
+            format: 'html',
+            value: (r) =>
+              `<span class="badge ${r.outcome === 'succeeded' ? 'good' : r.outcome === 'failed' ? 'bad' : ''}">${esc(String(r.outcome))}</span>`,
+          },
+          { key: 'startedAt', label: 'Started', format: 'when' },
+          { key: 'finishedAt', label: 'Finished', format: 'when' },
+          { key: 'trigger', label: 'Started by' },
+          {
+            key: 'error',
+            label: 'Result or error',
+            format: 'html',
+            value: (r) =>
+              r.error
+                ? `<span class="error">${esc(String(r.error))}</span>`
+                : r.result
+                  ? `<pre>${esc(String(r.result).slice(0, 300))}</pre>`
+                  : null,
+          },
+          {
+            key: 'act',
+            label: 'Action',
+            format: 'html',
+            value: (r) =>
+              viewer.canAct
+                ? `<form method="post" action="/admin/jobs/${encodeURIComponent(String(r.job))}/run" class="inline">${hidden({ csrf: viewer.csrf })}<button type="submit" aria-label="Run ${esc(String(r.job))} now">Run now…</button></form>`
+                : '—',
+          },
+        ],
+        jobRows,
+        { stack: true },
+      )}</section>
+<section id="webhooks"><h2>Recent Stripe webhooks</h2>${table(
+        'table-webhooks',
+        'The last 20 Stripe events received, newest first',
+        [
+          { key: 'receivedAt', label: 'Received', format: 'when' },
+          { key: 'type' },
+          { key: 'eventId', label: 'Event' },
+          {
+            key: 'outcome',
+            format: 'html',
+            value: (w) =>
+              `<span class="badge ${w.outcome === 'applied' ? 'good' : w.outcome === 'failed' ? 'bad' : ''}">${esc(String(w.outcome))}</span>`,
+          },
+          {
+            key: 'accountId',
+            label: 'Account',
+            format: 'html',
+            value: (w) =>
+              w.accountId ? `<a href="/admin/accounts/${encodeURIComponent(String(w.accountId))}">${esc(String(w.accountId))}</a>` : null,
+          },
+          { key: 'deliveries', num: true },
+          { key: 'error' },
+        ],
+        webhooks,
+        { empty: 'No Stripe event received yet.', stack: true },
+      )}</section>`;
       return shell('System health', viewer, 'health', body);
     });
   }

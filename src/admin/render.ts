@@ -1,5 +1,5 @@
-import type { BillingException } from '../common/errors/billing.exception';
-import type { Cell } from '../reports/reports.service';
+import type { BillingException } from 'src/common/errors/billing.exception';
+import type { Cell } from 'src/reports/reports.service';
 
 /** Escapes text for HTML content and attribute values. */
 export function esc(value: Cell | undefined): string {
@@ -72,7 +72,9 @@ export type Format = 'text' | 'credits' | 'dollars' | 'duration' | 'when' | 'htm
 /** How a report column is shown: cents as dollars, credit amounts as credits, instants and durations readably. */
 export function formatOf(column: string): Format {
   if (/Cents$/.test(column)) return 'dollars';
-  if (['granted', 'topUps', 'clawedBack', 'consumed', 'refunded', 'expired', 'net', 'credits', 'spent', 'limit'].includes(column)) return 'credits';
+  if (['granted', 'topUps', 'clawedBack', 'consumed', 'refunded', 'expired', 'net', 'credits', 'spent', 'limit'].includes(column)) {
+    return 'credits';
+  }
   if (column === 'seconds') return 'duration';
   if (['at', 'detectedAt', 'correctedAt'].includes(column)) return 'when';
   return 'text';
@@ -109,12 +111,21 @@ export interface Column<T> {
  * A table in a scrolling region (wide tables scroll inside their card, never past it), with a
  * caption for screen readers and a row per item.
  */
-export function table<T extends Record<string, unknown>>(id: string, caption: string, columns: Column<T>[], items: T[], opts: { limit?: number; more?: string; empty?: string; stack?: boolean } = {}): string {
+export function table<T extends Record<string, unknown>>(
+  id: string,
+  caption: string,
+  columns: Column<T>[],
+  items: T[],
+  opts: { limit?: number; more?: string; empty?: string; stack?: boolean } = {},
+): string {
   const limit = opts.limit ?? 200;
   const head = columns.map((c) => `<th scope="col"${c.num ? ' class="num"' : ''}>${esc(c.label ?? label(c.key))}</th>`).join('');
   const body = items
     .slice(0, limit)
-    .map((item) => `<tr>${columns.map((c) => `<td${c.num ? ' class="num"' : ''} data-col="${esc(c.key)}" data-label="${esc(c.label ?? label(c.key))}">${cell(c.value ? c.value(item) : (item[c.key] as Cell), c.format ?? formatOf(c.key))}</td>`).join('')}</tr>`)
+    .map(
+      (item) =>
+        `<tr>${columns.map((c) => `<td${c.num ? ' class="num"' : ''} data-col="${esc(c.key)}" data-label="${esc(c.label ?? label(c.key))}">${cell(c.value ? c.value(item) : (item[c.key] as Cell), c.format ?? formatOf(c.key))}</td>`).join('')}</tr>`,
+    )
     .join('');
   const more = items.length > limit ? `<p class="more">${items.length - limit} more rows${opts.more ? `: ${opts.more}` : ''}.</p>` : '';
   return `<div class="scroll" role="region" aria-labelledby="${esc(id)}-caption" tabindex="0"><table id="${esc(id)}"${opts.stack ? ' class="stack"' : ''}><caption id="${esc(id)}-caption">${esc(caption)}</caption><thead><tr>${head}</tr></thead><tbody>${
@@ -123,9 +134,22 @@ export function table<T extends Record<string, unknown>>(id: string, caption: st
 }
 
 /** A report's own columns, labelled and formatted. */
-export function reportTable(id: string, caption: string, report: { columns: string[]; items: Record<string, Cell>[] }, opts: { limit?: number; more?: string } = {}): string {
-  const numeric = (c: string) => ['text', 'when'].includes(formatOf(c)) === false || /^(runtimes|seats|rank|drift|difference|threshold|stripeQuantity|activeSeats|invoicesPaid|invoicesFailed)$/.test(c);
-  return table(id, caption, report.columns.map((c) => ({ key: c, num: numeric(c) })), report.items, { ...opts, stack: true });
+export function reportTable(
+  id: string,
+  caption: string,
+  report: { columns: string[]; items: Record<string, Cell>[] },
+  opts: { limit?: number; more?: string } = {},
+): string {
+  const numeric = (c: string) =>
+    ['text', 'when'].includes(formatOf(c)) === false ||
+    /^(runtimes|seats|rank|drift|difference|threshold|stripeQuantity|activeSeats|invoicesPaid|invoicesFailed)$/.test(c);
+  return table(
+    id,
+    caption,
+    report.columns.map((c) => ({ key: c, num: numeric(c) })),
+    report.items,
+    { ...opts, stack: true },
+  );
 }
 
 export interface Series {
@@ -157,7 +181,10 @@ export function barChart(id: string, title: string, labels: string[], series: Se
     })
     .join('');
   const legend = series.map((s) => `<span><i style="background:${s.color}"></i>${esc(s.name)}</span>`).join('');
-  const body = labels.length === 0 ? `<p class="none">No data in this period.</p>` : `<div class="plot"><div class="ymax" aria-hidden="true">${esc(formatNumber(max))}${esc(unit)}</div>${groups}</div>`;
+  const body =
+    labels.length === 0
+      ? `<p class="none">No data in this period.</p>`
+      : `<div class="plot"><div class="ymax" aria-hidden="true">${esc(formatNumber(max))}${esc(unit)}</div>${groups}</div>`;
   return `<figure class="chart"><figcaption>${esc(title)}</figcaption><div id="${esc(id)}" role="img" aria-label="${esc(`${title}: ${labels.length} points, largest ${formatNumber(max)}${unit}`)}">${body}</div><div class="legend">${legend}</div></figure>`;
 }
 
@@ -219,7 +246,10 @@ export type NavItem = 'accounts' | 'reports' | 'health';
 /** The signed-in page frame: navigation, who is signed in and with what rights, sign-out. */
 export function shell(title: string, viewer: Viewer, current: NavItem | null, body: string): string {
   const nav = (['accounts', 'reports', 'health'] as const)
-    .map((n) => `<a href="${n === 'reports' ? '/admin' : `/admin/${n}`}"${n === current ? ' aria-current="page"' : ''}>${n === 'health' ? 'System health' : label(n)}</a>`)
+    .map(
+      (n) =>
+        `<a href="${n === 'reports' ? '/admin' : `/admin/${n}`}"${n === current ? ' aria-current="page"' : ''}>${n === 'health' ? 'System health' : label(n)}</a>`,
+    )
     .join('');
   return page(
     `${title} · Billing admin`,

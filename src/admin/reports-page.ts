@@ -1,4 +1,4 @@
-import type { Period, Report } from '../reports/reports.service';
+import type { Period, Report } from 'src/reports/reports.service';
 import { barChart, cell, credits, dollars, esc, label, reportTable, table, type Series } from './render';
 
 export interface ReportsData {
@@ -38,8 +38,18 @@ function comparison(d: ReportsData): string {
   }
   const u = d.usage.totals ?? {};
   const ub = d.usageBefore.totals ?? {};
-  rows.push({ measure: 'Runtimes settled', now: String(u.runtimes ?? 0), before: String(ub.runtimes ?? 0), change: delta(u.runtimes, ub.runtimes) });
-  rows.push({ measure: 'Running hours', now: (Number(u.seconds ?? 0) / 3600).toFixed(1), before: (Number(ub.seconds ?? 0) / 3600).toFixed(1), change: delta(u.seconds, ub.seconds) });
+  rows.push({
+    measure: 'Runtimes settled',
+    now: String(u.runtimes ?? 0),
+    before: String(ub.runtimes ?? 0),
+    change: delta(u.runtimes, ub.runtimes),
+  });
+  rows.push({
+    measure: 'Running hours',
+    now: (Number(u.seconds ?? 0) / 3600).toFixed(1),
+    before: (Number(ub.seconds ?? 0) / 3600).toFixed(1),
+    change: delta(u.seconds, ub.seconds),
+  });
   return table(
     'table-comparison',
     `This period against the one before it (${d.previous.from.toISOString()} to ${d.previous.to.toISOString()}, same length)`,
@@ -68,7 +78,8 @@ function classTrend(byClass: Report): string {
 
 export function reportsPage(d: ReportsData): string {
   const range = `from=${encodeURIComponent(d.period.from.toISOString())}&to=${encodeURIComponent(d.period.to.toISOString())}`;
-  const csv = (name: string, extra = '') => ` <a class="csv" href="/admin/reports/${name}.csv?${range}${extra}">CSV<span class="skip"> of ${esc(label(name))}</span></a>`;
+  const csv = (name: string, extra = '') =>
+    ` <a class="csv" href="/admin/reports/${name}.csv?${range}${extra}">CSV<span class="skip"> of ${esc(label(name))}</span></a>`;
   const t = d.credits.totals ?? {};
   const totals = (['granted', 'topUps', 'consumed', 'refunded', 'expired', 'clawedBack', 'net'] as const)
     .map((k) => `<div><b data-total="${k}">${esc(credits(t[k]))}</b>${esc(label(k))} (credits)</div>`)
@@ -79,33 +90,60 @@ export function reportsPage(d: ReportsData): string {
 <label for="to">To (UTC, whole hour, excluded)<input id="to" name="to" value="${esc(d.period.to.toISOString())}" size="24"></label>
 <button type="submit">Show</button></form></section>
 <section id="credits"><h2>Credits${csv('credits', '&groupBy=day')}</h2><div class="totals">${totals}</div>
-${barChart('chart-credits', 'Credits per day: granted (incl. top-ups) and consumed', d.credits.items.map((i) => String(i.day)), [
+${barChart(
+  'chart-credits',
+  'Credits per day: granted (incl. top-ups) and consumed',
+  d.credits.items.map((i) => String(i.day)),
+  [
     { name: 'granted', color: '#3b6fd8', values: d.credits.items.map((i) => micros(i.granted) + micros(i.topUps)) },
     { name: 'consumed', color: '#e07b24', values: d.credits.items.map((i) => micros(i.consumed)) },
-  ], ' credits')}</section>
+  ],
+  ' credits',
+)}</section>
 <section id="comparison"><h2>Period over period</h2>${comparison(d)}</section>
 <section id="trends"><h2>Trends by size class and GPU</h2>${classTrend(d.byClass)}
 ${reportTable('table-classes', 'Settled runtimes per day, size class and GPU type', d.byClass, { limit: 60 })}</section>
 <div class="grid">
 <section id="top"><h2>Top accounts${csv('top-consumers')}</h2>
-${barChart('chart-top', 'Credits consumed by the top 10 accounts', d.top.items.map((i) => String(i.account)), [{ name: 'credits', color: '#2e9e6b', values: d.top.items.map((i) => micros(i.credits)) }], ' credits')}
-${table('table-top', 'Top accounts by credits consumed', [
+${barChart(
+  'chart-top',
+  'Credits consumed by the top 10 accounts',
+  d.top.items.map((i) => String(i.account)),
+  [{ name: 'credits', color: '#2e9e6b', values: d.top.items.map((i) => micros(i.credits)) }],
+  ' credits',
+)}
+${table(
+  'table-top',
+  'Top accounts by credits consumed',
+  [
     { key: 'rank', num: true },
-    { key: 'account', format: 'html', value: (i) => `<a href="/admin/accounts/${encodeURIComponent(String(i.account))}">${esc(i.account as string)}</a>` },
+    {
+      key: 'account',
+      format: 'html',
+      value: (i) => `<a href="/admin/accounts/${encodeURIComponent(String(i.account))}">${esc(i.account as string)}</a>`,
+    },
     { key: 'name' },
     { key: 'plan' },
     { key: 'runtimes', num: true },
     { key: 'seconds', num: true },
     { key: 'credits', num: true },
-  ], d.top.items, { stack: true })}</section>
+  ],
+  d.top.items,
+  { stack: true },
+)}</section>
 <section id="usage"><h2>Usage by environment${csv('usage', '&groupBy=environment')}</h2>${reportTable('table-usage', 'Settled usage per environment', d.byEnv, { more: 'download the CSV' })}</section>
 </div>
 <section id="seats"><h2>Team seats and Stripe${csv('seats')}</h2>
 <div class="totals"><div><b>${esc(dollars(seatTotals.expectedMrrCents))}</b>Expected MRR</div><div><b>${esc(dollars(seatTotals.stripeMrrCents))}</b>Stripe MRR</div><div><b>${esc(dollars(seatTotals.invoicedCents))}</b>Invoiced in period</div><div><b>${esc(cell(seatTotals.seats, 'text'))}</b>Seats</div></div>
-${barChart('chart-seats', 'Active seats and Stripe seat quantity per Team account', d.seats.items.map((i) => String(i.account)), [
+${barChart(
+  'chart-seats',
+  'Active seats and Stripe seat quantity per Team account',
+  d.seats.items.map((i) => String(i.account)),
+  [
     { name: 'active seats', color: '#8a5ad6', values: d.seats.items.map((i) => Number(i.seats)) },
     { name: 'Stripe quantity', color: '#9aa5b4', values: d.seats.items.map((i) => Number(i.stripeQuantity ?? 0)) },
-  ])}
+  ],
+)}
 ${reportTable('table-seats', (d.seats.notes ?? [])[0] ?? 'Team seats', d.seats, { more: 'download the CSV' })}</section>
 <section id="spend"><h2>Spend limits and terminations${csv('spend-limits')}</h2>${reportTable('table-spend', 'Alerts (with the limit in force when each fired) and terminations, oldest first', d.spend, { more: 'download the CSV' })}</section>
 <section id="reconciliation"><h2>Seat reconciliation${csv('reconciliation')}</h2>${reportTable('table-reconciliation', 'Seat discrepancies found, and drift open now', d.reconciliation)}</section>`;

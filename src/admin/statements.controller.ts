@@ -1,10 +1,10 @@
 import { Controller, Get, Headers, Param, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { AccountsService } from '../accounts/accounts.service';
-import { Public } from '../accounts/auth/auth.decorators';
-import { BillingException } from '../common/errors/billing.exception';
-import { periodParam } from '../statements/dto/statement.dto';
-import { StatementsService } from '../statements/statements.service';
+import { AccountsService } from 'src/accounts/accounts.service';
+import { Public } from 'src/accounts/auth/auth.decorators';
+import { BillingException } from 'src/common/errors/billing.exception';
+import { periodParam } from 'src/statements/dto/statement.dto';
+import { StatementsService } from 'src/statements/statements.service';
 import { AdminAuth } from './admin-auth';
 import { statementPage } from './statement-page';
 
@@ -19,9 +19,16 @@ export class AdminStatementsController {
   ) {}
 
   @Get(':period')
-  show(@Param('id') id: string, @Param('period') period: string, @Headers('cookie') cookies: string | undefined, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
+  show(
+    @Param('id') id: string,
+    @Param('period') period: string,
+    @Headers('cookie') cookies: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<string> {
     return this.auth.page(reply, cookies, async (viewer) => {
-      if (!periodParam.safeParse(period).success) throw BillingException.invalid([{ field: 'period', message: 'must be a calendar month, YYYY-MM' }]);
+      if (!periodParam.safeParse(period).success) {
+        throw BillingException.invalid([{ field: 'period', message: 'must be a calendar month, YYYY-MM' }]);
+      }
       const account = await this.accounts.get(id);
       if (!account) throw BillingException.notFound(`Account ${id}`);
       return statementPage(await this.statements.statement(id, period), account.name ?? account.id, viewer);

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { ACCOUNT_ID_PATTERN } from '../accounts/auth/scopes';
-import { messageValidator } from '../common/http/zod-validation.pipe';
-import type { Finding } from '../common/errors/billing.exception';
-import { FUTURE_TOLERANCE_MS } from '../metering/lifecycle-event';
-import { BYTES_PER_GIB, type AncillaryKind } from '../pricing/ancillary-prices';
+import { ACCOUNT_ID_PATTERN } from 'src/accounts/auth/scopes';
+import { messageValidator } from 'src/common/http/zod-validation.pipe';
+import type { Finding } from 'src/common/errors/billing.exception';
+import { FUTURE_TOLERANCE_MS } from 'src/metering/lifecycle-event';
+import { BYTES_PER_GIB, type AncillaryKind } from 'src/pricing/ancillary-prices';
 
 export const ANCILLARY_TYPES = [
   'snapshot.created',

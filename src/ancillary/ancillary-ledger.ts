@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
-import { formatCredits, minBig } from '../common/money';
-import type { LedgerService } from '../ledger/ledger.service';
+import { formatCredits, minBig } from 'src/common/money';
+import type { LedgerService } from 'src/ledger/ledger.service';
 
 export interface ChargeHold {
   id: string;

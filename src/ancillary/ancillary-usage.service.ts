@@ -1,18 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import { inTransaction } from '../common/database/transaction';
-import type { Finding } from '../common/errors/billing.exception';
-import { Metrics } from '../health/metrics';
-import { Clock } from '../infra/clock/clock';
-import { LedgerService } from '../ledger/ledger.service';
-import { ancillaryCharge, BYTES_PER_GIB, PRICE_KEY_OF, type AncillaryKind } from '../pricing/ancillary-prices';
-import { RateCard } from '../pricing/rate-card';
-import { SpendLimitsService } from '../spend-limits/spend-limits.service';
-import { ExtraEventsRefused } from '../metering/event-extensions';
-import type { SettledRuntime } from '../metering/settlement-hooks';
-import type { SizeClass } from '../pricing/environment';
+import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
+import { inTransaction } from 'src/common/database/transaction';
+import type { Finding } from 'src/common/errors/billing.exception';
+import { Metrics } from 'src/health/metrics';
+import { Clock } from 'src/infra/clock/clock';
+import { LedgerService } from 'src/ledger/ledger.service';
+import { ancillaryCharge, BYTES_PER_GIB, PRICE_KEY_OF, type AncillaryKind } from 'src/pricing/ancillary-prices';
+import { RateCard } from 'src/pricing/rate-card';
+import { SpendLimitsService } from 'src/spend-limits/spend-limits.service';
+import { ExtraEventsRefused } from 'src/metering/event-extensions';
+import type { SettledRuntime } from 'src/metering/settlement-hooks';
+import type { SizeClass } from 'src/pricing/environment';
 import type { AncillaryEvent } from './ancillary-event';
 import { postCharge } from './ancillary-ledger';
 import {
@@ -73,13 +73,20 @@ export class AncillaryUsageService {
         const owner = owners.get(e.itemKey) ?? e.accountId;
         owners.set(e.itemKey, owner);
         if (owner === e.accountId) ok.push(e);
-        else refused.push({ event: e, findings: [{ field: 'accountId', message: `${e.itemKey.replace(':', ' ')} belongs to another account` }] });
+        else {
+          refused.push({
+            event: e,
+            findings: [{ field: 'accountId', message: `${e.itemKey.replace(':', ' ')} belongs to another account` }],
+          });
+        }
       }
       if (refused.length > 0 && opts.allOrNothing) throw new ExtraEventsRefused(refused);
       const fresh = await insertEvents(em, ok);
       await touchItems(em, storageItems(fresh));
       // Wallets in account-id order (the lock order of transactions that lock several).
-      const egress = fresh.filter((f) => f.kind === 'egress').sort((a, b) => byKey(a.accountId, b.accountId) || byKey(a.itemKey, b.itemKey));
+      const egress = fresh
+        .filter((f) => f.kind === 'egress')
+        .sort((a, b) => byKey(a.accountId, b.accountId) || byKey(a.itemKey, b.itemKey));
       for (const e of egress) {
         const charge = await this.chargeEgress(em, e);
         if (charge.unitPrice === null) this.unpriced.add(em, 'egress', charge.quantity);
@@ -99,7 +106,7 @@ export class AncillaryUsageService {
     const until = hourStart(this.clock.now().getTime());
     let items = 0;
     let hours = 0;
-    for (let after = ''; ; ) {
+    for (let after = ''; ;) {
       const keys = await openItems(this.ds, 500, after);
       if (keys.length === 0) break;
       for (const key of keys) {
@@ -145,7 +152,9 @@ export class AncillaryUsageService {
    * the session and brings the row to the new quantity, the ledger corrected like a storage hour.
    */
   async chargePausedMemory(em: EntityManager, s: SettledRuntime): Promise<void> {
-    const memoryGi = s.sizeClass ? (this.card.version(s.rateCardVersion ?? '') ?? this.card.at(s.terminatedAt)).resources[s.sizeClass as SizeClass]?.memoryGi : undefined;
+    const memoryGi = s.sizeClass
+      ? (this.card.version(s.rateCardVersion ?? '') ?? this.card.at(s.terminatedAt)).resources[s.sizeClass as SizeClass]?.memoryGi
+      : undefined;
     if (memoryGi === undefined) return;
     const itemKey = `paused_ram:${s.runtimeId}`;
     const [before] = s.first ? [] : await chargesOf(em, itemKey, null);
@@ -153,12 +162,23 @@ export class AncillaryUsageService {
     if (!before && quantity === 0n) return;
     const row = before ?? this.newCharge(s.accountId, 'paused_ram', itemKey, s.terminatedAt, s.runtimeId);
     if (quantity === row.quantity && row.amount === row.charged) return;
-    await this.settle(em, { ...row, quantity, amount: row.unitPrice === null ? 0n : ancillaryCharge('paused_ram', row.unitPrice, quantity) });
+    await this.settle(em, {
+      ...row,
+      quantity,
+      amount: row.unitPrice === null ? 0n : ancillaryCharge('paused_ram', row.unitPrice, quantity),
+    });
     if (row.unitPrice === null) this.unpriced.add(em, 'paused_ram', quantity - row.quantity);
   }
 
   /** A new charge row priced by the rate-card version in effect at `priceAt` (the hour's start, or the report's end). */
-  private newCharge(accountId: string, kind: AncillaryKind, itemKey: string, bucket: Date, runtimeId: string | null, priceAt: Date = bucket): ChargeRow {
+  private newCharge(
+    accountId: string,
+    kind: AncillaryKind,
+    itemKey: string,
+    bucket: Date,
+    runtimeId: string | null,
+    priceAt: Date = bucket,
+  ): ChargeRow {
     const version = this.card.at(priceAt);
     return {
       id: chargeId(itemKey, bucket),
@@ -190,7 +210,9 @@ export class AncillaryUsageService {
     const saved = { ...row, charged: posted.charged, holds: posted.holds };
     await saveCharge(em, saved);
     // Ancillary charges count in the account's spend: its limit's thresholds are checked as after a settlement.
-    if (row.unitPrice !== null && posted.charged !== row.charged) await this.spendLimits.notifyThresholds(em, row.accountId, null, this.clock.now());
+    if (row.unitPrice !== null && posted.charged !== row.charged) {
+      await this.spendLimits.notifyThresholds(em, row.accountId, null, this.clock.now());
+    }
     return saved;
   }
 

@@ -1,17 +1,17 @@
 // Owns: ancillary_events, ancillary_items, ancillary_charges, ancillary_commands.
 import { Inject, Injectable, Module, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import { Clock } from '../infra/clock/clock';
-import { MessageBus } from '../infra/kafka/message-bus';
-import { JobsService } from '../jobs/jobs.service';
-import { LedgerModule } from '../ledger/ledger.module';
-import type { ExtraEventHandler } from '../metering/event-extensions';
-import { LifecycleConsumer } from '../metering/lifecycle-consumer';
-import { MeteringModule } from '../metering/metering.module';
-import type { SettlementHook } from '../metering/settlement-hooks';
-import { PricingModule } from '../pricing/pricing.module';
-import { SpendLimitsModule } from '../spend-limits/spend-limits.module';
+import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
+import { Clock } from 'src/infra/clock/clock';
+import { MessageBus } from 'src/infra/kafka/message-bus';
+import { JobsService } from 'src/jobs/jobs.service';
+import { LedgerModule } from 'src/ledger/ledger.module';
+import type { ExtraEventHandler } from 'src/metering/event-extensions';
+import { LifecycleConsumer } from 'src/metering/lifecycle-consumer';
+import { MeteringModule } from 'src/metering/metering.module';
+import type { SettlementHook } from 'src/metering/settlement-hooks';
+import { PricingModule } from 'src/pricing/pricing.module';
+import { SpendLimitsModule } from 'src/spend-limits/spend-limits.module';
 import { ANCILLARY_TYPES, ancillaryValidator, type AncillaryEvent } from './ancillary-event';
 import { AncillaryUsageService } from './ancillary-usage.service';
 import { UnpricedCounter } from './unpriced-counter';
@@ -49,14 +49,19 @@ export class AncillaryWiring implements OnModuleInit, OnApplicationBootstrap {
 
   onModuleInit(): void {
     const kafka = this.config.kafka;
-    if (kafka) this.bus.subscribe({ topic: kafka.topics.ancillary, handle: (batch) => this.consumer.handle(batch, kafka.topics.ancillaryDlq) });
+    if (kafka) {
+      this.bus.subscribe({ topic: kafka.topics.ancillary, handle: (batch) => this.consumer.handle(batch, kafka.topics.ancillaryDlq) });
+    }
   }
 
   onApplicationBootstrap(): void {
     this.jobs.register('ancillary-accrual', () => this.usage.accrue());
     if (!this.config.cronEnabled) return;
     const every = this.config.ancillary.accrualIntervalMs;
-    this.schedules.addInterval('ancillary-accrual', setInterval(() => void this.jobs.tick('ancillary-accrual'), every));
+    this.schedules.addInterval(
+      'ancillary-accrual',
+      setInterval(() => void this.jobs.tick('ancillary-accrual'), every),
+    );
     this.jobs.scheduledEvery('ancillary-accrual', every);
   }
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
-import { rows } from '../common/database/transaction';
+import { rows } from 'src/common/database/transaction';
 import type { AncillaryEvent } from './ancillary-event';
 import type { ChargeHold } from './ancillary-ledger';
 import type { StorageEvent } from './core/storage';
@@ -65,7 +65,10 @@ export async function insertEvents(em: EntityManager, events: AncillaryEvent[]):
  * and where the next accrual starts: the earliest hour of its new events when that hour is before
  * what is already charged (a late event: recomputed from there), or for an item never accrued.
  */
-export async function touchItems(em: EntityManager, items: { itemKey: string; accountId: string; kind: string; earliestHour: Date }[]): Promise<void> {
+export async function touchItems(
+  em: EntityManager,
+  items: { itemKey: string; accountId: string; kind: string; earliestHour: Date }[],
+): Promise<void> {
   if (items.length === 0) return;
   const sorted = [...items].sort((a, b) => (a.itemKey < b.itemKey ? -1 : a.itemKey > b.itemKey ? 1 : 0));
   await em.query(
@@ -74,7 +77,12 @@ export async function touchItems(em: EntityManager, items: { itemKey: string; ac
      ON CONFLICT (item_key) DO UPDATE SET done = false,
        changed_from = CASE WHEN i.accrued_until IS NULL OR EXCLUDED.changed_from < i.accrued_until
          THEN least(coalesce(i.changed_from, 'infinity'::timestamptz), EXCLUDED.changed_from) ELSE i.changed_from END`,
-    [sorted.map((i) => i.itemKey), sorted.map((i) => i.accountId), sorted.map((i) => i.kind), sorted.map((i) => i.earliestHour.toISOString())],
+    [
+      sorted.map((i) => i.itemKey),
+      sorted.map((i) => i.accountId),
+      sorted.map((i) => i.kind),
+      sorted.map((i) => i.earliestHour.toISOString()),
+    ],
   );
 }
 
@@ -114,7 +122,13 @@ export async function storageEvents(em: EntityManager, itemKey: string): Promise
      FROM ancillary_events WHERE item_key = $1`,
     [itemKey],
   );
-  return found.map((r) => ({ id: r.id, type: r.type, occurredAt: Number(r.at), seq: Number(r.seq), ...(r.bytes !== null ? { bytes: BigInt(r.bytes) } : {}) }));
+  return found.map((r) => ({
+    id: r.id,
+    type: r.type,
+    occurredAt: Number(r.at),
+    seq: Number(r.seq),
+    ...(r.bytes !== null ? { bytes: BigInt(r.bytes) } : {}),
+  }));
 }
 
 export async function markAccrued(em: EntityManager, itemKey: string, until: Date, done: boolean): Promise<void> {
@@ -201,7 +215,9 @@ export async function saveCharge(em: EntityManager, c: ChargeRow): Promise<void>
 }
 
 /** Accounts with storage they could not pay, the oldest unpaid hour of each. */
-export async function accountsWithUnpaidStorage(em: Pick<EntityManager, 'query'>): Promise<{ accountId: string; since: Date; unpaid: bigint }[]> {
+export async function accountsWithUnpaidStorage(
+  em: Pick<EntityManager, 'query'>,
+): Promise<{ accountId: string; since: Date; unpaid: bigint }[]> {
   const found = await rows<{ account_id: string; since: Date; unpaid: string }>(
     em,
     `SELECT account_id, min(bucket) AS since, sum(amount - charged)::text AS unpaid FROM ancillary_charges

@@ -1,20 +1,21 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { z } from 'zod';
-import type { AppConfig } from '../common/config/config';
-import { rows } from '../common/database/transaction';
-import { instant } from '../common/http/api-schemas';
-import { formatCredits } from '../common/money';
-import { notifyOnce } from '../messaging/notifications';
-import { enqueue } from '../messaging/outbox';
-import { topicsOf } from '../messaging/topics';
+import type { AppConfig } from 'src/common/config/config';
+import { rows } from 'src/common/database/transaction';
+import { instant } from 'src/common/http/api-schemas';
+import { formatCredits } from 'src/common/money';
+import { notifyOnce } from 'src/messaging/notifications';
+import { enqueue } from 'src/messaging/outbox';
+import { topicsOf } from 'src/messaging/topics';
 import { accountsWithUnpaidStorage, liveSnapshots } from './ancillary.store';
-
 
 /** A command on `billing.commands.v1` (keyed by accountId); the AsyncAPI document is made from this schema. */
 export const snapshotFlagCommandSchema = z
   .strictObject({
-    id: z.string().meta({ description: '`cmd_<md5 of account, snapshot and unpaid-since>`: one command per snapshot and episode of unpaid storage' }),
+    id: z
+      .string()
+      .meta({ description: '`cmd_<md5 of account, snapshot and unpaid-since>`: one command per snapshot and episode of unpaid storage' }),
     type: z.literal('snapshot.flag_for_deletion'),
     accountId: z.string(),
     snapshotId: z.string(),
@@ -24,7 +25,8 @@ export const snapshotFlagCommandSchema = z
   })
   .meta({
     id: 'SnapshotFlagCommand',
-    description: "Tells the platform that a snapshot's storage has gone unpaid past the grace period, so it may delete it; the billing service never deletes anything itself.",
+    description:
+      "Tells the platform that a snapshot's storage has gone unpaid past the grace period, so it may delete it; the billing service never deletes anything itself.",
   });
 export type SnapshotFlagCommand = z.input<typeof snapshotFlagCommandSchema>;
 
@@ -48,7 +50,11 @@ export async function handleUnpaidStorage(em: EntityManager, config: AppConfig, 
           type: 'storage.unpaid',
           accountId: unpaid.accountId,
           cause: `storage.unpaid:${unpaid.accountId}:${since}`,
-          data: { unpaid: formatCredits(unpaid.unpaid), since, snapshotsFlaggedAfter: new Date(unpaid.since.getTime() + config.ancillary.unpaidGraceMs).toISOString() },
+          data: {
+            unpaid: formatCredits(unpaid.unpaid),
+            since,
+            snapshotsFlaggedAfter: new Date(unpaid.since.getTime() + config.ancillary.unpaidGraceMs).toISOString(),
+          },
         },
       ],
       now,
@@ -57,7 +63,9 @@ export async function handleUnpaidStorage(em: EntityManager, config: AppConfig, 
     if (now.getTime() < unpaid.since.getTime() + config.ancillary.unpaidGraceMs) continue;
     const snapshots = await liveSnapshots(em, unpaid.accountId);
     if (snapshots.length === 0) continue;
-    const ids = snapshots.map((s) => `cmd_${createHash('md5').update(`snapshot.flag_for_deletion|${unpaid.accountId}|${s}|${since}`).digest('hex')}`);
+    const ids = snapshots.map(
+      (s) => `cmd_${createHash('md5').update(`snapshot.flag_for_deletion|${unpaid.accountId}|${s}|${since}`).digest('hex')}`,
+    );
     const fresh = await rows<{ id: string; snapshot_id: string }>(
       em,
       `INSERT INTO ancillary_commands (id, account_id, snapshot_id, reason, unpaid_since, issued_at)

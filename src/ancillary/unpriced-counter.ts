@@ -1,8 +1,15 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager, EntitySubscriberInterface, QueryRunner, TransactionCommitEvent, TransactionRollbackEvent } from 'typeorm';
-import { Metrics } from '../health/metrics';
-import { quantityMicros, UNIT_OF, type AncillaryKind } from '../pricing/ancillary-prices';
+import type {
+  DataSource,
+  EntityManager,
+  EntitySubscriberInterface,
+  QueryRunner,
+  TransactionCommitEvent,
+  TransactionRollbackEvent,
+} from 'typeorm';
+import { Metrics } from 'src/health/metrics';
+import { quantityMicros, UNIT_OF, type AncillaryKind } from 'src/pricing/ancillary-prices';
 
 /**
  * `dl_billing_ancillary_unpriced_total`, counted when the transaction that metered the quantity

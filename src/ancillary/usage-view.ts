@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
-import { rows } from '../common/database/transaction';
-import { formatCredits } from '../common/money';
-import { ANCILLARY_KINDS, quantityMicros, UNIT_OF, type AncillaryKind } from '../pricing/ancillary-prices';
+import { rows } from 'src/common/database/transaction';
+import { formatCredits } from 'src/common/money';
+import { ANCILLARY_KINDS, quantityMicros, UNIT_OF, type AncillaryKind } from 'src/pricing/ancillary-prices';
 
 /** Ancillary usage metered for buckets (storage hours, egress reports) in a period, by kind and priced or not. */
 export interface MeteredAncillary {
@@ -20,7 +20,15 @@ export interface MeteredAncillary {
  * API, the statements and the reports share: one account, or every account.
  */
 export async function meteredAncillary(ds: DataSource, opts: { accountId?: string; from: Date; to: Date }): Promise<MeteredAncillary[]> {
-  const found = await rows<{ account_id: string; kind: string; priced: boolean; versions: string[]; quantity: string; amount: string; charged: string }>(
+  const found = await rows<{
+    account_id: string;
+    kind: string;
+    priced: boolean;
+    versions: string[];
+    quantity: string;
+    amount: string;
+    charged: string;
+  }>(
     ds,
     `SELECT account_id, kind, unit_price IS NOT NULL AS priced, array_agg(DISTINCT rate_card_version ORDER BY rate_card_version) AS versions,
        sum(quantity)::text AS quantity, sum(amount)::text AS amount, sum(charged)::text AS charged

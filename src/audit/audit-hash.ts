@@ -1,4 +1,4 @@
-import { canonicalJson, sha256Hex } from '../common/canonical-json';
+import { canonicalJson, sha256Hex } from 'src/common/canonical-json';
 
 /** The prev_hash of the first row of every chain. */
 export const GENESIS_HASH = '0'.repeat(64);

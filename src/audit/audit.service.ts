@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import { canonicalJson } from '../common/canonical-json';
-import { correlationId } from '../common/context/correlation';
-import { preparedRows } from '../common/database/prepared';
-import type { Call, PreparedStatement } from '../common/database/pipelined-transaction';
-import { rows } from '../common/database/transaction';
-import { Clock } from '../infra/clock/clock';
+import { canonicalJson } from 'src/common/canonical-json';
+import { correlationId } from 'src/common/context/correlation';
+import { preparedRows } from 'src/common/database/prepared';
+import type { Call, PreparedStatement } from 'src/common/database/pipelined-transaction';
+import { rows } from 'src/common/database/transaction';
+import { Clock } from 'src/infra/clock/clock';
 import { auditHash, GENESIS_HASH, GLOBAL_CHAIN, normalizeJson, type AuditRecord } from './audit-hash';
 
 export interface AuditEntry {
@@ -64,9 +64,7 @@ export type VerifyProblem = {
   row?: AuditRow;
 };
 
-export type VerifyResult =
-  | { ok: true; rows: number; chains: number }
-  | { ok: false; rows: number; chains: number; problem: VerifyProblem };
+export type VerifyResult = { ok: true; rows: number; chains: number } | { ok: false; rows: number; chains: number; problem: VerifyProblem };
 
 interface DbRow {
   id: string;
@@ -287,9 +285,17 @@ export class AuditService {
     const endOfChain = (c: { chain: string; seq: number; hash: string }): VerifyProblem | null => {
       const head = heads.get(c.chain);
       heads.delete(c.chain);
-      if (!head) return { chain: c.chain, seq: c.seq, id: null, reason: 'chain head missing', detail: 'no audit_chains row for this chain' };
+      if (!head) {
+        return { chain: c.chain, seq: c.seq, id: null, reason: 'chain head missing', detail: 'no audit_chains row for this chain' };
+      }
       if (head.seq > c.seq) {
-        return { chain: c.chain, seq: c.seq + 1, id: null, reason: 'missing row', detail: `the chain head is at seq ${head.seq}, the last row is seq ${c.seq}` };
+        return {
+          chain: c.chain,
+          seq: c.seq + 1,
+          id: null,
+          reason: 'missing row',
+          detail: `the chain head is at seq ${head.seq}, the last row is seq ${c.seq}`,
+        };
       }
       if (head.seq !== c.seq || head.hash !== c.hash) {
         return { chain: c.chain, seq: c.seq, id: null, reason: 'chain head mismatch', detail: `head seq ${head.seq} hash ${head.hash}` };
@@ -315,14 +321,34 @@ export class AuditService {
         const expectedSeq: number = current ? current.seq + 1 : 1;
         const expectedPrev: string = current ? current.hash : GENESIS_HASH;
         if (row.seq !== expectedSeq) {
-          return fail({ chain: row.chain, seq: expectedSeq, id: null, reason: 'missing row', detail: `seq ${expectedSeq} is missing before row ${row.id} (seq ${row.seq})` });
+          return fail({
+            chain: row.chain,
+            seq: expectedSeq,
+            id: null,
+            reason: 'missing row',
+            detail: `seq ${expectedSeq} is missing before row ${row.id} (seq ${row.seq})`,
+          });
         }
         if (row.prevHash !== expectedPrev) {
-          return fail({ chain: row.chain, seq: row.seq, id: row.id, reason: 'broken link', detail: `prev_hash ${row.prevHash} does not match the previous row's hash ${expectedPrev}`, row });
+          return fail({
+            chain: row.chain,
+            seq: row.seq,
+            id: row.id,
+            reason: 'broken link',
+            detail: `prev_hash ${row.prevHash} does not match the previous row's hash ${expectedPrev}`,
+            row,
+          });
         }
         const recomputed = auditHash(row.prevHash, row.seq, recordOf(row));
         if (recomputed !== row.hash) {
-          return fail({ chain: row.chain, seq: row.seq, id: row.id, reason: 'hash mismatch', detail: `stored ${row.hash}, recomputed ${recomputed}: the row was changed`, row });
+          return fail({
+            chain: row.chain,
+            seq: row.seq,
+            id: row.id,
+            reason: 'hash mismatch',
+            detail: `stored ${row.hash}, recomputed ${recomputed}: the row was changed`,
+            row,
+          });
         }
         checked++;
         current = { chain: row.chain, seq: row.seq, hash: row.hash };
@@ -335,7 +361,13 @@ export class AuditService {
       if (problem) return fail(problem);
     }
     for (const [chain, head] of heads) {
-      return fail({ chain, seq: 1, id: null, reason: 'missing row', detail: `the chain head is at seq ${head.seq} but the chain has no rows` });
+      return fail({
+        chain,
+        seq: 1,
+        id: null,
+        reason: 'missing row',
+        detail: `the chain head is at seq ${head.seq} but the chain has no rows`,
+      });
     }
     return { ok: true, rows: checked, chains };
   }

@@ -2,8 +2,8 @@ import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Gauge } from 'prom-client';
 import { DataSource } from 'typeorm';
-import { poolOf } from '../common/database/pipelined-transaction';
-import { JobsService } from '../jobs/jobs.service';
+import { poolOf } from 'src/common/database/pipelined-transaction';
+import { JobsService } from 'src/jobs/jobs.service';
 import { Metrics } from './metrics';
 
 /** A scrape waits at most this long for the database; then the gauges say the database is down. */
@@ -68,8 +68,11 @@ export class DatabaseMetrics implements OnModuleInit {
     };
     gauge('dl_billing_database_up', '1 when the last scrape could read the database', [], (g, s) => g.set(s.up ? 1 : 0));
     gauge('dl_billing_outbox_unsent_messages', 'Outbox messages not yet published to Kafka', [], (g, s) => s.up && g.set(s.outboxUnsent));
-    gauge('dl_billing_outbox_oldest_unsent_age_seconds', 'Age of the oldest unpublished outbox message (0 when none)', [], (g, s) =>
-      s.up && g.set(s.outboxOldestAge),
+    gauge(
+      'dl_billing_outbox_oldest_unsent_age_seconds',
+      'Age of the oldest unpublished outbox message (0 when none)',
+      [],
+      (g, s) => s.up && g.set(s.outboxOldestAge),
     );
     gauge('dl_billing_open_holds', 'Holds reserved and not yet settled, voided or expired', [], (g, s) => s.up && g.set(s.openHolds));
     gauge('dl_billing_open_holds_microcredits', 'Micro-credits held by open holds', [], (g, s) => s.up && g.set(s.heldMicrocredits));
@@ -83,8 +86,14 @@ export class DatabaseMetrics implements OnModuleInit {
     perJob('dl_billing_job_last_start_timestamp_seconds', 'When the job last started (any instance)', (j) => j.started);
     perJob('dl_billing_job_last_success_timestamp_seconds', 'When the job last succeeded (any instance)', (j) => j.succeeded);
     perJob('dl_billing_job_last_failure_timestamp_seconds', 'When the job last failed (any instance)', (j) => j.failed);
-    perJob('dl_billing_job_last_duration_seconds', 'Duration of the job\'s last run (any instance)', (j) => (j.duration_ms === null ? null : j.duration_ms / 1000));
-    perJob('dl_billing_job_last_problems', 'What the job\'s last successful run found wrong (ledger-reconcile: discrepancies)', (j) => j.problems);
+    perJob('dl_billing_job_last_duration_seconds', "Duration of the job's last run (any instance)", (j) =>
+      j.duration_ms === null ? null : j.duration_ms / 1000,
+    );
+    perJob(
+      'dl_billing_job_last_problems',
+      "What the job's last successful run found wrong (ledger-reconcile: discrepancies)",
+      (j) => j.problems,
+    );
     perJob('dl_billing_job_failures', 'Failed runs of the job since it was first run (any instance)', (j) => Number(j.failures));
     const jobs = this.jobs;
     new Gauge({
@@ -100,7 +109,7 @@ export class DatabaseMetrics implements OnModuleInit {
       this.ds.isInitialized ? poolOf(this.ds) : undefined;
     new Gauge({
       name: 'dl_billing_db_pool_connections',
-      help: 'Connections of this instance\'s pool, by state (in_use, idle)',
+      help: "Connections of this instance's pool, by state (in_use, idle)",
       labelNames: ['state'],
       registers,
       collect() {

@@ -3,11 +3,11 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { FastifyReply } from 'fastify';
 import { DataSource } from 'typeorm';
 import { z } from 'zod';
-import { Public } from '../accounts/auth/auth.decorators';
-import { Doc } from '../common/http/openapi';
-import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import { BillingException } from '../common/errors/billing.exception';
-import { MessageBus } from '../infra/kafka/message-bus';
+import { Public } from 'src/accounts/auth/auth.decorators';
+import { Doc } from 'src/common/http/openapi';
+import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
+import { BillingException } from 'src/common/errors/billing.exception';
+import { MessageBus } from 'src/infra/kafka/message-bus';
 import { Metrics } from './metrics';
 import { METRICS_UNAUTHENTICATED, metricsAuthorized } from './metrics-listener';
 
@@ -28,7 +28,12 @@ export class HealthController {
 
   @Get('health/live')
   @HttpCode(200)
-  @Doc({ id: 'live', summary: 'Liveness', tag: 'Health', responses: { 200: { description: 'Alive', schema: z.strictObject({ status: z.literal('ok') }) } } })
+  @Doc({
+    id: 'live',
+    summary: 'Liveness',
+    tag: 'Health',
+    responses: { 200: { description: 'Alive', schema: z.strictObject({ status: z.literal('ok') }) } },
+  })
   live(): { status: 'ok' } {
     return { status: 'ok' };
   }
@@ -67,7 +72,10 @@ export class HealthController {
     responses: { 200: { description: 'The exposition format', text: 'text/plain' } },
     errors: ['DL_BILLING_UNAUTHENTICATED', 'DL_BILLING_NOT_FOUND'],
   })
-  async scrape(@Headers('authorization') authorization: string | undefined, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
+  async scrape(
+    @Headers('authorization') authorization: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<string> {
     if (this.config.metricsListener) throw BillingException.notFound('Route');
     if (!metricsAuthorized(this.config.metricsBearerToken, authorization)) throw METRICS_UNAUTHENTICATED();
     // Set here, not by a decorator: a refusal is the contract's JSON error body.

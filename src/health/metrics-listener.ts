@@ -2,8 +2,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import { BillingException } from '../common/errors/billing.exception';
+import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
+import { BillingException } from 'src/common/errors/billing.exception';
 import { Metrics } from './metrics';
 
 /** Whether a scrape may read the metrics: always without METRICS_BEARER_TOKEN, else with that bearer. */
@@ -15,7 +15,8 @@ export function metricsAuthorized(token: string | undefined, authorization: stri
   return timingSafeEqual(digest(given), digest(token));
 }
 
-export const METRICS_UNAUTHENTICATED = () => new BillingException('DL_BILLING_UNAUTHENTICATED', 'The metrics need Authorization: Bearer <METRICS_BEARER_TOKEN>');
+export const METRICS_UNAUTHENTICATED = () =>
+  new BillingException('DL_BILLING_UNAUTHENTICATED', 'The metrics need Authorization: Bearer <METRICS_BEARER_TOKEN>');
 
 /**
  * With METRICS_PORT set, serves `GET /metrics` on a listener of its own, bound to METRICS_HOST
@@ -65,7 +66,9 @@ export class MetricsListener implements OnApplicationBootstrap, OnApplicationShu
       response.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' }).end(text);
     } catch (error) {
       this.logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
-      response.writeHead(500, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(new BillingException('DL_BILLING_INTERNAL', 'Internal error').toBody()));
+      response
+        .writeHead(500, { 'content-type': 'application/json; charset=utf-8' })
+        .end(JSON.stringify(new BillingException('DL_BILLING_INTERNAL', 'Internal error').toBody()));
     }
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { ledgerWrites, type LedgerFlow } from '../ledger/ledger-flows';
+import { ledgerWrites, type LedgerFlow } from 'src/ledger/ledger-flows';
 
 /** The Stripe event types the service acts on; any other type is counted as `other` (bounded labels). */
 export const STRIPE_EVENT_TYPES = new Set([

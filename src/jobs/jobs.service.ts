@@ -3,20 +3,33 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { z } from 'zod';
-import { AuditService } from '../audit/audit.service';
-import { withCorrelation } from '../common/context/correlation';
-import { tryAdvisoryLock } from '../common/database/advisory-lock';
-import { inTransaction, rows } from '../common/database/transaction';
-import { BillingException } from '../common/errors/billing.exception';
-import { Clock } from '../infra/clock/clock';
-import { Metrics } from '../health/metrics';
+import { AuditService } from 'src/audit/audit.service';
+import { withCorrelation } from 'src/common/context/correlation';
+import { tryAdvisoryLock } from 'src/common/database/advisory-lock';
+import { inTransaction, rows } from 'src/common/database/transaction';
+import { BillingException } from 'src/common/errors/billing.exception';
+import { Clock } from 'src/infra/clock/clock';
+import { Metrics } from 'src/health/metrics';
 
-export const JOB_NAMES = ['monthly-reset', 'expiry-sweep', 'grant-expiry', 'seat-reconciliation', 'stripe-recovery', 'ledger-reconcile', 'ancillary-accrual'] as const;
+export const JOB_NAMES = [
+  'monthly-reset',
+  'expiry-sweep',
+  'grant-expiry',
+  'seat-reconciliation',
+  'stripe-recovery',
+  'ledger-reconcile',
+  'ancillary-accrual',
+] as const;
 export type JobName = (typeof JOB_NAMES)[number];
 
 export const jobResultSchema = z
   .union([
-    z.strictObject({ job: z.string(), runId: z.string().meta({ description: 'The run id: the correlation id of every audit row the run writes' }), ran: z.literal(true), result: z.unknown().meta({ description: "The job's own summary (JSON)" }) }),
+    z.strictObject({
+      job: z.string(),
+      runId: z.string().meta({ description: 'The run id: the correlation id of every audit row the run writes' }),
+      ran: z.literal(true),
+      result: z.unknown().meta({ description: "The job's own summary (JSON)" }),
+    }),
     z.strictObject({ job: z.string(), runId: z.string(), ran: z.literal(false), reason: z.string() }),
   ])
   .meta({ id: 'JobResult' });
@@ -62,7 +75,6 @@ export class JobsService {
     this.intervals.set(name, ms / 1000);
   }
 
-
   /** The jobs this instance can run, by name. */
   names(): string[] {
     return [...this.jobs.keys()].sort();
@@ -106,10 +118,15 @@ export class JobsService {
 
   /** The last run of every job that ran at least once, by name. */
   async lastRuns(): Promise<JobRunView[]> {
-    const found = await rows<{ job: string; trigger: string; started_at: Date; finished_at: Date | null; outcome: JobRunView['outcome']; result: unknown; error: string | null }>(
-      this.ds,
-      `SELECT job, trigger, started_at, finished_at, outcome, result, error FROM job_runs ORDER BY job`,
-    );
+    const found = await rows<{
+      job: string;
+      trigger: string;
+      started_at: Date;
+      finished_at: Date | null;
+      outcome: JobRunView['outcome'];
+      result: unknown;
+      error: string | null;
+    }>(this.ds, `SELECT job, trigger, started_at, finished_at, outcome, result, error FROM job_runs ORDER BY job`);
     return found.map((r) => ({
       job: r.job,
       trigger: r.trigger,
@@ -150,8 +167,12 @@ export class JobsService {
       await inTransaction(this.ds, async (em) => {
         await em.query(
           `INSERT INTO job_runs (job, trigger, started_at, finished_at, outcome, result, error) VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7)
-           ON CONFLICT (job) DO ${replace ? `UPDATE SET trigger = EXCLUDED.trigger, started_at = EXCLUDED.started_at, finished_at = EXCLUDED.finished_at,
-             outcome = EXCLUDED.outcome, result = EXCLUDED.result, error = EXCLUDED.error` : 'NOTHING'}`,
+           ON CONFLICT (job) DO ${
+             replace
+               ? `UPDATE SET trigger = EXCLUDED.trigger, started_at = EXCLUDED.started_at, finished_at = EXCLUDED.finished_at,
+             outcome = EXCLUDED.outcome, result = EXCLUDED.result, error = EXCLUDED.error`
+               : 'NOTHING'
+           }`,
           [job, trigger, startedAt, finishedAt, outcome, result === undefined || result === null ? null : JSON.stringify(result), error],
         );
         if (actor && outcome !== 'running') {

@@ -1,4 +1,4 @@
-import { formatCredits } from '../common/money';
+import { formatCredits } from 'src/common/money';
 import type { StatementEntry } from './ledger.types';
 
 const SOURCE_NAMES: Record<string, string> = {

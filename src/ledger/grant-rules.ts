@@ -1,8 +1,8 @@
 import type { EntityManager } from 'typeorm';
-import { fingerprint } from '../common/canonical-json';
-import { formatCredits } from '../common/money';
-import { notificationMessage } from '../messaging/notifications';
-import type { OutboxEntry } from '../messaging/outbox';
+import { fingerprint } from 'src/common/canonical-json';
+import { formatCredits } from 'src/common/money';
+import { notificationMessage } from 'src/messaging/notifications';
+import type { OutboxEntry } from 'src/messaging/outbox';
 import { Accounts, Posting } from './core/posting';
 import type { GrantSource } from './core/types';
 import type { TransactionWrite } from './ledger.store';

@@ -1,15 +1,15 @@
 import { Body, Controller, Headers, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import { Access, CurrentPrincipal } from '../accounts/auth/auth.decorators';
-import type { Principal } from '../accounts/auth/scopes';
-import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import { BillingException } from '../common/errors/billing.exception';
-import { Doc } from '../common/http/openapi';
-import { parseOrThrow, ZodPipe } from '../common/http/zod-validation.pipe';
-import { formatCredits, parseCredits } from '../common/money';
-import { notifyOnce } from '../messaging/notifications';
-import { topicsOf } from '../messaging/topics';
+import { Access, CurrentPrincipal } from 'src/accounts/auth/auth.decorators';
+import type { Principal } from 'src/accounts/auth/scopes';
+import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
+import { BillingException } from 'src/common/errors/billing.exception';
+import { Doc } from 'src/common/http/openapi';
+import { parseOrThrow, ZodPipe } from 'src/common/http/zod-validation.pipe';
+import { formatCredits, parseCredits } from 'src/common/money';
+import { notifyOnce } from 'src/messaging/notifications';
+import { topicsOf } from 'src/messaging/topics';
 import { createGrantSchema, grantResultSchema, idempotencyHeadersSchema, idempotencyKeySchema, type CreateGrantDto } from './dto/grant.dto';
 import { balanceBody, grantBody } from './http';
 import { LedgerService } from './ledger.service';
@@ -31,11 +31,15 @@ export class GrantsController {
   @Doc({
     id: 'createGrant',
     summary: 'Grant credits to an account',
-    description: 'With an `Idempotency-Key` header the same request again returns the same grant (200) and a different one is a 409; without one, every call grants.',
+    description:
+      'With an `Idempotency-Key` header the same request again returns the same grant (200) and a different one is a 409; without one, every call grants.',
     tag: 'Grants',
     body: createGrantSchema,
     headers: idempotencyHeadersSchema,
-    responses: { 201: { description: 'Granted', schema: grantResultSchema }, 200: { description: 'The same request again: the same grant', schema: grantResultSchema } },
+    responses: {
+      201: { description: 'Granted', schema: grantResultSchema },
+      200: { description: 'The same request again: the same grant', schema: grantResultSchema },
+    },
     errors: ['DL_BILLING_NOT_FOUND', 'DL_BILLING_IDEMPOTENCY_CONFLICT'],
   })
   async create(
@@ -63,8 +67,19 @@ export class GrantsController {
     const result = await this.ledger.transact(async (em) => {
       const granted = await this.ledger.grant(em, input);
       const { grant } = granted;
-      const data = { grantId: grant.id, source: grant.source, credits: formatCredits(grant.amount), expiresAt: grant.expiresAt?.toISOString() ?? null, reason: input.reason };
-      await notifyOnce(em, topicsOf(this.config).notifications, [{ type: 'credits.granted', accountId, cause: `credits.granted:${grant.id}`, data }], grant.createdAt);
+      const data = {
+        grantId: grant.id,
+        source: grant.source,
+        credits: formatCredits(grant.amount),
+        expiresAt: grant.expiresAt?.toISOString() ?? null,
+        reason: input.reason,
+      };
+      await notifyOnce(
+        em,
+        topicsOf(this.config).notifications,
+        [{ type: 'credits.granted', accountId, cause: `credits.granted:${grant.id}`, data }],
+        grant.createdAt,
+      );
       return granted;
     });
     void reply.status(result.replayed ? 200 : 201);

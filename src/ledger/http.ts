@@ -1,4 +1,4 @@
-import { formatCredits } from '../common/money';
+import { formatCredits } from 'src/common/money';
 import { explain } from './explain';
 import type { Balance, GrantView, StatementEntry } from './ledger.types';
 

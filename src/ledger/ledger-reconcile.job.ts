@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import { JobsService } from '../jobs/jobs.service';
+import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
+import { JobsService } from 'src/jobs/jobs.service';
 import { LedgerService } from './ledger.service';
 
 /** Every 6 hours: the whole ledger checked against its stored balances (one scan; far from the hot path). */
@@ -26,7 +26,10 @@ export class LedgerReconcileJob implements OnApplicationBootstrap {
   onApplicationBootstrap(): void {
     this.jobs.register('ledger-reconcile', () => this.run());
     if (!this.config.cronEnabled) return;
-    this.schedules.addInterval('ledger-reconcile', setInterval(() => void this.jobs.tick('ledger-reconcile'), EVERY_MS));
+    this.schedules.addInterval(
+      'ledger-reconcile',
+      setInterval(() => void this.jobs.tick('ledger-reconcile'), EVERY_MS),
+    );
     this.jobs.scheduledEvery('ledger-reconcile', EVERY_MS);
   }
 

@@ -1,13 +1,13 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import { AuditService } from '../audit/audit.service';
-import type { Call } from '../common/database/pipelined-transaction';
-import { preparedRows } from '../common/database/prepared';
-import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import { inTransaction } from '../common/database/transaction';
-import { Clock } from '../infra/clock/clock';
-import { topicsOf } from '../messaging/topics';
+import { AuditService } from 'src/audit/audit.service';
+import type { Call } from 'src/common/database/pipelined-transaction';
+import { preparedRows } from 'src/common/database/prepared';
+import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
+import { inTransaction } from 'src/common/database/transaction';
+import { Clock } from 'src/infra/clock/clock';
+import { topicsOf } from 'src/messaging/topics';
 import { adjustOperation } from './operations/adjust-hold';
 import { balanceNow } from './operations/balance';
 import { createHoldOperation } from './operations/create-hold';
@@ -103,7 +103,12 @@ export class LedgerService {
    * row); returns their rows too. A replayed hold writes nothing: `also` then goes alone. An error in
    * any of them aborts the caller's transaction.
    */
-  async createHoldWith(em: EntityManager, input: CreateHoldInput, read: unknown[] | undefined, also: Call[]): Promise<{ hold: HoldResult; also: unknown[][] }> {
+  async createHoldWith(
+    em: EntityManager,
+    input: CreateHoldInput,
+    read: unknown[] | undefined,
+    also: Call[],
+  ): Promise<{ hold: HoldResult; also: unknown[][] }> {
     const [hold, rowsOfAlso] = await this.runner.runInWith(em, createHoldOperation(input), read, also);
     return { hold, also: rowsOfAlso };
   }

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import { AuditService, type AuditEntry } from '../audit/audit.service';
-import { inTransaction, rows } from '../common/database/transaction';
-import { BillingException } from '../common/errors/billing.exception';
-import { Clock } from '../infra/clock/clock';
+import { AuditService, type AuditEntry } from 'src/audit/audit.service';
+import { inTransaction, rows } from 'src/common/database/transaction';
+import { BillingException } from 'src/common/errors/billing.exception';
+import { Clock } from 'src/infra/clock/clock';
 
 export type MemberChangeType = 'member.added' | 'member.removed';
 
@@ -90,18 +90,29 @@ export class MembersService {
   /**
    * `correlationId`: the request's id; changes from Kafka are audited under their own event id.
    */
-  async apply(em: EntityManager, changes: MemberChange[], source: 'http' | 'kafka', actor: string, correlationId: string | null = null): Promise<string[]> {
+  async apply(
+    em: EntityManager,
+    changes: MemberChange[],
+    source: 'http' | 'kafka',
+    actor: string,
+    correlationId: string | null = null,
+  ): Promise<string[]> {
     if (changes.length === 0) return [];
     const kinds = new Map(
-      (await rows<{ id: string; kind: string }>(em, `SELECT id, kind FROM accounts WHERE id = ANY($1)`, [[...new Set(changes.map((c) => c.accountId))]])).map((r) => [
-        r.id,
-        r.kind,
-      ]),
+      (
+        await rows<{ id: string; kind: string }>(em, `SELECT id, kind FROM accounts WHERE id = ANY($1)`, [
+          [...new Set(changes.map((c) => c.accountId))],
+        ])
+      ).map((r) => [r.id, r.kind]),
     );
     const audits: AuditEntry[] = [];
     const changed = new Set<string>();
     // Sorted, so concurrent batches lock member rows in the same order.
-    const sorted = [...changes].sort((a, b) => (a.accountId + '\u0000' + a.userId).localeCompare(b.accountId + '\u0000' + b.userId) || a.occurredAt.getTime() - b.occurredAt.getTime());
+    const sorted = [...changes].sort(
+      (a, b) =>
+        (a.accountId + '\u0000' + a.userId).localeCompare(b.accountId + '\u0000' + b.userId) ||
+        a.occurredAt.getTime() - b.occurredAt.getTime(),
+    );
     for (const c of sorted) {
       const kind = kinds.get(c.accountId);
       if (kind === undefined) {
@@ -160,7 +171,9 @@ export class MembersService {
     return { accountId, userId, active: row.active, changedAt: row.changed_at.toISOString(), seats: await this.activeSeats(em, accountId) };
   }
 
-  async list(accountId: string): Promise<{ accountId: string; seats: number; members: { userId: string; active: boolean; changedAt: string }[] }> {
+  async list(
+    accountId: string,
+  ): Promise<{ accountId: string; seats: number; members: { userId: string; active: boolean; changedAt: string }[] }> {
     const found = await rows<{ user_id: string; active: boolean; changed_at: Date }>(
       this.ds,
       `SELECT user_id, active, changed_at FROM account_members WHERE account_id = $1 ORDER BY user_id`,
@@ -174,7 +187,11 @@ export class MembersService {
   }
 
   async activeSeats(em: Pick<EntityManager, 'query'> | undefined, accountId: string): Promise<number> {
-    const [row] = await rows<{ n: number }>(em ?? this.ds, `SELECT count(*)::int AS n FROM account_members WHERE account_id = $1 AND active`, [accountId]);
+    const [row] = await rows<{ n: number }>(
+      em ?? this.ds,
+      `SELECT count(*)::int AS n FROM account_members WHERE account_id = $1 AND active`,
+      [accountId],
+    );
     return row?.n ?? 0;
   }
 

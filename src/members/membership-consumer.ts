@@ -2,18 +2,18 @@ import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { z } from 'zod';
-import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import { jsonLimitProblem } from '../common/json-limits';
-import { withCorrelation } from '../common/context/correlation';
-import { DEFAULT_TOPICS } from '../common/config/config.schema';
-import { inTransaction } from '../common/database/transaction';
-import type { Finding } from '../common/errors/billing.exception';
-import { findingsOf } from '../common/http/zod-validation.pipe';
-import { MessageBus, type InboundMessage, type OutboundMessage } from '../infra/kafka/message-bus';
-import { deadLetter } from '../messaging/dead-letter';
-import { receiveOnce } from '../messaging/inbox';
+import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
+import { jsonLimitProblem } from 'src/common/json-limits';
+import { withCorrelation } from 'src/common/context/correlation';
+import { DEFAULT_TOPICS } from 'src/common/config/config.schema';
+import { inTransaction } from 'src/common/database/transaction';
+import type { Finding } from 'src/common/errors/billing.exception';
+import { findingsOf } from 'src/common/http/zod-validation.pipe';
+import { MessageBus, type InboundMessage, type OutboundMessage } from 'src/infra/kafka/message-bus';
+import { deadLetter } from 'src/messaging/dead-letter';
+import { receiveOnce } from 'src/messaging/inbox';
 import { MembersService, type MemberChange } from './members.service';
-import { inputInstant } from '../common/http/api-schemas';
+import { inputInstant } from 'src/common/http/api-schemas';
 
 /** The inbox source of membership events: the contract's topic name (whatever the topic is configured as). */
 const INBOX_SOURCE = DEFAULT_TOPICS.membership;
@@ -27,7 +27,10 @@ export const membershipEventSchema = z
     accountId: z.string().min(1).max(128),
     userId: z.string().min(1).max(256),
   })
-  .meta({ id: 'MembershipEvent', description: "A seat change of an organization; a redelivery does nothing, and changes apply by occurredAt per member" });
+  .meta({
+    id: 'MembershipEvent',
+    description: 'A seat change of an organization; a redelivery does nothing, and changes apply by occurredAt per member',
+  });
 
 /** A membership change, or why the message is not one (the JSON limits first: nothing recursive runs before them). */
 export function parseMembershipMessage(value: Buffer | null): MemberChange | { reason: string; findings: Finding[] } {
@@ -94,6 +97,8 @@ export class MembershipConsumer implements OnModuleInit {
     });
     // Each account's seat sync is audited under the latest change event of that account.
     const latest = new Map(changes.map((c) => [c.accountId, c.id]));
-    for (const accountId of changed) withCorrelation({ id: latest.get(accountId)!, kind: 'event' }, () => this.members.seatsChanged([accountId]));
+    for (const accountId of changed) {
+      withCorrelation({ id: latest.get(accountId)!, kind: 'event' }, () => this.members.seatsChanged([accountId]));
+    }
   }
 }

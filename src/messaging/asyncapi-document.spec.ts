@@ -3,11 +3,11 @@ import { createRequire } from 'node:module';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
-import { ancillaryEventSchema } from '../ancillary/ancillary-event';
-import { snapshotFlagCommandSchema } from '../ancillary/unpaid-storage';
-import { membershipEventSchema } from '../members/membership-consumer';
+import { ancillaryEventSchema } from 'src/ancillary/ancillary-event';
+import { snapshotFlagCommandSchema } from 'src/ancillary/unpaid-storage';
+import { membershipEventSchema } from 'src/members/membership-consumer';
 import { terminateCommandSchema } from './commands';
-import { lifecycleEventDocSchema } from '../metering/dto/event.dto';
+import { lifecycleEventDocSchema } from 'src/metering/dto/event.dto';
 import { buildAsyncApiDocument } from './asyncapi-document';
 import { deadLetterHeadersSchema } from './dead-letter';
 import { notificationMessage, notificationMessageSchema } from './notifications';
@@ -46,36 +46,79 @@ describe('the AsyncAPI document of the Kafka topics', () => {
   it('has a channel for every topic the service consumes or publishes, each with its operation', () => {
     const addresses = Object.values(doc.channels).map((c) => c.address);
     expect(addresses.sort()).toEqual(Object.values(topicsOf({})).sort());
-    expect(Object.values(doc.operations).map((o) => o.action).sort()).toEqual(['receive', 'receive', 'receive', 'send', 'send', 'send', 'send', 'send']);
+    expect(
+      Object.values(doc.operations)
+        .map((o) => o.action)
+        .sort(),
+    ).toEqual(['receive', 'receive', 'receive', 'send', 'send', 'send', 'send', 'send']);
   });
 
   it('holds each message to the zod schema its consumer or publisher uses', () => {
     const ajv = new Ajv({ strict: false, allErrors: true });
     addFormats(ajv);
     const schema = (name: string) => ajv.compile(doc.components.schemas[name] as object);
-    const notification = notificationMessage('billing.notifications.v1', { type: 'credits.granted', accountId: 'acc_1', cause: 'grant:g1', data: { credits: '1.000000' } }, new Date('2026-12-01T00:00:00Z')).payload;
+    const notification = notificationMessage(
+      'billing.notifications.v1',
+      { type: 'credits.granted', accountId: 'acc_1', cause: 'grant:g1', data: { credits: '1.000000' } },
+      new Date('2026-12-01T00:00:00Z'),
+    ).payload;
     expect(notificationMessageSchema.parse(notification)).toEqual(notification);
     expect(schema('Notification')(notification)).toBe(true);
-    const command = { id: 'cmd_1', type: 'runtime.terminate', accountId: 'acc_1', runtimeId: 'rt_1', reason: 'spend_limit', issuedAt: '2026-12-01T00:00:00.000Z' };
+    const command = {
+      id: 'cmd_1',
+      type: 'runtime.terminate',
+      accountId: 'acc_1',
+      runtimeId: 'rt_1',
+      reason: 'spend_limit',
+      issuedAt: '2026-12-01T00:00:00.000Z',
+    };
     expect(terminateCommandSchema.parse(command)).toEqual(command);
     expect(schema('Command')(command)).toBe(true);
     expect(schema('Command')({ ...command, reason: 'whim' })).toBe(false);
-    const flag = { id: 'cmd_2', type: 'snapshot.flag_for_deletion', accountId: 'acc_1', snapshotId: 'snap_1', reason: 'storage_unpaid', unpaidSince: '2026-11-28T00:00:00.000Z', issuedAt: '2026-12-01T00:00:00.000Z' };
+    const flag = {
+      id: 'cmd_2',
+      type: 'snapshot.flag_for_deletion',
+      accountId: 'acc_1',
+      snapshotId: 'snap_1',
+      reason: 'storage_unpaid',
+      unpaidSince: '2026-11-28T00:00:00.000Z',
+      issuedAt: '2026-12-01T00:00:00.000Z',
+    };
     expect(snapshotFlagCommandSchema.parse(flag)).toEqual(flag);
     expect(schema('Command')(flag)).toBe(true);
     expect(schema('Command')({ ...flag, snapshotId: undefined })).toBe(false);
-    const egress = { id: 'evt_2', type: 'egress.reported', occurredAt: '2026-12-01T00:00:00.000Z', accountId: 'acc_1', runtimeId: 'rt_1', data: { bytes: 1024, from: '2026-11-30T23:00:00.000Z', to: '2026-12-01T00:00:00.000Z' } };
+    const egress = {
+      id: 'evt_2',
+      type: 'egress.reported',
+      occurredAt: '2026-12-01T00:00:00.000Z',
+      accountId: 'acc_1',
+      runtimeId: 'rt_1',
+      data: { bytes: 1024, from: '2026-11-30T23:00:00.000Z', to: '2026-12-01T00:00:00.000Z' },
+    };
     expect(ancillaryEventSchema(() => new Date('2026-12-01T00:00:00Z')).safeParse(egress).success).toBe(true);
     expect(schema('AncillaryEvent')(egress)).toBe(true);
     expect(schema('AncillaryEvent')({ ...egress, type: 'snapshot.exploded' })).toBe(false);
-    const event = { id: 'evt_1', type: 'runtime.started', occurredAt: '2026-12-01T00:00:00.000Z', accountId: 'acc_1', runtimeId: 'rt_1', seq: 1, data: {} };
+    const event = {
+      id: 'evt_1',
+      type: 'runtime.started',
+      occurredAt: '2026-12-01T00:00:00.000Z',
+      accountId: 'acc_1',
+      runtimeId: 'rt_1',
+      seq: 1,
+      data: {},
+    };
     expect(lifecycleEventDocSchema.safeParse(event).success).toBe(true);
     expect(schema('LifecycleEvent')(event)).toBe(true);
     expect(schema('LifecycleEvent')({ ...event, extra: 1 })).toBe(false);
     const member = { id: 'm1', type: 'member.added', occurredAt: '2026-12-01T00:00:00Z', accountId: 'org_1', userId: 'u1' };
     expect(membershipEventSchema.safeParse(member).success).toBe(true);
     expect(schema('MembershipEvent')(member)).toBe(true);
-    const headers = { 'x-dlq-reason': 'not JSON', 'x-dlq-code': 'DL_BILLING_REQUEST_INVALID', 'x-dlq-findings': '[]', 'x-dlq-source': 't/0/1' };
+    const headers = {
+      'x-dlq-reason': 'not JSON',
+      'x-dlq-code': 'DL_BILLING_REQUEST_INVALID',
+      'x-dlq-findings': '[]',
+      'x-dlq-source': 't/0/1',
+    };
     expect(deadLetterHeadersSchema.safeParse(headers).success).toBe(true);
     expect(schema('LifecycleDeadLetterHeaders')(headers)).toBe(true);
     expect(schema('MembershipDeadLetterHeaders')(headers)).toBe(true);

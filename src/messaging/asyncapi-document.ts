@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { ancillaryEventSchema } from '../ancillary/ancillary-event';
-import { snapshotFlagCommandSchema } from '../ancillary/unpaid-storage';
-import { membershipEventSchema } from '../members/membership-consumer';
+import { ancillaryEventSchema } from 'src/ancillary/ancillary-event';
+import { snapshotFlagCommandSchema } from 'src/ancillary/unpaid-storage';
+import { membershipEventSchema } from 'src/members/membership-consumer';
 import { terminateCommandSchema } from './commands';
-import { lifecycleEventDocSchema } from '../metering/dto/event.dto';
+import { lifecycleEventDocSchema } from 'src/metering/dto/event.dto';
 import { deadLetterHeadersSchema } from './dead-letter';
 import { notificationMessageSchema } from './notifications';
 import { topicsOf } from './topics';
@@ -35,7 +35,8 @@ const CHANNELS: Channel[] = [
     action: 'receive',
     message: 'LifecycleEvent',
     title: 'Runtime lifecycle event',
-    summary: 'What the control plane reports of a runtime (also accepted by POST /v1/events). Delivery is at least once, in any order; a runtime is charged from the set of its events.',
+    summary:
+      'What the control plane reports of a runtime (also accepted by POST /v1/events). Delivery is at least once, in any order; a runtime is charged from the set of its events.',
     key: 'accountId',
     payload: lifecycleEventDocSchema,
   },
@@ -107,7 +108,10 @@ const CHANNELS: Channel[] = [
 
 /** A zod schema as the JSON Schema (draft 7) AsyncAPI's default schema format is a superset of, as a sender may write it. */
 function jsonSchema(schema: z.ZodType): Record<string, unknown> {
-  const out = z.toJSONSchema(schema, { target: 'draft-7', io: 'input', unrepresentable: 'any', reused: 'inline' }) as Record<string, unknown>;
+  const out = z.toJSONSchema(schema, { target: 'draft-7', io: 'input', unrepresentable: 'any', reused: 'inline' }) as Record<
+    string,
+    unknown
+  >;
   const definitions = (out.definitions ?? {}) as Record<string, Record<string, unknown>>;
   // A schema with an id comes back as a $ref to its definition: inline it (the document names it itself).
   const ref = typeof out.$ref === 'string' ? /^#\/definitions\/(.+)$/.exec(out.$ref)?.[1] : undefined;
@@ -134,7 +138,8 @@ export function buildAsyncApiDocument(version = '1.0.0'): Record<string, unknown
     operations[`${c.action}${c.message}`] = {
       action: c.action,
       channel: { $ref: `#/channels/${name}` },
-      summary: c.action === 'receive' ? `The service consumes ${c.title.toLowerCase()}s` : `The service publishes: ${c.title.toLowerCase()}`,
+      summary:
+        c.action === 'receive' ? `The service consumes ${c.title.toLowerCase()}s` : `The service publishes: ${c.title.toLowerCase()}`,
       messages: [{ $ref: `#/channels/${name}/messages/${c.message}` }],
     };
     if (c.payload) schemas[c.message] = jsonSchema(c.payload);

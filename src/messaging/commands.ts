@@ -1,18 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { z } from 'zod';
-import type { AuditService } from '../audit/audit.service';
-import { instant } from '../common/http/api-schemas';
+import type { AuditService } from 'src/audit/audit.service';
+import { instant } from 'src/common/http/api-schemas';
 import { enqueue } from './outbox';
 
-export const TERMINATE_REASONS = [
-  'reservation_expired',
-  'spend_limit',
-  'account_suspended',
-  'admin',
-  'unreserved',
-  'unreachable',
-] as const;
+export const TERMINATE_REASONS = ['reservation_expired', 'spend_limit', 'account_suspended', 'admin', 'unreserved', 'unreachable'] as const;
 export type TerminateReason = (typeof TERMINATE_REASONS)[number];
 
 /** A command on `billing.commands.v1` (keyed by accountId); the AsyncAPI document is made from this schema. */
@@ -27,7 +20,8 @@ export const terminateCommandSchema = z
   })
   .meta({
     id: 'TerminateCommand',
-    description: 'Tells the control plane to terminate a runtime. Re-issued while the runtime keeps reporting past the grace period; acknowledged by its `runtime.terminated`.',
+    description:
+      'Tells the control plane to terminate a runtime. Re-issued while the runtime keeps reporting past the grace period; acknowledged by its `runtime.terminated`.',
   });
 export type TerminateCommand = z.input<typeof terminateCommandSchema>;
 
@@ -56,7 +50,13 @@ export async function issueTerminate(em: EntityManager, issuer: CommandIssuer, t
   await em.query(
     `INSERT INTO runtime_commands (id, runtime_id, account_id, type, reason, issued_at)
      SELECT id, runtime_id, account_id, 'runtime.terminate', reason, $5 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS c(id, runtime_id, account_id, reason)`,
-    [commands.map((c) => c.id), commands.map((c) => c.runtimeId), commands.map((c) => c.accountId), commands.map((c) => c.reason), now.toISOString()],
+    [
+      commands.map((c) => c.id),
+      commands.map((c) => c.runtimeId),
+      commands.map((c) => c.accountId),
+      commands.map((c) => c.reason),
+      now.toISOString(),
+    ],
   );
   await enqueue(
     em,

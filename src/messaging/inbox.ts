@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { rows } from '../common/database/transaction';
+import { rows } from 'src/common/database/transaction';
 
 /**
  * Records messages of `source` as received, in the caller's transaction, and returns the ids received

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { z } from 'zod';
-import { instant } from '../common/http/api-schemas';
-import type { PreparedStatement } from '../common/database/pipelined-transaction';
-import { rows } from '../common/database/transaction';
-import type { TypedRead } from '../common/database/typed-read';
+import { instant } from 'src/common/http/api-schemas';
+import type { PreparedStatement } from 'src/common/database/pipelined-transaction';
+import { rows } from 'src/common/database/transaction';
+import type { TypedRead } from 'src/common/database/typed-read';
 import { enqueue, type OutboxEntry } from './outbox';
 
 /**
@@ -34,7 +34,9 @@ export const notificationMessageSchema = z
     type: z.enum(NOTIFICATION_TYPES),
     accountId: z.string(),
     occurredAt: instant,
-    data: z.record(z.string(), z.unknown()).meta({ description: 'Per type, as docs/contract-changes.md lists (amounts in credits with 6 decimals)' }),
+    data: z
+      .record(z.string(), z.unknown())
+      .meta({ description: 'Per type, as docs/contract-changes.md lists (amounts in credits with 6 decimals)' }),
   })
   .meta({ id: 'Notification', description: 'Something an account holder or operator should hear about, sent once per cause' });
 export type NotificationMessage = z.input<typeof notificationMessageSchema>;
@@ -54,7 +56,13 @@ export function notificationId(cause: string): string {
 
 /** The outbox message of a notification. */
 export function notificationMessage(topic: string, n: Notification, at: Date): OutboxEntry {
-  const payload: NotificationMessage = { id: notificationId(n.cause), type: n.type, accountId: n.accountId, occurredAt: at.toISOString(), data: n.data };
+  const payload: NotificationMessage = {
+    id: notificationId(n.cause),
+    type: n.type,
+    accountId: n.accountId,
+    occurredAt: at.toISOString(),
+    data: n.data,
+  };
   return { topic, key: n.accountId, payload };
 }
 

@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import { Metrics } from '../health/metrics';
-import { MessageBus } from '../infra/kafka/message-bus';
+import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
+import { Metrics } from 'src/health/metrics';
+import { MessageBus } from 'src/infra/kafka/message-bus';
 
 const BATCH = 500;
 
@@ -66,7 +66,12 @@ export class OutboxRelayService implements OnApplicationBootstrap, OnApplication
       `SELECT topic, count(*)::int AS pending, min(created_at) AS oldest, floor(extract(epoch FROM now() - min(created_at)))::int AS age
        FROM outbox WHERE published_at IS NULL GROUP BY topic ORDER BY topic`,
     );
-    return found.map((r) => ({ topic: r.topic, pending: r.pending, oldestAt: new Date(r.oldest).toISOString(), oldestAgeSeconds: Math.max(0, r.age) }));
+    return found.map((r) => ({
+      topic: r.topic,
+      pending: r.pending,
+      oldestAt: new Date(r.oldest).toISOString(),
+      oldestAgeSeconds: Math.max(0, r.age),
+    }));
   }
 
   private relayOnce(): Promise<number> {

@@ -10,7 +10,8 @@ export interface OutboxEntry {
 export async function enqueue(em: Pick<EntityManager, 'query'>, entries: readonly OutboxEntry[]): Promise<void> {
   if (entries.length === 0) return;
   // One JSON document for all of them: parsed once, whatever their number (a function scan keeps their order).
-  await em.query(`INSERT INTO outbox (topic, key, payload) SELECT topic, key, payload FROM jsonb_to_recordset($1::jsonb) AS m(topic text, key text, payload jsonb)`, [
-    JSON.stringify(entries),
-  ]);
+  await em.query(
+    `INSERT INTO outbox (topic, key, payload) SELECT topic, key, payload FROM jsonb_to_recordset($1::jsonb) AS m(topic text, key text, payload jsonb)`,
+    [JSON.stringify(entries)],
+  );
 }

@@ -1,5 +1,5 @@
-import type { AppConfig, KafkaConfig } from '../common/config/config';
-import { DEFAULT_TOPICS } from '../common/config/config.schema';
+import type { AppConfig, KafkaConfig } from 'src/common/config/config';
+import { DEFAULT_TOPICS } from 'src/common/config/config.schema';
 
 /** The topics outbox messages go to; without Kafka, the contract's names (the rows wait in the outbox). */
 export function topicsOf(config: Partial<Pick<AppConfig, 'kafka'>>): KafkaConfig['topics'] {

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import type { Finding } from '../common/errors/billing.exception';
+import type { Finding } from 'src/common/errors/billing.exception';
 
 /**
  * Event types other modules handle on the lifecycle paths (`POST /v1/events` and the lifecycle
@@ -10,7 +10,10 @@ export interface ExtraEventHandler {
   readonly types: ReadonlySet<string>;
   validate(value: unknown, prefix?: string): { ok: true; event: unknown } | { ok: false; reason: string; findings: Finding[] };
   /** Applies valid events (one transaction); with `allOrNothing`, a refusal stores nothing and throws ExtraEventsRefused. */
-  ingest(events: unknown[], opts: { allOrNothing?: boolean }): Promise<{ accepted: number; duplicates: number; refused: { event: unknown; findings: Finding[] }[] }>;
+  ingest(
+    events: unknown[],
+    opts: { allOrNothing?: boolean },
+  ): Promise<{ accepted: number; duplicates: number; refused: { event: unknown; findings: Finding[] }[] }>;
 }
 
 /** Thrown by an all-or-nothing ingest that refused some of its events (by what the database knows): none was stored. */

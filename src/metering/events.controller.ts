@@ -1,9 +1,9 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
-import { Access } from '../accounts/auth/auth.decorators';
-import { BillingException, type Finding } from '../common/errors/billing.exception';
-import { Clock } from '../infra/clock/clock';
-import { Metrics } from '../health/metrics';
-import { Doc } from '../common/http/openapi';
+import { Access } from 'src/accounts/auth/auth.decorators';
+import { BillingException, type Finding } from 'src/common/errors/billing.exception';
+import { Clock } from 'src/infra/clock/clock';
+import { Metrics } from 'src/health/metrics';
+import { Doc } from 'src/common/http/openapi';
 import { eventsBodySchema, ingestResultSchema, MAX_EVENTS } from './dto/event.dto';
 import { lifecycleValidator, type LifecycleEvent, type LifecycleValidator } from './lifecycle-event';
 import { EventExtensions, ExtraEventsRefused } from './event-extensions';
@@ -42,7 +42,11 @@ export class EventsController {
     const events: LifecycleEvent[] = [];
     const indexOf = new Map<LifecycleEvent, number>();
     // Other modules' event types (snapshots, volumes, egress) go to their handler, validated with the rest.
-    const extra = { handler: undefined as ReturnType<EventExtensions['handlerOf']>, events: [] as unknown[], indexOf: new Map<unknown, number>() };
+    const extra = {
+      handler: undefined as ReturnType<EventExtensions['handlerOf']>,
+      events: [] as unknown[],
+      indexOf: new Map<unknown, number>(),
+    };
     items.forEach((item, i) => {
       const handler = this.extensions.handlerOf(item);
       const parsed = handler ? handler.validate(item, prefix(i)) : this.validate(item, prefix(i));
@@ -63,7 +67,9 @@ export class EventsController {
       if (extra.handler) other = await extra.handler.ingest(extra.events, { allOrNothing: true });
     } catch (error) {
       if (!(error instanceof ExtraEventsRefused)) throw error;
-      const named = error.refused.flatMap((r) => r.findings.map((f) => ({ ...f, field: joinField(prefix(extra.indexOf.get(r.event) ?? 0), f.field) })));
+      const named = error.refused.flatMap((r) =>
+        r.findings.map((f) => ({ ...f, field: joinField(prefix(extra.indexOf.get(r.event) ?? 0), f.field) })),
+      );
       throw BillingException.invalid(named, 'One or more events are invalid');
     }
     if (events.length === 0) return { accepted: other.accepted, duplicates: other.duplicates };
@@ -72,7 +78,9 @@ export class EventsController {
       result = await this.ingest.ingest(events, { allOrNothing: true });
     } catch (error) {
       if (!(error instanceof EventsRefused)) throw error;
-      const named = error.refused.flatMap((r) => r.findings.map((f) => ({ ...f, field: joinField(prefix(indexOf.get(r.event) ?? 0), f.field) })));
+      const named = error.refused.flatMap((r) =>
+        r.findings.map((f) => ({ ...f, field: joinField(prefix(indexOf.get(r.event) ?? 0), f.field) })),
+      );
       throw BillingException.invalid(named, 'One or more events are invalid');
     }
     this.metrics.eventsApplied.inc({ source: 'http' }, result.accepted);

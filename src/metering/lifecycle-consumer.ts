@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import type { Finding } from '../common/errors/billing.exception';
-import { Clock } from '../infra/clock/clock';
-import { MessageBus, type InboundMessage } from '../infra/kafka/message-bus';
-import { Metrics } from '../health/metrics';
-import { deadLetter } from '../messaging/dead-letter';
+import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
+import type { Finding } from 'src/common/errors/billing.exception';
+import { Clock } from 'src/infra/clock/clock';
+import { MessageBus, type InboundMessage } from 'src/infra/kafka/message-bus';
+import { Metrics } from 'src/health/metrics';
+import { deadLetter } from 'src/messaging/dead-letter';
 import { lifecycleValidator, parseLifecycleMessage, type LifecycleEvent, type LifecycleValidator } from './lifecycle-event';
 import { EventExtensions, type ExtraEventHandler } from './event-extensions';
 import { LifecycleIngestService } from './lifecycle-ingest.service';
@@ -59,7 +59,10 @@ export class LifecycleConsumer implements OnModuleInit {
         } catch (single) {
           if (!isDataError(single)) throw single;
           const reason = `processing failed: ${(single as Error).message}`;
-          await this.deadLetter([{ message: one.message, reason, findings: [{ field: 'value', message: reason }], code: 'DL_BILLING_INTERNAL' }], dlqTopic);
+          await this.deadLetter(
+            [{ message: one.message, reason, findings: [{ field: 'value', message: reason }], code: 'DL_BILLING_INTERNAL' }],
+            dlqTopic,
+          );
         }
       }
     }
@@ -89,7 +92,10 @@ export class LifecycleConsumer implements OnModuleInit {
   private async applyExtra(extra: { message: InboundMessage; event: unknown; handler: ExtraEventHandler }[]): Promise<Poison[]> {
     const handler = extra[0]!.handler;
     try {
-      const result = await handler.ingest(extra.map((x) => x.event), {});
+      const result = await handler.ingest(
+        extra.map((x) => x.event),
+        {},
+      );
       return result.refused.map(({ event, findings }) => ({
         message: extra.find((x) => x.event === event)!.message,
         reason: `invalid event: ${findings.map((f) => `${f.field}: ${f.message}`).join('; ')}`,
@@ -99,7 +105,12 @@ export class LifecycleConsumer implements OnModuleInit {
     } catch (error) {
       if (!isDataError(error)) throw error;
       const reason = `processing failed: ${(error as Error).message}`;
-      return extra.map((x) => ({ message: x.message, reason, findings: [{ field: 'value', message: reason }], code: 'DL_BILLING_INTERNAL' as const }));
+      return extra.map((x) => ({
+        message: x.message,
+        reason,
+        findings: [{ field: 'value', message: reason }],
+        code: 'DL_BILLING_INTERNAL' as const,
+      }));
     }
   }
 
@@ -120,7 +131,7 @@ export class LifecycleConsumer implements OnModuleInit {
     if (poison.length === 0) return;
     // Sent in parts: the broker refuses a whole record batch over its message.max.bytes (1 MB by
     // default), so a few large hostile messages in one send would stop consumption.
-    for (let from = 0; from < poison.length; ) {
+    for (let from = 0; from < poison.length;) {
       let bytes = 0;
       let to = from;
       while (to < poison.length && (to === from || bytes + sizeOf(poison[to]!) <= DLQ_SEND_BYTES)) bytes += sizeOf(poison[to++]!);

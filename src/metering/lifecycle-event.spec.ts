@@ -1,17 +1,28 @@
 import { describe, expect, it } from 'vitest';
-import { TERMINATE_REASONS } from '../messaging/commands';
+import { TERMINATE_REASONS } from 'src/messaging/commands';
 import { lifecycleValidator, parseLifecycleMessage, TERMINATION_REASONS } from './lifecycle-event';
 
 const now = () => new Date('2026-12-02T10:00:00.000Z');
 const validate = lifecycleValidator(now);
-const good = { id: 'evt_1', type: 'runtime.started', occurredAt: '2026-12-02T09:00:00.000Z', accountId: 'acc_1', runtimeId: 'rt_1', seq: 2, data: {} };
+const good = {
+  id: 'evt_1',
+  type: 'runtime.started',
+  occurredAt: '2026-12-02T09:00:00.000Z',
+  accountId: 'acc_1',
+  runtimeId: 'rt_1',
+  seq: 2,
+  data: {},
+};
 const parse = (value: unknown) => parseLifecycleMessage(Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)), validate);
 
 describe('parseLifecycleMessage', () => {
-  it.each([...TERMINATION_REASONS, ...TERMINATE_REASONS, 'oom_killed_by_the_node'])('accepts a termination for the reason %s, recorded as given', (reason) => {
-    const r = parse({ ...good, type: 'runtime.terminated', data: { reason } });
-    expect(r.ok && r.event.data.reason).toBe(reason);
-  });
+  it.each([...TERMINATION_REASONS, ...TERMINATE_REASONS, 'oom_killed_by_the_node'])(
+    'accepts a termination for the reason %s, recorded as given',
+    (reason) => {
+      const r = parse({ ...good, type: 'runtime.terminated', data: { reason } });
+      expect(r.ok && r.event.data.reason).toBe(reason);
+    },
+  );
 
   it("lists every reason of our own runtime.terminate commands among the contract's termination reasons", () => {
     expect(TERMINATION_REASONS).toEqual(expect.arrayContaining([...TERMINATE_REASONS]));
@@ -29,12 +40,28 @@ describe('parseLifecycleMessage', () => {
     ['a negative seq', { ...good, seq: -1 }, /seq: must not be negative/],
     ['a date in year 9999', { ...good, occurredAt: '9999-01-01T00:00:00.000Z' }, /occurredAt/],
     ['missing fields', { id: 'evt_2', type: 'runtime.started' }, /occurredAt.*accountId.*runtimeId.*seq/],
-    ['a termination without its reason', { ...good, type: 'runtime.terminated', data: {} }, /data\.reason: must be a string of 1-500 characters/],
+    [
+      'a termination without its reason',
+      { ...good, type: 'runtime.terminated', data: {} },
+      /data\.reason: must be a string of 1-500 characters/,
+    ],
     ['a termination with an empty reason', { ...good, type: 'runtime.terminated', data: { reason: '' } }, /data\.reason: must be a string/],
-    ['a termination with a reason that is not a string', { ...good, type: 'runtime.terminated', data: { reason: 7 } }, /data\.reason: must be a string/],
-    ['a termination with a reason of 501 characters', { ...good, type: 'runtime.terminated', data: { reason: 'x'.repeat(501) } }, /data\.reason: must be a string/],
+    [
+      'a termination with a reason that is not a string',
+      { ...good, type: 'runtime.terminated', data: { reason: 7 } },
+      /data\.reason: must be a string/,
+    ],
+    [
+      'a termination with a reason of 501 characters',
+      { ...good, type: 'runtime.terminated', data: { reason: 'x'.repeat(501) } },
+      /data\.reason: must be a string/,
+    ],
     ['a failed launch without its reason', { ...good, type: 'runtime.launch_failed', data: {} }, /data\.reason: must be a string/],
-    ['data nested 5,000 levels deep', JSON.stringify(good).replace('"data":{}', `"data":{"x":${'['.repeat(5000)}${']'.repeat(5000)}}`), /nested more than 32 levels/],
+    [
+      'data nested 5,000 levels deep',
+      JSON.stringify(good).replace('"data":{}', `"data":{"x":${'['.repeat(5000)}${']'.repeat(5000)}}`),
+      /nested more than 32 levels/,
+    ],
     ['a value 100,000 arrays deep', '['.repeat(100_000) + ']'.repeat(100_000), /nested more than 32 levels/],
     ['a key twice', JSON.stringify(good).replace('"seq":2', '"seq":2,"seq":3'), /key "seq" twice/],
     ['a __proto__ key', JSON.stringify(good).replace('"data":{}', '"data":{"__proto__":{"admin":true}}'), /__proto__/],

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { ACCOUNT_ID_PATTERN } from '../accounts/auth/scopes';
-import type { Finding } from '../common/errors/billing.exception';
-import { jsonLimitProblem } from '../common/json-limits';
-import { messageValidator } from '../common/http/zod-validation.pipe';
+import { ACCOUNT_ID_PATTERN } from 'src/accounts/auth/scopes';
+import type { Finding } from 'src/common/errors/billing.exception';
+import { jsonLimitProblem } from 'src/common/json-limits';
+import { messageValidator } from 'src/common/http/zod-validation.pipe';
 
 export const LIFECYCLE_TYPES = [
   'runtime.started',
@@ -42,28 +42,28 @@ export const FUTURE_TOLERANCE_MS = 24 * 3600_000;
 const id = z.string().regex(ACCOUNT_ID_PATTERN, 'must be 1-128 characters of letters, digits and _.:-');
 
 export function lifecycleEventSchema(now: () => Date) {
-  return z.strictObject({
-    id: z.string().min(1).max(200),
-    type: z.enum(LIFECYCLE_TYPES),
-    occurredAt: z.iso
-      .datetime({ offset: true, message: 'must be an ISO 8601 date-time' })
-      .refine((v) => {
+  return z
+    .strictObject({
+      id: z.string().min(1).max(200),
+      type: z.enum(LIFECYCLE_TYPES),
+      occurredAt: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' }).refine((v) => {
         const t = Date.parse(v);
         return t >= EARLIEST && t <= now().getTime() + FUTURE_TOLERANCE_MS;
       }, 'must be after 2000-01-01 and not more than 24 hours in the future'),
-    accountId: id,
-    runtimeId: id,
-    seq: z.number().int('must be an integer').min(0, 'must not be negative').max(Number.MAX_SAFE_INTEGER),
-    data: z.record(z.string(), z.unknown()).default({}),
-  }).superRefine((e, ctx) => {
-    // The data the contract gives a meaning to is checked; other keys in data are kept as sent (a
-    // control plane may add some, and refusing a pause for one would charge the paused time).
-    const reason = e.data.reason;
-    const ends = e.type === 'runtime.terminated' || e.type === 'runtime.launch_failed';
-    if (ends && (typeof reason !== 'string' || reason.length === 0 || reason.length > MAX_REASON_LENGTH)) {
-      ctx.addIssue({ code: 'custom', path: ['data', 'reason'], message: `must be a string of 1-${MAX_REASON_LENGTH} characters` });
-    }
-  });
+      accountId: id,
+      runtimeId: id,
+      seq: z.number().int('must be an integer').min(0, 'must not be negative').max(Number.MAX_SAFE_INTEGER),
+      data: z.record(z.string(), z.unknown()).default({}),
+    })
+    .superRefine((e, ctx) => {
+      // The data the contract gives a meaning to is checked; other keys in data are kept as sent (a
+      // control plane may add some, and refusing a pause for one would charge the paused time).
+      const reason = e.data.reason;
+      const ends = e.type === 'runtime.terminated' || e.type === 'runtime.launch_failed';
+      if (ends && (typeof reason !== 'string' || reason.length === 0 || reason.length > MAX_REASON_LENGTH)) {
+        ctx.addIssue({ code: 'custom', path: ['data', 'reason'], message: `must be a string of 1-${MAX_REASON_LENGTH} characters` });
+      }
+    });
 }
 
 export interface LifecycleEvent {
@@ -97,7 +97,11 @@ export function parseLifecycleMessage(value: Buffer | null, validate: LifecycleV
     return { ok: false, reason: 'empty message', findings: [{ field: 'value', message: 'is empty' }] };
   }
   if (value.length > MAX_MESSAGE_BYTES) {
-    return { ok: false, reason: `too large: ${value.length} bytes`, findings: [{ field: 'value', message: `must be at most ${MAX_MESSAGE_BYTES} bytes` }] };
+    return {
+      ok: false,
+      reason: `too large: ${value.length} bytes`,
+      findings: [{ field: 'value', message: `must be at most ${MAX_MESSAGE_BYTES} bytes` }],
+    };
   }
   const text = value.toString('utf8');
   // Checked on the text, without recursion, before anything recurses over the parsed value.

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import { inTransaction, rows } from '../common/database/transaction';
-import type { Finding } from '../common/errors/billing.exception';
+import { inTransaction, rows } from 'src/common/database/transaction';
+import type { Finding } from 'src/common/errors/billing.exception';
 import type { LifecycleEvent } from './lifecycle-event';
 import { MeteringService } from './metering.service';
 
@@ -21,7 +21,9 @@ export interface RefusedEvent {
 /** Thrown by an all-or-nothing ingest that refused some of its events: none was stored. */
 export class EventsRefused extends Error {
   constructor(readonly refused: RefusedEvent[]) {
-    super(`${refused.length} event(s) refused: ${refused.map((r) => r.findings.map((f) => `${f.field}: ${f.message}`).join('; ')).join(' | ')}`);
+    super(
+      `${refused.length} event(s) refused: ${refused.map((r) => r.findings.map((f) => `${f.field}: ${f.message}`).join('; ')).join(' | ')}`,
+    );
   }
 }
 
@@ -49,7 +51,10 @@ export class LifecycleIngestService {
       if (checked.refused.length > 0 && opts.allOrNothing) throw new EventsRefused(checked.refused);
       // Heartbeats carry no money and are most of the stream: not stored, deduplicated by seq (MeteringService).
       const heartbeats = checked.ok.filter((e) => e.type === 'runtime.heartbeat');
-      const inserted = await insertEvents(em, checked.ok.filter((e) => e.type !== 'runtime.heartbeat'));
+      const inserted = await insertEvents(
+        em,
+        checked.ok.filter((e) => e.type !== 'runtime.heartbeat'),
+      );
       const counted = await this.metering.apply(em, inserted, heartbeats);
       return { fresh: inserted.length + counted, refused: checked.refused };
     });
@@ -64,9 +69,11 @@ export class LifecycleIngestService {
  * the account of its first event in it.
  */
 async function refuseForeign(em: EntityManager, events: LifecycleEvent[]): Promise<{ ok: LifecycleEvent[]; refused: RefusedEvent[] }> {
-  const known = await rows<{ runtime_id: string; account_id: string }>(em, `SELECT runtime_id, account_id FROM runtimes WHERE runtime_id = ANY($1)`, [
-    [...new Set(events.map((e) => e.runtimeId))],
-  ]);
+  const known = await rows<{ runtime_id: string; account_id: string }>(
+    em,
+    `SELECT runtime_id, account_id FROM runtimes WHERE runtime_id = ANY($1)`,
+    [[...new Set(events.map((e) => e.runtimeId))]],
+  );
   const owner = new Map(known.map((r) => [r.runtime_id, r.account_id]));
   const ok: LifecycleEvent[] = [];
   const refused: RefusedEvent[] = [];

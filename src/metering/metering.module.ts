@@ -1,11 +1,11 @@
 // Owns: runtimes, runtime_events, reservation_extensions.
 // Other modules mark runtimes terminating through runtime-row.ts.
 import { Module } from '@nestjs/common';
-import { LedgerModule } from '../ledger/ledger.module';
-import { QuotasModule } from '../plans/quotas.module';
-import { PricingModule } from '../pricing/pricing.module';
-import { ReservationsModule } from '../reservations/reservations.module';
-import { SpendLimitsModule } from '../spend-limits/spend-limits.module';
+import { LedgerModule } from 'src/ledger/ledger.module';
+import { QuotasModule } from 'src/plans/quotas.module';
+import { PricingModule } from 'src/pricing/pricing.module';
+import { ReservationsModule } from 'src/reservations/reservations.module';
+import { SpendLimitsModule } from 'src/spend-limits/spend-limits.module';
 import { EventExtensions } from './event-extensions';
 import { EventsController } from './events.controller';
 import { LifecycleConsumer } from './lifecycle-consumer';

@@ -1,23 +1,23 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { AuditService, type AuditEntry } from '../audit/audit.service';
-import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import { withCorrelation } from '../common/context/correlation';
-import { rows } from '../common/database/transaction';
-import { BillingException } from '../common/errors/billing.exception';
-import { Clock } from '../infra/clock/clock';
-import { LedgerService } from '../ledger/ledger.service';
-import { topicsOf } from '../messaging/topics';
-import { chargeFor } from '../pricing/charges';
-import { validateEnvironmentRequest } from '../pricing/pricing';
-import { RateCard } from '../pricing/rate-card';
-import { addToUsageRollups, rollupDelta } from '../reports/usage-rollups';
-import { acknowledgeCommands, issueTerminate } from '../messaging/commands';
+import { AuditService, type AuditEntry } from 'src/audit/audit.service';
+import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
+import { withCorrelation } from 'src/common/context/correlation';
+import { rows } from 'src/common/database/transaction';
+import { BillingException } from 'src/common/errors/billing.exception';
+import { Clock } from 'src/infra/clock/clock';
+import { LedgerService } from 'src/ledger/ledger.service';
+import { topicsOf } from 'src/messaging/topics';
+import { chargeFor } from 'src/pricing/charges';
+import { validateEnvironmentRequest } from 'src/pricing/pricing';
+import { RateCard } from 'src/pricing/rate-card';
+import { addToUsageRollups, rollupDelta } from 'src/reports/usage-rollups';
+import { acknowledgeCommands, issueTerminate } from 'src/messaging/commands';
 import { buildSession, type MeteredEvent, type Session } from './core/sessions';
-import { DEFAULT_MINUTES } from '../reservations/dto/reservation.dto';
+import { DEFAULT_MINUTES } from 'src/reservations/dto/reservation.dto';
 import type { RuntimeStatus } from './entities/runtime.entity';
 import type { LifecycleEvent } from './lifecycle-event';
-import { ReservationsService } from '../reservations/reservations.service';
+import { ReservationsService } from 'src/reservations/reservations.service';
 import type { RuntimeRow } from './runtime-row';
 import { sessionHistory } from './session-history';
 import { SettlementHooks } from './settlement-hooks';
@@ -48,7 +48,9 @@ interface Touched {
 function causesMore(e: LifecycleEvent, cause: LifecycleEvent): boolean {
   const changes = (x: LifecycleEvent): boolean => x.type !== 'runtime.heartbeat';
   if (changes(e) !== changes(cause)) return changes(e);
-  return e.occurredAt.getTime() - cause.occurredAt.getTime() > 0 || (e.occurredAt.getTime() === cause.occurredAt.getTime() && e.seq > cause.seq);
+  return (
+    e.occurredAt.getTime() - cause.occurredAt.getTime() > 0 || (e.occurredAt.getTime() === cause.occurredAt.getTime() && e.seq > cause.seq)
+  );
 }
 
 /** A chunk's runtime rows and rollup deltas, written together at its end. */
@@ -137,7 +139,9 @@ export class MeteringService {
     // The others are rebuilt. Lock order: runtime rows (sorted) first, then the ledger's wallet, grants and holds.
     const rebuild = ids.filter((id) => !updated.has(id));
     if (rebuild.length === 0) return counted;
-    const locked = await rows<RuntimeRow>(em, `SELECT * FROM runtimes WHERE runtime_id = ANY($1) ORDER BY runtime_id FOR UPDATE`, [rebuild]);
+    const locked = await rows<RuntimeRow>(em, `SELECT * FROM runtimes WHERE runtime_id = ANY($1) ORDER BY runtime_id FOR UPDATE`, [
+      rebuild,
+    ]);
     const byId = new Map(locked.map((r) => [r.runtime_id, r]));
     for (const id of rebuild) counted += countHeartbeats(touched.get(id)!, byId.get(id)?.heartbeat_seq ?? null);
 
@@ -257,7 +261,11 @@ export class MeteringService {
          heartbeat_seq = GREATEST(r.heartbeat_seq, c.top), updated_at = now()
        FROM c WHERE r.runtime_id = c.id
        RETURNING r.runtime_id, c.fresh`,
-      [ids, ids.map((id) => touched.get(id)!.lastSeen.toISOString()), ids.map((id) => `{${[...touched.get(id)!.heartbeatSeqs].join(',')}}`)],
+      [
+        ids,
+        ids.map((id) => touched.get(id)!.lastSeen.toISOString()),
+        ids.map((id) => `{${[...touched.get(id)!.heartbeatSeqs].join(',')}}`),
+      ],
     );
     return new Map(updated.map((u) => [u.runtime_id, u.fresh]));
   }
@@ -271,7 +279,15 @@ export class MeteringService {
     return row!;
   }
 
-  private async applySession(em: EntityManager, row: RuntimeRow, session: Session, t: Touched, now: Date, commanded: Set<string>, pending: Pending): Promise<void> {
+  private async applySession(
+    em: EntityManager,
+    row: RuntimeRow,
+    session: Session,
+    t: Touched,
+    now: Date,
+    commanded: Set<string>,
+    pending: Pending,
+  ): Promise<void> {
     let current = row;
     // Running, or sending events without ever having been reserved (a heartbeat, a pause: it runs).
     const active = session.status === 'running' || session.status === 'paused' || (!current.hold_id && session.status === 'reserved');
@@ -296,11 +312,20 @@ export class MeteringService {
     if (session.status === 'launch_failed') {
       if (hold && current.status !== 'voided') {
         if (current.status === 'settled') {
-          await this.ledger.adjustSettledHold(em, { holdId: hold, newCharge: 0n, idempotencyKey: `adjust:${current.runtime_id}:launch_failed`, reason: 'launch failed' });
+          await this.ledger.adjustSettledHold(em, {
+            holdId: hold,
+            newCharge: 0n,
+            idempotencyKey: `adjust:${current.runtime_id}:launch_failed`,
+            reason: 'launch failed',
+          });
         } else {
           // Settled at zero, not voided: every credit goes back all the same, and a run that later
           // events show to have happened can still be charged by a correction of this settlement.
-          await this.ledger.settleHold(em, { holdId: hold, amount: 0n, reason: `launch failed: ${session.terminationReason ?? 'no reason given'}` });
+          await this.ledger.settleHold(em, {
+            holdId: hold,
+            amount: 0n,
+            reason: `launch failed: ${session.terminationReason ?? 'no reason given'}`,
+          });
         }
       }
       Object.assign(update, { status: 'voided', charged: 0n, released: cap, settlement: 'launch_failed', settledAt: now });
@@ -308,9 +333,17 @@ export class MeteringService {
     } else if (session.status === 'terminated') {
       const charge = hold ? min(cap, chargeFor(BigInt(current.rate_per_hour), session.closedMs)) : 0n;
       if (hold && current.status !== 'settled' && current.status !== 'voided') {
-        const result = await this.ledger.settleHold(em, { holdId: hold, amount: charge, reason: `runtime ${current.runtime_id} terminated` });
+        const result = await this.ledger.settleHold(em, {
+          holdId: hold,
+          amount: charge,
+          reason: `runtime ${current.runtime_id} terminated`,
+        });
         Object.assign(update, { charged: result.charged, released: result.released });
-      } else if (hold && (current.status === 'settled' || (voidedByLaunchFailure && (await this.chargeable(em, hold)))) && charge !== update.charged) {
+      } else if (
+        hold &&
+        (current.status === 'settled' || (voidedByLaunchFailure && (await this.chargeable(em, hold)))) &&
+        charge !== update.charged
+      ) {
         // A late event changed the history of a settled runtime: post the correction.
         const result = await this.ledger.adjustSettledHold(em, {
           holdId: hold,
@@ -320,7 +353,11 @@ export class MeteringService {
         });
         Object.assign(update, { charged: result.charged, released: cap - result.charged });
       }
-      Object.assign(update, { status: current.status === 'voided' && !hold ? 'voided' : 'settled', settlement: 'events', settledAt: update.settledAt ?? now });
+      Object.assign(update, {
+        status: current.status === 'voided' && !hold ? 'voided' : 'settled',
+        settlement: 'events',
+        settledAt: update.settledAt ?? now,
+      });
       pending.acknowledged.push(current.runtime_id);
       // Paused memory is metered from the same session, recorded with the settlement and corrected with it.
       await this.settlementHooks.settled(em, {
@@ -338,10 +375,13 @@ export class MeteringService {
     }
     // A forced settlement closed the run at its charged end: later events other than a termination
     // or a launch failure (which rebuild the charge) do not reopen it.
-    const frozen = update.status === 'settled' && (current.settlement ?? '').startsWith('forced_') && update.settlement === current.settlement;
+    const frozen =
+      update.status === 'settled' && (current.settlement ?? '').startsWith('forced_') && update.settlement === current.settlement;
     const closedMs = frozen ? Number(current.closed_ms) : session.closedMs;
     // The usage rollups move by this charge's difference, in this transaction (reports read them).
-    pending.deltas.push(rollupDelta(row, { ...current, status: update.status, closed_ms: closedMs, charged: update.charged, settled_at: update.settledAt }));
+    pending.deltas.push(
+      rollupDelta(row, { ...current, status: update.status, closed_ms: closedMs, charged: update.charged, settled_at: update.settledAt }),
+    );
     pending.rows.push({
       runtimeId: current.runtime_id,
       status: update.status,
@@ -369,10 +409,19 @@ export class MeteringService {
     const data = t.started?.data ?? {};
     await em.query('SAVEPOINT reserve_on_the_fly');
     try {
-      const request = validateEnvironmentRequest(this.rateCard.current(), { variant: data.variant ?? row.variant, environment: data.environment ?? row.environment });
+      const request = validateEnvironmentRequest(this.rateCard.current(), {
+        variant: data.variant ?? row.variant,
+        environment: data.environment ?? row.environment,
+      });
       await this.reservations.createWithin(
         em,
-        { accountId: row.account_id, runtimeId: row.runtime_id, variant: request.variant, environment: request.environment, minutes: DEFAULT_MINUTES },
+        {
+          accountId: row.account_id,
+          runtimeId: row.runtime_id,
+          variant: request.variant,
+          environment: request.environment,
+          minutes: DEFAULT_MINUTES,
+        },
         METERING_ACTOR,
       );
       await em.query('RELEASE SAVEPOINT reserve_on_the_fly');
@@ -389,7 +438,11 @@ export class MeteringService {
 
   /** Tells a runtime that runs without a usable reservation to terminate, once. */
   private async terminateUnreserved(em: EntityManager, row: RuntimeRow, now: Date): Promise<void> {
-    const [open] = await rows<{ n: number }>(em, `SELECT count(*)::int AS n FROM runtime_commands WHERE runtime_id = $1 AND acknowledged_at IS NULL`, [row.runtime_id]);
+    const [open] = await rows<{ n: number }>(
+      em,
+      `SELECT count(*)::int AS n FROM runtime_commands WHERE runtime_id = $1 AND acknowledged_at IS NULL`,
+      [row.runtime_id],
+    );
     if ((open?.n ?? 0) > 0) return;
     await issueTerminate(
       em,

@@ -1,14 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { AuditService } from '../audit/audit.service';
-import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import { inTransaction, rows } from '../common/database/transaction';
-import { BillingException } from '../common/errors/billing.exception';
-import { formatCredits } from '../common/money';
-import { Clock } from '../infra/clock/clock';
-import { topicsOf } from '../messaging/topics';
-import { issueTerminate } from '../messaging/commands';
+import { AuditService } from 'src/audit/audit.service';
+import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
+import { inTransaction, rows } from 'src/common/database/transaction';
+import { BillingException } from 'src/common/errors/billing.exception';
+import { formatCredits } from 'src/common/money';
+import { Clock } from 'src/infra/clock/clock';
+import { topicsOf } from 'src/messaging/topics';
+import { issueTerminate } from 'src/messaging/commands';
 import { chargeSoFar, markTerminating, runningMsOf, type RuntimeRow } from './runtime-row';
 
 const ACTIVE = ['reserved', 'running', 'paused', 'terminating'];
@@ -45,7 +45,9 @@ export class RuntimeAdminService {
 
   /** The account's runtimes that may still run (reserved, running, paused, terminating), oldest first. */
   async live(accountId: string): Promise<LiveRuntimeView[]> {
-    const found = await rows<RuntimeRow & { created_at: Date; commands: { id: string; reason: string; issued_at: string; acknowledged_at: string | null }[] }>(
+    const found = await rows<
+      RuntimeRow & { created_at: Date; commands: { id: string; reason: string; issued_at: string; acknowledged_at: string | null }[] }
+    >(
       this.ds,
       `SELECT r.*, (SELECT coalesce(json_agg(json_build_object('id', c.id, 'reason', c.reason, 'issued_at', c.issued_at, 'acknowledged_at', c.acknowledged_at)
                      ORDER BY c.issued_at, c.id), '[]'::json) FROM runtime_commands c WHERE c.runtime_id = r.runtime_id) AS commands
@@ -71,7 +73,12 @@ export class RuntimeAdminService {
         createdAt: r.created_at.toISOString(),
         startedAt: r.started_at?.toISOString() ?? null,
         lastSeenAt: r.last_seen_at?.toISOString() ?? null,
-        commands: r.commands.map((c) => ({ id: c.id, reason: c.reason, issuedAt: new Date(c.issued_at).toISOString(), acknowledgedAt: c.acknowledged_at ? new Date(c.acknowledged_at).toISOString() : null })),
+        commands: r.commands.map((c) => ({
+          id: c.id,
+          reason: c.reason,
+          issuedAt: new Date(c.issued_at).toISOString(),
+          acknowledgedAt: c.acknowledged_at ? new Date(c.acknowledged_at).toISOString() : null,
+        })),
       };
     });
   }
@@ -82,7 +89,11 @@ export class RuntimeAdminService {
    * second one. A runtime that is settled or voided has nothing to terminate (400). `ofAccount`: the
    * account the caller believes it belongs to (another account's runtime is not found).
    */
-  async terminate(runtimeId: string, actor: string, ofAccount?: string): Promise<{ runtimeId: string; accountId: string; status: string; commandIssued: boolean }> {
+  async terminate(
+    runtimeId: string,
+    actor: string,
+    ofAccount?: string,
+  ): Promise<{ runtimeId: string; accountId: string; status: string; commandIssued: boolean }> {
     return inTransaction(this.ds, async (em) => {
       const now = this.clock.now();
       const [row] = await rows<{ account_id: string; status: string; open: boolean }>(
@@ -97,7 +108,12 @@ export class RuntimeAdminService {
         throw BillingException.invalid([{ field: 'runtimeId', message: `the runtime is ${row.status}: there is nothing to terminate` }]);
       }
       if (row.open) return { runtimeId, accountId: row.account_id, status: row.status, commandIssued: false };
-      await issueTerminate(em, { topic: topicsOf(this.config).commands, actor, audit: this.audit }, [{ runtimeId, accountId: row.account_id, reason: 'admin' }], now);
+      await issueTerminate(
+        em,
+        { topic: topicsOf(this.config).commands, actor, audit: this.audit },
+        [{ runtimeId, accountId: row.account_id, reason: 'admin' }],
+        now,
+      );
       await markTerminating(em, [runtimeId]);
       return { runtimeId, accountId: row.account_id, status: 'terminating', commandIssued: true };
     });

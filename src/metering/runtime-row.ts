@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { RuntimeStatus } from './entities/runtime.entity';
-import { chargeFor } from '../pricing/charges';
+import { chargeFor } from 'src/pricing/charges';
 
 /** A `runtimes` row as raw SQL returns it (bigints as strings). */
 export interface RuntimeRow {

@@ -1,4 +1,4 @@
-import type { Call, PreparedStatement } from '../common/database/pipelined-transaction';
+import type { Call, PreparedStatement } from 'src/common/database/pipelined-transaction';
 
 /**
  * The writes of `runtimes` and `reservation_extensions` that admission asks for (metering owns both

@@ -1,8 +1,8 @@
 import { Controller, HttpCode, Param, Post } from '@nestjs/common';
-import { Access, CurrentPrincipal } from '../accounts/auth/auth.decorators';
-import type { Principal } from '../accounts/auth/scopes';
+import { Access, CurrentPrincipal } from 'src/accounts/auth/auth.decorators';
+import type { Principal } from 'src/accounts/auth/scopes';
 import { z } from 'zod';
-import { Doc } from '../common/http/openapi';
+import { Doc } from 'src/common/http/openapi';
 import { RuntimeAdminService } from './runtime-admin.service';
 
 const terminateResultSchema = z
@@ -28,7 +28,10 @@ export class RuntimesController {
     responses: { 200: { description: 'The command issued, or the open one', schema: terminateResultSchema } },
     errors: ['DL_BILLING_NOT_FOUND'],
   })
-  terminate(@Param('runtimeId') runtimeId: string, @CurrentPrincipal() principal: Principal): Promise<{ runtimeId: string; accountId: string; status: string; commandIssued: boolean }> {
+  terminate(
+    @Param('runtimeId') runtimeId: string,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<{ runtimeId: string; accountId: string; status: string; commandIssued: boolean }> {
     return this.runtimes.terminate(runtimeId, `key:${principal.keyId}`);
   }
 }

@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { rows } from '../common/database/transaction';
+import { rows } from 'src/common/database/transaction';
 import type { MeteredEvent } from './core/sessions';
 import type { LifecycleType } from './lifecycle-event';
 
@@ -12,7 +12,14 @@ export type HistoryEvent = MeteredEvent & { data: Record<string, unknown> };
  * or a launch failure), as parsing timestamps and JSON of every row was most of this read's cost.
  */
 export async function sessionHistory(em: EntityManager, ids: string[]): Promise<Map<string, HistoryEvent[]>> {
-  const found = await rows<{ id: string; runtime_id: string; type: LifecycleType; at_ms: number; seq: string; data: Record<string, unknown> | null }>(
+  const found = await rows<{
+    id: string;
+    runtime_id: string;
+    type: LifecycleType;
+    at_ms: number;
+    seq: string;
+    data: Record<string, unknown> | null;
+  }>(
     em,
     `SELECT id, runtime_id, type, (extract(epoch FROM occurred_at) * 1000)::float8 AS at_ms, seq,
        CASE WHEN type IN ('runtime.terminated', 'runtime.launch_failed') THEN data END AS data

@@ -2,17 +2,17 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import { AuditService } from '../audit/audit.service';
-import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import { formatCredits } from '../common/money';
-import { inTransaction, rows } from '../common/database/transaction';
-import { Clock } from '../infra/clock/clock';
-import { JobsService } from '../jobs/jobs.service';
-import { LedgerService } from '../ledger/ledger.service';
-import { topicsOf } from '../messaging/topics';
-import { chargeFor } from '../pricing/charges';
-import { addToUsageRollups, rollupDelta } from '../reports/usage-rollups';
-import { issueTerminate, type CommandIssuer, type TerminateReason } from '../messaging/commands';
+import { AuditService } from 'src/audit/audit.service';
+import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
+import { formatCredits } from 'src/common/money';
+import { inTransaction, rows } from 'src/common/database/transaction';
+import { Clock } from 'src/infra/clock/clock';
+import { JobsService } from 'src/jobs/jobs.service';
+import { LedgerService } from 'src/ledger/ledger.service';
+import { topicsOf } from 'src/messaging/topics';
+import { chargeFor } from 'src/pricing/charges';
+import { addToUsageRollups, rollupDelta } from 'src/reports/usage-rollups';
+import { issueTerminate, type CommandIssuer, type TerminateReason } from 'src/messaging/commands';
 import { buildSession, chargedRun, type ChargedRun } from './core/sessions';
 import { markTerminating, type RuntimeRow } from './runtime-row';
 import { sessionHistory } from './session-history';
@@ -61,8 +61,14 @@ export class SweeperService implements OnApplicationBootstrap {
       return { grants: r.grants, wallets: r.wallets, amount: formatCredits(r.amount) };
     });
     if (!this.config.cronEnabled) return;
-    this.schedules.addInterval('expiry-sweep', setInterval(() => void this.jobs.tick('expiry-sweep'), this.config.metering.sweepIntervalMs));
-    this.schedules.addInterval('grant-expiry', setInterval(() => void this.jobs.tick('grant-expiry'), 60_000));
+    this.schedules.addInterval(
+      'expiry-sweep',
+      setInterval(() => void this.jobs.tick('expiry-sweep'), this.config.metering.sweepIntervalMs),
+    );
+    this.schedules.addInterval(
+      'grant-expiry',
+      setInterval(() => void this.jobs.tick('grant-expiry'), 60_000),
+    );
     this.jobs.scheduledEvery('expiry-sweep', this.config.metering.sweepIntervalMs);
     this.jobs.scheduledEvery('grant-expiry', 60_000);
   }
@@ -89,9 +95,19 @@ export class SweeperService implements OnApplicationBootstrap {
         [now.toISOString()],
       );
       for (const row of due) {
-        await this.ledger.voidHold(em, row.hold_id!, { actor: 'system:expiry-sweep', reason: 'the runtime never started within 15 minutes' });
+        await this.ledger.voidHold(em, row.hold_id!, {
+          actor: 'system:expiry-sweep',
+          reason: 'the runtime never started within 15 minutes',
+        });
       }
-      await this.markResolved(em, due.map((r) => r.runtime_id), 'voided', 'never_started', now, due.map(() => 0n));
+      await this.markResolved(
+        em,
+        due.map((r) => r.runtime_id),
+        'voided',
+        'never_started',
+        now,
+        due.map(() => 0n),
+      );
       return due.length;
     });
   }
@@ -110,8 +126,16 @@ export class SweeperService implements OnApplicationBootstrap {
          ORDER BY r.runtime_id LIMIT ${BATCH} FOR UPDATE OF r SKIP LOCKED`,
         reason === 'reservation_expired' ? [now.toISOString()] : [now.toISOString(), this.config.metering.heartbeatTimeoutMs],
       );
-      await issueTerminate(em, this.issuer, due.map((r) => ({ runtimeId: r.runtime_id, accountId: r.account_id, reason })), now);
-      await markTerminating(em, due.map((r) => r.runtime_id));
+      await issueTerminate(
+        em,
+        this.issuer,
+        due.map((r) => ({ runtimeId: r.runtime_id, accountId: r.account_id, reason })),
+        now,
+      );
+      await markTerminating(
+        em,
+        due.map((r) => r.runtime_id),
+      );
       return due.length;
     });
   }
@@ -129,7 +153,12 @@ export class SweeperService implements OnApplicationBootstrap {
          ORDER BY r.runtime_id LIMIT ${BATCH} FOR UPDATE OF r SKIP LOCKED`,
         [now.toISOString(), this.config.metering.terminateGraceMs],
       );
-      await issueTerminate(em, this.issuer, due.map((r) => ({ runtimeId: r.runtime_id, accountId: r.account_id, reason: r.reason })), now);
+      await issueTerminate(
+        em,
+        this.issuer,
+        due.map((r) => ({ runtimeId: r.runtime_id, accountId: r.account_id, reason: r.reason })),
+        now,
+      );
       return due.length;
     });
   }
@@ -152,13 +181,18 @@ export class SweeperService implements OnApplicationBootstrap {
          ORDER BY r.runtime_id LIMIT ${BATCH} FOR UPDATE OF r SKIP LOCKED`,
         [now.toISOString(), this.config.metering.settleGraceMs],
       );
-      const history = await sessionHistory(em, due.map((r) => r.runtime_id));
+      const history = await sessionHistory(
+        em,
+        due.map((r) => r.runtime_id),
+      );
       const charges: bigint[] = [];
       const runs: ChargedRun[] = [];
       for (const row of due) {
         const cap = BigInt(row.reserved_amount);
         let until = now.getTime();
-        if (row.reason === 'unreachable' && row.last_seen_at) until = Math.min(until, row.last_seen_at.getTime() + this.config.metering.heartbeatTimeoutMs);
+        if (row.reason === 'unreachable' && row.last_seen_at) {
+          until = Math.min(until, row.last_seen_at.getTime() + this.config.metering.heartbeatTimeoutMs);
+        }
         // The running time up to that end, never past the reserved minutes (whose charge is the hold).
         const session = buildSession(history.get(row.runtime_id) ?? []);
         const run = chargedRun(session, new Date(until), row.reserved_minutes * 60_000);
@@ -185,7 +219,14 @@ export class SweeperService implements OnApplicationBootstrap {
           first: true,
         });
       }
-      await this.markResolved(em, due.map((r) => r.runtime_id), 'settled', due.map((r) => `forced_${r.reason}`), now, charges);
+      await this.markResolved(
+        em,
+        due.map((r) => r.runtime_id),
+        'settled',
+        due.map((r) => `forced_${r.reason}`),
+        now,
+        charges,
+      );
       // The run is closed at the end it was charged up to, so the view stops counting and shows it.
       await em.query(
         `UPDATE runtimes r SET closed_ms = u.ms, open_since = NULL, terminated_at = u.end_at
@@ -193,12 +234,22 @@ export class SweeperService implements OnApplicationBootstrap {
         [due.map((r) => r.runtime_id), runs.map((r) => r.ms), runs.map((r) => r.end?.toISOString() ?? null)],
       );
       // The usage rollups move by these charges, in this transaction (reports read them).
-      await addToUsageRollups(em, due.map((r, i) => rollupDelta(r, { ...r, status: 'settled', closed_ms: runs[i]!.ms, charged: charges[i]!, settled_at: now })));
+      await addToUsageRollups(
+        em,
+        due.map((r, i) => rollupDelta(r, { ...r, status: 'settled', closed_ms: runs[i]!.ms, charged: charges[i]!, settled_at: now })),
+      );
       return due.length;
     });
   }
 
-  private async markResolved(em: EntityManager, ids: string[], status: string, settlement: string | string[], now: Date, charged: bigint[]): Promise<void> {
+  private async markResolved(
+    em: EntityManager,
+    ids: string[],
+    status: string,
+    settlement: string | string[],
+    now: Date,
+    charged: bigint[],
+  ): Promise<void> {
     if (ids.length === 0) return;
     const settlements = Array.isArray(settlement) ? settlement : ids.map(() => settlement);
     await em.query(

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { rows } from '../common/database/transaction';
+import { rows } from 'src/common/database/transaction';
 
 /** The reads of `GET /v1/accounts/{id}/usage` (its controller holds no SQL). */
 
@@ -27,7 +27,10 @@ export async function accountExists(ds: DataSource, accountId: string): Promise<
  * The account's runtimes started in [from, to), grouped: settled ones with their settled charge,
  * active ones with their running time so far priced at their rate (capped at what they reserved).
  */
-export function usageByGroup(ds: DataSource, q: { accountId: string; from: Date; to: Date; now: Date; groupBy: UsageGroup }): Promise<UsageRow[]> {
+export function usageByGroup(
+  ds: DataSource,
+  q: { accountId: string; from: Date; to: Date; now: Date; groupBy: UsageGroup },
+): Promise<UsageRow[]> {
   return rows<UsageRow>(
     ds,
     `WITH u AS (

@@ -3,17 +3,17 @@ import type { FastifyReply } from 'fastify';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { z } from 'zod';
-import { Access } from '../accounts/auth/auth.decorators';
-import { BillingException } from '../common/errors/billing.exception';
-import { Doc } from '../common/http/openapi';
-import { parseQueryOrThrow } from '../common/http/zod-validation.pipe';
-import { formatCredits } from '../common/money';
-import { credits, instant, inputInstant } from '../common/http/api-schemas';
-import { Clock } from '../infra/clock/clock';
-import { calendarMonth } from '../plans/periods';
-import { toCsv } from '../reports/reports.service';
-import { ancillaryUsageSchema } from '../ancillary/dto/ancillary-usage.dto';
-import { ancillaryUsageJson, meteredAncillary } from '../ancillary/usage-view';
+import { Access } from 'src/accounts/auth/auth.decorators';
+import { BillingException } from 'src/common/errors/billing.exception';
+import { Doc } from 'src/common/http/openapi';
+import { parseQueryOrThrow } from 'src/common/http/zod-validation.pipe';
+import { formatCredits } from 'src/common/money';
+import { credits, instant, inputInstant } from 'src/common/http/api-schemas';
+import { Clock } from 'src/infra/clock/clock';
+import { calendarMonth } from 'src/plans/periods';
+import { toCsv } from 'src/reports/reports.service';
+import { ancillaryUsageSchema } from 'src/ancillary/dto/ancillary-usage.dto';
+import { ancillaryUsageJson, meteredAncillary } from 'src/ancillary/usage-view';
 import { accountExists, usageByGroup } from './usage-reads';
 
 const usageQuery = z.strictObject({
@@ -38,7 +38,9 @@ export const usageSchema = z
         .meta({ description: 'One group: its key under the groupBy name, then its totals' }),
     ),
     total: z.strictObject(usageTotals),
-    ancillary: z.array(ancillaryUsageSchema).meta({ description: 'Snapshots, volumes and egress metered in [from, to), by kind (not in the CSV)' }),
+    ancillary: z
+      .array(ancillaryUsageSchema)
+      .meta({ description: 'Snapshots, volumes and egress metered in [from, to), by kind (not in the CSV)' }),
   })
   .meta({ id: 'Usage' });
 
@@ -55,7 +57,8 @@ export class UsageController {
   @Doc({
     id: 'getUsage',
     summary: 'Billable usage by runtime, environment, day or user',
-    description: 'Runtimes started in [from, to) (default: this calendar month): settled charges, and charges so far of active ones. JSON, or CSV with `format=csv` or `Accept: text/csv`.',
+    description:
+      'Runtimes started in [from, to) (default: this calendar month): settled charges, and charges so far of active ones. JSON, or CSV with `format=csv` or `Accept: text/csv`.',
     tag: 'Wallet',
     query: usageQuery,
     responses: { 200: { description: 'The usage', schema: usageSchema, csv: true } },
@@ -84,7 +87,10 @@ export class UsageController {
       seconds: Number(r.ms / 1000n),
       credits: formatCredits(r.credits),
     });
-    const rowsOut = items.map((i) => ({ [q.groupBy]: i.key, ...show({ runtimes: i.runtimes, ms: BigInt(i.ms), credits: BigInt(i.credits) }) }));
+    const rowsOut = items.map((i) => ({
+      [q.groupBy]: i.key,
+      ...show({ runtimes: i.runtimes, ms: BigInt(i.ms), credits: BigInt(i.credits) }),
+    }));
     // CSV as the reports write it (one line per item, the columns as header), chosen the same way.
     if (q.format === 'csv' || (q.format === undefined && /\btext\/csv\b/i.test(accept ?? ''))) {
       const name = `usage_${accountId}_${from.toISOString().slice(0, 10)}_${to.toISOString().slice(0, 10)}.csv`;

@@ -1,15 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import { correlationId } from '../common/context/correlation';
-import { inTransaction, rows } from '../common/database/transaction';
-import { formatCredits } from '../common/money';
-import { Clock } from '../infra/clock/clock';
-import { LedgerService } from '../ledger/ledger.service';
-import { topicsOf } from '../messaging/topics';
-import { enqueue } from '../messaging/outbox';
-import { notificationMessage } from '../messaging/notifications';
+import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
+import { correlationId } from 'src/common/context/correlation';
+import { inTransaction, rows } from 'src/common/database/transaction';
+import { formatCredits } from 'src/common/money';
+import { Clock } from 'src/infra/clock/clock';
+import { LedgerService } from 'src/ledger/ledger.service';
+import { topicsOf } from 'src/messaging/topics';
+import { enqueue } from 'src/messaging/outbox';
+import { notificationMessage } from 'src/messaging/notifications';
 import { allowanceGrantId, allowanceKey, allowanceReason } from './allowance-keys';
 import { notifyOnce, type Notification } from './notifications';
 import { grantsAllowanceHere, type PlanAccount } from './plan-accounts';
@@ -143,7 +143,12 @@ export class AllowancesService {
    * window's, never the rest of the table's), and those of them whose allowance period is the calendar
    * month and that lack this one's. `last` is the window's last id, null past the last account.
    */
-  private async candidates(period: Period, after: string, limit: number, defaults: AllowanceDefault[]): Promise<{ ids: string[]; last: string | null }> {
+  private async candidates(
+    period: Period,
+    after: string,
+    limit: number,
+    defaults: AllowanceDefault[],
+  ): Promise<{ ids: string[]; last: string | null }> {
     const [found] = await rows<{ ids: string[]; last: string | null }>(
       this.ds,
       `WITH d AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS d(plan text, amount bigint, period text)),
@@ -155,7 +160,12 @@ export class AllowancesService {
                     ELSE d.amount END > 0
            AND NOT EXISTS (SELECT 1 FROM grants g WHERE g.id = 'alw_' || md5(a.id || '|' || $3::text))
          ORDER BY a.id) AS ids`,
-      [JSON.stringify(defaults.map((d) => ({ plan: d.plan, amount: d.amount.toString(), period: d.period }))), after, period.start.toISOString(), limit],
+      [
+        JSON.stringify(defaults.map((d) => ({ plan: d.plan, amount: d.amount.toString(), period: d.period }))),
+        after,
+        period.start.toISOString(),
+        limit,
+      ],
     );
     return { ids: found?.ids ?? [], last: found?.last ?? null };
   }
@@ -177,7 +187,10 @@ export class AllowancesService {
       correlationId: correlationId(),
       now,
     });
-    await enqueue(em, granted.granted.map((g) => notificationMessage(topic, allowanceNotification(g.accountId, g.grantId, g.amount, period), now)));
+    await enqueue(
+      em,
+      granted.granted.map((g) => notificationMessage(topic, allowanceNotification(g.accountId, g.grantId, g.amount, period), now)),
+    );
     const result: AllowanceBatchResult = {
       granted: granted.granted.length,
       grantedMicros: granted.granted.reduce((s, g) => s + g.amount, 0n),
@@ -206,7 +219,11 @@ export class AllowancesService {
   }
 
   /** What each account of `ids` on a plan granted from here gets this period: the plan's included credits, or its override. */
-  private async allowancesOf(em: EntityManager, ids: string[], period: Period): Promise<{ accountId: string; grantId: string; amount: bigint; reason: string }[]> {
+  private async allowancesOf(
+    em: EntityManager,
+    ids: string[],
+    period: Period,
+  ): Promise<{ accountId: string; grantId: string; amount: bigint; reason: string }[]> {
     const defaults = this.defaults();
     const found = await rows<{ id: string; plan: string; amount: string }>(
       em,
@@ -219,7 +236,12 @@ export class AllowancesService {
     const names = new Map(defaults.map((d) => [d.plan, d.name]));
     return found
       .filter((a) => BigInt(a.amount) > 0n)
-      .map((a) => ({ accountId: a.id, grantId: allowanceGrantId(a.id, period), amount: BigInt(a.amount), reason: allowanceReason(names.get(a.plan)!, period) }));
+      .map((a) => ({
+        accountId: a.id,
+        grantId: allowanceGrantId(a.id, period),
+        amount: BigInt(a.amount),
+        reason: allowanceReason(names.get(a.plan)!, period),
+      }));
   }
 }
 

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { CronJob } from 'cron';
-import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import { JobsService } from '../jobs/jobs.service';
+import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
+import { JobsService } from 'src/jobs/jobs.service';
 import { AllowancesService } from './allowances.service';
 
 /** 00:00:00 UTC on the 1st of every month. */
@@ -28,7 +28,12 @@ export class MonthlyResetScheduler implements OnApplicationBootstrap {
   onApplicationBootstrap(): void {
     this.jobs.register('monthly-reset', () => this.allowances.monthlyReset());
     if (!this.config.cronEnabled) return;
-    const job = CronJob.from({ cronTime: MONTHLY_RESET_CRON, onTick: () => void this.jobs.tick('monthly-reset'), timeZone: 'UTC', start: false });
+    const job = CronJob.from({
+      cronTime: MONTHLY_RESET_CRON,
+      onTick: () => void this.jobs.tick('monthly-reset'),
+      timeZone: 'UTC',
+      start: false,
+    });
     this.schedules.addCronJob('monthly-reset', job);
     job.start();
     this.jobs.scheduledEvery('monthly-reset', 31 * 24 * 3_600_000);

@@ -1,8 +1,8 @@
-import { MICROS_PER_CREDIT } from '../common/money';
-import type { Notification as AnyNotification } from '../messaging/notifications';
+import { MICROS_PER_CREDIT } from 'src/common/money';
+import type { Notification as AnyNotification } from 'src/messaging/notifications';
 import type { Plan } from './plan-catalog';
 
-export { notificationId, notifyOnce } from '../messaging/notifications';
+export { notificationId, notifyOnce } from 'src/messaging/notifications';
 
 /** What the plans module tells users about on `billing.notifications.v1`. */
 export type PlanNotificationType = 'credits.granted' | 'credits.expired' | 'quota.exhausted' | 'wallet.low_balance';

@@ -60,9 +60,7 @@ export function billingCycle(anchor: Date, at: Date): Period {
   const y = at.getUTCFullYear();
   const m = at.getUTCMonth();
   const thisMonth = boundary(y, m);
-  return thisMonth.getTime() <= t
-    ? { start: thisMonth, end: boundary(y, m + 1) }
-    : { start: boundary(y, m - 1), end: thisMonth };
+  return thisMonth.getTime() <= t ? { start: thisMonth, end: boundary(y, m + 1) } : { start: boundary(y, m - 1), end: thisMonth };
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { rows } from '../common/database/transaction';
+import { rows } from 'src/common/database/transaction';
 import { type Plan, type PlanCatalog, type PlanId, type PlanOverrides } from './plan-catalog';
 import { periodFor, type Period } from './periods';
 
@@ -21,7 +21,11 @@ export interface PlanAccountRow {
 }
 
 export async function loadPlanAccount(em: Pick<EntityManager, 'query'>, accountId: string): Promise<PlanAccount | null> {
-  const [row] = await rows<PlanAccountRow>(em, `SELECT id, plan, status, plan_overrides, billing_cycle_anchor FROM accounts WHERE id = $1`, [accountId]);
+  const [row] = await rows<PlanAccountRow>(
+    em,
+    `SELECT id, plan, status, plan_overrides, billing_cycle_anchor FROM accounts WHERE id = $1`,
+    [accountId],
+  );
   return planAccountOf(row);
 }
 

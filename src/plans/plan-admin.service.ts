@@ -1,16 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { PlanSetHook } from '../accounts/account-hooks';
-import { setPlanTerms } from '../accounts/account-writes';
-import { AuditService } from '../audit/audit.service';
-import { canonicalJson } from '../common/canonical-json';
-import { inTransaction, rows } from '../common/database/transaction';
-import { BillingException } from '../common/errors/billing.exception';
-import { findingsOf } from '../common/http/zod-validation.pipe';
-import { formatCredits } from '../common/money';
-import { Clock } from '../infra/clock/clock';
-import { LedgerService } from '../ledger/ledger.service';
+import type { PlanSetHook } from 'src/accounts/account-hooks';
+import { setPlanTerms } from 'src/accounts/account-writes';
+import { AuditService } from 'src/audit/audit.service';
+import { canonicalJson } from 'src/common/canonical-json';
+import { inTransaction, rows } from 'src/common/database/transaction';
+import { BillingException } from 'src/common/errors/billing.exception';
+import { findingsOf } from 'src/common/http/zod-validation.pipe';
+import { formatCredits } from 'src/common/money';
+import { Clock } from 'src/infra/clock/clock';
+import { LedgerService } from 'src/ledger/ledger.service';
 import { AllowancesService } from './allowances.service';
 import type { SetPlanDto } from './dto/plan.dto';
 import { allowanceKey } from './allowance-keys';
@@ -106,7 +106,12 @@ export class PlanAdminService {
       await this.ledger.lockWallet(em, accountId);
       const before = await loadPlanAccount(em, accountId);
       if (!before) throw BillingException.notFound(`Account ${accountId}`);
-      const anchor = input.billingCycleAnchor === undefined ? before.billingCycleAnchor : input.billingCycleAnchor === null ? null : new Date(input.billingCycleAnchor);
+      const anchor =
+        input.billingCycleAnchor === undefined
+          ? before.billingCycleAnchor
+          : input.billingCycleAnchor === null
+            ? null
+            : new Date(input.billingCycleAnchor);
       await setPlanTerms(em, accountId, { plan: input.plan, overrides, billingCycleAnchor: anchor });
       const after: PlanAccount = { ...before, plan: input.plan, overrides, billingCycleAnchor: anchor };
       const changed =

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Test } from '@nestjs/testing';
 import { describe, expect, it } from 'vitest';
-import { ConfigModule } from '../common/config/config.module';
-import { ConfigError, loadConfig } from '../common/config/config';
+import { ConfigModule } from 'src/common/config/config.module';
+import { ConfigError, loadConfig } from 'src/common/config/config';
 import { PlanCatalog } from './plan-catalog';
 import { PlanCatalogModule } from './plan-catalog.module';
 
@@ -22,7 +22,10 @@ describe('PlanCatalogModule', () => {
 
   it('fails at startup naming the file and the bad path', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'plans-module-')), 'plans.json');
-    writeFileSync(file, JSON.stringify({ credit: { currency: 'usd', centsPerCredit: 30 }, plans: { free: { name: 'Free' } }, topUpPacks: {} }));
+    writeFileSync(
+      file,
+      JSON.stringify({ credit: { currency: 'usd', centsPerCredit: 30 }, plans: { free: { name: 'Free' } }, topUpPacks: {} }),
+    );
     const error = await compile({ PLANS_FILE: file }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).message).toContain(`${file}: plans.free.billing`);

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '../common/config/config';
+import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
 import { PlanCatalog } from './plan-catalog';
 
 /**

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../common/config/config';
-import { BillingException } from '../common/errors/billing.exception';
-import { loadRateCardFile } from '../pricing/rate-card';
+import { ConfigError } from 'src/common/config/config';
+import { BillingException } from 'src/common/errors/billing.exception';
+import { loadRateCardFile } from 'src/pricing/rate-card';
 import { planFindings, PlanCatalog, type PlanId } from './plan-catalog';
 
 const shipped = JSON.parse(readFileSync('config/plans.json', 'utf8')) as Record<string, any>;
@@ -96,7 +96,7 @@ describe('the shipped config/plans.json', () => {
     expect(catalog.stripeBilling('free')).toBeNull();
   });
 
-  it('finds a subscription\'s plan by its prices, and tells a seat price', () => {
+  it("finds a subscription's plan by its prices, and tells a seat price", () => {
     const { basePrice, seatPrice } = catalog.stripeBilling('team')!;
     expect(catalog.planOfPrices([null, seatPrice.priceId])?.id).toBe('team');
     expect(catalog.planOfPrices([basePrice.priceId])?.id).toBe('team');
@@ -163,7 +163,9 @@ describe('PlanCatalog.parse', () => {
     expect(problemsOf(withPlan('team', { billing: { ...stripe, fallbackPlan: 'enterprise' } }))).toEqual([
       'p.json: plans.team.billing.fallbackPlan: must be a plan of this file billed by nobody and not admin-only',
     ]);
-    expect(problemsOf(withPlan('team', { adminOnly: true }))).toEqual(['p.json: plans.team.adminOnly: a Stripe-billed plan is set by its subscription']);
+    expect(problemsOf(withPlan('team', { adminOnly: true }))).toEqual([
+      'p.json: plans.team.adminOnly: a Stripe-billed plan is set by its subscription',
+    ]);
     const copy = { ...shipped.plans.team, name: 'Team copy' };
     expect(problemsOf({ ...shipped, plans: { ...shipped.plans, copy } })).toEqual([
       'p.json: plans.copy.billing.basePrice.priceId: is also a price of team.basePrice',
@@ -257,10 +259,12 @@ describe('planFindings', () => {
       { field: 'environment.sizeClass', message: 'gpu-small is not in the Free plan (allowed: small, medium)' },
       { field: 'environment.accelerator', message: 'GPUs are not in the Free plan' },
     ]);
-    expect(planFindings(catalog.plan('team'), { sizeClass: 'gpu-large', accelerator: { type: 'H100', count: 8, cuda: '12.8' } })).toEqual([]);
+    expect(planFindings(catalog.plan('team'), { sizeClass: 'gpu-large', accelerator: { type: 'H100', count: 8, cuda: '12.8' } })).toEqual(
+      [],
+    );
     const noGpus = catalog.effective('enterprise', { gpus: false });
-    expect(planFindings(noGpus, { sizeClass: 'gpu-small', accelerator: { type: 'T4', count: 1, cuda: '12.8' } }, 'data.environment')).toEqual([
-      { field: 'data.environment.accelerator', message: 'GPUs are not in the Enterprise plan' },
-    ]);
+    expect(
+      planFindings(noGpus, { sizeClass: 'gpu-small', accelerator: { type: 'T4', count: 1, cuda: '12.8' } }, 'data.environment'),
+    ).toEqual([{ field: 'data.environment.accelerator', message: 'GPUs are not in the Enterprise plan' }]);
   });
 });

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { ConfigError } from '../common/config/config';
-import { BillingException, type Finding } from '../common/errors/billing.exception';
-import { findingsOf } from '../common/http/zod-validation.pipe';
-import { parseCredits } from '../common/money';
-import { ANCILLARY_PRICE_KEYS, type AncillaryPriceKey } from '../pricing/ancillary-prices';
-import { sizeClassSchema, type Environment, type SizeClass } from '../pricing/environment';
-import { readJsonFile } from '../pricing/rate-card';
+import { ConfigError } from 'src/common/config/config';
+import { BillingException, type Finding } from 'src/common/errors/billing.exception';
+import { findingsOf } from 'src/common/http/zod-validation.pipe';
+import { parseCredits } from 'src/common/money';
+import { ANCILLARY_PRICE_KEYS, type AncillaryPriceKey } from 'src/pricing/ancillary-prices';
+import { sizeClassSchema, type Environment, type SizeClass } from 'src/pricing/environment';
+import { readJsonFile } from 'src/pricing/rate-card';
 import { PERIOD_KINDS, type PeriodKind } from './periods';
 
 /** A plan id: a key of the plans file's `plans` (the catalog, not the code, says which exist). */
@@ -30,9 +30,7 @@ const creditsSchema = z
 /** A quota: a count, or null for unlimited. */
 const limitSchema = z.number().int('must be an integer or null (unlimited)').min(0, 'must not be negative').nullable();
 
-const sizeClassesSchema = z
-  .array(sizeClassSchema)
-  .refine((list) => new Set(list).size === list.length, 'must not repeat a size class');
+const sizeClassesSchema = z.array(sizeClassSchema).refine((list) => new Set(list).size === list.length, 'must not repeat a size class');
 
 const cents = z.number().int().positive();
 
@@ -44,7 +42,10 @@ const quantitySchema = z
 
 /** Per item, the quantity a plan includes each calendar month ("included up to X"); absent: none. */
 const ancillaryIncludedSchema = z.strictObject(
-  Object.fromEntries(ANCILLARY_PRICE_KEYS.map((k) => [k, quantitySchema.optional()])) as Record<AncillaryPriceKey, z.ZodOptional<typeof quantitySchema>>,
+  Object.fromEntries(ANCILLARY_PRICE_KEYS.map((k) => [k, quantitySchema.optional()])) as Record<
+    AncillaryPriceKey,
+    z.ZodOptional<typeof quantitySchema>
+  >,
 );
 
 /** What one credit is worth in dollars: the one place that says it (plan fees and top-ups are in cents). */
@@ -95,7 +96,10 @@ export const plansFileSchema = z
   .strictObject({
     credit: creditValueSchema,
     plans: z
-      .record(z.string().regex(PLAN_ID_PATTERN, 'plan ids are 1-32 characters of lowercase letters, digits, _ and -, starting with a letter'), planSchema)
+      .record(
+        z.string().regex(PLAN_ID_PATTERN, 'plan ids are 1-32 characters of lowercase letters, digits, _ and -, starting with a letter'),
+        planSchema,
+      )
       .refine((plans) => Object.keys(plans).length > 0, 'must list at least one plan'),
     topUpPacks: z.record(
       z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'pack ids are 1-64 characters of letters, digits and _.-'),
@@ -130,12 +134,18 @@ function checkPlanTraits(plans: Record<string, z.output<typeof planSchema>>, ctx
     if (plan.adminOnly) ctx.addIssue({ code: 'custom', path: at('adminOnly'), message: 'a Stripe-billed plan is set by its subscription' });
     const fallback = plans[plan.billing.fallbackPlan];
     if (!fallback || fallback.billing.source !== 'none' || fallback.adminOnly) {
-      ctx.addIssue({ code: 'custom', path: at('billing', 'fallbackPlan'), message: 'must be a plan of this file billed by nobody and not admin-only' });
+      ctx.addIssue({
+        code: 'custom',
+        path: at('billing', 'fallbackPlan'),
+        message: 'must be a plan of this file billed by nobody and not admin-only',
+      });
     }
     for (const key of ['basePrice', 'seatPrice'] as const) {
       const priceId = plan.billing[key].priceId;
       const other = prices.get(priceId);
-      if (other !== undefined) ctx.addIssue({ code: 'custom', path: at('billing', key, 'priceId'), message: `is also a price of ${other}` });
+      if (other !== undefined) {
+        ctx.addIssue({ code: 'custom', path: at('billing', key, 'priceId'), message: `is also a price of ${other}` });
+      }
       prices.set(priceId, `${id}.${key}`);
     }
   }
@@ -214,8 +224,8 @@ export class PlanCatalog {
 
   constructor(file: z.output<typeof plansFileSchema>) {
     this.plans = new Map(Object.entries(file.plans).map(([id, fields]) => [id, Object.freeze(toPlan(id, fields))]));
-    const packs = Object.entries(file.topUpPacks).map(
-      ([id, p]): TopUpPack => Object.freeze({ id, priceId: p.priceId, creditsMicros: p.credits, amountCents: p.amountCents }),
+    const packs = Object.entries(file.topUpPacks).map(([id, p]): TopUpPack =>
+      Object.freeze({ id, priceId: p.priceId, creditsMicros: p.credits, amountCents: p.amountCents }),
     );
     this.packs = new Map(packs.map((p) => [p.id, p]));
     this.packsByPrice = new Map(packs.map((p) => [p.priceId, p]));
@@ -226,9 +236,7 @@ export class PlanCatalog {
   static parse(json: unknown, source = 'plans'): PlanCatalog {
     const parsed = plansFileSchema.safeParse(json);
     if (!parsed.success) {
-      throw new ConfigError(
-        parsed.error.issues.map((i) => `${source}: ${i.path.map(String).join('.') || '(root)'}: ${i.message}`),
-      );
+      throw new ConfigError(parsed.error.issues.map((i) => `${source}: ${i.path.map(String).join('.') || '(root)'}: ${i.message}`));
     }
     return new PlanCatalog(parsed.data);
   }
@@ -298,7 +306,9 @@ export class PlanCatalog {
 
   /** The Stripe-billed plan a subscription is for: the one whose base or seat price is among its prices. */
   planOfPrices(priceIds: readonly (string | null)[]): StripeBilledPlan | undefined {
-    return this.stripeBilledPlans().find((p) => priceIds.includes(p.billing.basePrice.priceId) || priceIds.includes(p.billing.seatPrice.priceId));
+    return this.stripeBilledPlans().find(
+      (p) => priceIds.includes(p.billing.basePrice.priceId) || priceIds.includes(p.billing.seatPrice.priceId),
+    );
   }
 
   /**

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { PreparedStatement } from '../common/database/pipelined-transaction';
-import type { TypedRead } from '../common/database/typed-read';
+import type { PreparedStatement } from 'src/common/database/pipelined-transaction';
+import type { TypedRead } from 'src/common/database/typed-read';
 import { allowanceGrantId } from './allowance-keys';
 import { grantsAllowanceHere, planAccountOf, type PlanAccount, type PlanAccountRow } from './plan-accounts';
 import type { Plan } from './plan-catalog';

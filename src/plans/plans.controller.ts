@@ -1,9 +1,9 @@
 import { Body, Controller, Get, Param, Put, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { Access, CurrentPrincipal } from '../accounts/auth/auth.decorators';
-import type { Principal } from '../accounts/auth/scopes';
-import { Doc } from '../common/http/openapi';
-import { parseOrThrow } from '../common/http/zod-validation.pipe';
+import { Access, CurrentPrincipal } from 'src/accounts/auth/auth.decorators';
+import type { Principal } from 'src/accounts/auth/scopes';
+import { Doc } from 'src/common/http/openapi';
+import { parseOrThrow } from 'src/common/http/zod-validation.pipe';
 import { planViewSchema, setPlanSchema, type SetPlanDto } from './dto/plan.dto';
 import { PlanAdminService, type PlanView } from './plan-admin.service';
 import { PlanCatalog } from './plan-catalog';

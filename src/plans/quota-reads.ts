@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { rows } from '../common/database/transaction';
-import type { PreparedStatement } from '../common/database/pipelined-transaction';
-import type { TypedRead } from '../common/database/typed-read';
+import { rows } from 'src/common/database/transaction';
+import type { PreparedStatement } from 'src/common/database/pipelined-transaction';
+import type { TypedRead } from 'src/common/database/typed-read';
 import type { Period } from './periods';
 
 /** An account's use of its period quotas, from the runtimes table. */
@@ -58,7 +58,12 @@ const USAGE_READ: PreparedStatement = {
 };
 
 /** Counts an account's runs, agents and active runtimes. */
-export async function usageOf(em: Pick<EntityManager, 'query'>, accountId: string, period: Period, opts: { agentId?: string | null } = {}): Promise<Usage> {
+export async function usageOf(
+  em: Pick<EntityManager, 'query'>,
+  accountId: string,
+  period: Period,
+  opts: { agentId?: string | null } = {},
+): Promise<Usage> {
   const [row] = await rows<{ runs: number; agents: number; agents_seen: string[]; active: number }>(
     em,
     usageQuery({ account: '$1', from: '$2', to: '$3', asked: 'ARRAY[$4]::text[]' }),
@@ -72,7 +77,12 @@ export async function usageOf(em: Pick<EntityManager, 'query'>, accountId: strin
 export class QuotaReads {
   /** The usage of each account asked about, in its period (one statement, by account id). */
   usage(asks: readonly UsageAsk[]): TypedRead<Map<string, UsageCount>> {
-    const values = asks.map((a) => ({ account: a.accountId, from: a.period.start.toISOString(), to: a.period.end.toISOString(), agents: a.agents }));
+    const values = asks.map((a) => ({
+      account: a.accountId,
+      from: a.period.start.toISOString(),
+      to: a.period.end.toISOString(),
+      agents: a.agents,
+    }));
     return {
       call: { statement: USAGE_READ, values: [JSON.stringify(values)] },
       parse: (found) =>

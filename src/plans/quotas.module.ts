@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import { AccountsModule } from '../accounts/accounts.module';
-import { LedgerModule } from '../ledger/ledger.module';
+import { AccountsModule } from 'src/accounts/accounts.module';
+import { LedgerModule } from 'src/ledger/ledger.module';
 import { AllowancesService } from './allowances.service';
 import { MonthlyResetScheduler } from './monthly-reset.scheduler';
 import { PlanAdminService } from './plan-admin.service';

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import { rows } from '../common/database/transaction';
-import { formatCredits } from '../common/money';
-import { Clock } from '../infra/clock/clock';
-import type { RunsView, WalletExtension } from '../ledger/wallet-extensions';
+import { rows } from 'src/common/database/transaction';
+import { formatCredits } from 'src/common/money';
+import { Clock } from 'src/infra/clock/clock';
+import type { RunsView, WalletExtension } from 'src/ledger/wallet-extensions';
 import { loadPlanAccount, termsOf } from './plan-accounts';
 import { allowanceGrantId } from './allowance-keys';
 import { PlanCatalog } from './plan-catalog';

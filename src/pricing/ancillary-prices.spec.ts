@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../common/config/config';
+import { ConfigError } from 'src/common/config/config';
 import { ancillaryCharge, BYTES_PER_GIB, quantityMicros } from './ancillary-prices';
 import { parseRateCard, RateCard } from './rate-card';
 
@@ -24,7 +24,10 @@ describe('ancillary prices in the rate card', () => {
   });
 
   it('reads a price or "unpriced" per item, an absent item being unpriced', () => {
-    const card = parseRateCard({ ...shipped, versions: [{ ...first, ancillary: { egress_gib: '0.250000', disk_gib_month: 'unpriced' } }] })[0]!;
+    const card = parseRateCard({
+      ...shipped,
+      versions: [{ ...first, ancillary: { egress_gib: '0.250000', disk_gib_month: 'unpriced' } }],
+    })[0]!;
     expect(card.ancillary).toEqual({ snapshot_gib_month: null, disk_gib_month: null, egress_gib: 250_000n, paused_ram_gib_hour: null });
     const { ancillary: _a, ...without } = first;
     expect(parseRateCard({ ...shipped, versions: [without] })[0]!.ancillary.egress_gib).toBeNull();
@@ -70,7 +73,7 @@ describe('ancillary charges (exact, rounded up once)', () => {
   it('charges egress per GiB and paused memory per GiB-hour', () => {
     expect(ancillaryCharge('egress', 50_000n, 3n * BYTES_PER_GIB)).toBe(150_000n);
     expect(ancillaryCharge('egress', 50_000n, 1n)).toBe(1n);
-    expect(ancillaryCharge('paused_ram', 10_000n, 4n * BYTES_PER_GIB * hourMs / 2n)).toBe(20_000n);
+    expect(ancillaryCharge('paused_ram', 10_000n, (4n * BYTES_PER_GIB * hourMs) / 2n)).toBe(20_000n);
   });
 
   it('shows quantities in micro-units of their unit', () => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ceilDiv, parseCredits } from '../common/money';
+import { ceilDiv, parseCredits } from 'src/common/money';
 
 /**
  * The ancillary items the rate card prices, each in its own unit: storage per GiB-month (of 730
@@ -45,9 +45,21 @@ const priceSchema = z.union([
 
 /** A rate-card version's `ancillary` object: every item a price or "unpriced"; an absent item is unpriced. */
 export const ancillaryPricesSchema = z
-  .strictObject(Object.fromEntries(ANCILLARY_PRICE_KEYS.map((k) => [k, priceSchema.default('unpriced')])) as Record<AncillaryPriceKey, z.ZodDefault<typeof priceSchema>>)
+  .strictObject(
+    Object.fromEntries(ANCILLARY_PRICE_KEYS.map((k) => [k, priceSchema.default('unpriced')])) as Record<
+      AncillaryPriceKey,
+      z.ZodDefault<typeof priceSchema>
+    >,
+  )
   .default(Object.fromEntries(ANCILLARY_PRICE_KEYS.map((k) => [k, 'unpriced'])) as Record<AncillaryPriceKey, 'unpriced'>)
-  .transform((o): AncillaryPrices => Object.freeze(Object.fromEntries(ANCILLARY_PRICE_KEYS.map((k) => [k, o[k] === 'unpriced' ? null : o[k]])) as Record<AncillaryPriceKey, bigint | null>));
+  .transform((o): AncillaryPrices =>
+    Object.freeze(
+      Object.fromEntries(ANCILLARY_PRICE_KEYS.map((k) => [k, o[k] === 'unpriced' ? null : o[k]])) as Record<
+        AncillaryPriceKey,
+        bigint | null
+      >,
+    ),
+  );
 
 /**
  * Byte-milliseconds per unit of a kind (what a quantity is measured in before it is shown): storage

@@ -1,4 +1,4 @@
-import { ceilDiv, minBig } from '../common/money';
+import { ceilDiv, minBig } from 'src/common/money';
 
 export const MS_PER_HOUR = 3_600_000n;
 export const MS_PER_MINUTE = 60_000n;

@@ -1,4 +1,4 @@
-import type { Finding } from '../common/errors/billing.exception';
+import type { Finding } from 'src/common/errors/billing.exception';
 import {
   CUDA_VERSION,
   HINT_KEYS,
@@ -71,7 +71,10 @@ export function environmentChecks(card: RateCardVersion, input: unknown, prefix 
   const variant = variantSchema.safeParse(input.variant);
   if (!variant.success) return checks;
   if (!offersVariant(card, variant.data)) {
-    checks.unsupported.push({ field: at('variant'), message: `${variant.data} is not a variant the rate card prices (${card.variants.join(', ')})` });
+    checks.unsupported.push({
+      field: at('variant'),
+      message: `${variant.data} is not a variant the rate card prices (${card.variants.join(', ')})`,
+    });
     return checks;
   }
   if (!parts) return checks;
@@ -90,7 +93,13 @@ function hintFindings(card: RateCardVersion, parts: Parts): EnvironmentFinding[]
   return HINT_KEYS.flatMap((key) => {
     const hint = hints[key];
     if (typeof hint !== 'number' || !(hint > 0) || hint <= bounds[key]) return [];
-    return [{ field: `${parts.path('hints')}.${key}`, message: `must be at most ${bounds[key]}, within the ${sizeClass} size class (${describeSize(card, sizeClass)})`, specCode: 'DL_ENV_SPEC_INVALID' as const }];
+    return [
+      {
+        field: `${parts.path('hints')}.${key}`,
+        message: `must be at most ${bounds[key]}, within the ${sizeClass} size class (${describeSize(card, sizeClass)})`,
+        specCode: 'DL_ENV_SPEC_INVALID' as const,
+      },
+    ];
   });
 }
 
@@ -104,7 +113,8 @@ function baseFindings(card: RateCardVersion, parts: Parts, checks: EnvironmentCh
   const { sizeClass, accelerator, base } = parts.values;
   const gpuClass = isSizeClass(sizeClass) && isGpuSizeClass(sizeClass);
   const ref = isRecord(base) && typeof base.ref === 'string' && /^[^\s]{1,255}$/.test(base.ref) ? base.ref : undefined;
-  const cuda = isRecord(accelerator) && typeof accelerator.cuda === 'string' && CUDA_VERSION.test(accelerator.cuda) ? accelerator.cuda : undefined;
+  const cuda =
+    isRecord(accelerator) && typeof accelerator.cuda === 'string' && CUDA_VERSION.test(accelerator.cuda) ? accelerator.cuda : undefined;
   const cudaField = `${parts.path('accelerator')}.cuda`;
   const cudaBases = [...card.bases].filter(([, v]) => v !== null).map(([r, v]) => `${r}: ${v}`);
   if (ref !== undefined && gpuClass) {
@@ -122,7 +132,11 @@ function baseFindings(card: RateCardVersion, parts: Parts, checks: EnvironmentCh
         specCode: 'DL_ENV_SPEC_INVALID',
       });
     } else if (cuda !== undefined && cuda !== approved.cuda) {
-      checks.invalid.push({ field: cudaField, message: `must be ${approved.cuda}, the CUDA version of the base ${ref}`, specCode: 'DL_ENV_SPEC_INVALID' });
+      checks.invalid.push({
+        field: cudaField,
+        message: `must be ${approved.cuda}, the CUDA version of the base ${ref}`,
+        specCode: 'DL_ENV_SPEC_INVALID',
+      });
     }
     return;
   }

@@ -9,7 +9,14 @@ const MAX_ALIASES = 50;
  */
 export function parseEnvironmentText(text: string): { value: unknown } | { problem: string } {
   const problem = (why: string) => ({ problem: `is not a YAML or JSON Environment document: ${why}` });
-  const doc = parseDocument(text, { version: '1.2', schema: 'core', uniqueKeys: true, merge: false, resolveKnownTags: false, prettyErrors: false });
+  const doc = parseDocument(text, {
+    version: '1.2',
+    schema: 'core',
+    uniqueKeys: true,
+    merge: false,
+    resolveKnownTags: false,
+    prettyErrors: false,
+  });
   // A warning (an unresolved tag such as !!binary) is refused too: only plain JSON values are read.
   const [error] = [...doc.errors, ...doc.warnings];
   if (error) return problem(error.message.split('\n')[0] ?? error.code);

@@ -43,10 +43,14 @@ describe('metadata.name / environment.name: a DNS-1123 label, reserved prefixes 
     for (const prefix of ['datalayer-', 'dl-', 'kube-', 'system-']) {
       expect(refuse({ variant: 'e2b', environment: { name: `${prefix}foo`, sizeClass: 'small' } })).toEqual({
         ...INVALID,
-        findings: [specInvalid('environment.name', `must not start with "${prefix}": the prefixes datalayer-, dl-, kube-, system- are reserved`)],
+        findings: [
+          specInvalid('environment.name', `must not start with "${prefix}": the prefixes datalayer-, dl-, kube-, system- are reserved`),
+        ],
       });
     }
-    expect(refuse({ variant: 'e2b', environment: doc({ resources: { sizeClass: 'small' } }, { metadata: { name: 'kube-foo' } }) }).findings).toEqual([
+    expect(
+      refuse({ variant: 'e2b', environment: doc({ resources: { sizeClass: 'small' } }, { metadata: { name: 'kube-foo' } }) }).findings,
+    ).toEqual([
       specInvalid('environment.metadata.name', 'must not start with "kube-": the prefixes datalayer-, dl-, kube-, system- are reserved'),
     ]);
   });
@@ -72,16 +76,23 @@ describe('resources.accelerator: "none" or {type, count, cuda}, cuda the approve
   });
 
   it('accepts only the CUDA version the approved CUDA base carries (12.8)', () => {
-    expect(accept(short({ sizeClass: 'gpu-large', accelerator: { type: 'A100-80GB', count: 1, cuda: '12.8' } })).environment.accelerator?.cuda).toBe('12.8');
+    expect(
+      accept(short({ sizeClass: 'gpu-large', accelerator: { type: 'A100-80GB', count: 1, cuda: '12.8' } })).environment.accelerator?.cuda,
+    ).toBe('12.8');
     for (const cuda of ['11.0', '12.4', '12.8.1', '13']) {
       expect(refuse(short({ sizeClass: 'gpu-large', accelerator: { type: 'A100-80GB', count: 1, cuda } }))).toEqual({
         ...INVALID,
-        findings: [specInvalid('environment.accelerator.cuda', 'must be the CUDA version of an approved CUDA base (datalayer/python-cuda:2026.09: 12.8)')],
+        findings: [
+          specInvalid(
+            'environment.accelerator.cuda',
+            'must be the CUDA version of an approved CUDA base (datalayer/python-cuda:2026.09: 12.8)',
+          ),
+        ],
       });
     }
   });
 
-  it('with a named base, accepts only that base\'s CUDA version', () => {
+  it("with a named base, accepts only that base's CUDA version", () => {
     const base = { ref: 'datalayer/python-cuda:2026.09' };
     expect(accept(short({ sizeClass: 'gpu-small', accelerator: T4, base })).environment.base).toEqual(base);
     expect(refuse(short({ sizeClass: 'gpu-small', accelerator: { ...T4, cuda: '12.4' }, base }))).toEqual({
@@ -108,7 +119,12 @@ describe('a GPU class needs a CUDA base (when base.ref is named)', () => {
   it('refuses a GPU class on a base that is not approved as unsupported; a CPU class may use any base', () => {
     expect(refuse(short({ sizeClass: 'gpu-small', accelerator: T4, base: { ref: 'nvidia/cuda:11.8-runtime' } }))).toEqual({
       ...UNSUPPORTED,
-      findings: [unsupported('environment.base.ref', 'nvidia/cuda:11.8-runtime is not an approved CUDA base (approved: datalayer/python-cuda:2026.09: 12.8)')],
+      findings: [
+        unsupported(
+          'environment.base.ref',
+          'nvidia/cuda:11.8-runtime is not an approved CUDA base (approved: datalayer/python-cuda:2026.09: 12.8)',
+        ),
+      ],
     });
     expect(accept(short({ sizeClass: 'medium', base: { ref: 'python:3.13-slim', digest: 'sha256:00' } })).environment.base).toEqual({
       ref: 'python:3.13-slim',
@@ -122,7 +138,11 @@ describe('a GPU class needs a CUDA base (when base.ref is named)', () => {
 
 describe('resources.hints: positive numbers within the size class', () => {
   it('accepts hints up to the size class (small: 1 vCPU, 1 GiB; large: 7 vCPU, 30 GiB)', () => {
-    expect(accept(short({ sizeClass: 'small', hints: { cpu: 0.5, memoryGi: 1, diskGi: 10 } })).environment.hints).toEqual({ cpu: 0.5, memoryGi: 1, diskGi: 10 });
+    expect(accept(short({ sizeClass: 'small', hints: { cpu: 0.5, memoryGi: 1, diskGi: 10 } })).environment.hints).toEqual({
+      cpu: 0.5,
+      memoryGi: 1,
+      diskGi: 10,
+    });
     expect(accept(short({ sizeClass: 'large', hints: { cpu: 7, memoryGi: 30 } })).environment.hints).toEqual({ cpu: 7, memoryGi: 30 });
   });
 
@@ -145,7 +165,9 @@ describe('resources.hints: positive numbers within the size class', () => {
       specInvalid('environment.hints.memoryGi', 'must be a positive number'),
       specInvalid('environment.hints.diskGi', 'must be a positive number'),
     ]);
-    expect(refuse(short({ sizeClass: 'medium', hints: { gpus: 1 } })).findings).toEqual([specInvalid('environment.hints', 'Unrecognized key: "gpus"')]);
+    expect(refuse(short({ sizeClass: 'medium', hints: { gpus: 1 } })).findings).toEqual([
+      specInvalid('environment.hints', 'Unrecognized key: "gpus"'),
+    ]);
   });
 });
 
@@ -218,11 +240,14 @@ spec:
     expect(
       refuse({
         variant: 'e2b',
-        environment: doc({ resources: { sizeClass: 'gpu-small', accelerator: { type: 'T4', count: 0 }, hints: { cpu: 9 } } }, {
-          apiVersion: 'v1',
-          kind: 'Pod',
-          metadata: { name: 'Torch' },
-        }),
+        environment: doc(
+          { resources: { sizeClass: 'gpu-small', accelerator: { type: 'T4', count: 0 }, hints: { cpu: 9 } } },
+          {
+            apiVersion: 'v1',
+            kind: 'Pod',
+            metadata: { name: 'Torch' },
+          },
+        ),
       }),
     ).toEqual({
       ...INVALID,
@@ -232,7 +257,10 @@ spec:
         specInvalid('environment.metadata.name', DNS_LABEL_RULE),
         specInvalid('environment.spec.resources.accelerator.count', 'must be an integer from 1 to 8'),
         specInvalid('environment.spec.resources.accelerator.cuda', 'is required with an accelerator'),
-        specInvalid('environment.spec.resources.hints.cpu', 'must be at most 8, within the gpu-small size class (8 vCPU, 32 GiB memory, 100 GiB disk)'),
+        specInvalid(
+          'environment.spec.resources.hints.cpu',
+          'must be at most 8, within the gpu-small size class (8 vCPU, 32 GiB memory, 100 GiB disk)',
+        ),
         unsupported('environment.spec.resources.accelerator', 'the e2b variant has no GPUs'),
       ],
     });
@@ -245,7 +273,9 @@ spec:
       specInvalid('environment.spec', 'is required'),
       specInvalid('environment', 'Unrecognized key: "status"'),
     ]);
-    expect(refuse({ variant: 'modal', environment: doc({ image: 'x' }) }).findings).toEqual([specInvalid('environment.spec.resources', 'is required')]);
+    expect(refuse({ variant: 'modal', environment: doc({ image: 'x' }) }).findings).toEqual([
+      specInvalid('environment.spec.resources', 'is required'),
+    ]);
   });
 
   it('refuses text that is not one YAML or JSON document', () => {
@@ -253,12 +283,27 @@ spec:
       const r = refuse({ variant: 'modal', environment: text });
       expect(r).toMatchObject(INVALID);
       expect(r.findings).toEqual([
-        { field: 'environment', message: expect.stringMatching(/^is not a YAML or JSON Environment document: /), specCode: 'DL_ENV_SPEC_INVALID' },
+        {
+          field: 'environment',
+          message: expect.stringMatching(/^is not a YAML or JSON Environment document: /),
+          specCode: 'DL_ENV_SPEC_INVALID',
+        },
       ]);
     }
-    const bomb = ['a: &a [x, x, x, x, x, x, x, x, x]', ...Array.from({ length: 8 }, (_, i) => `${'b'.repeat(i + 1)}: &${'b'.repeat(i + 1)} [*${i === 0 ? 'a' : 'b'.repeat(i)}, *${i === 0 ? 'a' : 'b'.repeat(i)}, *${i === 0 ? 'a' : 'b'.repeat(i)}, *${i === 0 ? 'a' : 'b'.repeat(i)}, *${i === 0 ? 'a' : 'b'.repeat(i)}, *${i === 0 ? 'a' : 'b'.repeat(i)}, *${i === 0 ? 'a' : 'b'.repeat(i)}, *${i === 0 ? 'a' : 'b'.repeat(i)}, *${i === 0 ? 'a' : 'b'.repeat(i)}]`)].join('\n');
+    const bomb = [
+      'a: &a [x, x, x, x, x, x, x, x, x]',
+      ...Array.from(
+        { length: 8 },
+        (_, i) =>
+          `${'b'.repeat(i + 1)}: &${'b'.repeat(i + 1)} [*${i === 0 ? 'a' : 'b'.repeat(i)}, *${i === 0 ? 'a' : 'b'.repeat(i)}, *${i === 0 ? 'a' : 'b'.repeat(i)}, *${i === 0 ? 'a' : 'b'.repeat(i)}, *${i === 0 ? 'a' : 'b'.repeat(i)}, *${i === 0 ? 'a' : 'b'.repeat(i)}, *${i === 0 ? 'a' : 'b'.repeat(i)}, *${i === 0 ? 'a' : 'b'.repeat(i)}, *${i === 0 ? 'a' : 'b'.repeat(i)}]`,
+      ),
+    ].join('\n');
     expect(refuse({ variant: 'modal', environment: bomb }).findings).toEqual([
-      { field: 'environment', message: expect.stringMatching(/^is not a YAML or JSON Environment document: /), specCode: 'DL_ENV_SPEC_INVALID' },
+      {
+        field: 'environment',
+        message: expect.stringMatching(/^is not a YAML or JSON Environment document: /),
+        specCode: 'DL_ENV_SPEC_INVALID',
+      },
     ]);
     expect(refuse({ variant: 'modal', environment: 'small' }).findings).toEqual([
       specInvalid('environment', 'must be an object {name, sizeClass, accelerator?} or an Environment document'),
@@ -278,7 +323,11 @@ spec:
 describe('codes beside the billing code', () => {
   it('puts specCode only on findings about the environment, and on the error when it has any', () => {
     const reservation = z.strictObject({ accountId: z.string().min(1, 'must not be empty'), ...environmentRequestShape });
-    expect(refusalOf(() => parsePricedRequest(reservation, { accountId: '', variant: 'e2b', environment: { name: 'x', sizeClass: 'small' } }, card))).toEqual({
+    expect(
+      refusalOf(() =>
+        parsePricedRequest(reservation, { accountId: '', variant: 'e2b', environment: { name: 'x', sizeClass: 'small' } }, card),
+      ),
+    ).toEqual({
       code: 'DL_BILLING_REQUEST_INVALID',
       status: 400,
       details: {},
@@ -296,11 +345,19 @@ describe('codes beside the billing code', () => {
       details: {},
       findings: [{ field: 'variant', message: 'fly is not a variant the rate card prices (datalayer, e2b, modal, daytona)' }],
     });
-    expect(refusalOf(() => validateEnvironmentRequest(card, { variant: 'daytona', environment: { name: 'x', sizeClass: 'gpu-small', accelerator: T4 } }))).toEqual({
+    expect(
+      refusalOf(() =>
+        validateEnvironmentRequest(card, { variant: 'daytona', environment: { name: 'x', sizeClass: 'gpu-small', accelerator: T4 } }),
+      ),
+    ).toEqual({
       ...UNSUPPORTED,
       findings: [unsupported('environment.accelerator.type', 'T4 is not offered on the daytona variant (offered: H100, RTX-4090)')],
     });
-    expect(refusalOf(() => validateEnvironmentRequest(card, { variant: 'modal', environment: { name: 'x', sizeClass: 'small', hints: { cpu: 3 } } }, 'data'))).toMatchObject({
+    expect(
+      refusalOf(() =>
+        validateEnvironmentRequest(card, { variant: 'modal', environment: { name: 'x', sizeClass: 'small', hints: { cpu: 3 } } }, 'data'),
+      ),
+    ).toMatchObject({
       ...INVALID,
       findings: [specInvalid('data.environment.hints.cpu', expect.stringContaining('must be at most 1') as unknown as string)],
     });

@@ -68,7 +68,10 @@ export const environmentNameSchema = z.string({ error: required('must be a strin
   }
   const prefix = RESERVED_NAME_PREFIXES.find((p) => name.startsWith(p));
   if (prefix) {
-    ctx.addIssue({ code: 'custom', message: `must not start with "${prefix}": the prefixes ${RESERVED_NAME_PREFIXES.join(', ')} are reserved` });
+    ctx.addIssue({
+      code: 'custom',
+      message: `must not start with "${prefix}": the prefixes ${RESERVED_NAME_PREFIXES.join(', ')} are reserved`,
+    });
   }
 });
 
@@ -80,7 +83,9 @@ export const acceleratorSchema = z.strictObject(
       .int(`must be an integer from 1 to ${MAX_ACCELERATOR_COUNT}`)
       .min(1, `must be an integer from 1 to ${MAX_ACCELERATOR_COUNT}`)
       .max(MAX_ACCELERATOR_COUNT, `must be an integer from 1 to ${MAX_ACCELERATOR_COUNT}`),
-    cuda: z.string({ error: (issue) => (issue.input === undefined ? 'is required with an accelerator' : CUDA_RULE) }).regex(CUDA_VERSION, CUDA_RULE),
+    cuda: z
+      .string({ error: (issue) => (issue.input === undefined ? 'is required with an accelerator' : CUDA_RULE) })
+      .regex(CUDA_VERSION, CUDA_RULE),
   },
   { error: required('must be "none" or an object {type, count, cuda}') },
 );
@@ -103,7 +108,11 @@ export type Hints = z.output<typeof hintsSchema>;
 
 /** The base image; only `ref` matters to billing (whether it carries CUDA), the rest is kept as sent. */
 export const baseSchema = z.looseObject(
-  { ref: z.string({ error: required('must be a string') }).regex(IMAGE_REF, 'must be an image reference such as "datalayer/python-cuda:2026.09"') },
+  {
+    ref: z
+      .string({ error: required('must be a string') })
+      .regex(IMAGE_REF, 'must be an image reference such as "datalayer/python-cuda:2026.09"'),
+  },
   { error: required('must be an object {ref}') },
 );
 export type Base = z.output<typeof baseSchema>;
@@ -112,7 +121,10 @@ const variantListSchema = z.array(variantSchema, { error: 'must be a list of var
 export const compatibilitySchema = z.looseObject(
   {
     variants: z
-      .strictObject({ required: variantListSchema, optional: variantListSchema }, { error: required('must be an object {required?, optional?}') })
+      .strictObject(
+        { required: variantListSchema, optional: variantListSchema },
+        { error: required('must be an object {required?, optional?}') },
+      )
       .optional(),
   },
   { error: required('must be an object {variants?}') },

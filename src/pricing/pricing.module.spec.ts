@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Test } from '@nestjs/testing';
 import { describe, expect, it } from 'vitest';
-import { ConfigModule } from '../common/config/config.module';
-import { ConfigError, loadConfig } from '../common/config/config';
-import { ClockModule } from '../infra/clock/clock.module';
-import { Clock, ManualClock } from '../infra/clock/clock';
+import { ConfigModule } from 'src/common/config/config.module';
+import { ConfigError, loadConfig } from 'src/common/config/config';
+import { ClockModule } from 'src/infra/clock/clock.module';
+import { Clock, ManualClock } from 'src/infra/clock/clock';
 import { PricingModule } from './pricing.module';
 import { priceEnvironment } from './pricing';
 import { TEST_BASES, TEST_RESOURCES } from '../../test/support/rate-card';
@@ -42,7 +42,13 @@ describe('PricingModule', () => {
         bases: TEST_BASES,
         versions: [
           { version: 'old', effectiveFrom: '2026-01-01T00:00:00Z', sizeClasses, resources: TEST_RESOURCES, variants: ['e2b'] },
-          { version: 'new', effectiveFrom: '2027-01-01T00:00:00Z', sizeClasses: { ...sizeClasses, small: '1.250000' }, resources: TEST_RESOURCES, variants: ['e2b'] },
+          {
+            version: 'new',
+            effectiveFrom: '2027-01-01T00:00:00Z',
+            sizeClasses: { ...sizeClasses, small: '1.250000' },
+            resources: TEST_RESOURCES,
+            variants: ['e2b'],
+          },
         ],
       }),
     );

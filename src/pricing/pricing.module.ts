@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import { Clock } from '../infra/clock/clock';
+import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
+import { Clock } from 'src/infra/clock/clock';
 import { RateCard } from './rate-card';
 
 /**

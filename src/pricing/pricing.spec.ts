@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { BillingException } from '../common/errors/billing.exception';
+import { BillingException } from 'src/common/errors/billing.exception';
 import { DNS_LABEL_RULE, environmentRequestSchema, environmentRequestShape, SIZE_CLASSES, type Environment } from './environment';
 import { environmentChecks } from './environment-checks';
 import { parsePricedRequest, priceEnvironment, validateEnvironmentRequest } from './pricing';
@@ -39,7 +39,11 @@ describe('validateEnvironmentRequest: accepted', () => {
         });
       }
     }
-    expect(validateEnvironmentRequest(card, gpu('modal', 'H100', 8, 'gpu-large')).environment.accelerator).toEqual({ type: 'H100', count: 8, cuda: '12.8' });
+    expect(validateEnvironmentRequest(card, gpu('modal', 'H100', 8, 'gpu-large')).environment.accelerator).toEqual({
+      type: 'H100',
+      count: 8,
+      cuda: '12.8',
+    });
     expect(validateEnvironmentRequest(card, gpu('daytona', 'RTX-4090')).variant).toBe('daytona');
   });
 
@@ -60,9 +64,7 @@ describe('validateEnvironmentRequest: malformed → DL_BILLING_REQUEST_INVALID (
     const r = check({ variant: 'modal', environment: { name: 'x', sizeClass: 'xlarge' } });
     expect(r.code).toBe('DL_BILLING_REQUEST_INVALID');
     expect(r.status).toBe(400);
-    expect(r.findings).toEqual([
-      { field: 'environment.sizeClass', message: 'must be one of small, medium, large, gpu-small, gpu-large' },
-    ]);
+    expect(r.findings).toEqual([{ field: 'environment.sizeClass', message: 'must be one of small, medium, large, gpu-small, gpu-large' }]);
   });
 
   it('names every missing field', () => {
@@ -89,9 +91,9 @@ describe('validateEnvironmentRequest: malformed → DL_BILLING_REQUEST_INVALID (
     expect(fields({ variant: 'modal', environment: { name: 'x', sizeClass: 'gpu-small', accelerator: 'T4' } })).toEqual([
       'environment.accelerator',
     ]);
-    expect(fields({ variant: 'modal', environment: { name: 'x', sizeClass: 'gpu-small', accelerator: { type: 'T4', count: 1, cuda: 12.4 } } })).toEqual([
-      'environment.accelerator.cuda',
-    ]);
+    expect(
+      fields({ variant: 'modal', environment: { name: 'x', sizeClass: 'gpu-small', accelerator: { type: 'T4', count: 1, cuda: 12.4 } } }),
+    ).toEqual(['environment.accelerator.cuda']);
   });
 
   it('needs an accelerator count from 1 to 8', () => {
@@ -107,7 +109,9 @@ describe('validateEnvironmentRequest: malformed → DL_BILLING_REQUEST_INVALID (
       code: 'DL_BILLING_REQUEST_INVALID',
       findings: [{ field: 'environment.accelerator', message: 'is required for the gpu-large size class' }],
     });
-    expect(check({ variant: 'modal', environment: { name: 'x', sizeClass: 'large', accelerator: { type: 'T4', count: 1, cuda: '12.8' } } })).toMatchObject({
+    expect(
+      check({ variant: 'modal', environment: { name: 'x', sizeClass: 'large', accelerator: { type: 'T4', count: 1, cuda: '12.8' } } }),
+    ).toMatchObject({
       code: 'DL_BILLING_REQUEST_INVALID',
       findings: [{ field: 'environment.accelerator', message: expect.stringContaining('needs a GPU size class') }],
     });
@@ -149,9 +153,15 @@ describe('validateEnvironmentRequest: malformed → DL_BILLING_REQUEST_INVALID (
       'environment.accelerator',
       'environment.sizeClass',
     ]);
-    expect(check({ variant: 'daytona', environment: { name: '', sizeClass: 'gpu-small', accelerator: { type: 'T4', count: 1, cuda: '11.0' } } }).findings).toEqual([
+    expect(
+      check({ variant: 'daytona', environment: { name: '', sizeClass: 'gpu-small', accelerator: { type: 'T4', count: 1, cuda: '11.0' } } })
+        .findings,
+    ).toEqual([
       { field: 'environment.name', message: DNS_LABEL_RULE },
-      { field: 'environment.accelerator.cuda', message: 'must be the CUDA version of an approved CUDA base (datalayer/python-cuda:2026.09: 12.8)' },
+      {
+        field: 'environment.accelerator.cuda',
+        message: 'must be the CUDA version of an approved CUDA base (datalayer/python-cuda:2026.09: 12.8)',
+      },
       { field: 'environment.accelerator.type', message: 'T4 is not offered on the daytona variant (offered: H100, RTX-4090)' },
     ]);
   });
@@ -214,7 +224,12 @@ describe('inside a larger request schema', () => {
     expect(environmentChecks(card, { variant: 3 })).toEqual(none);
     expect(environmentChecks(card, { variant: 'modal', environment: [] })).toEqual(none);
     expect(environmentChecks(card, { variant: 'modal', environment: 'a: [' })).toEqual(none);
-    expect(environmentChecks(card, { variant: 'modal', environment: { sizeClass: 'gpu-small', accelerator: { type: 7, cuda: 12 }, hints: { cpu: -4 } } })).toEqual(none);
+    expect(
+      environmentChecks(card, {
+        variant: 'modal',
+        environment: { sizeClass: 'gpu-small', accelerator: { type: 7, cuda: 12 }, hints: { cpu: -4 } },
+      }),
+    ).toEqual(none);
   });
 });
 
@@ -233,8 +248,12 @@ describe('priceEnvironment', () => {
 
   it('prices GPU classes as base + accelerator rate × count', () => {
     expect(priceEnvironment(card, 'modal', env('gpu-small', { type: 'H100', count: 2, cuda: '12.8' })).ratePerHourMicros).toBe(90_000_000n);
-    expect(priceEnvironment(card, 'modal', env('gpu-large', { type: 'A100-80GB', count: 3, cuda: '12.8' })).ratePerHourMicros).toBe(96_500_000n);
-    expect(priceEnvironment(card, 'daytona', env('gpu-large', { type: 'H100', count: 1, cuda: '12.8' })).ratePerHourMicros).toBe(58_000_000n);
+    expect(priceEnvironment(card, 'modal', env('gpu-large', { type: 'A100-80GB', count: 3, cuda: '12.8' })).ratePerHourMicros).toBe(
+      96_500_000n,
+    );
+    expect(priceEnvironment(card, 'daytona', env('gpu-large', { type: 'H100', count: 1, cuda: '12.8' })).ratePerHourMicros).toBe(
+      58_000_000n,
+    );
   });
 
   it('holds for every offered GPU, class and count', () => {
@@ -257,7 +276,13 @@ describe('priceEnvironment', () => {
       versions: ['2026-01-01T00:00:00Z', '2026-07-01T00:00:00Z'].map((effectiveFrom, i) => ({
         version: `v${i + 1}`,
         effectiveFrom,
-        sizeClasses: { small: `${i + 1}.000000`, medium: '2.000000', large: '7.000000', 'gpu-small': '10.000000', 'gpu-large': '20.000000' },
+        sizeClasses: {
+          small: `${i + 1}.000000`,
+          medium: '2.000000',
+          large: '7.000000',
+          'gpu-small': '10.000000',
+          'gpu-large': '20.000000',
+        },
         resources: TEST_RESOURCES,
         variants: ['e2b'],
       })),
@@ -265,11 +290,16 @@ describe('priceEnvironment', () => {
     });
     const rateCard = new RateCard([v1!, v2!], () => new Date('2026-08-01T00:00:00Z'));
     expect(priceEnvironment(rateCard, 'e2b', env('small'))).toEqual({ ratePerHourMicros: 2_000_000n, rateCardVersion: 'v2' });
-    expect(priceEnvironment(rateCard.requireVersion('v1'), 'e2b', env('small'))).toEqual({ ratePerHourMicros: 1_000_000n, rateCardVersion: 'v1' });
+    expect(priceEnvironment(rateCard.requireVersion('v1'), 'e2b', env('small'))).toEqual({
+      ratePerHourMicros: 1_000_000n,
+      rateCardVersion: 'v1',
+    });
   });
 
   it('refuses what validation refuses, with the same codes', () => {
-    expect(refusal(() => priceEnvironment(card, 'e2b', env('gpu-small', { type: 'T4', count: 1, cuda: '12.8' }))).code).toBe('DL_BILLING_CAPABILITY_UNSUPPORTED');
+    expect(refusal(() => priceEnvironment(card, 'e2b', env('gpu-small', { type: 'T4', count: 1, cuda: '12.8' }))).code).toBe(
+      'DL_BILLING_CAPABILITY_UNSUPPORTED',
+    );
     expect(refusal(() => priceEnvironment(card, 'modal', env('gpu-small'))).code).toBe('DL_BILLING_REQUEST_INVALID');
   });
 

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import { BillingException } from '../common/errors/billing.exception';
-import { findingsOf } from '../common/http/zod-validation.pipe';
+import { BillingException } from 'src/common/errors/billing.exception';
+import { findingsOf } from 'src/common/http/zod-validation.pipe';
 import { environmentRequestSchema, isRecord, type Environment, type EnvironmentRequest } from './environment';
 import { environmentChecks, type EnvironmentFinding, type SpecCode } from './environment-checks';
 import { gpuRates, RateCard, type RateCardVersion } from './rate-card';
@@ -18,12 +18,7 @@ export interface Price {
  * DL_BILLING_CAPABILITY_UNSUPPORTED when it cannot be priced. Findings about the environment carry
  * the specification's code (`specCode`), and so does the error when it has such findings.
  */
-export function parsePricedRequest<T extends z.ZodType>(
-  schema: T,
-  input: unknown,
-  card: RateCardVersion,
-  prefix = '',
-): z.output<T> {
+export function parsePricedRequest<T extends z.ZodType>(schema: T, input: unknown, card: RateCardVersion, prefix = ''): z.output<T> {
   const parsed = schema.safeParse(input);
   const { invalid, unsupported } = environmentChecks(card, input, prefix);
   // A missing environment is a malformed request, not an environment that breaks the specification.
@@ -38,7 +33,9 @@ export function parsePricedRequest<T extends z.ZodType>(
 /** Shape findings inside the environment break the specification: DL_ENV_SPEC_INVALID. */
 function specFindings(findings: EnvironmentFinding[], prefix: string): EnvironmentFinding[] {
   const environment = prefix ? `${prefix}.environment` : 'environment';
-  return findings.map((f) => (f.field === environment || f.field.startsWith(`${environment}.`) ? { ...f, specCode: 'DL_ENV_SPEC_INVALID' } : f));
+  return findings.map((f) =>
+    f.field === environment || f.field.startsWith(`${environment}.`) ? { ...f, specCode: 'DL_ENV_SPEC_INVALID' } : f,
+  );
 }
 
 function specCodeOf(findings: EnvironmentFinding[], wanted: SpecCode): { specCode?: SpecCode } {
@@ -46,7 +43,12 @@ function specCodeOf(findings: EnvironmentFinding[], wanted: SpecCode): { specCod
 }
 
 function invalidException(findings: EnvironmentFinding[]): BillingException {
-  return new BillingException('DL_BILLING_REQUEST_INVALID', 'The request is invalid', findings, specCodeOf(findings, 'DL_ENV_SPEC_INVALID'));
+  return new BillingException(
+    'DL_BILLING_REQUEST_INVALID',
+    'The request is invalid',
+    findings,
+    specCodeOf(findings, 'DL_ENV_SPEC_INVALID'),
+  );
 }
 
 /** `{variant, environment}` on its own, e.g. the data of a `runtime.started` that was never reserved. */

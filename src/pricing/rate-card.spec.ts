@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../common/config/config';
+import { ConfigError } from 'src/common/config/config';
 import { TEST_BASES, TEST_RESOURCES } from '../../test/support/rate-card';
 import { approvedCudaVersions, baseCuda, gpuRates, loadRateCardFile, parseRateCard, RateCard } from './rate-card';
 
@@ -57,9 +57,7 @@ describe('the shipped config/rate-card.json', () => {
     expect([...gpuRates(latest, 'modal').keys()].sort()).toEqual(
       ['A100', 'A100-40GB', 'A100-80GB', 'A10G', 'B200', 'H100', 'H200', 'L4', 'L40S', 'T4'].sort(),
     );
-    expect([...gpuRates(latest, 'daytona').keys()].sort()).toEqual(
-      ['H100', 'H200', 'RTX-4090', 'RTX-5090', 'RTX-PRO-6000'].sort(),
-    );
+    expect([...gpuRates(latest, 'daytona').keys()].sort()).toEqual(['H100', 'H200', 'RTX-4090', 'RTX-5090', 'RTX-PRO-6000'].sort());
     for (const rates of latest.accelerators.values()) {
       for (const r of rates.values()) expect(r > 0n).toBe(true);
     }
@@ -101,21 +99,34 @@ describe('parseRateCard', () => {
 
   it('refuses a missing size class, an unknown key, an accelerator of an unlisted variant', () => {
     const { large: _large, ...withoutLarge } = sizeClasses;
-    expect(problemsOf(() => parseRateCard({ bases: TEST_BASES, versions: [version('v1', '2026-01-01T00:00:00Z', { sizeClasses: withoutLarge })] })))
-      .toEqual([expect.stringContaining('versions.0.sizeClasses.large')]);
-    expect(problemsOf(() => parseRateCard({ bases: TEST_BASES, versions: [version('v1', '2026-01-01T00:00:00Z', { extra: 1 })] })))
-      .toEqual([expect.stringContaining('versions.0')]);
     expect(
-      problemsOf(() => parseRateCard({ bases: TEST_BASES, versions: [version('v1', '2026-01-01T00:00:00Z', { accelerators: { daytona: { H100: '1.000000' } } })] })),
+      problemsOf(() =>
+        parseRateCard({ bases: TEST_BASES, versions: [version('v1', '2026-01-01T00:00:00Z', { sizeClasses: withoutLarge })] }),
+      ),
+    ).toEqual([expect.stringContaining('versions.0.sizeClasses.large')]);
+    expect(problemsOf(() => parseRateCard({ bases: TEST_BASES, versions: [version('v1', '2026-01-01T00:00:00Z', { extra: 1 })] }))).toEqual(
+      [expect.stringContaining('versions.0')],
+    );
+    expect(
+      problemsOf(() =>
+        parseRateCard({
+          bases: TEST_BASES,
+          versions: [version('v1', '2026-01-01T00:00:00Z', { accelerators: { daytona: { H100: '1.000000' } } })],
+        }),
+      ),
     ).toEqual([expect.stringContaining('versions.0.accelerators.daytona: is not listed in variants')]);
   });
 
   it('refuses duplicate version names and effective instants, and an empty card', () => {
     expect(
-      problemsOf(() => parseRateCard({ bases: TEST_BASES, versions: [version('v1', '2026-01-01T00:00:00Z'), version('v1', '2026-02-01T00:00:00Z')] })),
+      problemsOf(() =>
+        parseRateCard({ bases: TEST_BASES, versions: [version('v1', '2026-01-01T00:00:00Z'), version('v1', '2026-02-01T00:00:00Z')] }),
+      ),
     ).toEqual([expect.stringContaining('versions.1.version: is not unique')]);
     expect(
-      problemsOf(() => parseRateCard({ bases: TEST_BASES, versions: [version('v1', '2026-01-01T00:00:00Z'), version('v2', '2026-01-01T00:00:00.000Z')] })),
+      problemsOf(() =>
+        parseRateCard({ bases: TEST_BASES, versions: [version('v1', '2026-01-01T00:00:00Z'), version('v2', '2026-01-01T00:00:00.000Z')] }),
+      ),
     ).toEqual([expect.stringContaining('versions.1.effectiveFrom')]);
     expect(problemsOf(() => parseRateCard({ bases: TEST_BASES, versions: [] }))).toEqual([expect.stringContaining('versions')]);
     expect(problemsOf(() => parseRateCard(null))).toEqual([expect.stringContaining('(root)')]);
@@ -205,7 +216,12 @@ describe('size-class resources and approved bases', () => {
 
   it('finds a base by its exact reference, else by its repository', () => {
     const [card] = parseRateCard({
-      bases: { 'acme/cpu': { cuda: null }, 'acme/gpu:1': { cuda: '12.4' }, 'acme/gpu:2': { cuda: '12.8' }, 'registry:5000/x/gpu': { cuda: '12.8' } },
+      bases: {
+        'acme/cpu': { cuda: null },
+        'acme/gpu:1': { cuda: '12.4' },
+        'acme/gpu:2': { cuda: '12.8' },
+        'registry:5000/x/gpu': { cuda: '12.8' },
+      },
       versions: [version('v1', '2026-01-01T00:00:00Z')],
     });
     expect(baseCuda(card!, 'acme/gpu:1')).toEqual({ cuda: '12.4' });

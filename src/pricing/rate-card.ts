@@ -1,10 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { ConfigError } from '../common/config/config';
-import { parseCredits } from '../common/money';
+import { ConfigError } from 'src/common/config/config';
+import { parseCredits } from 'src/common/money';
 import { ancillaryPricesSchema, type AncillaryPrices } from './ancillary-prices';
-import { CUDA_RULE, CUDA_VERSION, HINT_KEYS, SIZE_CLASSES, gpuTypeSchema, variantSchema, type HintKey, type SizeClass } from './environment';
+import {
+  CUDA_RULE,
+  CUDA_VERSION,
+  HINT_KEYS,
+  SIZE_CLASSES,
+  gpuTypeSchema,
+  variantSchema,
+  type HintKey,
+  type SizeClass,
+} from './environment';
 
 /** A rate in the contract's JSON form: credits per hour with exactly 6 decimals ("2.000000"). */
 const rateSchema = z
@@ -22,9 +31,7 @@ const versionSchema = z
   .strictObject({
     version: z.string().min(1).max(64),
     effectiveFrom: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' }),
-    sizeClasses: z.strictObject(
-      Object.fromEntries(SIZE_CLASSES.map((c) => [c, rateSchema])) as Record<SizeClass, typeof rateSchema>,
-    ),
+    sizeClasses: z.strictObject(Object.fromEntries(SIZE_CLASSES.map((c) => [c, rateSchema])) as Record<SizeClass, typeof rateSchema>),
     resources: z.strictObject(
       Object.fromEntries(SIZE_CLASSES.map((c) => [c, sizeClassResourcesSchema])) as Record<SizeClass, typeof sizeClassResourcesSchema>,
     ),
@@ -120,26 +127,20 @@ export function approvedCudaVersions(card: RateCardVersion): string[] {
 export function parseRateCard(json: unknown, source = 'rate card'): RateCardVersion[] {
   const parsed = rateCardFileSchema.safeParse(json);
   if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map((i) => `${source}: ${i.path.map(String).join('.') || '(root)'}: ${i.message}`),
-    );
+    throw new ConfigError(parsed.error.issues.map((i) => `${source}: ${i.path.map(String).join('.') || '(root)'}: ${i.message}`));
   }
   const bases: ReadonlyMap<string, string | null> = new Map(Object.entries(parsed.data.bases).map(([ref, b]) => [ref, b.cuda]));
   return parsed.data.versions
-    .map(
-      (v): RateCardVersion => ({
-        version: v.version,
-        effectiveFrom: new Date(v.effectiveFrom),
-        sizeClasses: Object.freeze({ ...v.sizeClasses }),
-        resources: Object.freeze({ ...v.resources }),
-        bases,
-        variants: Object.freeze([...v.variants]),
-        accelerators: new Map(
-          Object.entries(v.accelerators).map(([variant, rates]) => [variant, new Map(Object.entries(rates))]),
-        ),
-        ancillary: v.ancillary,
-      }),
-    )
+    .map((v): RateCardVersion => ({
+      version: v.version,
+      effectiveFrom: new Date(v.effectiveFrom),
+      sizeClasses: Object.freeze({ ...v.sizeClasses }),
+      resources: Object.freeze({ ...v.resources }),
+      bases,
+      variants: Object.freeze([...v.variants]),
+      accelerators: new Map(Object.entries(v.accelerators).map(([variant, rates]) => [variant, new Map(Object.entries(rates))])),
+      ancillary: v.ancillary,
+    }))
     .sort((a, b) => a.effectiveFrom.getTime() - b.effectiveFrom.getTime());
 }
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../common/canonical-json';
+import { canonicalJson } from 'src/common/canonical-json';
 import { environmentSchema, type Environment } from './environment';
 import { environmentDigest, specDigestOf } from './spec-digest';
 
@@ -69,7 +69,15 @@ describe('RFC 8785 (JCS) serialization', () => {
   it('sorts keys by UTF-16 code units, as the RFC 8785 §3.2.3 sample', () => {
     const keys = ['\u20ac', '\r', '\ufb33', '1', '\ud83d\ude00', '\u0080', '\u00f6'];
     const sorted = canonicalJson(Object.fromEntries(keys.map((k) => [k, 0])));
-    expect(JSON.parse(`[${sorted.slice(1, -1).replace(/:0/g, '')}]`)).toEqual(['\r', '1', '\u0080', '\u00f6', '\u20ac', '\ud83d\ude00', '\ufb33']);
+    expect(JSON.parse(`[${sorted.slice(1, -1).replace(/:0/g, '')}]`)).toEqual([
+      '\r',
+      '1',
+      '\u0080',
+      '\u00f6',
+      '\u20ac',
+      '\ud83d\ude00',
+      '\ufb33',
+    ]);
   });
 });
 
@@ -121,8 +129,12 @@ describe('the spec digest', () => {
   });
 
   it('is the same with the defaults spelled out or omitted', () => {
-    expect(digestOf(doc({ resources: { sizeClass: 'medium', accelerator: 'none' } }))).toBe(digestOf(doc({ resources: { sizeClass: 'medium' } })));
-    expect(digestOf(doc({ resources: { sizeClass: 'medium', accelerator: null } }))).toBe(digestOf(doc({ resources: { sizeClass: 'medium' } })));
+    expect(digestOf(doc({ resources: { sizeClass: 'medium', accelerator: 'none' } }))).toBe(
+      digestOf(doc({ resources: { sizeClass: 'medium' } })),
+    );
+    expect(digestOf(doc({ resources: { sizeClass: 'medium', accelerator: null } }))).toBe(
+      digestOf(doc({ resources: { sizeClass: 'medium' } })),
+    );
     expect(digestOf({ name: 'x', sizeClass: 'medium', accelerator: 'none' })).toBe(digestOf({ name: 'x', sizeClass: 'medium' }));
     const variants = (v: Record<string, unknown>) => digestOf(doc({ resources: { sizeClass: 'small' }, compatibility: { variants: v } }));
     expect(variants({ required: ['e2b'], optional: [] })).toBe(variants({ required: ['e2b'] }));
@@ -145,7 +157,9 @@ describe('the spec digest', () => {
     fc.assert(
       fc.property(fc.constantFrom(...paths), fc.jsonValue(), (path, value) => {
         const leaf = getAt(GPU_SPEC, path);
-        fc.pre(JSON.stringify(value) !== JSON.stringify(leaf) && !(path[0] === 'resources' || path[0] === 'base' || path[0] === 'compatibility'));
+        fc.pre(
+          JSON.stringify(value) !== JSON.stringify(leaf) && !(path[0] === 'resources' || path[0] === 'base' || path[0] === 'compatibility'),
+        );
         const changed = structuredClone(GPU_SPEC) as Record<string, unknown>;
         setAt(changed, path, value);
         expect(digestOf(doc(changed))).not.toBe(base);

@@ -1,4 +1,4 @@
-import { canonicalJson, sha256Hex } from '../common/canonical-json';
+import { canonicalJson, sha256Hex } from 'src/common/canonical-json';
 import type { Environment } from './environment';
 
 /**

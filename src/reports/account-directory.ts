@@ -2,14 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { z } from 'zod';
-import { rows } from '../common/database/transaction';
-import { formatCredits } from '../common/money';
-import { PlanCatalog } from '../plans/plan-catalog';
-import { calendarMonth } from '../plans/periods';
-import { lowBalanceThreshold } from '../plans/notifications';
+import { rows } from 'src/common/database/transaction';
+import { formatCredits } from 'src/common/money';
+import { PlanCatalog } from 'src/plans/plan-catalog';
+import { calendarMonth } from 'src/plans/periods';
+import { lowBalanceThreshold } from 'src/plans/notifications';
 import type { Period } from './reports.service';
 import { usageSource } from './usage-rollups';
-import { inputInstant } from '../common/http/api-schemas';
+import { inputInstant } from 'src/common/http/api-schemas';
 
 const flag = z.enum(['', 'yes']).optional();
 
@@ -63,7 +63,11 @@ export class AccountDirectory {
     this.querySchema = accountListQuerySchema.extend({ plan: z.enum(['', ...catalog.planIds()]).optional() });
   }
 
-  async list(q: AccountListQuery, period: Period, now: Date): Promise<{ items: AccountListItem[]; total: number; page: number; pages: number }> {
+  async list(
+    q: AccountListQuery,
+    period: Period,
+    now: Date,
+  ): Promise<{ items: AccountListItem[]; total: number; page: number; pages: number }> {
     const month = calendarMonth(now);
     // The low-balance line of each plan's defaults (overrides do not move it here).
     const planIds = this.catalog.planIds();

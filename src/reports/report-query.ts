@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { BillingException } from '../common/errors/billing.exception';
-import { parseOrThrow } from '../common/http/zod-validation.pipe';
-import { calendarMonth } from '../plans/periods';
+import { BillingException } from 'src/common/errors/billing.exception';
+import { parseOrThrow } from 'src/common/http/zod-validation.pipe';
+import { calendarMonth } from 'src/plans/periods';
 import { CREDIT_GROUPS, USAGE_GROUPS, type Period } from './reports.service';
-import { inputInstant } from '../common/http/api-schemas';
+import { inputInstant } from 'src/common/http/api-schemas';
 
 const HOUR_MS = 3_600_000;
 

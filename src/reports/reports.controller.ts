@@ -1,8 +1,8 @@
 import { Controller, Get, Headers, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { Access } from '../accounts/auth/auth.decorators';
-import { Doc } from '../common/http/openapi';
-import { Clock } from '../infra/clock/clock';
+import { Access } from 'src/accounts/auth/auth.decorators';
+import { Doc } from 'src/common/http/openapi';
+import { Clock } from 'src/infra/clock/clock';
 import { parseReportQuery, QUERIES } from './report-query';
 import { reportSchema } from './dto/report.dto';
 import { ReportsService, toCsv, type Report } from './reports.service';
@@ -67,7 +67,11 @@ export class ReportsController {
     query: QUERIES['spend-limits'],
     responses: { 200: { description: 'The report', schema: reportSchema, csv: true } },
   })
-  async spendLimits(@Query() query: unknown, @Headers('accept') accept: string | undefined, @Res({ passthrough: true }) reply: FastifyReply) {
+  async spendLimits(
+    @Query() query: unknown,
+    @Headers('accept') accept: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     const q = parseReportQuery('spend-limits', query, this.clock.now());
     return send(reply, q.format, accept, await this.reports.spendLimits(q.period));
   }
@@ -81,7 +85,11 @@ export class ReportsController {
     query: QUERIES['reconciliation'],
     responses: { 200: { description: 'The report', schema: reportSchema, csv: true } },
   })
-  async reconciliation(@Query() query: unknown, @Headers('accept') accept: string | undefined, @Res({ passthrough: true }) reply: FastifyReply) {
+  async reconciliation(
+    @Query() query: unknown,
+    @Headers('accept') accept: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     const q = parseReportQuery('reconciliation', query, this.clock.now());
     return send(reply, q.format, accept, await this.reports.reconciliation(q.period, this.clock.now()));
   }
@@ -95,7 +103,11 @@ export class ReportsController {
     query: QUERIES['top-consumers'],
     responses: { 200: { description: 'The report', schema: reportSchema, csv: true } },
   })
-  async topConsumers(@Query() query: unknown, @Headers('accept') accept: string | undefined, @Res({ passthrough: true }) reply: FastifyReply) {
+  async topConsumers(
+    @Query() query: unknown,
+    @Headers('accept') accept: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     const q = parseReportQuery('top-consumers', query, this.clock.now());
     return send(reply, q.format, accept, await this.reports.topConsumers(q.period, q.limit));
   }
@@ -104,7 +116,8 @@ export class ReportsController {
   @Doc({
     id: 'ancillaryReport',
     summary: 'Ancillary usage by account and kind: snapshots, volumes, egress; priced or unpriced',
-    description: 'Usage metered in [from, to) (storage hours, egress reports): quantity, credits due, charged and unpaid. JSON, or CSV with `format=csv` or `Accept: text/csv`.',
+    description:
+      'Usage metered in [from, to) (storage hours, egress reports): quantity, credits due, charged and unpaid. JSON, or CSV with `format=csv` or `Accept: text/csv`.',
     tag: 'Reports',
     query: QUERIES['ancillary'],
     responses: { 200: { description: 'The report', schema: reportSchema, csv: true } },

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { ancillaryUsageJson, meteredAncillary } from '../ancillary/usage-view';
+import { ancillaryUsageJson, meteredAncillary } from 'src/ancillary/usage-view';
 import { DataSource } from 'typeorm';
-import { rows } from '../common/database/transaction';
-import { formatCredits } from '../common/money';
-import { PlanCatalog } from '../plans/plan-catalog';
+import { rows } from 'src/common/database/transaction';
+import { formatCredits } from 'src/common/money';
+import { PlanCatalog } from 'src/plans/plan-catalog';
 import { usageSource, type UsageLevel } from './usage-rollups';
 
 export const REPORT_NAMES = ['usage', 'credits', 'seats', 'spend-limits', 'reconciliation', 'top-consumers', 'ancillary'] as const;
@@ -82,9 +82,21 @@ export class ReportsService {
     const metered = await meteredAncillary(this.ds, { from: period.from, to: period.to });
     const items = metered.map((m) => {
       const j = ancillaryUsageJson(m);
-      return { account: m.accountId, kind: j.kind, unit: j.unit, priced: j.priced, quantity: j.quantity, amount: j.amount, charged: j.charged, unpaid: j.unpaid };
+      return {
+        account: m.accountId,
+        kind: j.kind,
+        unit: j.unit,
+        priced: j.priced,
+        quantity: j.quantity,
+        amount: j.amount,
+        charged: j.charged,
+        unpaid: j.unpaid,
+      };
     });
-    const sum = (key: 'amount' | 'charged' | 'unpaid') => formatCredits(metered.reduce((acc, m) => acc + (key === 'amount' ? m.amount : key === 'charged' ? m.charged : m.amount - m.charged), 0n));
+    const sum = (key: 'amount' | 'charged' | 'unpaid') =>
+      formatCredits(
+        metered.reduce((acc, m) => acc + (key === 'amount' ? m.amount : key === 'charged' ? m.charged : m.amount - m.charged), 0n),
+      );
     return {
       report: 'ancillary',
       from: period.from.toISOString(),
@@ -114,8 +126,8 @@ export class ReportsService {
     const items = found.map((r) => {
       runtimes += BigInt(r.runtimes!);
       ms += BigInt(r.ms!);
-        credits += BigInt(r.credits!);
-        const keys = Object.fromEntries(key.columns.map((c) => [c, r[c] ?? '']));
+      credits += BigInt(r.credits!);
+      const keys = Object.fromEntries(key.columns.map((c) => [c, r[c] ?? '']));
       return { ...keys, runtimes: Number(r.runtimes), seconds: Number(BigInt(r.ms!) / 1000n), credits: formatCredits(BigInt(r.credits!)) };
     });
     return {
@@ -137,7 +149,9 @@ export class ReportsService {
    */
   private readRollups<T>(sql: string, params: unknown[]): Promise<T[]> {
     return this.ds.transaction(async (em) => {
-      await em.query(`SELECT set_config('jit', 'off', true), set_config('plan_cache_mode', 'force_custom_plan', true), set_config('work_mem', '32MB', true)`);
+      await em.query(
+        `SELECT set_config('jit', 'off', true), set_config('plan_cache_mode', 'force_custom_plan', true), set_config('work_mem', '32MB', true)`,
+      );
       return rows<T>(em, sql, params);
     });
   }
@@ -145,7 +159,14 @@ export class ReportsService {
   /** The accounts that consumed the most credits in the period (settled charges, from the rollups). */
   async topConsumers(period: Period, limit: number): Promise<Report> {
     const params: unknown[] = [limit];
-    const found = await this.readRollups<{ account: string; name: string | null; plan: string | null; runtimes: string; ms: string; credits: string }>(
+    const found = await this.readRollups<{
+      account: string;
+      name: string | null;
+      plan: string | null;
+      runtimes: string;
+      ms: string;
+      credits: string;
+    }>(
       `SELECT u.account_id AS account, a.name, a.plan, u.runtimes::text, u.ms::text, u.credits::text
        FROM (SELECT account_id, sum(runtimes) AS runtimes, sum(running_ms) AS ms, sum(credits) AS credits
              FROM ${usageSource('account', period, params)} GROUP BY account_id
@@ -209,7 +230,9 @@ export class ReportsService {
       columns: [...key.columns, ...CREDIT_COLUMNS],
       items: groupBy === 'total' ? [totals] : items,
       totals,
-      notes: ['net = granted + topUps − clawedBack − consumed + refunded − expired: the change of what the wallets hold (debt counts as negative).'],
+      notes: [
+        'net = granted + topUps − clawedBack − consumed + refunded − expired: the change of what the wallets hold (debt counts as negative).',
+      ],
     };
   }
 
@@ -273,7 +296,9 @@ export class ReportsService {
         stripeQuantity: r.stripe_quantity,
         drift: r.stripe_quantity === null ? null : r.stripe_quantity - r.seats,
         expectedMrrCents: basePrice.unitAmountCents + seatPrice.unitAmountCents * r.seats,
-        stripeMrrCents: billing(r.subscription_status) ? basePrice.unitAmountCents + seatPrice.unitAmountCents * (r.stripe_quantity ?? 0) : 0,
+        stripeMrrCents: billing(r.subscription_status)
+          ? basePrice.unitAmountCents + seatPrice.unitAmountCents * (r.stripe_quantity ?? 0)
+          : 0,
         invoicesPaid: r.invoices_paid,
         invoicesFailed: r.invoices_failed,
         // What Stripe invoiced; an invoice recorded before totals were kept counts the plan's prices.
@@ -284,7 +309,22 @@ export class ReportsService {
     return {
       report: 'seats',
       ...iso(period),
-      columns: ['account', 'plan', 'name', 'status', 'seats', 'subscription', 'subscriptionStatus', 'stripeQuantity', 'drift', 'expectedMrrCents', 'stripeMrrCents', 'invoicesPaid', 'invoicesFailed', 'invoicedCents'],
+      columns: [
+        'account',
+        'plan',
+        'name',
+        'status',
+        'seats',
+        'subscription',
+        'subscriptionStatus',
+        'stripeQuantity',
+        'drift',
+        'expectedMrrCents',
+        'stripeMrrCents',
+        'invoicesPaid',
+        'invoicesFailed',
+        'invoicedCents',
+      ],
       items,
       totals: {
         teams: items.length,
@@ -422,7 +462,10 @@ export class ReportsService {
         difference: r.stripe_quantity - r.active_seats,
         correctedAt: r.corrected_at ? new Date(r.corrected_at).toISOString() : null,
       })),
-      totals: { discrepancies: found.filter((r) => r.kind !== 'open_drift').length, openDrift: found.filter((r) => r.kind === 'open_drift').length },
+      totals: {
+        discrepancies: found.filter((r) => r.kind !== 'open_drift').length,
+        openDrift: found.filter((r) => r.kind === 'open_drift').length,
+      },
       notes: ['open_drift rows compare every billing Team subscription with its active members now, whatever the period.'],
     };
   }

@@ -65,8 +65,18 @@ export function rollupDelta(before: RollupState, after: RollupState): RollupDelt
  * environment × user. Same key order in every table: account first, then the period.
  */
 export const USAGE_ROLLUPS = {
-  detailed: { keys: ['account_id', 'environment', 'user_id'], hour: 'usage_rollups', day: 'usage_daily_rollups', month: 'usage_monthly_rollups' },
-  account: { keys: ['account_id'], hour: 'usage_account_hourly_rollups', day: 'usage_account_daily_rollups', month: 'usage_account_monthly_rollups' },
+  detailed: {
+    keys: ['account_id', 'environment', 'user_id'],
+    hour: 'usage_rollups',
+    day: 'usage_daily_rollups',
+    month: 'usage_monthly_rollups',
+  },
+  account: {
+    keys: ['account_id'],
+    hour: 'usage_account_hourly_rollups',
+    day: 'usage_account_daily_rollups',
+    month: 'usage_account_monthly_rollups',
+  },
 } as const;
 export type UsageLevel = keyof typeof USAGE_ROLLUPS;
 export const USAGE_GRAINS = ['hour', 'day', 'month'] as const;

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { BillingException } from '../common/errors/billing.exception';
-import { lowBalanceThreshold } from '../plans/notifications';
-import type { PlanAccount } from '../plans/plan-accounts';
-import { PlanCatalog } from '../plans/plan-catalog';
-import { calendarMonth } from '../plans/periods';
-import type { Environment } from '../pricing/environment';
-import type { LimitRow } from '../spend-limits/spend-limit-reads';
+import { BillingException } from 'src/common/errors/billing.exception';
+import { lowBalanceThreshold } from 'src/plans/notifications';
+import type { PlanAccount } from 'src/plans/plan-accounts';
+import { PlanCatalog } from 'src/plans/plan-catalog';
+import { calendarMonth } from 'src/plans/periods';
+import type { Environment } from 'src/pricing/environment';
+import type { LimitRow } from 'src/spend-limits/spend-limit-reads';
 import {
   accountActive,
   accountExists,
@@ -51,7 +51,16 @@ describe('quotaExceeded', () => {
   it('is DL_BILLING_QUOTA_EXCEEDED (429) with the quota and, where it resets, resetsAt', () => {
     const runs = quotaExceeded('runs', 'all used', 500, 500, new Date('2027-01-01T00:00:00Z'));
     expect(runs.status).toBe(429);
-    expect(runs.toBody()).toEqual({ error: { code: 'DL_BILLING_QUOTA_EXCEEDED', message: 'all used', quota: 'runs', limit: 500, used: 500, resetsAt: '2027-01-01T00:00:00.000Z' } });
+    expect(runs.toBody()).toEqual({
+      error: {
+        code: 'DL_BILLING_QUOTA_EXCEEDED',
+        message: 'all used',
+        quota: 'runs',
+        limit: 500,
+        used: 500,
+        resetsAt: '2027-01-01T00:00:00.000Z',
+      },
+    });
     expect(quotaExceeded('concurrency', 'busy', 2, 2, null).toBody().error).not.toHaveProperty('resetsAt');
   });
 });
@@ -67,7 +76,10 @@ describe('the launch checks, each on what was read', () => {
     expect(refusal(() => accountExists('acc_9', undefined))).toMatchObject({ status: 404, code: 'DL_BILLING_NOT_FOUND' });
     expect(accountExists('acc_1', account)).toBe(account);
     expect(refusal(() => accountActive(account))).toBeNull();
-    expect(refusal(() => accountActive({ ...account, status: 'suspended' }))).toMatchObject({ status: 403, code: 'DL_BILLING_ACCOUNT_SUSPENDED' });
+    expect(refusal(() => accountActive({ ...account, status: 'suspended' }))).toMatchObject({
+      status: 403,
+      code: 'DL_BILLING_ACCOUNT_SUSPENDED',
+    });
   });
 
   it('planAllows: a size class or a GPU outside the plan is DL_BILLING_PLAN_FORBIDS with the fields', () => {
@@ -80,7 +92,13 @@ describe('the launch checks, each on what was read', () => {
   it('runsQuota, agentsQuota, concurrencyQuota: at their limit they refuse with the quota, limit, used and reset', () => {
     const usage = { runs: 0, agents: 0, agentSeen: false, active: 0 };
     expect(refusal(() => runsQuota(free, period, usage))).toBeNull();
-    expect(refusal(() => runsQuota(free, period, { ...usage, runs: 500 }))).toMatchObject({ status: 429, quota: 'runs', limit: 500, used: 500, resetsAt: period.end.toISOString() });
+    expect(refusal(() => runsQuota(free, period, { ...usage, runs: 500 }))).toMatchObject({
+      status: 429,
+      quota: 'runs',
+      limit: 500,
+      used: 500,
+      resetsAt: period.end.toISOString(),
+    });
     expect(refusal(() => agentsQuota(free, period, 'ag_4', { ...usage, agents: 3 }))).toMatchObject({ quota: 'agents', limit: 3, used: 3 });
     // An agent already among the period's may launch again; a launch without an agent is not one more.
     expect(refusal(() => agentsQuota(free, period, 'ag_1', { ...usage, agents: 3, agentSeen: true }))).toBeNull();
@@ -92,7 +110,14 @@ describe('the launch checks, each on what was read', () => {
   });
 
   it('spendLimit: passing the cap is a 402 with what remains, what is spent and held, and the scope', () => {
-    const limit: LimitRow = { id: 'sl_1', account_id: 'acc_1', scope_user_id: 'u_1', period: 'month', limit_micros: '10000000', thresholds: [] };
+    const limit: LimitRow = {
+      id: 'sl_1',
+      account_id: 'acc_1',
+      scope_user_id: 'u_1',
+      period: 'month',
+      limit_micros: '10000000',
+      thresholds: [],
+    };
     expect(refusal(() => spendLimit(limit, { charged: 4_000_000n, held: 1_000_000n }, 5_000_000n, period))).toBeNull();
     expect(refusal(() => spendLimit(limit, { charged: 4_000_000n, held: 1_000_000n }, 5_000_001n, period))).toMatchObject({
       status: 402,
@@ -123,6 +148,9 @@ describe('what a launch that passed leaves', () => {
 
   it('wallet.low_balance under the plan’s threshold only', () => {
     expect(lowBalanceNotice(free, period, 'acc_1', 5_000_000n)).toBeNull();
-    expect(lowBalanceNotice(free, period, 'acc_1', 4_999_999n)).toMatchObject({ type: 'wallet.low_balance', data: { available: '4.999999', threshold: '5.000000' } });
+    expect(lowBalanceNotice(free, period, 'acc_1', 4_999_999n)).toMatchObject({
+      type: 'wallet.low_balance',
+      data: { available: '4.999999', threshold: '5.000000' },
+    });
   });
 });

@@ -1,11 +1,11 @@
-import { BillingException } from '../common/errors/billing.exception';
-import { formatCredits } from '../common/money';
-import { lowBalanceThreshold, type Notification } from '../plans/notifications';
-import type { PlanAccount } from '../plans/plan-accounts';
-import { planFindings, planForbidsException, type Plan } from '../plans/plan-catalog';
-import type { Period } from '../plans/periods';
-import type { Environment } from '../pricing/environment';
-import type { LimitRow, Spend } from '../spend-limits/spend-limit-reads';
+import { BillingException } from 'src/common/errors/billing.exception';
+import { formatCredits } from 'src/common/money';
+import { lowBalanceThreshold, type Notification } from 'src/plans/notifications';
+import type { PlanAccount } from 'src/plans/plan-accounts';
+import { planFindings, planForbidsException, type Plan } from 'src/plans/plan-catalog';
+import type { Period } from 'src/plans/periods';
+import type { Environment } from 'src/pricing/environment';
+import type { LimitRow, Spend } from 'src/spend-limits/spend-limit-reads';
 
 /**
  * The contract's launch checks, in its order, each a pure function of what was read under the
@@ -74,7 +74,13 @@ export function countsUsage(plan: Plan): boolean {
 /** 429 when the period's runs are all used. */
 export function runsQuota(plan: Plan, period: Period, usage: LaunchUsage): void {
   if (plan.runsPerPeriod !== null && usage.runs >= plan.runsPerPeriod) {
-    throw quotaExceeded('runs', `The ${plan.name} plan includes ${plan.runsPerPeriod} runs per period; all are used`, plan.runsPerPeriod, usage.runs, period.end);
+    throw quotaExceeded(
+      'runs',
+      `The ${plan.name} plan includes ${plan.runsPerPeriod} runs per period; all are used`,
+      plan.runsPerPeriod,
+      usage.runs,
+      period.end,
+    );
   }
 }
 
@@ -137,10 +143,18 @@ export function runsRemaining(plan: Plan, usage: LaunchUsage | null): number | n
 }
 
 /** The `quota.exhausted` notices a launch that passed sends: the quotas whose last slot it takes. */
-export function exhaustedNotices(plan: Plan, period: Period, accountId: string, agentId: string | null, usage: LaunchUsage | null): Notification[] {
+export function exhaustedNotices(
+  plan: Plan,
+  period: Period,
+  accountId: string,
+  agentId: string | null,
+  usage: LaunchUsage | null,
+): Notification[] {
   if (!usage) return [];
   const notices: Notification[] = [];
-  if (plan.runsPerPeriod !== null && usage.runs + 1 === plan.runsPerPeriod) notices.push(exhausted('runs', accountId, period, plan.runsPerPeriod));
+  if (plan.runsPerPeriod !== null && usage.runs + 1 === plan.runsPerPeriod) {
+    notices.push(exhausted('runs', accountId, period, plan.runsPerPeriod));
+  }
   const newAgent = agentId !== null && !usage.agentSeen;
   if (plan.agentsPerPeriod !== null && newAgent && usage.agents + 1 === plan.agentsPerPeriod) {
     notices.push(exhausted('agents', accountId, period, plan.agentsPerPeriod));

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import type { Call, PreparedStatement } from '../common/database/pipelined-transaction';
-import type { TypedRead } from '../common/database/typed-read';
-import { sentCausesRead } from '../messaging/notifications';
-import { PlanCatalog } from '../plans/plan-catalog';
-import { PlanReads } from '../plans/plan-reads';
-import { QuotaReads } from '../plans/quota-reads';
-import { SpendLimitReads, type Scope } from '../spend-limits/spend-limit-reads';
+import type { Call, PreparedStatement } from 'src/common/database/pipelined-transaction';
+import type { TypedRead } from 'src/common/database/typed-read';
+import { sentCausesRead } from 'src/messaging/notifications';
+import { PlanCatalog } from 'src/plans/plan-catalog';
+import { PlanReads } from 'src/plans/plan-reads';
+import { QuotaReads } from 'src/plans/quota-reads';
+import { SpendLimitReads, type Scope } from 'src/spend-limits/spend-limit-reads';
 import { AccountAdmission, type KnownRuntime } from './admission';
 import { launchNoticeCauses } from './admission-checks';
 
@@ -28,7 +28,9 @@ function together<A extends unknown[]>(reads: { [K in keyof A]: TypedRead<A[K]> 
     calls: sent.map((r) => r.call),
     parse: (rows) => {
       let i = 0;
-      return (reads as (TypedRead<unknown> | null)[]).map((r) => (r ? r.parse(rows[i++] ?? []) : undefined)) as { [K in keyof A]: A[K] | undefined };
+      return (reads as (TypedRead<unknown> | null)[]).map((r) => (r ? r.parse(rows[i++] ?? []) : undefined)) as {
+        [K in keyof A]: A[K] | undefined;
+      };
     },
   };
 }
@@ -43,7 +45,10 @@ function knownRuntimesRead(runtimeIds: readonly string[]): TypedRead<Map<string,
     call: { statement: KNOWN_RUNTIMES, values: [[...runtimeIds]] },
     parse: (found) =>
       new Map(
-        (found as { runtime_id: string; account_id: string; reserved: boolean }[]).map((r) => [r.runtime_id, { account: r.account_id, reserved: r.reserved }]),
+        (found as { runtime_id: string; account_id: string; reserved: boolean }[]).map((r) => [
+          r.runtime_id,
+          { account: r.account_id, reserved: r.reserved },
+        ]),
       ),
   };
 }
@@ -86,7 +91,10 @@ export class AdmissionReads {
         for (const accountId of new Set(launchers.map((l) => l.accountId))) {
           const ofAccount = scopes.filter((s) => s.accountId === accountId);
           const inScope = new Map(ofAccount.map((s) => [s.userId, limits?.get(`${accountId}:${s.userId}`) ?? []]));
-          admissions.set(accountId, AccountAdmission.of(this.catalog, accountId, { account: accounts?.get(accountId), limits: inScope }, now));
+          admissions.set(
+            accountId,
+            AccountAdmission.of(this.catalog, accountId, { account: accounts?.get(accountId), limits: inScope }, now),
+          );
         }
         return { runtimes: runtimes ?? new Map(), accounts: admissions };
       },
@@ -107,10 +115,17 @@ export class AdmissionReads {
     const month = needs.get(known[0]!)!.month;
     const reads = together([
       counting.length > 0
-        ? this.quotas.usage(counting.map((a) => ({ accountId: a.accountId, period: a.terms!.period, agents: agents.get(a.accountId) ?? [] })))
+        ? this.quotas.usage(
+            counting.map((a) => ({ accountId: a.accountId, period: a.terms!.period, agents: agents.get(a.accountId) ?? [] })),
+          )
         : null,
       scopes.length > 0 ? this.spendLimits.spend(scopes, month) : null,
-      scopes.length > 0 ? this.spendLimits.alertsSent(known.flatMap((a) => needs.get(a)!.limits), month) : null,
+      scopes.length > 0
+        ? this.spendLimits.alertsSent(
+            known.flatMap((a) => needs.get(a)!.limits),
+            month,
+          )
+        : null,
       sentCausesRead(known.flatMap((a) => launchNoticeCauses(a.accountId, a.terms!.period))),
       allowances,
     ]);

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { LedgerBatch } from '../ledger/ledger.batch';
-import type { PlanAccount } from '../plans/plan-accounts';
-import { PlanCatalog } from '../plans/plan-catalog';
-import type { Environment } from '../pricing/environment';
-import type { LimitRow } from '../spend-limits/spend-limit-reads';
+import type { LedgerBatch } from 'src/ledger/ledger.batch';
+import type { PlanAccount } from 'src/plans/plan-accounts';
+import { PlanCatalog } from 'src/plans/plan-catalog';
+import type { Environment } from 'src/pricing/environment';
+import type { LimitRow } from 'src/spend-limits/spend-limit-reads';
 import { AccountAdmission, admit, type AccountCounts, type Decision, type Launch } from './admission';
 
 const catalog = PlanCatalog.fromFile('config/plans.json');
@@ -27,13 +27,18 @@ function launch(n: number, over: Partial<Launch> = {}): Launch {
   };
 }
 
-function admission(counts: Partial<AccountCounts>, limits: LimitRow[] = [], of: PlanAccount | null = account): Map<string, AccountAdmission> {
+function admission(
+  counts: Partial<AccountCounts>,
+  limits: LimitRow[] = [],
+  of: PlanAccount | null = account,
+): Map<string, AccountAdmission> {
   const a = AccountAdmission.of(catalog, 'acc_1', { account: of ?? undefined, limits: new Map([['', limits]]) }, now);
   a.counted({ usage: undefined, spend: new Map(), alertsSent: new Set(), noticesSent: new Set(), ...counts });
   return new Map([['acc_1', a]]);
 }
 
-const codeOf = (d: Decision): string => ('refused' in d ? (d.refused.toBody().error.code as string) : 'admitted' in d ? 'admitted' : 'replay');
+const codeOf = (d: Decision): string =>
+  'refused' in d ? (d.refused.toBody().error.code as string) : 'admitted' in d ? 'admitted' : 'replay';
 
 describe('admit: one decision over a batch, each launch counting for the next', () => {
   it('takes the last runs of the period one launch at a time, with the notice of the last, then refuses', () => {
@@ -51,9 +56,21 @@ describe('admit: one decision over a batch, each launch counting for the next', 
   });
 
   it('holds a spend limit across the batch: what passed is held for the next', () => {
-    const limit: LimitRow = { id: 'sl_1', account_id: 'acc_1', scope_user_id: '', period: 'month', limit_micros: '2500000', thresholds: [50] };
+    const limit: LimitRow = {
+      id: 'sl_1',
+      account_id: 'acc_1',
+      scope_user_id: '',
+      period: 'month',
+      limit_micros: '2500000',
+      thresholds: [50],
+    };
     const enterprise = { ...account, plan: 'enterprise' as const };
-    const decided = admit(admission({ spend: new Map([['', { charged: 0n, held: 0n }]]) }, [limit], enterprise), [launch(1), launch(2), launch(3)], noLedger, now);
+    const decided = admit(
+      admission({ spend: new Map([['', { charged: 0n, held: 0n }]]) }, [limit], enterprise),
+      [launch(1), launch(2), launch(3)],
+      noLedger,
+      now,
+    );
     expect(decided.map(codeOf)).toEqual(['admitted', 'admitted', 'DL_BILLING_SPEND_LIMIT_REACHED']);
     // The first crosses nothing; the second crosses 50 %: its alert is due.
     expect(decided.slice(0, 2).map((d) => 'admitted' in d && d.admitted.alertsDue)).toEqual([false, true]);
@@ -61,7 +78,9 @@ describe('admit: one decision over a batch, each launch counting for the next', 
 
   it('decides in the contract’s order: reserved already, another account’s runtime, no account, suspended, plan', () => {
     const suspended = { ...account, status: 'suspended' };
-    expect(codeOf(admit(admission({}, [], suspended), [launch(1, { runtime: { account: 'acc_1', reserved: true } })], noLedger, now)[0]!)).toBe('replay');
+    expect(
+      codeOf(admit(admission({}, [], suspended), [launch(1, { runtime: { account: 'acc_1', reserved: true } })], noLedger, now)[0]!),
+    ).toBe('replay');
     expect(codeOf(admit(admission({}, [], null), [launch(1, { runtime: { account: 'acc_2', reserved: false } })], noLedger, now)[0]!)).toBe(
       'DL_BILLING_IDEMPOTENCY_CONFLICT',
     );

@@ -1,15 +1,15 @@
-import { BillingException } from '../common/errors/billing.exception';
-import type { LedgerBatch } from '../ledger/ledger.batch';
-import type { Operation } from '../ledger/ledger.decisions';
-import type { HoldResult } from '../ledger/ledger.types';
-import type { Notification } from '../plans/notifications';
-import { termsOf, type PlanAccount } from '../plans/plan-accounts';
-import type { Plan, PlanCatalog } from '../plans/plan-catalog';
-import { calendarMonth, type Period } from '../plans/periods';
-import type { UsageCount } from '../plans/quota-reads';
-import type { Environment } from '../pricing/environment';
-import { alertKey, type LimitRow, type Spend } from '../spend-limits/spend-limit-reads';
-import { dueAlerts } from '../spend-limits/spend-limits.service';
+import { BillingException } from 'src/common/errors/billing.exception';
+import type { LedgerBatch } from 'src/ledger/ledger.batch';
+import type { Operation } from 'src/ledger/ledger.decisions';
+import type { HoldResult } from 'src/ledger/ledger.types';
+import type { Notification } from 'src/plans/notifications';
+import { termsOf, type PlanAccount } from 'src/plans/plan-accounts';
+import type { Plan, PlanCatalog } from 'src/plans/plan-catalog';
+import { calendarMonth, type Period } from 'src/plans/periods';
+import type { UsageCount } from 'src/plans/quota-reads';
+import type { Environment } from 'src/pricing/environment';
+import { alertKey, type LimitRow, type Spend } from 'src/spend-limits/spend-limit-reads';
+import { dueAlerts } from 'src/spend-limits/spend-limits.service';
 import {
   accountActive,
   accountExists,
@@ -207,7 +207,12 @@ export class AccountAdmission {
  * The decision over a batch: each launch in arrival order by its account's admission. A refusal
  * changes nothing; anything else thrown (a bug, a state the batch cannot apply) fails the batch.
  */
-export function admit(accounts: ReadonlyMap<string, AccountAdmission>, launches: readonly Launch[], ledger: LedgerBatch, now: Date): Decision[] {
+export function admit(
+  accounts: ReadonlyMap<string, AccountAdmission>,
+  launches: readonly Launch[],
+  ledger: LedgerBatch,
+  now: Date,
+): Decision[] {
   return launches.map((launch): Decision => {
     try {
       const decided = accounts.get(launch.accountId)!.decide(launch, ledger, now);
@@ -221,5 +226,8 @@ export function admit(accounts: ReadonlyMap<string, AccountAdmission>, launches:
 
 /** A launch whose client closed its connection before it was worked on: nothing is reserved. */
 export function abandonedLaunch(runtimeId: string): BillingException {
-  return new BillingException('DL_BILLING_UNAVAILABLE', `The client closed the connection before runtime ${runtimeId} was reserved: nothing was reserved`);
+  return new BillingException(
+    'DL_BILLING_UNAVAILABLE',
+    `The client closed the connection before runtime ${runtimeId} was reserved: nothing was reserved`,
+  );
 }

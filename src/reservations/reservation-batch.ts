@@ -1,29 +1,29 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import { AuditService } from '../audit/audit.service';
-import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import type { Correlation } from '../common/context/correlation';
-import { inOneRoundTrip, PipelinedSession, poolOf, type Call } from '../common/database/pipelined-transaction';
-import { BillingException } from '../common/errors/billing.exception';
-import { Clock } from '../infra/clock/clock';
-import { batchReadCalls, LedgerBatch } from '../ledger/ledger.batch';
-import { createHoldOperation } from '../ledger/ledger.decisions';
-import { LedgerService } from '../ledger/ledger.service';
-import type { LockKey } from '../ledger/ledger.store';
-import { notifyOnce } from '../messaging/notifications';
-import { topicsOf } from '../messaging/topics';
-import type { RuntimeRow } from '../metering/runtime-row';
-import { AllowancesService } from '../plans/allowances.service';
-import type { Environment } from '../pricing/environment';
-import { holdFor } from '../pricing/charges';
-import { priceEnvironment } from '../pricing/pricing';
-import { RateCard } from '../pricing/rate-card';
-import { SpendLimitsService } from '../spend-limits/spend-limits.service';
+import { AuditService } from 'src/audit/audit.service';
+import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
+import type { Correlation } from 'src/common/context/correlation';
+import { inOneRoundTrip, PipelinedSession, poolOf, type Call } from 'src/common/database/pipelined-transaction';
+import { BillingException } from 'src/common/errors/billing.exception';
+import { Clock } from 'src/infra/clock/clock';
+import { batchReadCalls, LedgerBatch } from 'src/ledger/ledger.batch';
+import { createHoldOperation } from 'src/ledger/ledger.decisions';
+import { LedgerService } from 'src/ledger/ledger.service';
+import type { LockKey } from 'src/ledger/ledger.store';
+import { notifyOnce } from 'src/messaging/notifications';
+import { topicsOf } from 'src/messaging/topics';
+import type { RuntimeRow } from 'src/metering/runtime-row';
+import { AllowancesService } from 'src/plans/allowances.service';
+import type { Environment } from 'src/pricing/environment';
+import { holdFor } from 'src/pricing/charges';
+import { priceEnvironment } from 'src/pricing/pricing';
+import { RateCard } from 'src/pricing/rate-card';
+import { SpendLimitsService } from 'src/spend-limits/spend-limits.service';
 import { admit, type Admitted, type Decision, type KnownRuntime, type Launch } from './admission';
 import { AdmissionReads, type Launcher } from './admission-reads';
 import type { ReservationRequest } from './dto/reservation.dto';
-import { reserveRuntimesCall, type RuntimeInsert } from '../metering/runtime-writes';
+import { reserveRuntimesCall, type RuntimeInsert } from 'src/metering/runtime-writes';
 import { holdKeys, reservationHold, reservedRows, runtimeInsert } from './reservation-rows';
 
 /**
@@ -83,7 +83,10 @@ export class ReservationBatch {
   async inBatch<L extends ReservationLaunch>(batch: readonly L[]): Promise<{ decided: Map<L, ReservationOutcome>; alone: L[] }> {
     const now = this.clock.now();
     const asks = new Map(batch.map((l) => [l, this.reservationAsk(l, now)]));
-    const first = this.reads.first(batch.map((l) => asks.get(l)!.launcher), now);
+    const first = this.reads.first(
+      batch.map((l) => asks.get(l)!.launcher),
+      now,
+    );
     const ledgerReads = batchReadCalls(locksOf([...asks.values()]));
     const session = await PipelinedSession.begin(poolOf(this.ds), [...ledgerReads, ...first.calls]);
     try {
@@ -97,7 +100,12 @@ export class ReservationBatch {
       );
       if (counts) for (const a of counts.parse(await session.query(counts.calls))) aside.add(a);
       const taken = batch.filter((l) => !aside.has(l.request.accountId));
-      const decisions = admit(accounts, taken.map((l) => asks.get(l)!.launch(runtimes.get(l.request.runtimeId))), ledger, now);
+      const decisions = admit(
+        accounts,
+        taken.map((l) => asks.get(l)!.launch(runtimes.get(l.request.runtimeId))),
+        ledger,
+        now,
+      );
       // An account whose launches send a notice or an alert runs alone (which sends them).
       taken.forEach((l, i) => {
         const d = decisions[i]!;
@@ -123,7 +131,7 @@ export class ReservationBatch {
     const now = this.clock.now();
     const ask = this.reservationAsk(launch, now);
     const { decision, also } = await this.alone(em, ask, now, firstRows);
-    return outcomeOf(decision, () => (also[0]![0] as RuntimeRow));
+    return outcomeOf(decision, () => also[0]![0] as RuntimeRow);
   }
 
   /** The statements a launch alone starts with (with its BEGIN): its wallet's lock and the first reads. */
@@ -136,7 +144,12 @@ export class ReservationBatch {
    * and the period's allowance granted if they are missing, then the ledger's read with the counts,
    * the decision, the writes (the ledger's, then the launch's own: returned) and its notices.
    */
-  async alone(em: EntityManager, ask: AdmissionAsk, now: Date, firstRows?: unknown[][]): Promise<{ decision: Decision; also: unknown[][] }> {
+  async alone(
+    em: EntityManager,
+    ask: AdmissionAsk,
+    now: Date,
+    firstRows?: unknown[][],
+  ): Promise<{ decision: Decision; also: unknown[][] }> {
     const accountId = ask.launcher.accountId;
     const first = this.reads.first([ask.launcher], now);
     const [locked, ...rest] = firstRows ?? (await inOneRoundTrip(em, this.firstCalls(ask, now)));
@@ -214,4 +227,3 @@ function outcomeOf(decision: Decision, row: () => RuntimeRow): ReservationOutcom
   if ('admitted' in decision) return { reserved: { row: row(), admitted: decision.admitted } };
   return decision;
 }
-

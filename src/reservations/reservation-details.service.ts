@@ -1,13 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import { rows } from '../common/database/transaction';
-import { formatCredits } from '../common/money';
-import { Clock } from '../infra/clock/clock';
-import { buildSession, chargedRun, type MeteredEvent, type Session } from '../metering/core/sessions';
-import type { LifecycleType } from '../metering/lifecycle-event';
-import { chargeSoFar, runningMsOf, type RuntimeRow } from '../metering/runtime-row';
+import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
+import { rows } from 'src/common/database/transaction';
+import { formatCredits } from 'src/common/money';
+import { Clock } from 'src/infra/clock/clock';
+import { buildSession, chargedRun, type MeteredEvent, type Session } from 'src/metering/core/sessions';
+import type { LifecycleType } from 'src/metering/lifecycle-event';
+import { chargeSoFar, runningMsOf, type RuntimeRow } from 'src/metering/runtime-row';
 
 export interface ReservationDetailsView {
   reservationId: string | null;
@@ -57,7 +57,15 @@ export class ReservationDetails {
         [runtimeId],
       ),
     ]);
-    const session = buildSession(events.map((e): MeteredEvent & { data: Record<string, unknown> } => ({ id: e.id, type: e.type, occurredAt: e.occurred_at, seq: Number(e.seq), data: e.data })));
+    const session = buildSession(
+      events.map((e): MeteredEvent & { data: Record<string, unknown> } => ({
+        id: e.id,
+        type: e.type,
+        occurredAt: e.occurred_at,
+        seq: Number(e.seq),
+        data: e.data,
+      })),
+    );
     const runningMs = runningMsOf(row, now);
     const charged = chargeSoFar(row, now);
     const rate = formatCredits(BigInt(row.rate_per_hour));
@@ -141,8 +149,12 @@ function forcedBasis({ row, session, heartbeatTimeoutMs }: Explained): string {
   if (!end) return `${told}; nothing ran`;
   const at = end.toISOString();
   const minutes = row.reserved_minutes;
-  if (reason === 'reservation_expired') return `${told}; its running time reached the ${minutes} reserved minutes at ${at}, so the hold is charged`;
-  if (Number(row.closed_ms) >= minutes * 60_000) return `${told}; charged up to ${at}, where its running time reached the ${minutes} reserved minutes (capped at the hold)`;
+  if (reason === 'reservation_expired') {
+    return `${told}; its running time reached the ${minutes} reserved minutes at ${at}, so the hold is charged`;
+  }
+  if (Number(row.closed_ms) >= minutes * 60_000) {
+    return `${told}; charged up to ${at}, where its running time reached the ${minutes} reserved minutes (capped at the hold)`;
+  }
   // The end cut a running interval short: it is the last sign of life plus the timeout, or the settlement itself.
   const cut = session.intervals.some((i) => i.to === null || i.to > end);
   if (!cut) return `${told}; charged up to ${at}, the end of its last running interval`;

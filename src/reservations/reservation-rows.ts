@@ -1,10 +1,10 @@
-import { formatCredits } from '../common/money';
-import type { CreateHoldInput } from '../ledger/ledger.types';
-import type { RuntimeInsert } from '../metering/runtime-writes';
-import type { RuntimeRow } from '../metering/runtime-row';
-import type { Environment } from '../pricing/environment';
-import type { Price } from '../pricing/pricing';
-import { environmentDigest, withoutDigest } from '../pricing/spec-digest';
+import { formatCredits } from 'src/common/money';
+import type { CreateHoldInput } from 'src/ledger/ledger.types';
+import type { RuntimeInsert } from 'src/metering/runtime-writes';
+import type { RuntimeRow } from 'src/metering/runtime-row';
+import type { Environment } from 'src/pricing/environment';
+import type { Price } from 'src/pricing/pricing';
+import { environmentDigest, withoutDigest } from 'src/pricing/spec-digest';
 import type { ReservationRequest } from './dto/reservation.dto';
 
 /** A reservation's rows: its runtime row (written with its hold, by metering's runtime-writes.ts) and its hold. */
@@ -13,7 +13,13 @@ import type { ReservationRequest } from './dto/reservation.dto';
 export const START_WINDOW_MS = 15 * 60_000;
 
 /** The hold of a reservation (the time reservation, deducted up front). */
-export function reservationHold(request: ReservationRequest, price: Price, amount: bigint, actor: string, correlationId?: string | null): CreateHoldInput {
+export function reservationHold(
+  request: ReservationRequest,
+  price: Price,
+  amount: bigint,
+  actor: string,
+  correlationId?: string | null,
+): CreateHoldInput {
   const { holdId, idempotencyKey } = holdKeys(request.runtimeId);
   const environment = request.environment as Environment;
   return {
@@ -31,7 +37,13 @@ export function reservationHold(request: ReservationRequest, price: Price, amoun
 }
 
 /** The runtime row of a reservation: the rate and rate-card version it was priced with, the spec digest of its environment, its hold, its start deadline. */
-export function runtimeInsert(request: ReservationRequest, price: Price, amount: bigint, requestFingerprint: string, now: Date): RuntimeInsert {
+export function runtimeInsert(
+  request: ReservationRequest,
+  price: Price,
+  amount: bigint,
+  requestFingerprint: string,
+  now: Date,
+): RuntimeInsert {
   const environment = request.environment as Environment;
   return {
     runtime_id: request.runtimeId,

@@ -1,13 +1,19 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { Access, CurrentPrincipal } from '../accounts/auth/auth.decorators';
-import { mayActOn, type Principal } from '../accounts/auth/scopes';
-import { BillingException } from '../common/errors/billing.exception';
-import { Doc } from '../common/http/openapi';
-import { parseOrThrow } from '../common/http/zod-validation.pipe';
-import { parsePricedRequest } from '../pricing/pricing';
-import { RateCard } from '../pricing/rate-card';
-import { extendHeadersSchema, extendSchema, reservationDetailsSchema, reservationSchema, reservationViewSchema } from './dto/reservation.dto';
+import { Access, CurrentPrincipal } from 'src/accounts/auth/auth.decorators';
+import { mayActOn, type Principal } from 'src/accounts/auth/scopes';
+import { BillingException } from 'src/common/errors/billing.exception';
+import { Doc } from 'src/common/http/openapi';
+import { parseOrThrow } from 'src/common/http/zod-validation.pipe';
+import { parsePricedRequest } from 'src/pricing/pricing';
+import { RateCard } from 'src/pricing/rate-card';
+import {
+  extendHeadersSchema,
+  extendSchema,
+  reservationDetailsSchema,
+  reservationSchema,
+  reservationViewSchema,
+} from './dto/reservation.dto';
 import { ReservationDetails, type ReservationDetailsView } from './reservation-details.service';
 import { ReservationsService, type ReservationView } from './reservations.service';
 
@@ -29,7 +35,10 @@ export class ReservationsController {
       'Idempotent on `runtimeId`: the same body again returns the same reservation (200); a different body is a 409.',
     tag: 'Reservations',
     body: reservationSchema,
-    responses: { 201: { description: 'Reserved', schema: reservationViewSchema }, 200: { description: 'The same request again: the same reservation', schema: reservationViewSchema } },
+    responses: {
+      201: { description: 'Reserved', schema: reservationViewSchema },
+      200: { description: 'The same request again: the same reservation', schema: reservationViewSchema },
+    },
     errors: [
       'DL_BILLING_NOT_FOUND',
       'DL_BILLING_ACCOUNT_SUSPENDED',
@@ -42,10 +51,17 @@ export class ReservationsController {
       'DL_BILLING_UNAVAILABLE',
     ],
   })
-  async reserve(@Body() body: unknown, @Res({ passthrough: true }) reply: FastifyReply, @CurrentPrincipal() principal: Principal): Promise<ReservationView> {
+  async reserve(
+    @Body() body: unknown,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<ReservationView> {
     const request = parsePricedRequest(reservationSchema, body ?? {}, this.rateCard.current());
     const raw = reply.request.raw;
-    const { created, view } = await this.reservations.reserve(request, { abandoned: () => raw.socket?.destroyed === true, actor: `key:${principal.keyId}` });
+    const { created, view } = await this.reservations.reserve(request, {
+      abandoned: () => raw.socket?.destroyed === true,
+      actor: `key:${principal.keyId}`,
+    });
     void reply.status(created ? 201 : 200);
     return view;
   }
@@ -56,12 +72,19 @@ export class ReservationsController {
   @Doc({
     id: 'extendReservation',
     summary: 'Add minutes to a reservation',
-    description: 'The `Idempotency-Key` header is required: the same key again returns the same extension; a different request under it is a 409.',
+    description:
+      'The `Idempotency-Key` header is required: the same key again returns the same extension; a different request under it is a 409.',
     tag: 'Reservations',
     body: extendSchema,
     headers: extendHeadersSchema,
     responses: { 200: { description: 'Extended', schema: reservationViewSchema } },
-    errors: ['DL_BILLING_NOT_FOUND', 'DL_BILLING_ACCOUNT_SUSPENDED', 'DL_BILLING_SPEND_LIMIT_REACHED', 'DL_BILLING_INSUFFICIENT_CREDITS', 'DL_BILLING_IDEMPOTENCY_CONFLICT'],
+    errors: [
+      'DL_BILLING_NOT_FOUND',
+      'DL_BILLING_ACCOUNT_SUSPENDED',
+      'DL_BILLING_SPEND_LIMIT_REACHED',
+      'DL_BILLING_INSUFFICIENT_CREDITS',
+      'DL_BILLING_IDEMPOTENCY_CONFLICT',
+    ],
   })
   async extend(
     @Param('runtimeId') runtimeId: string,
@@ -89,7 +112,9 @@ export class ReservationsController {
     const view = await this.details.get(runtimeId);
     // Another account's runtime is as invisible as a missing one: the same 404, so a key cannot tell
     // whether someone else's runtime id exists.
-    if (!view || !mayActOn(principal, view.accountId, ['control-plane', 'reports'])) throw BillingException.notFound(`Reservation of runtime ${runtimeId}`);
+    if (!view || !mayActOn(principal, view.accountId, ['control-plane', 'reports'])) {
+      throw BillingException.notFound(`Reservation of runtime ${runtimeId}`);
+    }
     return view;
   }
 }

@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
-import { LedgerModule } from '../ledger/ledger.module';
-import { QuotasModule } from '../plans/quotas.module';
-import { PricingModule } from '../pricing/pricing.module';
-import { SpendLimitsModule } from '../spend-limits/spend-limits.module';
+import { LedgerModule } from 'src/ledger/ledger.module';
+import { QuotasModule } from 'src/plans/quotas.module';
+import { PricingModule } from 'src/pricing/pricing.module';
+import { SpendLimitsModule } from 'src/spend-limits/spend-limits.module';
 import { AdmissionReads } from './admission-reads';
 import { ReservationBatch } from './reservation-batch';
 import { ReservationDetails } from './reservation-details.service';

@@ -1,25 +1,25 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import { fingerprint } from '../common/canonical-json';
-import { currentCorrelation, withCorrelationOf } from '../common/context/correlation';
-import { GroupCommitLanes, takeDistinct } from '../common/database/group-commit';
-import { inTransactionFrom } from '../common/database/pipelined-transaction';
-import { inTransaction, isUniqueViolation, rows } from '../common/database/transaction';
-import { BillingException } from '../common/errors/billing.exception';
-import { formatCredits } from '../common/money';
-import { Clock } from '../infra/clock/clock';
-import { increaseHoldOperation } from '../ledger/ledger.decisions';
-import { LedgerService } from '../ledger/ledger.service';
-import type { Balance } from '../ledger/ledger.types';
-import { QuotasService } from '../plans/quotas.service';
-import type { Environment } from '../pricing/environment';
-import { holdFor } from '../pricing/charges';
-import { runningMsOf, type RuntimeRow } from '../metering/runtime-row';
+import { fingerprint } from 'src/common/canonical-json';
+import { currentCorrelation, withCorrelationOf } from 'src/common/context/correlation';
+import { GroupCommitLanes, takeDistinct } from 'src/common/database/group-commit';
+import { inTransactionFrom } from 'src/common/database/pipelined-transaction';
+import { inTransaction, isUniqueViolation, rows } from 'src/common/database/transaction';
+import { BillingException } from 'src/common/errors/billing.exception';
+import { formatCredits } from 'src/common/money';
+import { Clock } from 'src/infra/clock/clock';
+import { increaseHoldOperation } from 'src/ledger/ledger.decisions';
+import { LedgerService } from 'src/ledger/ledger.service';
+import type { Balance } from 'src/ledger/ledger.types';
+import { QuotasService } from 'src/plans/quotas.service';
+import type { Environment } from 'src/pricing/environment';
+import { holdFor } from 'src/pricing/charges';
+import { runningMsOf, type RuntimeRow } from 'src/metering/runtime-row';
 import { abandonedLaunch } from './admission';
 import type { ReservationRequest } from './dto/reservation.dto';
 import { ReservationBatch, type ReservationLaunch, type ReservationOutcome } from './reservation-batch';
-import { extendRuntimeCall } from '../metering/runtime-writes';
+import { extendRuntimeCall } from 'src/metering/runtime-writes';
 import { PRIOR_EXTENSION, RESERVED_RUNTIME } from './reservation-rows';
 
 export interface ReservationView {
@@ -58,7 +58,10 @@ export class ReservationsService {
    * service then spends itself on requests someone still waits for, and nothing is reserved for
    * nobody (a retry with the same runtimeId reserves as usual).
    */
-  async reserve(request: ReservationRequest, opts: { abandoned?: () => boolean; actor?: string } = {}): Promise<{ created: boolean; view: ReservationView }> {
+  async reserve(
+    request: ReservationRequest,
+    opts: { abandoned?: () => boolean; actor?: string } = {},
+  ): Promise<{ created: boolean; view: ReservationView }> {
     if (opts.abandoned?.()) throw abandonedLaunch(request.runtimeId);
     const launch: PendingLaunch = {
       request,
@@ -108,8 +111,10 @@ export class ReservationsService {
     }
   }
 
-  private readonly lanes = new GroupCommitLanes<PendingLaunch>(LANES, (queue) => takeDistinct(queue, MAX_BATCH, (l) => [l.request.runtimeId]), (batch) =>
-    this.runBatch(batch),
+  private readonly lanes = new GroupCommitLanes<PendingLaunch>(
+    LANES,
+    (queue) => takeDistinct(queue, MAX_BATCH, (l) => [l.request.runtimeId]),
+    (batch) => this.runBatch(batch),
   );
   private readonly logger = new Logger('Reservations');
   /** Counters of the batches (for tests and diagnostics): launches decided in batches, and those run alone. */
@@ -120,7 +125,9 @@ export class ReservationsService {
     if (launch.abandoned?.()) throw abandonedLaunch(launch.request.runtimeId);
     const ask = this.batches.reservationAsk(launch, this.clock.now());
     try {
-      return await inTransactionFrom(this.ds, this.batches.firstCalls(ask), (em, firstRows) => this.batches.reserveAlone(em, launch, firstRows));
+      return await inTransactionFrom(this.ds, this.batches.firstCalls(ask), (em, firstRows) =>
+        this.batches.reserveAlone(em, launch, firstRows),
+      );
     } catch (error) {
       // A concurrent request for the same runtime won the race: answer as a replay (or a conflict).
       if (isUniqueViolation(error) && (await this.existing(launch.request.runtimeId, launch.fingerprint))) return { replay: true };
@@ -158,7 +165,9 @@ export class ReservationsService {
   async createWithin(em: EntityManager, request: ReservationRequest, actor: string): Promise<ReservationView> {
     const launch: ReservationLaunch = { request, fingerprint: fingerprint(request), actor };
     const outcome = await this.batches.reserveAlone(em, launch);
-    if ('replay' in outcome) throw new BillingException('DL_BILLING_IDEMPOTENCY_CONFLICT', `Runtime ${request.runtimeId} is already reserved`);
+    if ('replay' in outcome) {
+      throw new BillingException('DL_BILLING_IDEMPOTENCY_CONFLICT', `Runtime ${request.runtimeId} is already reserved`);
+    }
     return (await this.answerOf(outcome, launch)).view;
   }
 
@@ -246,7 +255,6 @@ export class ReservationsService {
       runsRemaining,
     };
   }
-
 }
 
 function max0(n: bigint): bigint {

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { PreparedStatement } from '../common/database/pipelined-transaction';
-import { rows } from '../common/database/transaction';
-import type { TypedRead } from '../common/database/typed-read';
-import type { Period } from '../plans/periods';
+import type { PreparedStatement } from 'src/common/database/pipelined-transaction';
+import { rows } from 'src/common/database/transaction';
+import type { TypedRead } from 'src/common/database/typed-read';
+import type { Period } from 'src/plans/periods';
 
 export interface LimitRow {
   id: string;
@@ -92,7 +92,8 @@ export class SpendLimitReads {
       call: { statement: LIMITS_READ, values: [accounts, users] },
       parse: (found) => {
         const limits = found as LimitRow[];
-        const inScope = (s: Scope): LimitRow[] => limits.filter((l) => l.account_id === s.accountId && (l.scope_user_id === '' || l.scope_user_id === s.userId));
+        const inScope = (s: Scope): LimitRow[] =>
+          limits.filter((l) => l.account_id === s.accountId && (l.scope_user_id === '' || l.scope_user_id === s.userId));
         return new Map(scopes.map((s) => [`${s.accountId}:${s.userId}`, inScope(s)]));
       },
     };

@@ -1,8 +1,8 @@
 import { Body, Controller, Get, Param, Put, Query } from '@nestjs/common';
-import { Access, CurrentPrincipal } from '../accounts/auth/auth.decorators';
-import type { Principal } from '../accounts/auth/scopes';
-import { Doc } from '../common/http/openapi';
-import { parseOrThrow, ZodPipe } from '../common/http/zod-validation.pipe';
+import { Access, CurrentPrincipal } from 'src/accounts/auth/auth.decorators';
+import type { Principal } from 'src/accounts/auth/scopes';
+import { Doc } from 'src/common/http/openapi';
+import { parseOrThrow, ZodPipe } from 'src/common/http/zod-validation.pipe';
 import {
   spendLimitQuerySchema,
   spendLimitSchema,
@@ -27,7 +27,8 @@ export class SpendLimitsController {
   @Doc({
     id: 'setSpendLimit',
     summary: "Set the account's (or a member's) monthly spend limit and alert thresholds",
-    description: 'A limit lowered below what is already spent or held tells every active runtime in its scope to terminate (reason `spend_limit`).',
+    description:
+      'A limit lowered below what is already spent or held tells every active runtime in its scope to terminate (reason `spend_limit`).',
     tag: 'Spend limits',
     body: spendLimitSchema,
     responses: { 200: { description: 'The limit now', schema: spendLimitViewSchema } },

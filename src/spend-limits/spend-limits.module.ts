@@ -1,7 +1,7 @@
 // Owns: spend_limits, spend_limit_alerts.
 import { Module } from '@nestjs/common';
-import { AuditModule } from '../audit/audit.module';
-import { LedgerModule } from '../ledger/ledger.module';
+import { AuditModule } from 'src/audit/audit.module';
+import { LedgerModule } from 'src/ledger/ledger.module';
 import { SpendLimitsController } from './spend-limits.controller';
 import { SpendLimitReads } from './spend-limit-reads';
 import { SpendLimitsService } from './spend-limits.service';

@@ -2,20 +2,20 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import { AuditService } from '../audit/audit.service';
-import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import { inTransaction, rows } from '../common/database/transaction';
-import { BillingException } from '../common/errors/billing.exception';
-import { formatCredits, parseCredits } from '../common/money';
-import { Clock } from '../infra/clock/clock';
-import { LedgerService } from '../ledger/ledger.service';
-import type { SpendView, WalletExtension } from '../ledger/wallet-extensions';
-import { notificationMessage, type Notification } from '../messaging/notifications';
-import { enqueue } from '../messaging/outbox';
-import { topicsOf } from '../messaging/topics';
-import { issueTerminate, type TerminateReason } from '../messaging/commands';
-import { markTerminating } from '../metering/runtime-row';
-import { calendarMonth, type Period } from '../plans/periods';
+import { AuditService } from 'src/audit/audit.service';
+import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
+import { inTransaction, rows } from 'src/common/database/transaction';
+import { BillingException } from 'src/common/errors/billing.exception';
+import { formatCredits, parseCredits } from 'src/common/money';
+import { Clock } from 'src/infra/clock/clock';
+import { LedgerService } from 'src/ledger/ledger.service';
+import type { SpendView, WalletExtension } from 'src/ledger/wallet-extensions';
+import { notificationMessage, type Notification } from 'src/messaging/notifications';
+import { enqueue } from 'src/messaging/outbox';
+import { topicsOf } from 'src/messaging/topics';
+import { issueTerminate, type TerminateReason } from 'src/messaging/commands';
+import { markTerminating } from 'src/metering/runtime-row';
+import { calendarMonth, type Period } from 'src/plans/periods';
 import type { SpendLimitRequest } from './dto/spend-limit.dto';
 import { spendOf, type LimitRow, type Spend } from './spend-limit-reads';
 
@@ -87,7 +87,15 @@ export class SpendLimitsService {
         `INSERT INTO spend_limit_alerts (limit_id, period_start, kind, threshold, spent_micros, limit_micros, notified_at)
          SELECT $1, $2, k, t, $5, $6, $7 FROM unnest($3::text[], $4::int[]) AS a(k, t)
          ON CONFLICT DO NOTHING RETURNING kind, threshold`,
-        [limit.id, period.start.toISOString(), due.map((d) => d.kind), due.map((d) => d.threshold), used.toString(), cap.toString(), now.toISOString()],
+        [
+          limit.id,
+          period.start.toISOString(),
+          due.map((d) => d.kind),
+          due.map((d) => d.threshold),
+          used.toString(),
+          cap.toString(),
+          now.toISOString(),
+        ],
       );
       const topic = topicsOf(this.config).notifications;
       await enqueue(
@@ -106,7 +114,10 @@ export class SpendLimitsService {
       await this.ensureAccount(em, accountId);
       await this.ledger.lockWallet(em, accountId);
       const scopeUserId = request.scope?.userId ?? '';
-      const [before] = await rows<LimitRow>(em, `SELECT * FROM spend_limits WHERE account_id = $1 AND scope_user_id = $2`, [accountId, scopeUserId]);
+      const [before] = await rows<LimitRow>(em, `SELECT * FROM spend_limits WHERE account_id = $1 AND scope_user_id = $2`, [
+        accountId,
+        scopeUserId,
+      ]);
       const limitMicros = request.credits === null ? null : parseCredits(request.credits)!;
       const [after] = await rows<LimitRow>(
         em,
@@ -115,7 +126,14 @@ export class SpendLimitsService {
          ON CONFLICT (account_id, scope_user_id) DO UPDATE SET
            period = EXCLUDED.period, limit_micros = EXCLUDED.limit_micros, thresholds = EXCLUDED.thresholds, updated_at = now()
          RETURNING *`,
-        [`sl_${randomUUID()}`, accountId, scopeUserId, request.period, limitMicros?.toString() ?? null, [...request.thresholds].sort((a, b) => a - b)],
+        [
+          `sl_${randomUUID()}`,
+          accountId,
+          scopeUserId,
+          request.period,
+          limitMicros?.toString() ?? null,
+          [...request.thresholds].sort((a, b) => a - b),
+        ],
       );
       const period = calendarMonth(now);
       const spend = await spendOf(em, accountId, scopeUserId || null, period);
@@ -139,9 +157,16 @@ export class SpendLimitsService {
   async get(accountId: string, userId: string | null): Promise<SpendLimitView> {
     const now = this.clock.now();
     await this.ensureAccount(this.ds.manager, accountId);
-    const [limit] = await rows<LimitRow>(this.ds, `SELECT * FROM spend_limits WHERE account_id = $1 AND scope_user_id = $2`, [accountId, userId ?? '']);
+    const [limit] = await rows<LimitRow>(this.ds, `SELECT * FROM spend_limits WHERE account_id = $1 AND scope_user_id = $2`, [
+      accountId,
+      userId ?? '',
+    ]);
     const spend = await spendOf(this.ds.manager, accountId, userId, calendarMonth(now));
-    return this.view(limit ?? { id: '', account_id: accountId, scope_user_id: userId ?? '', period: 'month', limit_micros: null, thresholds: [] }, spend, []);
+    return this.view(
+      limit ?? { id: '', account_id: accountId, scope_user_id: userId ?? '', period: 'month', limit_micros: null, thresholds: [] },
+      spend,
+      [],
+    );
   }
 
   /**
@@ -150,7 +175,15 @@ export class SpendLimitsService {
    * before that was kept).
    */
   async alerts(accountId: string, limit = 100): Promise<SpendAlertView[]> {
-    const found = await rows<{ scope_user_id: string; period_start: Date; kind: string; threshold: number; spent_micros: string; limit_micros: string | null; notified_at: Date }>(
+    const found = await rows<{
+      scope_user_id: string;
+      period_start: Date;
+      kind: string;
+      threshold: number;
+      spent_micros: string;
+      limit_micros: string | null;
+      notified_at: Date;
+    }>(
       this.ds,
       `SELECT l.scope_user_id, a.period_start, a.kind, a.threshold, a.spent_micros::text, a.limit_micros::text, a.notified_at
        FROM spend_limit_alerts a JOIN spend_limits l ON l.id = a.limit_id
@@ -174,12 +207,20 @@ export class SpendLimitsService {
     const now = this.clock.now();
     const found = await rows<LimitRow>(this.ds, `SELECT * FROM spend_limits WHERE account_id = $1 ORDER BY scope_user_id`, [accountId]);
     const out: SpendLimitView[] = [];
-    for (const l of found) out.push(this.view(l, await spendOf(this.ds.manager, accountId, l.scope_user_id || null, calendarMonth(now)), []));
+    for (const l of found) {
+      out.push(this.view(l, await spendOf(this.ds.manager, accountId, l.scope_user_id || null, calendarMonth(now)), []));
+    }
     return out;
   }
 
   /** Tells every runtime of the scope that may still run to terminate, once per reason; returns their ids. */
-  async terminateActive(em: EntityManager, accountId: string, userId: string | null, reason: TerminateReason, now: Date): Promise<string[]> {
+  async terminateActive(
+    em: EntityManager,
+    accountId: string,
+    userId: string | null,
+    reason: TerminateReason,
+    now: Date,
+  ): Promise<string[]> {
     const targets = await rows<{ runtime_id: string }>(
       em,
       `SELECT r.runtime_id FROM runtimes r
@@ -248,7 +289,9 @@ export class SpendLimitsService {
 export function dueAlerts(limit: LimitRow, used: bigint): SpendAlert[] {
   if (limit.limit_micros === null) return [];
   const cap = BigInt(limit.limit_micros);
-  const due = limit.thresholds.filter((t) => used * 100n >= cap * BigInt(t)).map((t): SpendAlert => ({ kind: 'threshold_crossed', threshold: t }));
+  const due = limit.thresholds
+    .filter((t) => used * 100n >= cap * BigInt(t))
+    .map((t): SpendAlert => ({ kind: 'threshold_crossed', threshold: t }));
   if (used >= cap) due.push({ kind: 'reached', threshold: 100 });
   return due;
 }

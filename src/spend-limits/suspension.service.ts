@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { setAccountStatus } from '../accounts/account-writes';
-import { AuditService } from '../audit/audit.service';
-import { inTransaction, rows } from '../common/database/transaction';
-import { BillingException } from '../common/errors/billing.exception';
-import { Clock } from '../infra/clock/clock';
+import { setAccountStatus } from 'src/accounts/account-writes';
+import { AuditService } from 'src/audit/audit.service';
+import { inTransaction, rows } from 'src/common/database/transaction';
+import { BillingException } from 'src/common/errors/billing.exception';
+import { Clock } from 'src/infra/clock/clock';
 import { SpendLimitsService } from './spend-limits.service';
 
 /**
@@ -21,7 +21,12 @@ export class SuspensionService {
     private readonly clock: Clock,
   ) {}
 
-  async set(accountId: string, suspended: boolean, reason: string | null, actor: string): Promise<{ accountId: string; status: string; terminated: string[] }> {
+  async set(
+    accountId: string,
+    suspended: boolean,
+    reason: string | null,
+    actor: string,
+  ): Promise<{ accountId: string; status: string; terminated: string[] }> {
     return inTransaction(this.ds, async (em) => {
       const now = this.clock.now();
       const [before] = await rows<{ status: string }>(em, `SELECT status FROM accounts WHERE id = $1 FOR UPDATE`, [accountId]);

@@ -1,10 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { PlanCatalog } from '../plans/plan-catalog';
-import { BYTES_PER_GIB } from '../pricing/ancillary-prices';
+import { PlanCatalog } from 'src/plans/plan-catalog';
+import { BYTES_PER_GIB } from 'src/pricing/ancillary-prices';
 import { movementLines, teamFees, unpricedLines } from './statement';
 import type { Movement } from './statement.store';
 
-const base: Movement = { transactionId: '1', kind: 'grant', grantSource: null, clawback: false, issued: 0n, consumption: 0n, expired: 0n, runtime: null, ancillaryKind: null };
+const base: Movement = {
+  transactionId: '1',
+  kind: 'grant',
+  grantSource: null,
+  clawback: false,
+  issued: 0n,
+  consumption: 0n,
+  expired: 0n,
+  runtime: null,
+  ancillaryKind: null,
+};
 const small = { environment: 'python', sizeClass: 'small', accelerator: null };
 
 describe('statement lines', () => {
@@ -40,7 +50,15 @@ describe('statement lines', () => {
     const lines = unpricedLines(
       [
         { accountId: 'a', kind: 'egress', priced: false, versions: ['2026-12-01'], quantity: 20n * BYTES_PER_GIB, amount: 0n, charged: 0n },
-        { accountId: 'a', kind: 'snapshot', priced: false, versions: ['2026-12-01'], quantity: BYTES_PER_GIB * 730n * hourMs, amount: 0n, charged: 0n },
+        {
+          accountId: 'a',
+          kind: 'snapshot',
+          priced: false,
+          versions: ['2026-12-01'],
+          quantity: BYTES_PER_GIB * 730n * hourMs,
+          amount: 0n,
+          charged: 0n,
+        },
         { accountId: 'a', kind: 'volume', priced: true, versions: ['x'], quantity: 1n, amount: 1n, charged: 1n },
       ],
       free,
@@ -55,11 +73,22 @@ describe('statement lines', () => {
     const at = new Date('2031-03-05T00:00:00Z');
     const prices = { base: { priceId: 'price_base', unitAmountCents: 4900 }, seat: { priceId: 'price_seat', unitAmountCents: 1500 } };
     const invoice = { invoiceId: 'in_1', status: 'paid', periodStart: at, periodEnd: at, seatQuantity: 3 };
-    const line = (priceId: string, quantity: number, amountCents: number, proration = false) => ({ priceId, quantity, amountCents, proration, description: null });
+    const line = (priceId: string, quantity: number, amountCents: number, proration = false) => ({
+      priceId,
+      quantity,
+      amountCents,
+      proration,
+      description: null,
+    });
     const fees = (row: Parameters<typeof teamFees>[0][number]) => teamFees([row], prices).map((f) => [f.description, f.amountCents]);
 
-    it('are the sums of the invoice\'s lines of each price, prorations included, and sum to its total', () => {
-      const lines = [line('price_seat', 2, -1500, true), line('price_seat', 3, 2250, true), line('price_base', 1, 4900), line('price_seat', 3, 4500)];
+    it("are the sums of the invoice's lines of each price, prorations included, and sum to its total", () => {
+      const lines = [
+        line('price_seat', 2, -1500, true),
+        line('price_seat', 3, 2250, true),
+        line('price_base', 1, 4900),
+        line('price_seat', 3, 4500),
+      ];
       expect(fees({ ...invoice, lines, totalCents: 10150 })).toEqual([
         ['Team base fee', 4900],
         ['Team seats: 3 × $15.00, prorations +$7.50', 5250],
@@ -74,7 +103,7 @@ describe('statement lines', () => {
       ]);
     });
 
-    it('fall back to the plan\'s prices, said so, for an invoice recorded without its amounts', () => {
+    it("fall back to the plan's prices, said so, for an invoice recorded without its amounts", () => {
       expect(fees({ ...invoice, lines: null, totalCents: null })).toEqual([
         ["Team base fee (the plan's prices: the invoice's amounts were not recorded)", 4900],
         ["Team seats: 3 × $15.00 (the plan's prices: the invoice's amounts were not recorded)", 4500],

@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
-import { rows } from '../common/database/transaction';
-import type { InvoiceLineSnapshot } from '../stripe/stripe-objects';
+import { rows } from 'src/common/database/transaction';
+import type { InvoiceLineSnapshot } from 'src/stripe/stripe-objects';
 
 /**
  * The reads a statement is made of: the ledger's entries (through its transactions, never written
@@ -80,7 +80,9 @@ export async function movements(ds: DataSource, accountId: string, from: Date, t
     issued: BigInt(r.issued),
     consumption: BigInt(r.consumption),
     expired: BigInt(r.expired),
-    runtime: r.runtime_id ? { runtimeId: r.runtime_id, environment: r.environment ?? '', sizeClass: r.size_class ?? '', accelerator: r.accelerator } : null,
+    runtime: r.runtime_id
+      ? { runtimeId: r.runtime_id, environment: r.environment ?? '', sizeClass: r.size_class ?? '', accelerator: r.accelerator }
+      : null,
     ancillaryKind: r.ancillary_kind,
   }));
 }
@@ -144,6 +146,8 @@ export async function topUps(ds: DataSource, accountId: string, from: Date, to: 
 }
 
 export async function accountTerms(ds: DataSource, accountId: string): Promise<{ plan: string; overrides: unknown } | undefined> {
-  const [r] = await rows<{ plan: string; plan_overrides: unknown }>(ds, `SELECT plan, plan_overrides FROM accounts WHERE id = $1`, [accountId]);
+  const [r] = await rows<{ plan: string; plan_overrides: unknown }>(ds, `SELECT plan, plan_overrides FROM accounts WHERE id = $1`, [
+    accountId,
+  ]);
   return r && { plan: r.plan, overrides: r.plan_overrides };
 }

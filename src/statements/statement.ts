@@ -1,8 +1,8 @@
-import { formatCredits } from '../common/money';
-import { PRICE_KEY_OF, quantityMicros, UNIT_OF, ANCILLARY_KINDS, type AncillaryKind } from '../pricing/ancillary-prices';
-import type { Plan } from '../plans/plan-catalog';
-import type { MeteredAncillary } from '../ancillary/usage-view';
-import type { InvoiceLineSnapshot } from '../stripe/stripe-objects';
+import { formatCredits } from 'src/common/money';
+import { PRICE_KEY_OF, quantityMicros, UNIT_OF, ANCILLARY_KINDS, type AncillaryKind } from 'src/pricing/ancillary-prices';
+import type { Plan } from 'src/plans/plan-catalog';
+import type { MeteredAncillary } from 'src/ancillary/usage-view';
+import type { InvoiceLineSnapshot } from 'src/stripe/stripe-objects';
 import type { InvoiceRow, Movement } from './statement.store';
 
 export const SECTIONS = [
@@ -79,7 +79,9 @@ export function movementLines(list: readonly Movement[]): StatementLine[] {
 
     add('expiries', 'expiries', 'Credits expired', -m.expired);
   }
-  return [...lines.values()].sort((a, b) => SECTIONS.indexOf(a.section) - SECTIONS.indexOf(b.section) || (a.description < b.description ? -1 : 1));
+  return [...lines.values()].sort(
+    (a, b) => SECTIONS.indexOf(a.section) - SECTIONS.indexOf(b.section) || (a.description < b.description ? -1 : 1),
+  );
 }
 
 /**
@@ -121,11 +123,21 @@ export interface TeamPrices {
  */
 export function teamFees(rows: readonly InvoiceRow[], prices: TeamPrices): Fee[] {
   return rows.flatMap((i) => {
-    const fee = (description: string, amountCents: number): Fee => ({ invoiceId: i.invoiceId, status: i.status, periodStart: i.periodStart, periodEnd: i.periodEnd, description, amountCents });
+    const fee = (description: string, amountCents: number): Fee => ({
+      invoiceId: i.invoiceId,
+      status: i.status,
+      periodStart: i.periodStart,
+      periodEnd: i.periodEnd,
+      description,
+      amountCents,
+    });
     if (i.lines === null) {
       const seats = i.seatQuantity ?? 0;
       const note = " (the plan's prices: the invoice's amounts were not recorded)";
-      return [fee(`Team base fee${note}`, prices.base.unitAmountCents), fee(`Team seats: ${seats} × ${dollars(prices.seat.unitAmountCents)}${note}`, seats * prices.seat.unitAmountCents)];
+      return [
+        fee(`Team base fee${note}`, prices.base.unitAmountCents),
+        fee(`Team seats: ${seats} × ${dollars(prices.seat.unitAmountCents)}${note}`, seats * prices.seat.unitAmountCents),
+      ];
     }
     const of = (priceId: string) => i.lines!.filter((l) => l.priceId === priceId);
     const base = invoicedFee('Team base fee', of(prices.base.priceId), false);

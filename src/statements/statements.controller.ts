@@ -1,10 +1,10 @@
 import { Controller, Get, Headers, Param, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { Access } from '../accounts/auth/auth.decorators';
-import { BillingException } from '../common/errors/billing.exception';
-import { Doc } from '../common/http/openapi';
-import { parseQueryOrThrow } from '../common/http/zod-validation.pipe';
-import { toCsv } from '../reports/reports.service';
+import { Access } from 'src/accounts/auth/auth.decorators';
+import { BillingException } from 'src/common/errors/billing.exception';
+import { Doc } from 'src/common/http/openapi';
+import { parseQueryOrThrow } from 'src/common/http/zod-validation.pipe';
+import { toCsv } from 'src/reports/reports.service';
 import { periodParam, statementQuery, statementSchema, type StatementJson } from './dto/statement.dto';
 import { STATEMENT_CSV_COLUMNS, statementCsvRows, StatementsService } from './statements.service';
 
@@ -35,10 +35,14 @@ export class StatementsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<StatementJson | string> {
     const q = parseQueryOrThrow(statementQuery, query);
-    if (!periodParam.safeParse(period).success) throw BillingException.invalid([{ field: 'period', message: 'must be a calendar month, YYYY-MM' }]);
+    if (!periodParam.safeParse(period).success) {
+      throw BillingException.invalid([{ field: 'period', message: 'must be a calendar month, YYYY-MM' }]);
+    }
     const statement = await this.statements.statement(accountId, period);
     if (q.format === 'csv' || (q.format === undefined && /\btext\/csv\b/i.test(accept ?? ''))) {
-      void reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', `attachment; filename="statement_${accountId}_${period}.csv"`);
+      void reply
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="statement_${accountId}_${period}.csv"`);
       return toCsv({ columns: STATEMENT_CSV_COLUMNS, items: statementCsvRows(statement) });
     }
     return statement;

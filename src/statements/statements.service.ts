@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { BillingException } from '../common/errors/billing.exception';
-import { formatCredits } from '../common/money';
-import { PlanCatalog, type PlanOverrides } from '../plans/plan-catalog';
+import { BillingException } from 'src/common/errors/billing.exception';
+import { formatCredits } from 'src/common/money';
+import { PlanCatalog, type PlanOverrides } from 'src/plans/plan-catalog';
 import type { StatementJson } from './dto/statement.dto';
 import { movementLines, teamFees, unpricedLines, type StatementLine } from './statement';
-import { ancillaryUsageJson, meteredAncillary } from '../ancillary/usage-view';
+import { ancillaryUsageJson, meteredAncillary } from 'src/ancillary/usage-view';
 import { accountTerms, balanceBefore, invoices, movements, topUps } from './statement.store';
 
 /**
@@ -66,7 +66,13 @@ export class StatementsService {
         periodStart: f.periodStart.toISOString(),
         periodEnd: f.periodEnd.toISOString(),
       })),
-      topUps: bought.map((t) => ({ sessionId: t.sessionId, pack: t.pack, credits: formatCredits(t.credits), amountCents: t.amountCents, at: t.at.toISOString() })),
+      topUps: bought.map((t) => ({
+        sessionId: t.sessionId,
+        pack: t.pack,
+        credits: formatCredits(t.credits),
+        amountCents: t.amountCents,
+        at: t.at.toISOString(),
+      })),
       reconciliation: { transactions: moved.length, movements: formatCredits(movementsSum) },
     };
   }
@@ -103,4 +109,14 @@ export function statementCsvRows(s: StatementJson): Record<string, string | numb
   ];
 }
 
-export const STATEMENT_CSV_COLUMNS = ['section', 'description', 'count', 'quantity', 'unit', 'included', 'beyond_included', 'credits', 'usd_cents'];
+export const STATEMENT_CSV_COLUMNS = [
+  'section',
+  'description',
+  'count',
+  'quantity',
+  'unit',
+  'included',
+  'beyond_included',
+  'credits',
+  'usd_cents',
+];

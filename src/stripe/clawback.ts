@@ -1,10 +1,10 @@
 import type { EntityManager } from 'typeorm';
-import type { AuditService } from '../audit/audit.service';
-import { fingerprint } from '../common/canonical-json';
-import { formatCredits } from '../common/money';
-import { Accounts, Posting } from '../ledger/core/posting';
-import { balanceJson, balanceNow, balanceOf, completeWrite } from '../ledger/ledger.decisions';
-import { LedgerStore } from '../ledger/ledger.store';
+import type { AuditService } from 'src/audit/audit.service';
+import { fingerprint } from 'src/common/canonical-json';
+import { formatCredits } from 'src/common/money';
+import { Accounts, Posting } from 'src/ledger/core/posting';
+import { balanceJson, balanceNow, balanceOf, completeWrite } from 'src/ledger/ledger.decisions';
+import { LedgerStore } from 'src/ledger/ledger.store';
 
 export interface ClawBackInput {
   accountId: string;
@@ -68,7 +68,13 @@ export async function clawBack(em: EntityManager, audit: AuditService, input: Cl
     action: 'credits.clawed_back',
     accountId: input.accountId,
     before: balanceJson(before),
-    after: { ...balanceJson(after), grantId: input.grantId, clawedBack: formatCredits(amount), reason: input.reason, reference: input.reference },
+    after: {
+      ...balanceJson(after),
+      grantId: input.grantId,
+      clawedBack: formatCredits(amount),
+      reason: input.reason,
+      reference: input.reference,
+    },
     at: input.now,
   });
   return amount;

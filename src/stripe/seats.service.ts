@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import { AuditService } from '../audit/audit.service';
-import { advisoryKey } from '../common/database/advisory-lock';
-import { inTransaction, rows } from '../common/database/transaction';
-import { Clock } from '../infra/clock/clock';
-import { MembersService } from '../members/members.service';
-import { PlanCatalog } from '../plans/plan-catalog';
+import { AuditService } from 'src/audit/audit.service';
+import { advisoryKey } from 'src/common/database/advisory-lock';
+import { inTransaction, rows } from 'src/common/database/transaction';
+import { Clock } from 'src/infra/clock/clock';
+import { MembersService } from 'src/members/members.service';
+import { PlanCatalog } from 'src/plans/plan-catalog';
 import { StripeGateway } from './stripe-gateway';
 import { SubscriptionsService, isLive, type SubscriptionRow } from './subscriptions.service';
 
@@ -67,7 +67,9 @@ export class SeatsService implements OnModuleInit {
       try {
         await this.syncNow(accountId);
       } catch (error) {
-        this.logger.warn(`seat sync of ${accountId} failed (reconciliation will correct it): ${error instanceof Error ? error.message : String(error)}`);
+        this.logger.warn(
+          `seat sync of ${accountId} failed (reconciliation will correct it): ${error instanceof Error ? error.message : String(error)}`,
+        );
       } finally {
         if (this.inFlight.get(accountId) === next) this.inFlight.delete(accountId);
       }
@@ -102,8 +104,18 @@ export class SeatsService implements OnModuleInit {
     });
   }
 
-  private async recordQuantity(em: EntityManager, sub: SubscriptionRow, quantity: number, action: string, actor: string, runId: string | null): Promise<void> {
-    await em.query(`UPDATE stripe_subscriptions SET seat_quantity = $2, updated_at = now() WHERE account_id = $1`, [sub.account_id, quantity]);
+  private async recordQuantity(
+    em: EntityManager,
+    sub: SubscriptionRow,
+    quantity: number,
+    action: string,
+    actor: string,
+    runId: string | null,
+  ): Promise<void> {
+    await em.query(`UPDATE stripe_subscriptions SET seat_quantity = $2, updated_at = now() WHERE account_id = $1`, [
+      sub.account_id,
+      quantity,
+    ]);
     await this.audit.record(em, {
       actor,
       action,
@@ -134,7 +146,9 @@ export class SeatsService implements OnModuleInit {
           if (!item) throw new Error(`subscription ${sub.subscription_id} has no seat item`);
           const seats = await this.members.activeSeats(em, accountId);
           if (item.quantity === seats) {
-            if (sub.seat_quantity !== seats) await em.query(`UPDATE stripe_subscriptions SET seat_quantity = $2 WHERE account_id = $1`, [accountId, seats]);
+            if (sub.seat_quantity !== seats) {
+              await em.query(`UPDATE stripe_subscriptions SET seat_quantity = $2 WHERE account_id = $1`, [accountId, seats]);
+            }
             return;
           }
           const quantity = await this.gateway.setItemQuantity(item.id, seats, `reconcile:${runId}:${item.id}:${seats}`);
@@ -144,7 +158,14 @@ export class SeatsService implements OnModuleInit {
              VALUES ('quantity_drift', $1, $2, $3, $4, $5, $5)`,
             [accountId, sub.subscription_id, item.quantity, seats, now],
           );
-          await this.recordQuantity(em, { ...sub, seat_quantity: item.quantity }, quantity, 'seats.reconciled', 'system:seat-reconciliation', runId);
+          await this.recordQuantity(
+            em,
+            { ...sub, seat_quantity: item.quantity },
+            quantity,
+            'seats.reconciled',
+            'system:seat-reconciliation',
+            runId,
+          );
           result.corrected.push({ accountId, subscriptionId: sub.subscription_id, stripeQuantity: item.quantity, activeSeats: seats });
         });
       } catch (error) {

@@ -2,26 +2,33 @@ import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import { AuditService } from '../audit/audit.service';
-import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import { inTransaction, rows } from '../common/database/transaction';
-import { formatCredits, parseCredits } from '../common/money';
-import { Clock } from '../infra/clock/clock';
-import { LedgerService } from '../ledger/ledger.service';
-import type { GrantView } from '../ledger/ledger.types';
-import { MembersService } from '../members/members.service';
-import { anchorBillingCycleIfUnset } from '../accounts/account-writes';
-import { receiveOnce } from '../messaging/inbox';
-import { topicsOf } from '../messaging/topics';
-import { allowanceGrantId, allowanceKey, allowanceReason } from '../plans/allowance-keys';
-import { notifyOnce } from '../plans/notifications';
-import { PlanCatalog, type PlanId } from '../plans/plan-catalog';
-import type { Period } from '../plans/periods';
-import { SuspensionService } from '../spend-limits/suspension.service';
+import { AuditService } from 'src/audit/audit.service';
+import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
+import { inTransaction, rows } from 'src/common/database/transaction';
+import { formatCredits, parseCredits } from 'src/common/money';
+import { Clock } from 'src/infra/clock/clock';
+import { LedgerService } from 'src/ledger/ledger.service';
+import type { GrantView } from 'src/ledger/ledger.types';
+import { MembersService } from 'src/members/members.service';
+import { anchorBillingCycleIfUnset } from 'src/accounts/account-writes';
+import { receiveOnce } from 'src/messaging/inbox';
+import { topicsOf } from 'src/messaging/topics';
+import { allowanceGrantId, allowanceKey, allowanceReason } from 'src/plans/allowance-keys';
+import { notifyOnce } from 'src/plans/notifications';
+import { PlanCatalog, type PlanId } from 'src/plans/plan-catalog';
+import type { Period } from 'src/plans/periods';
+import { SuspensionService } from 'src/spend-limits/suspension.service';
 import { clawBack } from './clawback';
 import { SeatsService } from './seats.service';
 import { StripeGateway, type StripeEventLike } from './stripe-gateway';
-import { readCharge, readCheckoutSession, readInvoice, readSubscription, type InvoiceSnapshot, type SubscriptionSnapshot } from './stripe-objects';
+import {
+  readCharge,
+  readCheckoutSession,
+  readInvoice,
+  readSubscription,
+  type InvoiceSnapshot,
+  type SubscriptionSnapshot,
+} from './stripe-objects';
 import { SubscriptionsService, isLive } from './subscriptions.service';
 
 export const STRIPE_INBOX = 'stripe';
@@ -38,7 +45,9 @@ export interface EventOutcome {
 
 /** What an effect did: `accountId` when it touched the account's subscription (a lifted payment suspension is then applied). */
 /** `after` runs once the event's transaction committed (a suspension lifted replaces it); `afterAlso` runs besides. */
-type Effect = (em: EntityManager) => Promise<{ ignored?: boolean; accountId?: string; after?: () => Promise<void>; afterAlso?: () => Promise<void> } | void>;
+type Effect = (
+  em: EntityManager,
+) => Promise<{ ignored?: boolean; accountId?: string; after?: () => Promise<void>; afterAlso?: () => Promise<void> } | void>;
 
 function chain(first: () => Promise<void>, then: () => Promise<void>): () => Promise<void> {
   return async () => {
@@ -92,7 +101,9 @@ export class StripeEventsService {
       });
     } catch (error) {
       // Stripe retries a failed delivery; meanwhile operators see the failure and its reason.
-      await this.recordOutcome(this.ds.manager, event, 'failed', null, error instanceof Error ? error.message : String(error)).catch(() => undefined);
+      await this.recordOutcome(this.ds.manager, event, 'failed', null, error instanceof Error ? error.message : String(error)).catch(
+        () => undefined,
+      );
       throw error;
     }
     if (after) await after();
@@ -100,7 +111,13 @@ export class StripeEventsService {
   }
 
   /** Keeps what came of an event (stripe_webhook_events, owned here): a later delivery that applies it replaces a failure. */
-  private async recordOutcome(em: Pick<EntityManager, 'query'>, event: StripeEventLike, outcome: 'applied' | 'ignored' | 'failed', accountId: string | null, error: string | null): Promise<void> {
+  private async recordOutcome(
+    em: Pick<EntityManager, 'query'>,
+    event: StripeEventLike,
+    outcome: 'applied' | 'ignored' | 'failed',
+    accountId: string | null,
+    error: string | null,
+  ): Promise<void> {
     await em.query(
       `INSERT INTO stripe_webhook_events (event_id, type, outcome, account_id, error, received_at) VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (event_id) DO UPDATE SET outcome = EXCLUDED.outcome, account_id = coalesce(EXCLUDED.account_id, stripe_webhook_events.account_id),
@@ -110,13 +127,39 @@ export class StripeEventsService {
   }
 
   /** The most recent Stripe events received, newest first, with what came of each. */
-  async recentWebhooks(limit: number): Promise<{ eventId: string; type: string; outcome: string; accountId: string | null; error: string | null; deliveries: number; receivedAt: string }[]> {
-    const found = await rows<{ event_id: string; type: string; outcome: string; account_id: string | null; error: string | null; deliveries: number; received_at: Date }>(
+  async recentWebhooks(limit: number): Promise<
+    {
+      eventId: string;
+      type: string;
+      outcome: string;
+      accountId: string | null;
+      error: string | null;
+      deliveries: number;
+      receivedAt: string;
+    }[]
+  > {
+    const found = await rows<{
+      event_id: string;
+      type: string;
+      outcome: string;
+      account_id: string | null;
+      error: string | null;
+      deliveries: number;
+      received_at: Date;
+    }>(
       this.ds,
       `SELECT event_id, type, outcome, account_id, error, deliveries, received_at FROM stripe_webhook_events ORDER BY received_at DESC, event_id DESC LIMIT $1`,
       [limit],
     );
-    return found.map((r) => ({ eventId: r.event_id, type: r.type, outcome: r.outcome, accountId: r.account_id, error: r.error, deliveries: r.deliveries, receivedAt: r.received_at.toISOString() }));
+    return found.map((r) => ({
+      eventId: r.event_id,
+      type: r.type,
+      outcome: r.outcome,
+      accountId: r.account_id,
+      error: r.error,
+      deliveries: r.deliveries,
+      receivedAt: r.received_at.toISOString(),
+    }));
   }
 
   /**
@@ -171,10 +214,19 @@ export class StripeEventsService {
     const accountId = session.metadata.accountId ?? session.clientReferenceId;
     if (!accountId) return null;
     // A subscription started through Checkout: link it (read from Stripe: the event only names it).
-    const subscription = session.subscriptionId && this.gateway.enabled ? await this.gateway.retrieveSubscription(session.subscriptionId) : null;
+    const subscription =
+      session.subscriptionId && this.gateway.enabled ? await this.gateway.retrieveSubscription(session.subscriptionId) : null;
     return async (em) => {
       if (!(await this.accountExists(em, accountId))) return { ignored: true };
-      if (subscription) await this.subscriptions.link(em, accountId, { ...subscription, customerId: subscription.customerId ?? session.customerId }, event.created, ACTOR);
+      if (subscription) {
+        await this.subscriptions.link(
+          em,
+          accountId,
+          { ...subscription, customerId: subscription.customerId ?? session.customerId },
+          event.created,
+          ACTOR,
+        );
+      }
       // A subscription linked here gets the account's seat quantity at once (it was made for the seats of its checkout).
       const afterAlso = subscription ? () => this.seats.requestSync(accountId) : undefined;
       if (session.paymentStatus !== 'paid' || session.metadata.credits === undefined) {
@@ -190,7 +242,15 @@ export class StripeEventsService {
       await em.query(
         `INSERT INTO stripe_top_ups (session_id, account_id, pack, credits, amount_cents, payment_intent_id, grant_id)
          VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (session_id) DO NOTHING`,
-        [session.id, accountId, session.metadata.pack ?? 'unknown', credits.toString(), session.amountTotal, session.paymentIntentId, grantId],
+        [
+          session.id,
+          accountId,
+          session.metadata.pack ?? 'unknown',
+          credits.toString(),
+          session.amountTotal,
+          session.paymentIntentId,
+          grantId,
+        ],
       );
       const topUp = await this.ledger.grant(em, {
         accountId,
@@ -215,11 +275,16 @@ export class StripeEventsService {
     const invoice = readInvoice(object);
     if (!invoice?.subscriptionId || !invoice.periodStart || !invoice.periodEnd) return null;
     const known = await this.subscriptions.row(undefined, { subscriptionId: invoice.subscriptionId });
-    const unlinked = !known && this.gateway.enabled ? await this.gateway.retrieveSubscription(invoice.subscriptionId).catch(() => null) : null;
+    const unlinked =
+      !known && this.gateway.enabled ? await this.gateway.retrieveSubscription(invoice.subscriptionId).catch(() => null) : null;
     return { invoice, unlinked };
   }
 
-  private async accountOfInvoice(em: EntityManager, ctx: { invoice: InvoiceSnapshot; unlinked: SubscriptionSnapshot | null }, created: number): Promise<string | null> {
+  private async accountOfInvoice(
+    em: EntityManager,
+    ctx: { invoice: InvoiceSnapshot; unlinked: SubscriptionSnapshot | null },
+    created: number,
+  ): Promise<string | null> {
     const row = await this.subscriptions.row(em, { subscriptionId: ctx.invoice.subscriptionId! }, true);
     if (row) return row.account_id;
     const accountId = ctx.unlinked?.metadata.accountId ?? ctx.invoice.metadata.accountId;
@@ -248,7 +313,12 @@ export class StripeEventsService {
         [accountId, event.created, period.start, period.end],
       );
       // Runs count per cycle from the anchor: an account without one gets this cycle's start.
-      await anchorBillingCycleIfUnset(em, accountId, this.catalog.stripeBilledPlans().map((p) => p.id), period.start);
+      await anchorBillingCycleIfUnset(
+        em,
+        accountId,
+        this.catalog.stripeBilledPlans().map((p) => p.id),
+        period.start,
+      );
       await this.recordInvoice(em, accountId, invoice, 'paid');
       await this.grantCycleAllowance(em, accountId, period, invoice);
       return { accountId };
@@ -271,7 +341,9 @@ export class StripeEventsService {
     );
     const current = account && this.catalog.has(account.plan) ? this.catalog.plan(account.plan) : undefined;
     const planId =
-      current && (current.allowanceTrigger === 'paid_invoice' || current.adminOnly) ? current.id : this.catalog.planOfPrices(invoice.lines.map((l) => l.priceId))?.id;
+      current && (current.allowanceTrigger === 'paid_invoice' || current.adminOnly)
+        ? current.id
+        : this.catalog.planOfPrices(invoice.lines.map((l) => l.priceId))?.id;
     if (planId === undefined) return;
     const plan = this.catalog.effective(planId, account?.plan_overrides);
     const amount = plan.includedCreditsMicros;
@@ -294,12 +366,27 @@ export class StripeEventsService {
     });
     // The same cause as the allowance the plans module grants (account and period).
     const periodJson = { from: period.start.toISOString(), to: period.end.toISOString() };
-    await this.notifyGranted(em, accountId, `credits.granted:${accountId}:${periodJson.from}`, allowance.grant, { period: periodJson, invoiceId });
+    await this.notifyGranted(em, accountId, `credits.granted:${accountId}:${periodJson.from}`, allowance.grant, {
+      period: periodJson,
+      invoiceId,
+    });
   }
 
   /** `credits.granted` for a grant made here, once per cause. */
-  private async notifyGranted(em: EntityManager, accountId: string, cause: string, grant: GrantView, extra: Record<string, unknown>): Promise<void> {
-    const data = { grantId: grant.id, source: grant.source, credits: formatCredits(grant.amount), expiresAt: grant.expiresAt?.toISOString() ?? null, ...extra };
+  private async notifyGranted(
+    em: EntityManager,
+    accountId: string,
+    cause: string,
+    grant: GrantView,
+    extra: Record<string, unknown>,
+  ): Promise<void> {
+    const data = {
+      grantId: grant.id,
+      source: grant.source,
+      credits: formatCredits(grant.amount),
+      expiresAt: grant.expiresAt?.toISOString() ?? null,
+      ...extra,
+    };
     await notifyOnce(em, topicsOf(this.config).notifications, [{ type: 'credits.granted', accountId, cause, data }], grant.createdAt);
   }
 
@@ -308,7 +395,12 @@ export class StripeEventsService {
    * quantity and the seats active when it was created; a mismatch is flagged. A finalized invoice's
    * amounts do not change, so a later event keeps what was recorded unless it was missing.
    */
-  private async recordInvoice(em: EntityManager, accountId: string, invoice: InvoiceSnapshot, status: 'paid' | 'payment_failed'): Promise<void> {
+  private async recordInvoice(
+    em: EntityManager,
+    accountId: string,
+    invoice: InvoiceSnapshot,
+    status: 'paid' | 'payment_failed',
+  ): Promise<void> {
     const seatLine = invoice.lines.find((l) => this.catalog.isSeatPrice(l.priceId) && !l.proration);
     const at = invoice.created ?? invoice.periodStart!;
     const active = await this.members.seatsAt(em, accountId, at);
@@ -406,7 +498,11 @@ export class StripeEventsService {
 
   // ---------------------------------------------------------------- subscriptions
 
-  private async subscriptionChanged(em: EntityManager, s: SubscriptionSnapshot, created: number): Promise<{ ignored?: boolean; accountId?: string }> {
+  private async subscriptionChanged(
+    em: EntityManager,
+    s: SubscriptionSnapshot,
+    created: number,
+  ): Promise<{ ignored?: boolean; accountId?: string }> {
     const byId = await this.subscriptions.row(em, { subscriptionId: s.id }, true);
     let accountId = byId?.account_id ?? null;
     if (!accountId) {
@@ -435,7 +531,8 @@ export class StripeEventsService {
       if (!topUp) return { ignored: true };
       const credits = BigInt(topUp.credits);
       // The share of the top-up reversed (all of it for a dispute or a full refund).
-      const reversed = charge.amount > 0 && charge.reversed < charge.amount ? (credits * BigInt(charge.reversed)) / BigInt(charge.amount) : credits;
+      const reversed =
+        charge.amount > 0 && charge.reversed < charge.amount ? (credits * BigInt(charge.reversed)) / BigInt(charge.amount) : credits;
       const wanted = reversed - BigInt(topUp.clawed_back);
       if (wanted <= 0n) return {};
       const taken = await clawBack(em, this.audit, {
@@ -456,7 +553,10 @@ export class StripeEventsService {
         now: this.clock.now(),
       });
       if (taken > 0n) {
-        await em.query(`UPDATE stripe_top_ups SET clawed_back = clawed_back + $2 WHERE session_id = $1`, [topUp.session_id, taken.toString()]);
+        await em.query(`UPDATE stripe_top_ups SET clawed_back = clawed_back + $2 WHERE session_id = $1`, [
+          topUp.session_id,
+          taken.toString(),
+        ]);
       }
       return {};
     };

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import Stripe from 'stripe';
-import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import { BillingException } from '../common/errors/billing.exception';
-import { Metrics } from '../health/metrics';
+import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
+import { BillingException } from 'src/common/errors/billing.exception';
+import { Metrics } from 'src/health/metrics';
 import { readCheckoutSession, readSubscription, type CheckoutSessionSnapshot, type SubscriptionSnapshot } from './stripe-objects';
 
 export interface CreateSubscriptionInput {
@@ -76,54 +76,64 @@ export class StripeGateway {
   }
 
   async createCustomer(accountId: string, name: string | null, idempotencyKey: string): Promise<string> {
-    const customer = await this.metrics.stripeCall('customers.create', () => this.stripe().customers.create(
-      { ...(name ? { name } : {}), metadata: { accountId } },
-      { idempotencyKey },
-    ));
+    const customer = await this.metrics.stripeCall('customers.create', () =>
+      this.stripe().customers.create({ ...(name ? { name } : {}), metadata: { accountId } }, { idempotencyKey }),
+    );
     return customer.id;
   }
 
   async createSubscription(input: CreateSubscriptionInput, idempotencyKey: string): Promise<SubscriptionSnapshot> {
-    const created = await this.metrics.stripeCall('subscriptions.create', () => this.stripe().subscriptions.create(
-      {
-        customer: input.customerId,
-        items: [{ price: input.basePriceId, quantity: 1 }, { price: input.seatPriceId, quantity: input.seats }],
-        proration_behavior: this.prorationBehavior,
-        metadata: { accountId: input.accountId },
-      },
-      { idempotencyKey },
-    ));
+    const created = await this.metrics.stripeCall('subscriptions.create', () =>
+      this.stripe().subscriptions.create(
+        {
+          customer: input.customerId,
+          items: [
+            { price: input.basePriceId, quantity: 1 },
+            { price: input.seatPriceId, quantity: input.seats },
+          ],
+          proration_behavior: this.prorationBehavior,
+          metadata: { accountId: input.accountId },
+        },
+        { idempotencyKey },
+      ),
+    );
     return parsed(readSubscription(created), 'subscription');
   }
 
   async retrieveSubscription(subscriptionId: string): Promise<SubscriptionSnapshot> {
-    return parsed(readSubscription(await this.metrics.stripeCall('subscriptions.retrieve', () => this.stripe().subscriptions.retrieve(subscriptionId))), 'subscription');
+    return parsed(
+      readSubscription(await this.metrics.stripeCall('subscriptions.retrieve', () => this.stripe().subscriptions.retrieve(subscriptionId))),
+      'subscription',
+    );
   }
 
   /** Sets the seat item's quantity to an absolute count. */
   async setItemQuantity(itemId: string, quantity: number, idempotencyKey: string): Promise<number> {
-    const item = await this.metrics.stripeCall('subscription_items.update', () => this.stripe().subscriptionItems.update(
-      itemId,
-      { quantity, proration_behavior: this.prorationBehavior },
-      { idempotencyKey },
-    ));
+    const item = await this.metrics.stripeCall('subscription_items.update', () =>
+      this.stripe().subscriptionItems.update(itemId, { quantity, proration_behavior: this.prorationBehavior }, { idempotencyKey }),
+    );
     return item.quantity ?? 0;
   }
 
-  async createCheckoutSession(input: CreateCheckoutInput, idempotencyKey: string): Promise<CheckoutSessionSnapshot & { url: string | null }> {
-    const session = await this.metrics.stripeCall('checkout.sessions.create', () => this.stripe().checkout.sessions.create(
-      {
-        mode: 'payment',
-        line_items: [{ price: input.priceId, quantity: 1 }],
-        client_reference_id: input.accountId,
-        metadata: { accountId: input.accountId, pack: input.pack, credits: input.credits },
-        payment_intent_data: { metadata: { accountId: input.accountId, pack: input.pack, credits: input.credits } },
-        success_url: this.config.stripe.checkoutSuccessUrl,
-        cancel_url: this.config.stripe.checkoutCancelUrl,
-        ...(input.customerId ? { customer: input.customerId } : {}),
-      },
-      { idempotencyKey },
-    ));
+  async createCheckoutSession(
+    input: CreateCheckoutInput,
+    idempotencyKey: string,
+  ): Promise<CheckoutSessionSnapshot & { url: string | null }> {
+    const session = await this.metrics.stripeCall('checkout.sessions.create', () =>
+      this.stripe().checkout.sessions.create(
+        {
+          mode: 'payment',
+          line_items: [{ price: input.priceId, quantity: 1 }],
+          client_reference_id: input.accountId,
+          metadata: { accountId: input.accountId, pack: input.pack, credits: input.credits },
+          payment_intent_data: { metadata: { accountId: input.accountId, pack: input.pack, credits: input.credits } },
+          success_url: this.config.stripe.checkoutSuccessUrl,
+          cancel_url: this.config.stripe.checkoutCancelUrl,
+          ...(input.customerId ? { customer: input.customerId } : {}),
+        },
+        { idempotencyKey },
+      ),
+    );
     return { ...parsed(readCheckoutSession(session), 'checkout session'), url: session.url ?? null };
   }
 
@@ -145,10 +155,14 @@ export class StripeGateway {
    * DL_BILLING_STRIPE_SIGNATURE_INVALID for a bad or stale signature or a body changed after signing.
    */
   verifyWebhook(rawBody: Buffer | undefined, signature: string | undefined): StripeEventLike {
-    if (!this.webhookSecret) throw new BillingException('DL_BILLING_UNAVAILABLE', 'Stripe webhooks are not configured (STRIPE_WEBHOOK_SECRET)');
+    if (!this.webhookSecret) {
+      throw new BillingException('DL_BILLING_UNAVAILABLE', 'Stripe webhooks are not configured (STRIPE_WEBHOOK_SECRET)');
+    }
     if (!rawBody || !signature) {
       const message = !signature ? 'is required' : 'needs a body to verify';
-      throw new BillingException('DL_BILLING_STRIPE_SIGNATURE_INVALID', 'The Stripe-Signature header and a body are required', [{ field: 'stripe-signature', message }]);
+      throw new BillingException('DL_BILLING_STRIPE_SIGNATURE_INVALID', 'The Stripe-Signature header and a body are required', [
+        { field: 'stripe-signature', message },
+      ]);
     }
     try {
       return Stripe.webhooks.constructEvent(rawBody, signature, this.webhookSecret) as unknown as StripeEventLike;

@@ -2,10 +2,10 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import { rows } from '../common/database/transaction';
-import { Clock } from '../infra/clock/clock';
-import { JobsService } from '../jobs/jobs.service';
+import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
+import { rows } from 'src/common/database/transaction';
+import { Clock } from 'src/infra/clock/clock';
+import { JobsService } from 'src/jobs/jobs.service';
 import { SeatsService } from './seats.service';
 import { STRIPE_INBOX, StripeEventsService } from './stripe-events.service';
 import { StripeGateway } from './stripe-gateway';
@@ -45,8 +45,14 @@ export class StripeJobs implements OnApplicationBootstrap {
     this.jobs.register('stripe-recovery', () => this.recover());
     if (!this.config.cronEnabled || !this.gateway.enabled) return;
     const every = this.config.stripe.jobsIntervalMs;
-    this.schedules.addInterval('seat-reconciliation', setInterval(() => void this.jobs.tick('seat-reconciliation'), every));
-    this.schedules.addInterval('stripe-recovery', setInterval(() => void this.jobs.tick('stripe-recovery'), every));
+    this.schedules.addInterval(
+      'seat-reconciliation',
+      setInterval(() => void this.jobs.tick('seat-reconciliation'), every),
+    );
+    this.schedules.addInterval(
+      'stripe-recovery',
+      setInterval(() => void this.jobs.tick('stripe-recovery'), every),
+    );
     this.jobs.scheduledEvery('seat-reconciliation', every);
     this.jobs.scheduledEvery('stripe-recovery', every);
     this.logger.log(`seat reconciliation and Stripe recovery every ${every} ms`);

@@ -111,7 +111,8 @@ export function readInvoice(o: unknown): InvoiceSnapshot | null {
     };
   });
   // A proration's period is the rest of an earlier cycle: the cycle billed is a regular line's.
-  const withPeriod = lines.find((l) => !l.proration && l.start && l.end && l.end > l.start) ?? lines.find((l) => l.start && l.end && l.end > l.start);
+  const withPeriod =
+    lines.find((l) => !l.proration && l.start && l.end && l.end > l.start) ?? lines.find((l) => l.start && l.end && l.end > l.start);
   return {
     id: str(o.id)!,
     customerId: idOf(o.customer),
@@ -119,7 +120,13 @@ export function readInvoice(o: unknown): InvoiceSnapshot | null {
     periodStart: withPeriod?.start ?? time(o.period_start),
     periodEnd: withPeriod?.end ?? time(o.period_end),
     created: time(o.created),
-    lines: lines.map(({ priceId, quantity, amountCents, proration, description }) => ({ priceId, quantity, amountCents, proration, description })),
+    lines: lines.map(({ priceId, quantity, amountCents, proration, description }) => ({
+      priceId,
+      quantity,
+      amountCents,
+      proration,
+      description,
+    })),
     totalCents: num(o.total),
     currency: str(o.currency),
     metadata: { ...(isObj(details.metadata) ? metadataOf(details) : {}), ...metadataOf(o) },

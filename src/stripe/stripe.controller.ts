@@ -2,16 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { Access, CurrentPrincipal, Public } from '../accounts/auth/auth.decorators';
-import { FailureLimiter } from '../accounts/auth/failure-limiter';
-import { FailureStore } from '../accounts/auth/failure-store';
-import type { Principal } from '../accounts/auth/scopes';
-import { APP_CONFIG, type AppConfig } from '../common/config/config';
-import { BillingException } from '../common/errors/billing.exception';
-import type { LimitedBodyRequest } from '../common/http/json-body';
-import { Doc } from '../common/http/openapi';
-import { parseOrThrow, ZodPipe } from '../common/http/zod-validation.pipe';
-import { jobResultSchema, JobsService, type JobResult } from '../jobs/jobs.service';
+import { Access, CurrentPrincipal, Public } from 'src/accounts/auth/auth.decorators';
+import { FailureLimiter } from 'src/accounts/auth/failure-limiter';
+import { FailureStore } from 'src/accounts/auth/failure-store';
+import type { Principal } from 'src/accounts/auth/scopes';
+import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
+import { BillingException } from 'src/common/errors/billing.exception';
+import type { LimitedBodyRequest } from 'src/common/http/json-body';
+import { Doc } from 'src/common/http/openapi';
+import { parseOrThrow, ZodPipe } from 'src/common/http/zod-validation.pipe';
+import { jobResultSchema, JobsService, type JobResult } from 'src/jobs/jobs.service';
 import {
   checkoutSchema,
   discrepanciesQuerySchema,
@@ -23,7 +23,7 @@ import {
   webhookResultSchema,
   type TopUpDto,
 } from './dto/stripe.dto';
-import { Metrics } from '../health/metrics';
+import { Metrics } from 'src/health/metrics';
 import { SeatsService } from './seats.service';
 import { StripeEventsService, type EventOutcome } from './stripe-events.service';
 import { StripeGateway, type StripeEventLike } from './stripe-gateway';
@@ -62,14 +62,18 @@ export class StripeController {
   @Doc({
     id: 'stripeWebhook',
     summary: 'Stripe webhook endpoint',
-    description: 'The `Stripe-Signature` header is checked on the raw body; too many bad signatures from one client get 429. Each event is applied once (on `event.id`).',
+    description:
+      'The `Stripe-Signature` header is checked on the raw body; too many bad signatures from one client get 429. Each event is applied once (on `event.id`).',
     tag: 'Stripe',
     headers: z.object({ 'stripe-signature': z.string() }),
     body: stripeEventSchema,
     responses: { 200: { description: 'Received', schema: webhookResultSchema } },
     errors: ['DL_BILLING_REQUEST_INVALID', 'DL_BILLING_STRIPE_SIGNATURE_INVALID', 'DL_BILLING_RATE_LIMITED', 'DL_BILLING_UNAVAILABLE'],
   })
-  async webhook(@Req() req: FastifyRequest & LimitedBodyRequest, @Headers('stripe-signature') signature: string | undefined): Promise<EventOutcome & { received: true }> {
+  async webhook(
+    @Req() req: FastifyRequest & LimitedBodyRequest,
+    @Headers('stripe-signature') signature: string | undefined,
+  ): Promise<EventOutcome & { received: true }> {
     let event: StripeEventLike;
     try {
       event = await this.verifyLimited(req.ip, req.rawBody, signature);
@@ -98,14 +102,20 @@ export class StripeController {
     }
   }
 
-  private async verifyLimited(client: string | undefined, rawBody: Buffer | undefined, signature: string | undefined): Promise<StripeEventLike> {
+  private async verifyLimited(
+    client: string | undefined,
+    rawBody: Buffer | undefined,
+    signature: string | undefined,
+  ): Promise<StripeEventLike> {
     try {
       return this.gateway.verifyWebhook(rawBody, signature);
     } catch (error) {
       if (!(error instanceof BillingException) || error.code !== 'DL_BILLING_STRIPE_SIGNATURE_INVALID') throw error;
       const wait = await this.webhookFailures.retryAfter(client);
       if (wait > 0) {
-        throw new BillingException('DL_BILLING_RATE_LIMITED', 'Too many webhook requests with a bad signature: try again later', [], { retryAfterSeconds: wait });
+        throw new BillingException('DL_BILLING_RATE_LIMITED', 'Too many webhook requests with a bad signature: try again later', [], {
+          retryAfterSeconds: wait,
+        });
       }
       await this.webhookFailures.fail(client);
       throw error;
@@ -154,10 +164,17 @@ export class StripeController {
     id: 'createSubscription',
     summary: "Create the account's Team subscription in Stripe (base fee and seats) and move it to Team",
     tag: 'Stripe',
-    responses: { 201: { description: 'Created', schema: subscriptionViewSchema }, 200: { description: 'It already had a live one', schema: subscriptionViewSchema } },
+    responses: {
+      201: { description: 'Created', schema: subscriptionViewSchema },
+      200: { description: 'It already had a live one', schema: subscriptionViewSchema },
+    },
     errors: ['DL_BILLING_NOT_FOUND', 'DL_BILLING_UNAVAILABLE'],
   })
-  async subscribe(@Param('id') accountId: string, @CurrentPrincipal() p: Principal, @Res({ passthrough: true }) reply: FastifyReply): Promise<Record<string, unknown>> {
+  async subscribe(
+    @Param('id') accountId: string,
+    @CurrentPrincipal() p: Principal,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<Record<string, unknown>> {
     const { created, view } = await this.subscriptions.create(accountId, `key:${p.keyId}`);
     void reply.status(created ? 201 : 200);
     return view;

@@ -1,11 +1,11 @@
 // Owns: stripe_subscriptions, stripe_invoices, stripe_top_ups, stripe_webhook_events, stripe_seat_discrepancies.
 import { Module } from '@nestjs/common';
-import { AccountsModule } from '../accounts/accounts.module';
-import { LedgerModule } from '../ledger/ledger.module';
-import { MembersModule } from '../members/members.module';
-import { PlanCatalogModule } from '../plans/plan-catalog.module';
-import { SpendLimitsModule } from '../spend-limits/spend-limits.module';
-import { SuspensionService } from '../spend-limits/suspension.service';
+import { AccountsModule } from 'src/accounts/accounts.module';
+import { LedgerModule } from 'src/ledger/ledger.module';
+import { MembersModule } from 'src/members/members.module';
+import { PlanCatalogModule } from 'src/plans/plan-catalog.module';
+import { SpendLimitsModule } from 'src/spend-limits/spend-limits.module';
+import { SuspensionService } from 'src/spend-limits/suspension.service';
 import { SeatsService } from './seats.service';
 import { StripeController } from './stripe.controller';
 import { StripeEventsService } from './stripe-events.service';

@@ -1,15 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import { AccountHooks } from '../accounts/account-hooks';
-import { setPlanTerms } from '../accounts/account-writes';
-import { AuditService } from '../audit/audit.service';
-import { inTransaction, rows } from '../common/database/transaction';
-import { BillingException } from '../common/errors/billing.exception';
-import { formatCredits } from '../common/money';
-import { Clock } from '../infra/clock/clock';
-import { MembersService } from '../members/members.service';
-import { PlanCatalog, type Plan, type PlanId, type StripeBilling } from '../plans/plan-catalog';
+import { AccountHooks } from 'src/accounts/account-hooks';
+import { setPlanTerms } from 'src/accounts/account-writes';
+import { AuditService } from 'src/audit/audit.service';
+import { inTransaction, rows } from 'src/common/database/transaction';
+import { BillingException } from 'src/common/errors/billing.exception';
+import { formatCredits } from 'src/common/money';
+import { Clock } from 'src/infra/clock/clock';
+import { MembersService } from 'src/members/members.service';
+import { PlanCatalog, type Plan, type PlanId, type StripeBilling } from 'src/plans/plan-catalog';
 import type { SubscriptionStatus } from './entities/stripe-subscription.entity';
 import { StripeGateway } from './stripe-gateway';
 import type { SubscriptionSnapshot } from './stripe-objects';
@@ -30,8 +30,24 @@ export interface SubscriptionRow {
 }
 
 export interface BillingHistory {
-  invoices: { invoiceId: string; status: string; periodStart: string; periodEnd: string; seatQuantity: number | null; activeSeats: number; amountCents: number }[];
-  topUps: { sessionId: string; pack: string; credits: string; amountCents: number | null; clawedBack: string; grantId: string; at: string }[];
+  invoices: {
+    invoiceId: string;
+    status: string;
+    periodStart: string;
+    periodEnd: string;
+    seatQuantity: number | null;
+    activeSeats: number;
+    amountCents: number;
+  }[];
+  topUps: {
+    sessionId: string;
+    pack: string;
+    credits: string;
+    amountCents: number | null;
+    clawedBack: string;
+    grantId: string;
+    at: string;
+  }[];
 }
 
 /** Statuses in which the account is on its subscription's plan (a subscription that still bills). */
@@ -55,7 +71,11 @@ export class SubscriptionsService {
     private readonly accountHooks: AccountHooks,
   ) {}
 
-  async row(em: Pick<EntityManager, 'query'> | undefined, by: { accountId?: string; subscriptionId?: string }, lock = false): Promise<SubscriptionRow | null> {
+  async row(
+    em: Pick<EntityManager, 'query'> | undefined,
+    by: { accountId?: string; subscriptionId?: string },
+    lock = false,
+  ): Promise<SubscriptionRow | null> {
     const [row] = await rows<SubscriptionRow>(
       em ?? this.ds,
       `SELECT * FROM stripe_subscriptions WHERE ${by.accountId ? 'account_id' : 'subscription_id'} = $1${lock ? ' FOR UPDATE' : ''}`,
@@ -71,7 +91,9 @@ export class SubscriptionsService {
    * account's when Stripe bills it, else the one plan Stripe bills (Team as shipped).
    */
   async create(accountId: string, actor: string): Promise<{ created: boolean; view: Record<string, unknown> }> {
-    const [account] = await rows<{ name: string | null; plan: PlanId }>(this.ds, `SELECT name, plan FROM accounts WHERE id = $1`, [accountId]);
+    const [account] = await rows<{ name: string | null; plan: PlanId }>(this.ds, `SELECT name, plan FROM accounts WHERE id = $1`, [
+      accountId,
+    ]);
     if (!account) throw BillingException.notFound(`Account ${accountId}`);
     const existing = await this.row(undefined, { accountId });
     if (existing && isLive(existing.status)) return { created: false, view: await this.view(accountId) };
@@ -82,7 +104,9 @@ export class SubscriptionsService {
       { customerId, accountId, basePriceId: stripe.basePrice.priceId, seatPriceId: stripe.seatPrice.priceId, seats },
       `subscription:${accountId}:${existing?.subscription_id ?? 'first'}`,
     );
-    await inTransaction(this.ds, (em) => this.link(em, accountId, { ...snapshot, customerId: snapshot.customerId ?? customerId }, 0, actor));
+    await inTransaction(this.ds, (em) =>
+      this.link(em, accountId, { ...snapshot, customerId: snapshot.customerId ?? customerId }, 0, actor),
+    );
     return { created: true, view: await this.view(accountId) };
   }
 
@@ -93,7 +117,12 @@ export class SubscriptionsService {
     const billed = this.catalog.stripeBilledPlans();
     if (billed.length === 1) return billed[0]!.billing;
     throw BillingException.invalid(
-      [{ field: 'plan', message: `set the account's plan to one Stripe bills first (${billed.map((p) => p.id).join(', ') || 'none in the plans file'})` }],
+      [
+        {
+          field: 'plan',
+          message: `set the account's plan to one Stripe bills first (${billed.map((p) => p.id).join(', ') || 'none in the plans file'})`,
+        },
+      ],
       'The account plan does not say which subscription to create',
     );
   }
@@ -140,10 +169,17 @@ export class SubscriptionsService {
     );
     if (!applied || !plan) return; // prices of no plan of the catalog: the account keeps its plan
     const live = isLive(s.status);
-    await this.setPlan(em, accountId, live ? plan : this.catalog.plan(plan.billing.fallbackPlan), live ? (s.billingCycleAnchor ?? s.currentPeriodStart) : null, actor, {
-      subscriptionId: s.id,
-      status: s.status,
-    });
+    await this.setPlan(
+      em,
+      accountId,
+      live ? plan : this.catalog.plan(plan.billing.fallbackPlan),
+      live ? (s.billingCycleAnchor ?? s.currentPeriodStart) : null,
+      actor,
+      {
+        subscriptionId: s.id,
+        status: s.status,
+      },
+    );
   }
 
   /**
@@ -152,7 +188,14 @@ export class SubscriptionsService {
    * month's Free credits at once (Team's come with its paid invoice). An account on an admin-only
    * plan (Enterprise) is left alone.
    */
-  private async setPlan(em: EntityManager, accountId: string, to: Plan, anchor: Date | null, actor: string, why: Record<string, unknown>): Promise<void> {
+  private async setPlan(
+    em: EntityManager,
+    accountId: string,
+    to: Plan,
+    anchor: Date | null,
+    actor: string,
+    why: Record<string, unknown>,
+  ): Promise<void> {
     const plan = to.id;
     const [before] = await rows<{ plan: string; billing_cycle_anchor: Date | null }>(
       em,
@@ -182,13 +225,29 @@ export class SubscriptionsService {
     const [account] = await rows<{ plan: PlanId }>(this.ds, `SELECT plan FROM accounts WHERE id = $1`, [accountId]);
     const { basePrice, seatPrice } = this.catalog.invoicePrices(account?.plan ?? '');
     const [invoices, topUps] = await Promise.all([
-      rows<{ invoice_id: string; status: string; period_start: Date; period_end: Date; seat_quantity: number | null; active_seats: number; total_cents: string | null }>(
+      rows<{
+        invoice_id: string;
+        status: string;
+        period_start: Date;
+        period_end: Date;
+        seat_quantity: number | null;
+        active_seats: number;
+        total_cents: string | null;
+      }>(
         this.ds,
         `SELECT invoice_id, status, period_start, period_end, seat_quantity, active_seats, total_cents::text FROM stripe_invoices
          WHERE account_id = $1 ORDER BY period_start DESC, invoice_id DESC LIMIT $2`,
         [accountId, limit],
       ),
-      rows<{ session_id: string; pack: string; credits: string; amount_cents: number | null; clawed_back: string; grant_id: string; created_at: Date }>(
+      rows<{
+        session_id: string;
+        pack: string;
+        credits: string;
+        amount_cents: number | null;
+        clawed_back: string;
+        grant_id: string;
+        created_at: Date;
+      }>(
         this.ds,
         `SELECT session_id, pack, credits::text, amount_cents, clawed_back::text, grant_id, created_at FROM stripe_top_ups
          WHERE account_id = $1 ORDER BY created_at DESC, session_id DESC LIMIT $2`,
@@ -203,7 +262,8 @@ export class SubscriptionsService {
         periodEnd: i.period_end.toISOString(),
         seatQuantity: i.seat_quantity,
         activeSeats: i.active_seats,
-        amountCents: i.total_cents !== null ? Number(i.total_cents) : basePrice.unitAmountCents + seatPrice.unitAmountCents * (i.seat_quantity ?? 0),
+        amountCents:
+          i.total_cents !== null ? Number(i.total_cents) : basePrice.unitAmountCents + seatPrice.unitAmountCents * (i.seat_quantity ?? 0),
       })),
       topUps: topUps.map((t) => ({
         sessionId: t.session_id,

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { rows } from '../common/database/transaction';
-import { BillingException } from '../common/errors/billing.exception';
-import { formatCredits } from '../common/money';
-import { PlanCatalog, type PlanId } from '../plans/plan-catalog';
+import { rows } from 'src/common/database/transaction';
+import { BillingException } from 'src/common/errors/billing.exception';
+import { formatCredits } from 'src/common/money';
+import { PlanCatalog, type PlanId } from 'src/plans/plan-catalog';
 import { StripeGateway } from './stripe-gateway';
 
 @Injectable()
@@ -22,7 +22,10 @@ export class TopUpsService {
   async start(accountId: string, packId: string, idempotencyKey: string): Promise<{ checkoutUrl: string; sessionId: string }> {
     const pack = this.catalog.topUpPack(packId);
     if (!pack) {
-      const known = this.catalog.topUpPacks().map((p) => p.id).join(', ');
+      const known = this.catalog
+        .topUpPacks()
+        .map((p) => p.id)
+        .join(', ');
       throw BillingException.invalid([{ field: 'pack', message: `must be one of ${known}` }]);
     }
     const [account] = await rows<{ plan: PlanId; plan_overrides: Record<string, unknown> | null; customer_id: string | null }>(
@@ -32,7 +35,9 @@ export class TopUpsService {
     );
     if (!account) throw BillingException.notFound(`Account ${accountId}`);
     if (!this.catalog.effective(account.plan, account.plan_overrides).topUps) {
-      throw new BillingException('DL_BILLING_PLAN_FORBIDS', 'The account\'s plan does not allow top-ups', [{ field: 'pack', message: 'top-ups are not in the plan' }]);
+      throw new BillingException('DL_BILLING_PLAN_FORBIDS', "The account's plan does not allow top-ups", [
+        { field: 'pack', message: 'top-ups are not in the plan' },
+      ]);
     }
     const session = await this.gateway.createCheckoutSession(
       { accountId, pack: pack.id, credits: formatCredits(pack.creditsMicros), priceId: pack.priceId, customerId: account.customer_id },

@@ -75,11 +75,17 @@ describe(`fault injection under a steady lifecycle load (${FULL ? 'full size' : 
    * Prepares a workload, produces its events at a steady rate over `loadMs` while `inject` runs,
    * then waits for every event to be consumed and checks everything the suite promises.
    */
-  async function underLoad(seed: number, loadMs: number, inject: (workload: Workload, producer: SteadyProducer) => Promise<void>): Promise<void> {
+  async function underLoad(
+    seed: number,
+    loadMs: number,
+    inject: (workload: Workload, producer: SteadyProducer) => Promise<void>,
+  ): Promise<void> {
     const workload = new Workload(api, SIZE, seed);
     await workload.prepare();
     const duplicatesBefore = await duplicatesSoFar();
-    progress(`${workload.runtimes.length + workload.neverStarted.length} runtimes reserved; producing ${workload.eventCount} events over ${loadMs / 1000}s`);
+    progress(
+      `${workload.runtimes.length + workload.neverStarted.length} runtimes reserved; producing ${workload.eventCount} events over ${loadMs / 1000}s`,
+    );
     const producer = new SteadyProducer(broker!.brokers, TOPIC, workload.messages(), loadMs);
     try {
       await inject(workload, producer);
@@ -90,13 +96,22 @@ describe(`fault injection under a steady lifecycle load (${FULL ? 'full size' : 
     progress(`load sent (${producer.failedSends} failed sends retried)`);
     await eventually(
       async () =>
-        (await withDb(dbUrl(), (db) => db.query(`SELECT coalesce(sum(events_count), 0)::int AS n FROM runtimes WHERE runtime_id LIKE $1`, [`${workload.tag}_%`]))).rows[0].n ===
-        workload.eventCount,
+        (
+          await withDb(dbUrl(), (db) =>
+            db.query(`SELECT coalesce(sum(events_count), 0)::int AS n FROM runtimes WHERE runtime_id LIKE $1`, [`${workload.tag}_%`]),
+          )
+        ).rows[0].n === workload.eventCount,
       180_000,
       `all ${workload.eventCount} events of the load applied`,
     );
-    await eventually(async () => (await consumerLag(broker!.brokers, GROUP, TOPIC).catch(() => -1)) === 0, 60_000, 'consumer lag back to zero');
-    progress(`every event applied, consumer lag zero; ${(await duplicatesSoFar()) - duplicatesBefore} redelivered events skipped as duplicates`);
+    await eventually(
+      async () => (await consumerLag(broker!.brokers, GROUP, TOPIC).catch(() => -1)) === 0,
+      60_000,
+      'consumer lag back to zero',
+    );
+    progress(
+      `every event applied, consumer lag zero; ${(await duplicatesSoFar()) - duplicatesBefore} redelivered events skipped as duplicates`,
+    );
 
     // The reservations that never started are past their window; the sweeper must void them.
     await ageNeverStarted(dbUrl(), workload);
@@ -161,15 +176,19 @@ describe(`fault injection under a steady lifecycle load (${FULL ? 'full size' : 
     });
   });
 
-  it('restarts PostgreSQL (an immediate shutdown: every connection dropped, WAL replayed)', { timeout: FULL ? 600_000 : 180_000 }, async () => {
-    showLogsOnFailure();
-    await underLoad(2, FULL ? 60_000 : 15_000, async (workload) => {
-      await sleep(FULL ? 20_000 : 5_000);
-      await postgres!.crashAndRestart(3_000);
-      progress('PostgreSQL crashed and restarted');
-      expect(await checkAtAnyMoment(dbUrl(), build!, workload)).toEqual([]);
-    });
-  });
+  it(
+    'restarts PostgreSQL (an immediate shutdown: every connection dropped, WAL replayed)',
+    { timeout: FULL ? 600_000 : 180_000 },
+    async () => {
+      showLogsOnFailure();
+      await underLoad(2, FULL ? 60_000 : 15_000, async (workload) => {
+        await sleep(FULL ? 20_000 : 5_000);
+        await postgres!.crashAndRestart(3_000);
+        progress('PostgreSQL crashed and restarted');
+        expect(await checkAtAnyMoment(dbUrl(), build!, workload)).toEqual([]);
+      });
+    },
+  );
 
   it('kills and restarts the Kafka broker', { timeout: FULL ? 600_000 : 240_000 }, async () => {
     showLogsOnFailure();

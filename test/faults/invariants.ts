@@ -35,11 +35,15 @@ export async function checkAtAnyMoment(url: string, build: string, workload?: Wo
           [`${workload.tag}_%`],
         )
       ).rows;
-      if (counted.stored !== counted.counted) problems.push(`${counted.stored} events stored or heartbeats counted but ${counted.counted} counted by their runtimes`);
+      if (counted.stored !== counted.counted) {
+        problems.push(`${counted.stored} events stored or heartbeats counted but ${counted.counted} counted by their runtimes`);
+      }
     }
   });
   const reconcile = await runCli(build, ['ledger', 'reconcile'], { DATABASE_URL: url, KAFKA_BROKERS: '', LOG_LEVEL: 'error' });
-  if (reconcile.code !== 0) problems.push(`ledger reconcile exited ${reconcile.code}: ${reconcile.stdout}${reconcile.stderr}`.slice(0, 2_000));
+  if (reconcile.code !== 0) {
+    problems.push(`ledger reconcile exited ${reconcile.code}: ${reconcile.stdout}${reconcile.stderr}`.slice(0, 2_000));
+  }
   return problems;
 }
 
@@ -63,7 +67,8 @@ export async function checkSettled(url: string, workload: Workload): Promise<str
     if (events.stored !== workload.eventCount || events.counted !== workload.eventCount) {
       problems.push(`${workload.eventCount} events sent, ${events.stored} stored, ${events.counted} counted by their runtimes`);
     }
-    const runtimes = (await db.query(`SELECT runtime_id, status, charged::text, hold_id FROM runtimes WHERE runtime_id LIKE $1`, [like])).rows as {
+    const runtimes = (await db.query(`SELECT runtime_id, status, charged::text, hold_id FROM runtimes WHERE runtime_id LIKE $1`, [like]))
+      .rows as {
       runtime_id: string;
       status: string;
       charged: string;
@@ -71,7 +76,9 @@ export async function checkSettled(url: string, workload: Workload): Promise<str
     }[];
     if (runtimes.length !== expected.size) problems.push(`${expected.size} runtimes expected, ${runtimes.length} found`);
     const wrong = runtimes.filter((r) => BigInt(r.charged) !== expected.get(r.runtime_id) || !['settled', 'voided'].includes(r.status));
-    for (const r of wrong.slice(0, 10)) problems.push(`runtime ${r.runtime_id}: ${r.status}, charged ${r.charged}, expected ${String(expected.get(r.runtime_id))}`);
+    for (const r of wrong.slice(0, 10)) {
+      problems.push(`runtime ${r.runtime_id}: ${r.status}, charged ${r.charged}, expected ${String(expected.get(r.runtime_id))}`);
+    }
     if (wrong.length > 10) problems.push(`… and ${wrong.length - 10} more runtimes`);
 
     const open = (await db.query(`SELECT id FROM holds WHERE status = 'reserved' AND account_id LIKE $1`, [like])).rows;
@@ -87,7 +94,12 @@ export async function checkSettled(url: string, workload: Workload): Promise<str
 
     for (const account of workload.accounts) {
       const charged = workload.runtimes.filter((rt) => rt.accountId === account).reduce((sum, rt) => sum + expected.get(rt.id)!, 0n);
-      const [w] = (await db.query(`SELECT grants_balance::text AS grants, holds_balance::text AS held, consumed::text FROM wallets WHERE account_id = $1`, [account])).rows;
+      const [w] = (
+        await db.query(
+          `SELECT grants_balance::text AS grants, holds_balance::text AS held, consumed::text FROM wallets WHERE account_id = $1`,
+          [account],
+        )
+      ).rows;
       const want = { grants: String(workload.fundsPerAccount() - charged), held: '0', consumed: String(charged) };
       if (!w || w.grants !== want.grants || w.held !== want.held || w.consumed !== want.consumed) {
         problems.push(`wallet ${account}: ${JSON.stringify(w)}, expected ${JSON.stringify(want)}`);
@@ -99,7 +111,9 @@ export async function checkSettled(url: string, workload: Workload): Promise<str
 
 /** Reservations that never started, aged past their start window, as if 15 minutes had gone by. */
 export async function ageNeverStarted(url: string, workload: Workload): Promise<void> {
-  await withDb(url, (db) => db.query(`UPDATE runtimes SET start_deadline = now() - interval '1 second' WHERE runtime_id = ANY($1)`, [workload.neverStarted]));
+  await withDb(url, (db) =>
+    db.query(`UPDATE runtimes SET start_deadline = now() - interval '1 second' WHERE runtime_id = ANY($1)`, [workload.neverStarted]),
+  );
 }
 
 /** How many of the topic's messages the group has not committed yet (all partitions). */

@@ -75,17 +75,30 @@ export class Workload {
   async prepare(): Promise<void> {
     for (const id of this.accounts) {
       await this.must(201, 'POST', '/v1/accounts', { id, kind: 'user', plan: 'enterprise', name: `faults ${id}` });
-      await this.must(201, 'POST', `/v1/admin/accounts/${id}/grants`, { credits: formatMicros(FUNDS), reason: 'fault-injection load' }, { 'idempotency-key': `${id}-funds` });
+      await this.must(
+        201,
+        'POST',
+        `/v1/admin/accounts/${id}/grants`,
+        { credits: formatMicros(FUNDS), reason: 'fault-injection load' },
+        { 'idempotency-key': `${id}-funds` },
+      );
     }
     const planned = Array.from({ length: this.size.runtimes }, (_, r) => ({
       id: `${this.tag}_rt${r}`,
       accountId: this.accounts[r % this.accounts.length]!,
       history: plannedHistory(this.seed * 100_000 + r, this.size.eventsPerRuntime),
     }));
-    const idle = Array.from({ length: this.size.neverStarted }, (_, r) => ({ id: `${this.tag}_idle${r}`, accountId: this.accounts[r % this.accounts.length]! }));
+    const idle = Array.from({ length: this.size.neverStarted }, (_, r) => ({
+      id: `${this.tag}_idle${r}`,
+      accountId: this.accounts[r % this.accounts.length]!,
+    }));
     for (let i = 0; i < planned.length; i += 25) {
       const batch = planned.slice(i, i + 25);
-      const answers = await Promise.all(batch.map((p) => this.must(201, 'POST', '/v1/reservations', { accountId: p.accountId, runtimeId: p.id, ...SMALL, minutes: MINUTES })));
+      const answers = await Promise.all(
+        batch.map((p) =>
+          this.must(201, 'POST', '/v1/reservations', { accountId: p.accountId, runtimeId: p.id, ...SMALL, minutes: MINUTES }),
+        ),
+      );
       batch.forEach((p, j) => {
         const body = answers[j]!;
         this.runtimes.push({ ...p, ratePerHour: parseCredits(String(body.ratePerHour))!, hold: parseCredits(String(body.reserved))! });
@@ -187,11 +200,16 @@ export class SteadyProducer {
   private async run(messages: LifecycleMessage[], durationMs: number): Promise<void> {
     const tickMs = 100;
     const perTick = Math.max(1, Math.ceil(messages.length / Math.max(1, durationMs / tickMs)));
-    const kafka = new Kafka({ clientId: 'faults-load', brokers: [this.brokers], logLevel: logLevel.NOTHING, retry: { retries: 3, initialRetryTime: 200 } });
+    const kafka = new Kafka({
+      clientId: 'faults-load',
+      brokers: [this.brokers],
+      logLevel: logLevel.NOTHING,
+      retry: { retries: 3, initialRetryTime: 200 },
+    });
     let producer: Producer | undefined;
     const started = Date.now();
     try {
-      for (let i = 0; i < messages.length; ) {
+      for (let i = 0; i < messages.length;) {
         const chunk = messages.slice(i, i + perTick);
         try {
           if (!producer) {

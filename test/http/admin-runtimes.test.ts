@@ -17,7 +17,9 @@ describe('an admin terminates a runtime over HTTP', () => {
   it('issues one terminate command (reason admin) with an audit row, then nothing more; a settled or unknown runtime is refused', async () => {
     const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
     const runtimeId = uid('rt');
-    expect((await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId, ...SMALL, minutes: 30 } })).status).toBe(201);
+    expect((await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId, ...SMALL, minutes: 30 } })).status).toBe(
+      201,
+    );
     await h.request('POST', '/v1/events', { key: cp, body: [lifecycle(accountId, runtimeId, 'runtime.started', new Date(), 1)] });
 
     expect((await h.request('POST', `/v1/admin/runtimes/${runtimeId}/terminate`, { key: cp })).status).toBe(403);
@@ -33,10 +35,16 @@ describe('an admin terminates a runtime over HTTP', () => {
     expect(issued[0].actor).toMatch(/^key:key_/);
 
     // Its termination acknowledges the command and settles it: nothing is left to terminate.
-    await h.request('POST', '/v1/events', { key: cp, body: [lifecycle(accountId, runtimeId, 'runtime.terminated', new Date(), 2, { reason: 'admin' })] });
+    await h.request('POST', '/v1/events', {
+      key: cp,
+      body: [lifecycle(accountId, runtimeId, 'runtime.terminated', new Date(), 2, { reason: 'admin' })],
+    });
     const settled = await h.request('POST', `/v1/admin/runtimes/${runtimeId}/terminate`, { key: admin });
     expect(settled.status).toBe(400);
-    expect(settled.body.error).toMatchObject({ code: 'DL_BILLING_REQUEST_INVALID', findings: [{ field: 'runtimeId', message: expect.stringContaining('settled') }] });
+    expect(settled.body.error).toMatchObject({
+      code: 'DL_BILLING_REQUEST_INVALID',
+      findings: [{ field: 'runtimeId', message: expect.stringContaining('settled') }],
+    });
     const unknown = await h.request('POST', `/v1/admin/runtimes/${uid('rt')}/terminate`, { key: admin });
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe('DL_BILLING_NOT_FOUND');

@@ -34,7 +34,8 @@ describe('ancillary usage: snapshots, volumes and egress metered and charged', (
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     return res.body as { accepted: number; duplicates: number };
   };
-  const total = async (accountId: string) => (await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body.total as string;
+  const total = async (accountId: string) =>
+    (await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body.total as string;
   const accrue = async () => {
     const res = await h.request('POST', '/v1/admin/jobs/ancillary-accrual/run', { key: admin });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -113,7 +114,13 @@ describe('ancillary usage: snapshots, volumes and egress metered and charged', (
   it('charges egress per report (0.1 credit per GiB), once per event id', async () => {
     clock.set(at(12));
     const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
-    const report = usageEvent(accountId, 'egress.reported', at(11), { bytes: 3 * GIB, from: at(10).toISOString(), to: at(11).toISOString() }, { runtimeId: uid('rt') });
+    const report = usageEvent(
+      accountId,
+      'egress.reported',
+      at(11),
+      { bytes: 3 * GIB, from: at(10).toISOString(), to: at(11).toISOString() },
+      { runtimeId: uid('rt') },
+    );
     expect(await accepted(report)).toEqual({ accepted: 1, duplicates: 0 });
     expect(await total(accountId)).toBe('9.700000');
     expect(await accepted(report)).toEqual({ accepted: 0, duplicates: 1 });
@@ -124,12 +131,30 @@ describe('ancillary usage: snapshots, volumes and egress metered and charged', (
     const usage = await h.request('GET', `/v1/accounts/${accountId}/usage?${period}`, { key: admin });
     expect(usage.status).toBe(200);
     expect(usage.body.ancillary).toEqual([
-      { kind: 'egress', unit: 'GiB', priced: true, quantity: '3.000000', amount: '0.300000', charged: '0.300000', unpaid: '0.000000', rateCardVersions: ['test-priced'] },
+      {
+        kind: 'egress',
+        unit: 'GiB',
+        priced: true,
+        quantity: '3.000000',
+        amount: '0.300000',
+        charged: '0.300000',
+        unpaid: '0.000000',
+        rateCardVersions: ['test-priced'],
+      },
     ]);
     const reported = await h.request('GET', `/v1/reports/ancillary?${period}`, { key: admin });
     expect(reported.status).toBe(200);
     expect(reported.body.items.filter((i: { account: string }) => i.account === accountId)).toEqual([
-      { account: accountId, kind: 'egress', unit: 'GiB', priced: true, quantity: '3.000000', amount: '0.300000', charged: '0.300000', unpaid: '0.000000' },
+      {
+        account: accountId,
+        kind: 'egress',
+        unit: 'GiB',
+        priced: true,
+        quantity: '3.000000',
+        amount: '0.300000',
+        charged: '0.300000',
+        unpaid: '0.000000',
+      },
     ]);
     const csv = await h.request('GET', `/v1/reports/ancillary?${period}&format=csv`, { key: admin });
     expect(String(csv.body)).toContain(`${accountId},egress,GiB,true,3.000000,0.300000,0.300000,0.000000`);
@@ -138,7 +163,15 @@ describe('ancillary usage: snapshots, volumes and egress metered and charged', (
   it('charges what the wallet can pay, and the rest once credits come in', async () => {
     clock.set(at(12));
     const accountId = await fundedAccount(h, admin, { credits: '0.050000' });
-    await accepted(usageEvent(accountId, 'egress.reported', at(11), { bytes: GIB, from: at(10).toISOString(), to: at(11).toISOString() }, { runtimeId: uid('rt') }));
+    await accepted(
+      usageEvent(
+        accountId,
+        'egress.reported',
+        at(11),
+        { bytes: GIB, from: at(10).toISOString(), to: at(11).toISOString() },
+        { runtimeId: uid('rt') },
+      ),
+    );
     expect(await total(accountId)).toBe('0.000000');
     const granted = await h.request('POST', `/v1/admin/accounts/${accountId}/grants`, {
       key: admin,
@@ -160,7 +193,13 @@ describe('ancillary usage: snapshots, volumes and egress metered and charged', (
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('DL_BILLING_REQUEST_INVALID');
     const fields = (res.body.error.findings as { field: string }[]).map((f) => f.field).sort();
-    expect(fields).toEqual(['events[0].data.sizeBytes', 'events[1].data.bytes', 'events[1].data.to', 'events[1].runtimeId', 'events[2].data.sizeGiB']);
+    expect(fields).toEqual([
+      'events[0].data.sizeBytes',
+      'events[1].data.bytes',
+      'events[1].data.to',
+      'events[1].runtimeId',
+      'events[2].data.sizeGiB',
+    ]);
   });
 
   it('refuses an event naming another account than the item’s', async () => {
@@ -171,15 +210,28 @@ describe('ancillary usage: snapshots, volumes and egress metered and charged', (
     await accepted(usageEvent(owner, 'snapshot.created', at(1), { snapshotId, sizeBytes: 10 }));
     const res = await send({ events: [usageEvent(other, 'snapshot.deleted', at(2), { snapshotId })] });
     expect(res.status).toBe(400);
-    expect(res.body.error.findings).toEqual([{ field: 'events[0].accountId', message: `snapshot ${snapshotId} belongs to another account` }]);
+    expect(res.body.error.findings).toEqual([
+      { field: 'events[0].accountId', message: `snapshot ${snapshotId} belongs to another account` },
+    ]);
   });
 
   it('counts priced ancillary charges in the account spend limit: a launch that would pass it is refused', async () => {
     clock.set(at(12));
     const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
-    const limit = await h.request('PUT', `/v1/accounts/${accountId}/spend-limit`, { key: admin, body: { credits: '1.000000', period: 'month', thresholds: [50, 80, 100] } });
+    const limit = await h.request('PUT', `/v1/accounts/${accountId}/spend-limit`, {
+      key: admin,
+      body: { credits: '1.000000', period: 'month', thresholds: [50, 80, 100] },
+    });
     expect(limit.status, JSON.stringify(limit.body)).toBe(200);
-    await accepted(usageEvent(accountId, 'egress.reported', at(11), { bytes: 9 * GIB, from: at(10).toISOString(), to: at(11).toISOString() }, { runtimeId: uid('rt') }));
+    await accepted(
+      usageEvent(
+        accountId,
+        'egress.reported',
+        at(11),
+        { bytes: 9 * GIB, from: at(10).toISOString(), to: at(11).toISOString() },
+        { runtimeId: uid('rt') },
+      ),
+    );
     const wallet = (await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body;
     expect(wallet.spend).toMatchObject({ spent: '0.900000', limit: '1.000000' });
     const launch = await h.request('POST', '/v1/reservations', {
@@ -198,7 +250,10 @@ describe('ancillary usage: snapshots, volumes and egress metered and charged', (
   it('counts storage accrued against the wallet in the account spend limit, like a runtime charge: the next launch past it is refused', async () => {
     clock.set(at(12));
     const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
-    const limit = await h.request('PUT', `/v1/accounts/${accountId}/spend-limit`, { key: admin, body: { credits: '1.500000', period: 'month', thresholds: [50, 100] } });
+    const limit = await h.request('PUT', `/v1/accounts/${accountId}/spend-limit`, {
+      key: admin,
+      body: { credits: '1.500000', period: 'month', thresholds: [50, 100] },
+    });
     expect(limit.status, JSON.stringify(limit.body)).toBe(200);
     const v = volume(accountId, uid('vol'));
     await accepted([v.created(6, 100), v.deleted(11)]);
@@ -229,7 +284,10 @@ describe('ancillary usage: snapshots, volumes and egress metered and charged', (
     ]);
     await accrue();
     const outbox = async (type: string) =>
-      ((await h.ds.query(`SELECT topic, payload FROM outbox WHERE key = $1 AND payload->>'type' = $2 ORDER BY id`, [accountId, type])) as { topic: string; payload: Record<string, any> }[]);
+      (await h.ds.query(`SELECT topic, payload FROM outbox WHERE key = $1 AND payload->>'type' = $2 ORDER BY id`, [accountId, type])) as {
+        topic: string;
+        payload: Record<string, any>;
+      }[];
     const [notice] = await outbox('storage.unpaid');
     expect(notice?.topic).toBe('billing.notifications.v1');
     expect(notice?.payload.data).toMatchObject({ since: at(8).toISOString(), unpaid: '0.041000' }); // 10 GiB × 4 h + 1 GiB × 1 h at 1,000 µcr

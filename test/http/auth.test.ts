@@ -31,7 +31,9 @@ describe('API keys and scopes', () => {
 
   it('bootstraps the admin key, creates a key shown once, and revokes it', async () => {
     const accountId = uid('acc');
-    expect((await h.request('POST', '/v1/accounts', { key: bootstrap, body: { id: accountId, kind: 'user', plan: 'free' } })).status).toBe(201);
+    expect((await h.request('POST', '/v1/accounts', { key: bootstrap, body: { id: accountId, kind: 'user', plan: 'free' } })).status).toBe(
+      201,
+    );
     const created = await h.request('POST', '/v1/admin/api-keys', {
       key: bootstrap,
       body: { scopes: ['control-plane', `account:${accountId}`], name: 'cp' },

@@ -39,7 +39,13 @@ describe('authorization matrix', () => {
 
   it('covers the routes of the contract', () => {
     const paths = routes.map((r) => `${r.method} ${r.path}`);
-    for (const p of ['POST /v1/reservations', 'GET /v1/accounts/{id}/wallet', 'PUT /v1/accounts/{id}/spend-limit', 'POST /v1/admin/api-keys', 'GET /v1/audit']) {
+    for (const p of [
+      'POST /v1/reservations',
+      'GET /v1/accounts/{id}/wallet',
+      'PUT /v1/accounts/{id}/spend-limit',
+      'POST /v1/admin/api-keys',
+      'GET /v1/audit',
+    ]) {
       expect(paths).toContain(p);
     }
   });
@@ -75,7 +81,13 @@ describe('authorization matrix', () => {
   it('lets admin through every route (a 4xx then is about the request, never 401 or 403)', async () => {
     for (const r of routes.filter((r) => !PUBLIC.has(r.path) && !r.path.startsWith('/admin'))) {
       const res = await call(r.method, r.path, keys.admin);
-      expect([r.method, r.path, [401, 403].includes(res.status) && res.body?.error?.code !== 'DL_BILLING_ACCOUNT_SUSPENDED' && res.body?.error?.code !== 'DL_BILLING_PLAN_FORBIDS']).toEqual([r.method, r.path, false]);
+      expect([
+        r.method,
+        r.path,
+        [401, 403].includes(res.status) &&
+          res.body?.error?.code !== 'DL_BILLING_ACCOUNT_SUSPENDED' &&
+          res.body?.error?.code !== 'DL_BILLING_PLAN_FORBIDS',
+      ]).toEqual([r.method, r.path, false]);
       // 503 only where an outside service (Stripe) is not configured on this instance.
       expect(res.status < 500 || res.body?.error?.code === 'DL_BILLING_UNAVAILABLE').toBe(true);
     }

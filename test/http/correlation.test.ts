@@ -26,7 +26,9 @@ describe('audit correlation ids', () => {
   afterAll(() => h.close());
 
   const auditOf = (accountId: string): Promise<Row[]> =>
-    h.ds.query(`SELECT id::text, action, correlation_id, account_id, before, after FROM audit_log WHERE account_id = $1 ORDER BY id`, [accountId]);
+    h.ds.query(`SELECT id::text, action, correlation_id, account_id, before, after FROM audit_log WHERE account_id = $1 ORDER BY id`, [
+      accountId,
+    ]);
 
   it('a request with x-request-id: the id is echoed, and its account.created, credits.granted, spend_limit.set, hold.created and api_key.* rows carry it', async () => {
     const accountId = uid('acc');
@@ -86,10 +88,18 @@ describe('audit correlation ids', () => {
       hold: { id: `hold_${runtimeId}`, amount: '1.000000', reference: runtimeId },
     });
 
-    const key = await h.request('POST', '/v1/admin/api-keys', { key: admin, body: { scopes: ['reports'], name: 'c' }, headers: { 'x-request-id': 'req-key' } });
+    const key = await h.request('POST', '/v1/admin/api-keys', {
+      key: admin,
+      body: { scopes: ['reports'], name: 'c' },
+      headers: { 'x-request-id': 'req-key' },
+    });
     expect(key.status).toBe(201);
-    expect((await h.request('DELETE', `/v1/admin/api-keys/${key.body.id}`, { key: admin, headers: { 'x-request-id': 'req-revoke' } })).status).toBe(200);
-    const keyRows: Row[] = await h.ds.query(`SELECT action, correlation_id FROM audit_log WHERE after->>'id' = $1 ORDER BY id`, [key.body.id]);
+    expect(
+      (await h.request('DELETE', `/v1/admin/api-keys/${key.body.id}`, { key: admin, headers: { 'x-request-id': 'req-revoke' } })).status,
+    ).toBe(200);
+    const keyRows: Row[] = await h.ds.query(`SELECT action, correlation_id FROM audit_log WHERE after->>'id' = $1 ORDER BY id`, [
+      key.body.id,
+    ]);
     expect(keyRows.map((r) => [r.action, r.correlation_id])).toEqual([
       ['api_key.created', 'req-key'],
       ['api_key.revoked', 'req-revoke'],
@@ -103,7 +113,11 @@ describe('audit correlation ids', () => {
     const answers = await Promise.all(
       accounts.flatMap((accountId, a) =>
         [0, 1].map((i) =>
-          h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId: uid('rt'), ...SMALL }, headers: { 'x-request-id': `req-${a}-${i}` } }),
+          h.request('POST', '/v1/reservations', {
+            key: cp,
+            body: { accountId, runtimeId: uid('rt'), ...SMALL },
+            headers: { 'x-request-id': `req-${a}-${i}` },
+          }),
         ),
       ),
     );
@@ -124,7 +138,11 @@ describe('audit correlation ids', () => {
     expect((await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId, ...SMALL } })).status).toBe(201);
     const started = lifecycle(accountId, runtimeId, 'runtime.started', new Date(Date.now() - 60_000), 1);
     const terminated = lifecycle(accountId, runtimeId, 'runtime.terminated', new Date(), 2, { reason: 'user' });
-    const posted = await h.request('POST', '/v1/events', { key: cp, body: [started, terminated], headers: { 'x-request-id': 'req-events' } });
+    const posted = await h.request('POST', '/v1/events', {
+      key: cp,
+      body: [started, terminated],
+      headers: { 'x-request-id': 'req-events' },
+    });
     expect(posted.status).toBe(200);
     const settled = (await auditOf(accountId)).filter((r) => r.action === 'hold.settled');
     expect(settled.map((r) => r.correlation_id)).toEqual([terminated.id]);

@@ -28,10 +28,16 @@ function mutated(valid: Record<string, unknown>) {
     fc.dictionary(fc.string(), fc.anything(), { maxKeys: 3 }),
   );
   return fc
-    .array(fc.tuple(fc.constantFrom(...Object.keys(valid), 'extra', 'environment.sizeClass', 'environment.accelerator'), fc.option(junk, { nil: undefined })), {
-      minLength: 1,
-      maxLength: 4,
-    })
+    .array(
+      fc.tuple(
+        fc.constantFrom(...Object.keys(valid), 'extra', 'environment.sizeClass', 'environment.accelerator'),
+        fc.option(junk, { nil: undefined }),
+      ),
+      {
+        minLength: 1,
+        maxLength: 4,
+      },
+    )
     .map((edits) => {
       const body: Record<string, any> = structuredClone(valid);
       for (const [path, value] of edits) {
@@ -71,19 +77,47 @@ describe('fuzzing the HTTP API with malformed input', () => {
 
   it('never answers a malformed reservation, event, grant or spend limit with a 5xx, and never loses the good input mixed in', async () => {
     const reservation = { accountId, runtimeId: 'rt', ...SMALL, minutes: 10 };
-    const event = { id: 'e', type: 'runtime.heartbeat', occurredAt: new Date().toISOString(), accountId, runtimeId: 'rt', seq: 1, data: {} };
+    const event = {
+      id: 'e',
+      type: 'runtime.heartbeat',
+      occurredAt: new Date().toISOString(),
+      accountId,
+      runtimeId: 'rt',
+      seq: 1,
+      data: {},
+    };
     let goodEvents = 0;
     await fc.assert(
-      fc.asyncProperty(mutated(reservation), mutated(event), mutated({ credits: '1.000000', reason: 'x' }), mutated({ credits: '5.000000', thresholds: [50] }), async (r, e, g, s) => {
-        expectContractError(await h.request('POST', '/v1/reservations', { key: cp, body: { ...r, runtimeId: typeof r.runtimeId === 'string' ? uid('rt') : r.runtimeId } }));
-        expectContractError(await h.request('POST', '/v1/events', { key: cp, body: e }));
-        expectContractError(await h.request('POST', `/v1/admin/accounts/${accountId}/grants`, { key: admin, body: g, headers: { 'idempotency-key': uid('k') } }));
-        expectContractError(await h.request('PUT', `/v1/accounts/${accountId}/spend-limit`, { key: admin, body: s }));
-        // A good event next to the junk is applied.
-        const good = await h.request('POST', '/v1/events', { key: cp, body: { ...event, id: uid('evt'), runtimeId: 'rt_fuzz_good', seq: goodEvents + 1 } });
-        expect(good.status).toBe(200);
-        goodEvents++;
-      }),
+      fc.asyncProperty(
+        mutated(reservation),
+        mutated(event),
+        mutated({ credits: '1.000000', reason: 'x' }),
+        mutated({ credits: '5.000000', thresholds: [50] }),
+        async (r, e, g, s) => {
+          expectContractError(
+            await h.request('POST', '/v1/reservations', {
+              key: cp,
+              body: { ...r, runtimeId: typeof r.runtimeId === 'string' ? uid('rt') : r.runtimeId },
+            }),
+          );
+          expectContractError(await h.request('POST', '/v1/events', { key: cp, body: e }));
+          expectContractError(
+            await h.request('POST', `/v1/admin/accounts/${accountId}/grants`, {
+              key: admin,
+              body: g,
+              headers: { 'idempotency-key': uid('k') },
+            }),
+          );
+          expectContractError(await h.request('PUT', `/v1/accounts/${accountId}/spend-limit`, { key: admin, body: s }));
+          // A good event next to the junk is applied.
+          const good = await h.request('POST', '/v1/events', {
+            key: cp,
+            body: { ...event, id: uid('evt'), runtimeId: 'rt_fuzz_good', seq: goodEvents + 1 },
+          });
+          expect(good.status).toBe(200);
+          goodEvents++;
+        },
+      ),
       { numRuns: 60 },
     );
     // Spend limits set by the fuzzer must not block the good input check below.
@@ -95,26 +129,51 @@ describe('fuzzing the HTTP API with malformed input', () => {
 
   it('answers raw junk bodies, wrong content types and odd paths with contract errors', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.string({ maxLength: 200 }), fc.constantFrom('/v1/reservations', '/v1/events', `/v1/accounts/${accountId}/spend-limit`, '/v1/admin/api-keys'), async (raw, path) => {
-        const res = await h.app.inject({
-          method: path.endsWith('spend-limit') ? 'PUT' : 'POST',
-          url: path,
-          headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
-          payload: raw,
-        });
-        expect(res.statusCode).toBeLessThan(500);
-        if (res.statusCode >= 400) expect(CODES.has(JSON.parse(res.body).error.code)).toBe(true);
-      }),
+      fc.asyncProperty(
+        fc.string({ maxLength: 200 }),
+        fc.constantFrom('/v1/reservations', '/v1/events', `/v1/accounts/${accountId}/spend-limit`, '/v1/admin/api-keys'),
+        async (raw, path) => {
+          const res = await h.app.inject({
+            method: path.endsWith('spend-limit') ? 'PUT' : 'POST',
+            url: path,
+            headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+            payload: raw,
+          });
+          expect(res.statusCode).toBeLessThan(500);
+          if (res.statusCode >= 400) expect(CODES.has(JSON.parse(res.body).error.code)).toBe(true);
+        },
+      ),
       { numRuns: 100 },
     );
-    for (const url of ['/v1/reservations/%00', '/v1/accounts/../../etc/wallet', `/v1/accounts/${'x'.repeat(5000)}/wallet`, '/v1/accounts/a%2Fb/usage?from=nope']) {
+    for (const url of [
+      '/v1/reservations/%00',
+      '/v1/accounts/../../etc/wallet',
+      `/v1/accounts/${'x'.repeat(5000)}/wallet`,
+      '/v1/accounts/a%2Fb/usage?from=nope',
+    ]) {
       const res = await h.request('GET', url, { key: admin });
       expect(res.status).toBeLessThan(500);
     }
-    const nul = await h.request('POST', '/v1/events', { key: cp, body: { id: 'evt\u0000', type: 'runtime.heartbeat', occurredAt: new Date().toISOString(), accountId, runtimeId: 'rt', seq: 1, data: { x: '\u0000' } } });
+    const nul = await h.request('POST', '/v1/events', {
+      key: cp,
+      body: {
+        id: 'evt\u0000',
+        type: 'runtime.heartbeat',
+        occurredAt: new Date().toISOString(),
+        accountId,
+        runtimeId: 'rt',
+        seq: 1,
+        data: { x: '\u0000' },
+      },
+    });
     expect(nul.status).toBe(400);
     expect(nul.body.error.findings).toEqual([{ field: 'body', message: 'must not contain NUL characters' }]);
-    const text = await h.app.inject({ method: 'POST', url: '/v1/reservations', headers: { authorization: `Bearer ${cp}`, 'content-type': 'text/plain' }, payload: 'hello' });
+    const text = await h.app.inject({
+      method: 'POST',
+      url: '/v1/reservations',
+      headers: { authorization: `Bearer ${cp}`, 'content-type': 'text/plain' },
+      payload: 'hello',
+    });
     expect(text.statusCode).toBeLessThan(500);
     expect(CODES.has(JSON.parse(text.body).error.code)).toBe(true);
   });
@@ -122,14 +181,47 @@ describe('fuzzing the HTTP API with malformed input', () => {
   it('answers hostile values in any field and hostile texts with contract errors, and still applies the good reservations mixed in exactly', async () => {
     const bystander = await fundedAccount(h, admin, { credits: '1000.000000' });
     const operations = [
-      { method: 'POST' as const, url: '/v1/reservations', key: () => cp, valid: () => ({ accountId, runtimeId: uid('rt'), ...SMALL, minutes: 10 }) },
-      { method: 'POST' as const, url: '/v1/events', key: () => cp, valid: () => ({ id: uid('evt'), type: 'runtime.heartbeat', occurredAt: new Date().toISOString(), accountId, runtimeId: 'rt', seq: 1, data: {} }) },
-      { method: 'POST' as const, url: `/v1/admin/accounts/${accountId}/grants`, key: () => admin, valid: () => ({ credits: '1.000000', reason: 'x' }) },
-      { method: 'PUT' as const, url: `/v1/accounts/${accountId}/spend-limit`, key: () => admin, valid: () => ({ credits: '5.000000', thresholds: [50] }) },
+      {
+        method: 'POST' as const,
+        url: '/v1/reservations',
+        key: () => cp,
+        valid: () => ({ accountId, runtimeId: uid('rt'), ...SMALL, minutes: 10 }),
+      },
+      {
+        method: 'POST' as const,
+        url: '/v1/events',
+        key: () => cp,
+        valid: () => ({
+          id: uid('evt'),
+          type: 'runtime.heartbeat',
+          occurredAt: new Date().toISOString(),
+          accountId,
+          runtimeId: 'rt',
+          seq: 1,
+          data: {},
+        }),
+      },
+      {
+        method: 'POST' as const,
+        url: `/v1/admin/accounts/${accountId}/grants`,
+        key: () => admin,
+        valid: () => ({ credits: '1.000000', reason: 'x' }),
+      },
+      {
+        method: 'PUT' as const,
+        url: `/v1/accounts/${accountId}/spend-limit`,
+        key: () => admin,
+        valid: () => ({ credits: '5.000000', thresholds: [50] }),
+      },
       { method: 'POST' as const, url: '/v1/admin/api-keys', key: () => admin, valid: () => ({ scopes: ['reports'], name: 'n' }) },
     ];
     const send = async (op: (typeof operations)[number], payload: string) => {
-      const res = await h.app.inject({ method: op.method, url: op.url, headers: { authorization: `Bearer ${op.key()}`, 'content-type': 'application/json', 'idempotency-key': uid('k') }, payload });
+      const res = await h.app.inject({
+        method: op.method,
+        url: op.url,
+        headers: { authorization: `Bearer ${op.key()}`, 'content-type': 'application/json', 'idempotency-key': uid('k') },
+        payload,
+      });
       let body: unknown = res.body;
       try {
         body = JSON.parse(res.body);
@@ -160,7 +252,10 @@ describe('fuzzing the HTTP API with malformed input', () => {
         }
         expectContractAnswer(await send(op, payload), `${op.method} ${op.url} ${payload.slice(0, 120)}`);
         // A good reservation for another account, mixed in: reserved exactly (1 credit/hour for 60 minutes).
-        const reserved = await h.request('POST', '/v1/reservations', { key: cp, body: { accountId: bystander, runtimeId: uid('rt_good'), ...SMALL, minutes: 60 } });
+        const reserved = await h.request('POST', '/v1/reservations', {
+          key: cp,
+          body: { accountId: bystander, runtimeId: uid('rt_good'), ...SMALL, minutes: 60 },
+        });
         expect(reserved.status).toBe(201);
         good++;
       }),

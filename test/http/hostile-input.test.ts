@@ -6,7 +6,11 @@ import { expectContractAnswer, nestedArrays, nestedObjects } from '../support/ho
 import { StripeFake } from '../support/stripe-fake';
 
 const SECRET = 'whsec_hostile_input_secret';
-const TOO_DEEP = { code: 'DL_BILLING_REQUEST_INVALID', message: 'The request body is refused', findings: [{ field: 'body', message: 'must not be nested more than 32 levels deep' }] };
+const TOO_DEEP = {
+  code: 'DL_BILLING_REQUEST_INVALID',
+  message: 'The request body is refused',
+  findings: [{ field: 'body', message: 'must not be nested more than 32 levels deep' }],
+};
 
 describe('hostile request bodies and headers', () => {
   let h: Harness;
@@ -26,10 +30,16 @@ describe('hostile request bodies and headers', () => {
   });
 
   const post = async (url: string, payload: string, headers: Record<string, string> = {}) => {
-    const res = await h.app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${cp}`, 'content-type': 'application/json', ...headers }, payload });
+    const res = await h.app.inject({
+      method: 'POST',
+      url,
+      headers: { authorization: `Bearer ${cp}`, 'content-type': 'application/json', ...headers },
+      payload,
+    });
     return { status: res.statusCode, body: JSON.parse(res.body) as any, headers: res.headers };
   };
-  const available = async (accountId: string) => (await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body.available as string;
+  const available = async (accountId: string) =>
+    (await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body.available as string;
 
   it.each([
     ['/v1/events', 'arrays', 5_000],
@@ -66,7 +76,11 @@ describe('hostile request bodies and headers', () => {
     const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
     const res = await post('/v1/reservations', edit(JSON.stringify({ accountId, runtimeId: uid('rt'), ...SMALL, minutes: 60 })));
     expect(res.status).toBe(400);
-    expect(res.body.error).toEqual({ code: 'DL_BILLING_REQUEST_INVALID', message: 'The request body is refused', findings: [{ field: 'body', message }] });
+    expect(res.body.error).toEqual({
+      code: 'DL_BILLING_REQUEST_INVALID',
+      message: 'The request body is refused',
+      findings: [{ field: 'body', message }],
+    });
     expect(await available(accountId)).toBe('10.000000');
   });
 
@@ -76,19 +90,31 @@ describe('hostile request bodies and headers', () => {
     expect(proto.body.error.findings).toEqual([{ field: 'body', message: expect.any(String) }]);
     const large = await post('/v1/events', `"${'x'.repeat(5 * 1024 * 1024)}"`);
     expect(large.status).toBe(413);
-    expect(large.body.error).toMatchObject({ code: 'DL_BILLING_PAYLOAD_TOO_LARGE', findings: [{ field: 'body', message: expect.any(String) }] });
+    expect(large.body.error).toMatchObject({
+      code: 'DL_BILLING_PAYLOAD_TOO_LARGE',
+      findings: [{ field: 'body', message: expect.any(String) }],
+    });
     expectContractAnswer(large);
   });
 
   describe('the Stripe webhook', () => {
     const deliver = async (payload: string, secret = SECRET) => {
       const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret });
-      const res = await h.app.inject({ method: 'POST', url: '/v1/stripe/webhooks', headers: { 'content-type': 'application/json', 'stripe-signature': signature }, payload });
+      const res = await h.app.inject({
+        method: 'POST',
+        url: '/v1/stripe/webhooks',
+        headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+        payload,
+      });
       return { status: res.statusCode, body: JSON.parse(res.body) as any };
     };
 
     it('checks the signature of a deep body first (400 signature invalid), then refuses a correctly signed one with a 400 naming the body', async () => {
-      for (const payload of [nestedObjects(5_000), nestedArrays(100_000), `{"id":"evt_x","type":"invoice.paid","data":${nestedObjects(100_000)}}`]) {
+      for (const payload of [
+        nestedObjects(5_000),
+        nestedArrays(100_000),
+        `{"id":"evt_x","type":"invoice.paid","data":${nestedObjects(100_000)}}`,
+      ]) {
         const forged = await deliver(payload, 'whsec_forged');
         expect(forged.status).toBe(400);
         expect(forged.body.error.code).toBe('DL_BILLING_STRIPE_SIGNATURE_INVALID');
@@ -116,10 +142,19 @@ describe('hostile request bodies and headers', () => {
   describe('x-request-id', () => {
     const audited = async (requestId: string | undefined) => {
       const accountId = await fundedAccount(h, admin);
-      const headers: Record<string, string> = { 'idempotency-key': uid('k'), ...(requestId === undefined ? {} : { 'x-request-id': requestId }) };
-      const res = await h.request('POST', `/v1/admin/accounts/${accountId}/grants`, { key: admin, body: { credits: '1.000000', reason: 'r' }, headers });
+      const headers: Record<string, string> = {
+        'idempotency-key': uid('k'),
+        ...(requestId === undefined ? {} : { 'x-request-id': requestId }),
+      };
+      const res = await h.request('POST', `/v1/admin/accounts/${accountId}/grants`, {
+        key: admin,
+        body: { credits: '1.000000', reason: 'r' },
+        headers,
+      });
       expect(res.status).toBe(201);
-      const [row] = await h.ds.query(`SELECT correlation_id FROM audit_log WHERE account_id = $1 AND action = 'credits.granted'`, [accountId]);
+      const [row] = await h.ds.query(`SELECT correlation_id FROM audit_log WHERE account_id = $1 AND action = 'credits.granted'`, [
+        accountId,
+      ]);
       return { echoed: res.headers['x-request-id'], stored: row.correlation_id as string };
     };
 

@@ -15,7 +15,12 @@ describe('content types and methods over HTTP', () => {
   afterAll(() => h.close());
 
   /** A request exactly as given: no content type is added to the payload. */
-  const send = async (method: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS', url: string, headers: Record<string, string> = {}, payload?: string) => {
+  const send = async (
+    method: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS',
+    url: string,
+    headers: Record<string, string> = {},
+    payload?: string,
+  ) => {
     const res = await h.app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload: Buffer.from(payload) }) });
     let body: unknown = res.body;
     try {
@@ -26,7 +31,11 @@ describe('content types and methods over HTTP', () => {
     return { status: res.statusCode, headers: res.headers, body: body as any };
   };
   const unsupported = (message: string) => ({
-    error: { code: 'DL_BILLING_UNSUPPORTED_MEDIA_TYPE', message: 'The request body must be JSON', findings: [{ field: 'content-type', message }] },
+    error: {
+      code: 'DL_BILLING_UNSUPPORTED_MEDIA_TYPE',
+      message: 'The request body must be JSON',
+      findings: [{ field: 'content-type', message }],
+    },
   });
   const reservation = (accountId = uid('acc')) => JSON.stringify({ accountId, runtimeId: uid('rt'), ...SMALL });
 
@@ -60,9 +69,16 @@ describe('content types and methods over HTTP', () => {
       ];
       for (const [method, url, payload, key] of targets) {
         const res = await send(method, url, { 'content-type': 'text/plain', ...(key ? { authorization: `Bearer ${key}` } : {}) }, payload);
-        expect({ url, status: res.status, body: res.body }).toEqual({ url, status: 415, body: unsupported('must be application/json, not text/plain') });
+        expect({ url, status: res.status, body: res.body }).toEqual({
+          url,
+          status: 415,
+          body: unsupported('must be application/json, not text/plain'),
+        });
       }
-      expect((await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body).toMatchObject({ total: '1.000000', held: '0.000000' });
+      expect((await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body).toMatchObject({
+        total: '1.000000',
+        held: '0.000000',
+      });
       expect((await h.request('GET', `/v1/accounts/${accountId}/spend-limit`, { key: admin })).body).toEqual(limitBefore.body);
       expect((await h.request('GET', `/v1/accounts/${newAccount}/wallet`, { key: admin })).status).toBe(404);
     });
@@ -79,8 +95,16 @@ describe('content types and methods over HTTP', () => {
         expect((await send('POST', '/v1/reservations', { ...auth, 'content-type': type }, reservation(accountId))).status).toBe(201);
       }
       // No body (content-length 0), whatever the content type: the route's own validation answers.
-      const missing = { accountId: 'Invalid input: expected string, received undefined', runtimeId: 'Invalid input: expected string, received undefined', variant: 'is required', environment: 'is required' };
-      for (const headers of [{}, { 'content-type': 'text/plain' }, { 'content-type': 'application/x-www-form-urlencoded' }] as Record<string, string>[]) {
+      const missing = {
+        accountId: 'Invalid input: expected string, received undefined',
+        runtimeId: 'Invalid input: expected string, received undefined',
+        variant: 'is required',
+        environment: 'is required',
+      };
+      for (const headers of [{}, { 'content-type': 'text/plain' }, { 'content-type': 'application/x-www-form-urlencoded' }] as Record<
+        string,
+        string
+      >[]) {
         const res = await send('POST', '/v1/reservations', { ...auth, ...headers, 'content-length': '0' });
         expect(res.status).toBe(400);
         expect(res.body.error.code).toBe('DL_BILLING_REQUEST_INVALID');
@@ -96,7 +120,10 @@ describe('content types and methods over HTTP', () => {
       expect(res.status).toBe(401);
       expect(res.headers['content-type']).toMatch(/^text\/html/);
       const xml = await send('POST', '/admin/login', { 'content-type': 'text/xml' }, '<key/>');
-      expect(xml).toMatchObject({ status: 415, body: { error: { code: 'DL_BILLING_UNSUPPORTED_MEDIA_TYPE', findings: [{ field: 'content-type', message: expect.any(String) }] } } });
+      expect(xml).toMatchObject({
+        status: 415,
+        body: { error: { code: 'DL_BILLING_UNSUPPORTED_MEDIA_TYPE', findings: [{ field: 'content-type', message: expect.any(String) }] } },
+      });
     });
   });
 
@@ -122,18 +149,33 @@ describe('content types and methods over HTTP', () => {
       for (const [method, url, allowed] of cases) {
         for (const headers of [{ authorization: `Bearer ${admin}` }, {}] as Record<string, string>[]) {
           const res = await send(method, url, headers);
-          expect({ method, url, status: res.status, allow: res.headers.allow, body: res.body }).toEqual({ method, url, status: 405, allow: allowed, body: notAllowed(method, allowed) });
+          expect({ method, url, status: res.status, allow: res.headers.allow, body: res.body }).toEqual({
+            method,
+            url,
+            status: 405,
+            allow: allowed,
+            body: notAllowed(method, allowed),
+          });
         }
       }
     });
 
     it('answers before reading the body', async () => {
-      const res = await send('DELETE', '/v1/reservations/rt_1', { authorization: `Bearer ${admin}`, 'content-type': 'text/plain' }, 'not json');
+      const res = await send(
+        'DELETE',
+        '/v1/reservations/rt_1',
+        { authorization: `Bearer ${admin}`, 'content-type': 'text/plain' },
+        'not json',
+      );
       expect(res).toMatchObject({ status: 405, body: notAllowed('DELETE', 'GET, HEAD') });
     });
 
     it('keeps 404 for unknown paths', async () => {
-      for (const [method, url] of [['GET', '/v1/nothing'], ['DELETE', '/v1/reservations/rt_1/nothing'], ['GET', '/v1/reservations/rt_1/']] as const) {
+      for (const [method, url] of [
+        ['GET', '/v1/nothing'],
+        ['DELETE', '/v1/reservations/rt_1/nothing'],
+        ['GET', '/v1/reservations/rt_1/'],
+      ] as const) {
         const res = await send(method, url, { authorization: `Bearer ${admin}` });
         expect({ url, status: res.status, allow: res.headers.allow, body: res.body }).toEqual({
           url,
@@ -150,7 +192,11 @@ describe('content types and methods over HTTP', () => {
       const res = await send('GET', url, { authorization: `Bearer ${cp}` });
       expect(res.status).toBe(400);
       expect(res.body).toEqual({
-        error: { code: 'DL_BILLING_REQUEST_INVALID', message: 'The request is invalid', findings: [{ field: 'url', message: 'is not a valid URL (malformed percent-encoding)' }] },
+        error: {
+          code: 'DL_BILLING_REQUEST_INVALID',
+          message: 'The request is invalid',
+          findings: [{ field: 'url', message: 'is not a valid URL (malformed percent-encoding)' }],
+        },
       });
     }
   });

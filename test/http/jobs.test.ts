@@ -30,16 +30,27 @@ describe('jobs run over HTTP', () => {
     clock.set('2011-03-01T11:00:00.000Z');
     const run = await h.request('POST', '/v1/admin/jobs/grant-expiry/run', { key: admin });
     expect(run.status).toBe(200);
-    expect(run.body).toEqual({ job: 'grant-expiry', runId: expect.stringMatching(/^job_/), ran: true, result: { grants: 1, wallets: 1, amount: '0.833333' } });
+    expect(run.body).toEqual({
+      job: 'grant-expiry',
+      runId: expect.stringMatching(/^job_/),
+      ran: true,
+      result: { grants: 1, wallets: 1, amount: '0.833333' },
+    });
     // The run's audit rows carry its run id (not the id of the request that started it).
-    const expired: { correlation_id: string }[] = await h.ds.query(`SELECT correlation_id FROM audit_log WHERE account_id = $1 AND action = 'credits.expired'`, [
-      accountId,
-    ]);
+    const expired: { correlation_id: string }[] = await h.ds.query(
+      `SELECT correlation_id FROM audit_log WHERE account_id = $1 AND action = 'credits.expired'`,
+      [accountId],
+    );
     expect(expired).toEqual([{ correlation_id: run.body.runId }]);
 
     const again = await h.request('POST', '/v1/admin/jobs/grant-expiry/run', { key: admin });
     expect(again.status).toBe(200);
-    expect(again.body).toEqual({ job: 'grant-expiry', runId: expect.stringMatching(/^job_/), ran: true, result: { grants: 0, wallets: 0, amount: '0.000000' } });
+    expect(again.body).toEqual({
+      job: 'grant-expiry',
+      runId: expect.stringMatching(/^job_/),
+      ran: true,
+      result: { grants: 0, wallets: 0, amount: '0.000000' },
+    });
     expect((await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body).toMatchObject({ total: '0.000000' });
   });
 });

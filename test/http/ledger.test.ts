@@ -41,7 +41,11 @@ describe('ledger HTTP API: accounts, grants, wallet, ledger, audit', () => {
       expect(updated.body).toMatchObject({ id, plan: 'enterprise', name: 'Acme' });
       const audit = await h.request('GET', `/v1/audit?accountId=${id}`, { key: admin });
       expect(audit.body.items.map((r: { action: string }) => r.action)).toEqual(['account.updated', 'account.created']);
-      expect(audit.body.items[0]).toMatchObject({ before: { plan: 'team' }, after: { plan: 'enterprise' }, actor: expect.stringMatching(/^key:/) });
+      expect(audit.body.items[0]).toMatchObject({
+        before: { plan: 'team' },
+        after: { plan: 'enterprise' },
+        actor: expect.stringMatching(/^key:/),
+      });
     });
 
     it('lists every finding with its field, and refuses keys without the scope', async () => {
@@ -60,13 +64,27 @@ describe('ledger HTTP API: accounts, grants, wallet, ledger, audit', () => {
     it('grants credits (201) and answers the same request under the same Idempotency-Key with the same grant (200)', async () => {
       const id = await account();
       const body = { credits: '10.500000', reason: 'goodwill', expiresAt: '2027-01-01T00:00:00.000Z' };
-      const first = await h.request('POST', `/v1/admin/accounts/${id}/grants`, { key: admin, body, headers: { 'idempotency-key': 'grant-1' } });
+      const first = await h.request('POST', `/v1/admin/accounts/${id}/grants`, {
+        key: admin,
+        body,
+        headers: { 'idempotency-key': 'grant-1' },
+      });
       expect(first.status).toBe(201);
       expect(first.body).toMatchObject({
-        grant: { id: expect.any(String), source: 'admin', amount: '10.500000', remaining: '10.500000', expiresAt: '2027-01-01T00:00:00.000Z' },
+        grant: {
+          id: expect.any(String),
+          source: 'admin',
+          amount: '10.500000',
+          remaining: '10.500000',
+          expiresAt: '2027-01-01T00:00:00.000Z',
+        },
         balance: { total: '10.500000', held: '0.000000', available: '10.500000' },
       });
-      const again = await h.request('POST', `/v1/admin/accounts/${id}/grants`, { key: admin, body, headers: { 'idempotency-key': 'grant-1' } });
+      const again = await h.request('POST', `/v1/admin/accounts/${id}/grants`, {
+        key: admin,
+        body,
+        headers: { 'idempotency-key': 'grant-1' },
+      });
       expect(again.status).toBe(200);
       expect(again.body.grant.id).toBe(first.body.grant.id);
       const wallet = await h.request('GET', `/v1/accounts/${id}/wallet`, { key: admin });
@@ -77,7 +95,11 @@ describe('ledger HTTP API: accounts, grants, wallet, ledger, audit', () => {
       const id = await account();
       const headers = { 'idempotency-key': 'grant-2' };
       await h.request('POST', `/v1/admin/accounts/${id}/grants`, { key: admin, body: { credits: '1.000000', reason: 'a' }, headers });
-      const conflict = await h.request('POST', `/v1/admin/accounts/${id}/grants`, { key: admin, body: { credits: '2.000000', reason: 'a' }, headers });
+      const conflict = await h.request('POST', `/v1/admin/accounts/${id}/grants`, {
+        key: admin,
+        body: { credits: '2.000000', reason: 'a' },
+        headers,
+      });
       expect(conflict.status).toBe(409);
       expect(conflict.body).toEqual({ error: { code: 'DL_BILLING_IDEMPOTENCY_CONFLICT', message: expect.any(String) } });
       expect((await h.request('GET', `/v1/accounts/${id}/wallet`, { key: admin })).body.total).toBe('1.000000');
@@ -86,15 +108,28 @@ describe('ledger HTTP API: accounts, grants, wallet, ledger, audit', () => {
     it('grants again without an Idempotency-Key, and lists every finding of a bad body', async () => {
       const id = await account();
       for (let i = 0; i < 2; i++) {
-        expect((await h.request('POST', `/v1/admin/accounts/${id}/grants`, { key: admin, body: { credits: '1', reason: 'x', source: 'promotion' } })).status).toBe(201);
+        expect(
+          (
+            await h.request('POST', `/v1/admin/accounts/${id}/grants`, {
+              key: admin,
+              body: { credits: '1', reason: 'x', source: 'promotion' },
+            })
+          ).status,
+        ).toBe(201);
       }
       expect((await h.request('GET', `/v1/accounts/${id}/wallet`, { key: admin })).body.total).toBe('2.000000');
-      const bad = await h.request('POST', `/v1/admin/accounts/${id}/grants`, { key: admin, body: { credits: '1.1234567', expiresAt: 'soon', source: 'gift' } });
+      const bad = await h.request('POST', `/v1/admin/accounts/${id}/grants`, {
+        key: admin,
+        body: { credits: '1.1234567', expiresAt: 'soon', source: 'gift' },
+      });
       expect(bad.status).toBe(400);
       expect(bad.body.error.findings.map((f: { field: string }) => f.field).sort()).toEqual(['credits', 'expiresAt', 'reason', 'source']);
       const zero = await h.request('POST', `/v1/admin/accounts/${id}/grants`, { key: admin, body: { credits: '0.000000', reason: 'x' } });
       expect(zero.body.error.findings).toEqual([{ field: 'credits', message: 'must be more than 0' }]);
-      const past = await h.request('POST', `/v1/admin/accounts/${id}/grants`, { key: admin, body: { credits: '1', reason: 'x', expiresAt: '2020-01-01T00:00:00Z' } });
+      const past = await h.request('POST', `/v1/admin/accounts/${id}/grants`, {
+        key: admin,
+        body: { credits: '1', reason: 'x', expiresAt: '2020-01-01T00:00:00Z' },
+      });
       expect(past.status).toBe(400);
       expect(past.body.error.findings).toEqual([{ field: 'expiresAt', message: 'must be in the future' }]);
     });
@@ -104,15 +139,23 @@ describe('ledger HTTP API: accounts, grants, wallet, ledger, audit', () => {
       expect(missing.status).toBe(404);
       expect(missing.body.error.code).toBe('DL_BILLING_NOT_FOUND');
       const cp = await h.key('control-plane');
-      expect((await h.request('POST', '/v1/admin/accounts/nobody/grants', { key: cp, body: { credits: '1', reason: 'x' } })).status).toBe(403);
+      expect((await h.request('POST', '/v1/admin/accounts/nobody/grants', { key: cp, body: { credits: '1', reason: 'x' } })).status).toBe(
+        403,
+      );
     });
   });
 
   describe('GET /v1/accounts/{id}/wallet and /ledger', () => {
     it('shows balances, grants in burn order, spend and runs; the ledger explains every entry, newest first', async () => {
       const id = await account();
-      await h.request('POST', `/v1/admin/accounts/${id}/grants`, { key: admin, body: { credits: '5', reason: 'top-up', source: 'top_up' } });
-      await h.request('POST', `/v1/admin/accounts/${id}/grants`, { key: admin, body: { credits: '3', reason: 'allowance', source: 'plan_allowance', expiresAt: '2027-01-01T00:00:00Z' } });
+      await h.request('POST', `/v1/admin/accounts/${id}/grants`, {
+        key: admin,
+        body: { credits: '5', reason: 'top-up', source: 'top_up' },
+      });
+      await h.request('POST', `/v1/admin/accounts/${id}/grants`, {
+        key: admin,
+        body: { credits: '3', reason: 'allowance', source: 'plan_allowance', expiresAt: '2027-01-01T00:00:00Z' },
+      });
       await ledger.createHoldTx({ accountId: id, holdId: `h_${id}`, amount: 4_000_000n, reference: 'rt_1', idempotencyKey: 'h1' });
       await ledger.settleHoldTx({ holdId: `h_${id}`, amount: 1_250_000n });
 
@@ -128,7 +171,11 @@ describe('ledger HTTP API: accounts, grants, wallet, ledger, audit', () => {
         ['top_up', '5.000000', null],
       ]);
       // The spend-limits module may fill `spend` in (its own view of the month's charges); the shape stays.
-      expect(wallet.data.spend).toMatchObject({ period: 'month', spent: expect.stringMatching(AMOUNT), held: expect.stringMatching(AMOUNT) });
+      expect(wallet.data.spend).toMatchObject({
+        period: 'month',
+        spent: expect.stringMatching(AMOUNT),
+        held: expect.stringMatching(AMOUNT),
+      });
       expect(wallet.data).toHaveProperty('runs');
 
       const page1 = (await api.GET('/v1/accounts/{id}/ledger', { params: { path, query: { limit: 2 } } })).data;
@@ -166,7 +213,11 @@ describe('ledger HTTP API: accounts, grants, wallet, ledger, audit', () => {
     it('lets admin and reports read, filtered by account and time, newest first, with cursor paging', async () => {
       const id = await account();
       for (let i = 0; i < 3; i++) {
-        await h.request('POST', `/v1/admin/accounts/${id}/grants`, { key: admin, body: { credits: '1', reason: `r${i}` }, headers: { 'x-request-id': `req-${i}` } });
+        await h.request('POST', `/v1/admin/accounts/${id}/grants`, {
+          key: admin,
+          body: { credits: '1', reason: `r${i}` },
+          headers: { 'x-request-id': `req-${i}` },
+        });
       }
       const reports = await h.key('reports');
       const page = await h.request('GET', `/v1/audit?accountId=${id}&limit=2`, { key: reports });
@@ -175,7 +226,12 @@ describe('ledger HTTP API: accounts, grants, wallet, ledger, audit', () => {
         ['credits.granted', 'r2'],
         ['credits.granted', 'r1'],
       ]);
-      expect(page.body.items[0]).toMatchObject({ accountId: id, chain: id, correlationId: 'req-2', hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+      expect(page.body.items[0]).toMatchObject({
+        accountId: id,
+        chain: id,
+        correlationId: 'req-2',
+        hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+      });
       const rest = await h.request('GET', `/v1/audit?accountId=${id}&cursor=${page.body.nextCursor}`, { key: reports });
       expect(rest.body.items.map((r: { action: string }) => r.action)).toEqual(['credits.granted', 'account.created']);
       const future = await h.request('GET', `/v1/audit?accountId=${id}&from=2030-01-01T00:00:00Z`, { key: reports });

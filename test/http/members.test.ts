@@ -20,7 +20,11 @@ describe('members over HTTP', () => {
       code: 'DL_BILLING_REQUEST_INVALID',
       findings: [{ field: 'id', message: 'is a user account: only organization accounts have members' }],
     });
-    expect((await h.request('GET', `/v1/accounts/${user}/members`, { key: admin })).body).toEqual({ accountId: user, seats: 0, members: [] });
+    expect((await h.request('GET', `/v1/accounts/${user}/members`, { key: admin })).body).toEqual({
+      accountId: user,
+      seats: 0,
+      members: [],
+    });
 
     const org = await fundedAccount(h, admin, { kind: 'organization' });
     const added = await h.request('PUT', `/v1/accounts/${org}/members/alice`, { key: admin });

@@ -40,7 +40,10 @@ describe('/metrics: what an on-call engineer alerts on', () => {
     const runtimeId = uid('rt');
     expect((await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId, ...SMALL } })).status).toBe(201);
     expect((await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId, ...SMALL } })).status).toBe(200);
-    const refused = await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId: uid('rt'), ...SMALL, minutes: 60 } });
+    const refused = await h.request('POST', '/v1/reservations', {
+      key: cp,
+      body: { accountId, runtimeId: uid('rt'), ...SMALL, minutes: 60 },
+    });
     expect(refused.body.error.code).toBe('DL_BILLING_INSUFFICIENT_CREDITS');
     const after = await scrape();
 
@@ -58,7 +61,10 @@ describe('/metrics: what an on-call engineer alerts on', () => {
     expect(sample(after, 'dl_billing_open_holds')).toBeGreaterThanOrEqual(1);
     expect(sample(after, 'dl_billing_open_holds_microcredits')).toBeGreaterThanOrEqual(166_667);
     expect(sample(after, 'dl_billing_database_up')).toBe(1);
-    expect(sample(after, 'dl_billing_db_pool_connections', { state: 'idle' }) + sample(after, 'dl_billing_db_pool_connections', { state: 'in_use' })).toBeGreaterThan(0);
+    expect(
+      sample(after, 'dl_billing_db_pool_connections', { state: 'idle' }) +
+        sample(after, 'dl_billing_db_pool_connections', { state: 'in_use' }),
+    ).toBeGreaterThan(0);
     // Bounded labels: no account or runtime id anywhere.
     expect(after).not.toContain(accountId);
     expect(after).not.toContain(runtimeId);
@@ -82,7 +88,9 @@ describe('/metrics: what an on-call engineer alerts on', () => {
     const text = await scrape();
     const exported = new Set([...text.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]));
     for (const file of ['ops/prometheus/alerts.yml', 'ops/grafana/dl-billing.json']) {
-      const used = new Set([...readFileSync(file, 'utf8').matchAll(/dl_billing_[a-z0-9_]+/g)].map((m) => m[0].replace(/_(bucket|count|sum)$/, '')));
+      const used = new Set(
+        [...readFileSync(file, 'utf8').matchAll(/dl_billing_[a-z0-9_]+/g)].map((m) => m[0].replace(/_(bucket|count|sum)$/, '')),
+      );
       expect(used.size).toBeGreaterThan(5);
       for (const name of used) expect(exported.has(name), `${file} uses ${name}`).toBe(true);
     }

@@ -6,7 +6,16 @@ import { startApp, uid, type Harness } from '../support/app';
 import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
 import { StripeFake } from '../support/stripe-fake';
 import { expectContractAnswer, hostileText, hostileValue } from '../support/hostile';
-import { boundaryValues, pathsOf, resolve, validValue, withEdit, wrongTypes, type Schema, type SchemaContext } from '../support/schema-arbitrary';
+import {
+  boundaryValues,
+  pathsOf,
+  resolve,
+  validValue,
+  withEdit,
+  wrongTypes,
+  type Schema,
+  type SchemaContext,
+} from '../support/schema-arbitrary';
 
 /**
  * Property-based fuzzing derived from the OpenAPI document: for every operation of
@@ -66,7 +75,8 @@ const regressions = JSON.parse(readFileSync('test/http/openapi-fuzz.regressions.
 /** A value as it travels in a path, query or header: text as is, anything else as JSON. */
 const asText = (value: unknown): string => (typeof value === 'string' ? value : (JSON.stringify(value) ?? ''));
 /** A path segment: lone surrogates (which no URL can carry) become U+FFFD, everything else percent-encoded. */
-const segment = (value: unknown): string => encodeURIComponent(asText(value).replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD'));
+const segment = (value: unknown): string =>
+  encodeURIComponent(asText(value).replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD'));
 /** Header values are Latin-1 on the wire: other characters become `?`, lengths and junk stay. */
 const headerText = (value: unknown): string => asText(value).replace(/[^\t\x20-\x7e\x80-\xff]/g, '?');
 
@@ -116,9 +126,15 @@ describe('fuzzing every operation of the OpenAPI document', () => {
   async function send(request: FuzzRequest): Promise<void> {
     const what = JSON.stringify(request).slice(0, 400);
     let res: { status: number; body: unknown };
-    const headers = request.signed ? { ...request.headers, 'stripe-signature': StripeFake.sign(request.body ?? '', SECRET) } : request.headers;
+    const headers = request.signed
+      ? { ...request.headers, 'stripe-signature': StripeFake.sign(request.body ?? '', SECRET) }
+      : request.headers;
     try {
-      res = await h.request(request.method, request.url, { key: await keyFor(request.scope), headers, ...(request.body === undefined ? {} : { body: request.body }) });
+      res = await h.request(request.method, request.url, {
+        key: await keyFor(request.scope),
+        headers,
+        ...(request.body === undefined ? {} : { body: request.body }),
+      });
     } catch (error) {
       throw new Error(`${(error as Error).message}\nregression case: ${JSON.stringify(request)}`, { cause: error });
     }
@@ -133,26 +149,41 @@ describe('fuzzing every operation of the OpenAPI document', () => {
   async function goodRequest(): Promise<void> {
     const admin = keys.get('admin')!;
     if ((good.grants + good.reservations) % 2 === 0) {
-      const res = await h.request('POST', `/v1/admin/accounts/${goodAccount}/grants`, { key: admin, body: { credits: '1.000000', reason: 'good input' }, headers: { 'idempotency-key': uid('good') } });
+      const res = await h.request('POST', `/v1/admin/accounts/${goodAccount}/grants`, {
+        key: admin,
+        body: { credits: '1.000000', reason: 'good input' },
+        headers: { 'idempotency-key': uid('good') },
+      });
       expect(res.status).toBe(201);
       good.grants++;
     } else {
-      const res = await h.request('POST', '/v1/reservations', { key: admin, body: { accountId: goodAccount, runtimeId: uid('rt_good'), ...SMALL, minutes: 60 } });
+      const res = await h.request('POST', '/v1/reservations', {
+        key: admin,
+        body: { accountId: goodAccount, runtimeId: uid('rt_good'), ...SMALL, minutes: 60 },
+      });
       expect(res.status).toBe(201);
       good.reservations++;
     }
   }
 
   function requestArbitrary(op: Operation): fc.Arbitrary<FuzzRequest> {
-    const params = fc.record(
-      Object.fromEntries(op.parameters.map((p) => [`${p.in}:${p.name}`, validValue(ctx, p.schema, p.name)])),
-      { requiredKeys: op.parameters.filter((p) => p.in === 'path' || p.required).map((p) => `${p.in}:${p.name}`) },
-    );
+    const params = fc.record(Object.fromEntries(op.parameters.map((p) => [`${p.in}:${p.name}`, validValue(ctx, p.schema, p.name)])), {
+      requiredKeys: op.parameters.filter((p) => p.in === 'path' || p.required).map((p) => `${p.in}:${p.name}`),
+    });
     const body = op.body ? validValue(ctx, op.body) : fc.constant(undefined);
-    const anyBad = (schema?: Schema) => fc.oneof(hostileValue(), fc.constantFrom(...wrongTypes, undefined), ...(boundaryValues(ctx, schema).length ? [fc.constantFrom(...boundaryValues(ctx, schema))] : []));
+    const anyBad = (schema?: Schema) =>
+      fc.oneof(
+        hostileValue(),
+        fc.constantFrom(...wrongTypes, undefined),
+        ...(boundaryValues(ctx, schema).length ? [fc.constantFrom(...boundaryValues(ctx, schema))] : []),
+      );
     const edits: fc.Arbitrary<Edit>[] = [fc.constant({ kind: 'valid' as const })];
     if (op.parameters.length) {
-      edits.push(fc.nat(op.parameters.length - 1).chain((which) => anyBad(op.parameters[which]!.schema).map((value) => ({ kind: 'parameter' as const, which, value }))));
+      edits.push(
+        fc
+          .nat(op.parameters.length - 1)
+          .chain((which) => anyBad(op.parameters[which]!.schema).map((value) => ({ kind: 'parameter' as const, which, value }))),
+      );
     }
     if (op.body) {
       edits.push(
@@ -163,38 +194,40 @@ describe('fuzzing every operation of the OpenAPI document', () => {
     }
     // Webhook bodies are signed half of the time, so that what follows the signature check is fuzzed too.
     const signed = op.parameters.some((p) => p.name === 'stripe-signature') ? fc.boolean() : fc.constant(false);
-    return fc.tuple(params, body, fc.oneof(...edits), op.scopes.length ? fc.constantFrom(...op.scopes) : fc.constant(undefined), signed).map(([values, bodyValue, edit, scope, sign]) => {
-      const v: Record<string, unknown> = { ...values };
-      let b: unknown = bodyValue;
-      let text: string | undefined;
-      if (edit.kind === 'parameter') {
-        const p = op.parameters[edit.which]!;
-        v[`${p.in}:${p.name}`] = edit.value;
-      } else if (edit.kind === 'field') {
-        const paths = pathsOf(b);
-        if (paths.length) b = withEdit(b, paths[edit.which % paths.length]!, edit.value);
-      } else if (edit.kind === 'body') {
-        b = edit.value;
-      } else if (edit.kind === 'text') {
-        const object = b && typeof b === 'object' && !Array.isArray(b) ? (b as Record<string, unknown>) : { value: b };
-        text = fc.sample(hostileText(object), { numRuns: 1, seed: edit.pick })[0]!.text;
-      }
-      let url = op.template.replace(/\{(\w+)\}/g, (_, name: string) => segment(v[`path:${name}`]));
-      const query = new URLSearchParams();
-      const headers: Record<string, string> = {};
-      for (const p of op.parameters) {
-        const value = v[`${p.in}:${p.name}`];
-        if (value === undefined || p.in === 'path') continue;
-        if (p.in === 'query') query.append(p.name, asText(value));
-        else headers[p.name] = headerText(value);
-      }
-      if (query.size) url += `?${query.toString()}`;
-      const request: FuzzRequest = { operationId: op.operationId, method: op.method, url, headers, note: edit.kind };
-      if (scope !== undefined) request.scope = scope;
-      if (op.body) request.body = text ?? JSON.stringify(b) ?? '';
-      if (sign) request.signed = true;
-      return request;
-    });
+    return fc
+      .tuple(params, body, fc.oneof(...edits), op.scopes.length ? fc.constantFrom(...op.scopes) : fc.constant(undefined), signed)
+      .map(([values, bodyValue, edit, scope, sign]) => {
+        const v: Record<string, unknown> = { ...values };
+        let b: unknown = bodyValue;
+        let text: string | undefined;
+        if (edit.kind === 'parameter') {
+          const p = op.parameters[edit.which]!;
+          v[`${p.in}:${p.name}`] = edit.value;
+        } else if (edit.kind === 'field') {
+          const paths = pathsOf(b);
+          if (paths.length) b = withEdit(b, paths[edit.which % paths.length]!, edit.value);
+        } else if (edit.kind === 'body') {
+          b = edit.value;
+        } else if (edit.kind === 'text') {
+          const object = b && typeof b === 'object' && !Array.isArray(b) ? (b as Record<string, unknown>) : { value: b };
+          text = fc.sample(hostileText(object), { numRuns: 1, seed: edit.pick })[0]!.text;
+        }
+        let url = op.template.replace(/\{(\w+)\}/g, (_, name: string) => segment(v[`path:${name}`]));
+        const query = new URLSearchParams();
+        const headers: Record<string, string> = {};
+        for (const p of op.parameters) {
+          const value = v[`${p.in}:${p.name}`];
+          if (value === undefined || p.in === 'path') continue;
+          if (p.in === 'query') query.append(p.name, asText(value));
+          else headers[p.name] = headerText(value);
+        }
+        if (query.size) url += `?${query.toString()}`;
+        const request: FuzzRequest = { operationId: op.operationId, method: op.method, url, headers, note: edit.kind };
+        if (scope !== undefined) request.scope = scope;
+        if (op.body) request.body = text ?? JSON.stringify(b) ?? '';
+        if (sign) request.signed = true;
+        return request;
+      });
   }
 
   it('replays the regression cases kept from earlier failures', async () => {

@@ -61,7 +61,9 @@ describe('the OpenAPI document and the docs page', () => {
     expect(() => checker.check('GET', '/v1/audit', 418, 'application/json', {})).toThrow(/status 418 is not documented for listAudit/);
     const real = await h.request('GET', '/v1/audit?limit=1', { key });
     expect(real.status).toBe(200);
-    expect(() => checker.check('GET', '/v1/audit', 200, 'application/json', { ...real.body, extra: 1 })).toThrow(/must NOT have additional properties \(extra\)/);
+    expect(() => checker.check('GET', '/v1/audit', 200, 'application/json', { ...real.body, extra: 1 })).toThrow(
+      /must NOT have additional properties \(extra\)/,
+    );
     expect(() => checker.check('GET', '/v1/audit', 200, 'text/csv', 'a,b')).toThrow(/documents application\/json/);
   });
 });

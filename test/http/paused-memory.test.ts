@@ -22,7 +22,13 @@ describe('paused-runtime memory: metered from pause/resume with the size class m
     // 20 running minutes at 1 credit/h; the paused half hour is not charged.
     expect(await view(r.runtimeId)).toMatchObject({ status: 'settled', runningSeconds: 1200, charged: '0.333334' });
     expect(await total(r.accountId)).toBe('9.666666');
-    expect(await pausedLine(r.accountId)).toMatchObject({ quantity: '0.500000', unit: 'GiB-hour', credits: '0.000000', included: '0.000000', beyondIncluded: '0.500000' });
+    expect(await pausedLine(r.accountId)).toMatchObject({
+      quantity: '0.500000',
+      unit: 'GiB-hour',
+      credits: '0.000000',
+      included: '0.000000',
+      beyondIncluded: '0.500000',
+    });
     expect((await statement(r.accountId)).closingBalance).toBe('9.666666');
     expect(await unpricedMetric()).toBeCloseTo(before + 0.5, 6);
   });
@@ -30,7 +36,13 @@ describe('paused-runtime memory: metered from pause/resume with the size class m
   it('shows what the plan includes beside the unpriced quantity (Free: 100 GiB-hours of paused memory a month)', async () => {
     const r = await runtime(UNPRICED_DAY, 'small', 'free');
     await accepted([r.started(0), r.paused(10), r.resumed(40), r.terminated(50)]);
-    expect(await pausedLine(r.accountId)).toMatchObject({ quantity: '0.500000', unit: 'GiB-hour', credits: '0.000000', included: '100.000000', beyondIncluded: '0.000000' });
+    expect(await pausedLine(r.accountId)).toMatchObject({
+      quantity: '0.500000',
+      unit: 'GiB-hour',
+      credits: '0.000000',
+      included: '100.000000',
+      beyondIncluded: '0.000000',
+    });
   });
 
   it('counts unpriced paused memory once when the transaction that meters it is retried (counted at commit)', async () => {
@@ -97,7 +109,16 @@ describe('paused-runtime memory: metered from pause/resume with the size class m
     const s = await statement(r.accountId);
     expect(s.lines.find((l) => l.section === 'unpriced' && l.description.includes('paused_ram'))).toBeUndefined();
     expect(s.ancillary).toEqual([
-      { kind: 'paused_ram', unit: 'GiB-hour', priced: true, quantity: '2.333334', amount: '0.583334', charged: '0.583334', unpaid: '0.000000', rateCardVersions: ['test-paused-priced'] },
+      {
+        kind: 'paused_ram',
+        unit: 'GiB-hour',
+        priced: true,
+        quantity: '2.333334',
+        amount: '0.583334',
+        charged: '0.583334',
+        unpaid: '0.000000',
+        rateCardVersions: ['test-paused-priced'],
+      },
     ]);
     expect(s.closingBalance).toBe('8.916666');
   });

@@ -78,10 +78,15 @@ describe('a fourth plan tier from the plans file alone', () => {
 
   it('takes an account on it, syncs its seats to Stripe, grants its credits on the paid invoice, enforces its quotas and reports it', async () => {
     const accountId = uid('biz');
-    const created = await h.request('POST', '/v1/accounts', { key: admin, body: { id: accountId, kind: 'organization', plan: 'business', name: 'Biz' } });
+    const created = await h.request('POST', '/v1/accounts', {
+      key: admin,
+      body: { id: accountId, kind: 'organization', plan: 'business', name: 'Biz' },
+    });
     expect(created.status).toBe(201);
     expect(created.body.plan).toBe('business');
-    for (const user of ['alice', 'bob']) expect((await h.request('PUT', `/v1/accounts/${accountId}/members/${user}`, { key: admin })).status).toBe(200);
+    for (const user of ['alice', 'bob']) {
+      expect((await h.request('PUT', `/v1/accounts/${accountId}/members/${user}`, { key: admin })).status).toBe(200);
+    }
     // Nothing is granted before the invoice is paid.
     expect((await wallet(accountId)).total).toBe('0.000000');
 
@@ -90,7 +95,9 @@ describe('a fourth plan tier from the plans file alone', () => {
     expect(subscribed.status).toBe(201);
     expect(subscribed.body).toMatchObject({ plan: 'business', seats: 2, subscription: { status: 'active', seatQuantity: 2 } });
     const subscriptionId = subscribed.body.subscription.id as string;
-    expect(fake.subscriptions.get(subscriptionId)!.items.data.map((i: { price: { id: string }; quantity: number }) => [i.price.id, i.quantity])).toEqual([
+    expect(
+      fake.subscriptions.get(subscriptionId)!.items.data.map((i: { price: { id: string }; quantity: number }) => [i.price.id, i.quantity]),
+    ).toEqual([
       [BASE_PRICE, 1],
       [SEAT_PRICE, 2],
     ]);
@@ -108,7 +115,11 @@ describe('a fourth plan tier from the plans file alone', () => {
     expect(funded.runs).toMatchObject({ used: 0, included: 2, resetsAt: cycleEnd });
 
     // Its quotas at reservation: its size classes, no GPUs, 2 runs per cycle.
-    const gpu = await reserve(accountId, { name: 'gpu', sizeClass: 'gpu-small', accelerator: { type: 'T4', count: 1, cuda: '12.8' } }, 'modal');
+    const gpu = await reserve(
+      accountId,
+      { name: 'gpu', sizeClass: 'gpu-small', accelerator: { type: 'T4', count: 1, cuda: '12.8' } },
+      'modal',
+    );
     expect(gpu.status).toBe(403);
     expect(gpu.body.error.code).toBe('DL_BILLING_PLAN_FORBIDS');
     expect(gpu.body.error.findings.map((f: { message: string }) => f.message)).toEqual([
@@ -138,6 +149,9 @@ describe('a fourth plan tier from the plans file alone', () => {
 
     // When the subscription ends, the account falls back to the plan the tier names.
     await deliver(fake.emit('customer.subscription.deleted', { ...fake.subscriptions.get(subscriptionId)!, status: 'canceled' }));
-    expect((await h.request('GET', `/v1/accounts/${accountId}/subscription`, { key: admin })).body).toMatchObject({ plan: 'free', subscription: { status: 'canceled' } });
+    expect((await h.request('GET', `/v1/accounts/${accountId}/subscription`, { key: admin })).body).toMatchObject({
+      plan: 'free',
+      subscription: { status: 'canceled' },
+    });
   });
 });

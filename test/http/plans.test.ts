@@ -38,25 +38,52 @@ describe('plans and quotas over HTTP', () => {
   /** Starts and terminates a runtime at once (charged 0): its run stays used, its concurrency slot is free. */
   const finish = async (accountId: string, runtimeIds: string[]) => {
     const now = clock.now();
-    const res = await events(runtimeIds.flatMap((rt) => [lifecycle(accountId, rt, 'runtime.started', now, 1), lifecycle(accountId, rt, 'runtime.terminated', now, 2, { reason: 'user' })]));
+    const res = await events(
+      runtimeIds.flatMap((rt) => [
+        lifecycle(accountId, rt, 'runtime.started', now, 1),
+        lifecycle(accountId, rt, 'runtime.terminated', now, 2, { reason: 'user' }),
+      ]),
+    );
     expect(res.status).toBe(200);
   };
   const wallet = async (accountId: string) => (await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body;
   const notifications = (accountId: string) =>
-    h.ds.query(`SELECT payload->>'type' AS type, payload->'data' AS data FROM outbox WHERE key = $1 AND topic LIKE 'billing.notifications%' ORDER BY id`, [accountId]) as Promise<
-      { type: string; data: Record<string, unknown> }[]
-    >;
+    h.ds.query(
+      `SELECT payload->>'type' AS type, payload->'data' AS data FROM outbox WHERE key = $1 AND topic LIKE 'billing.notifications%' ORDER BY id`,
+      [accountId],
+    ) as Promise<{ type: string; data: Record<string, unknown> }[]>;
 
   /** Recomputes every hash of the account's audit chain (the rows the reset wrote in SQL included). */
   async function expectChainIntact(accountId: string): Promise<void> {
-    const found: { seq: string; at: Date; actor: string; action: string; before: unknown; after: unknown; correlation_id: string | null; prev_hash: string; hash: string }[] =
-      await h.ds.query(`SELECT seq, at, actor, action, before, after, correlation_id, prev_hash, hash FROM audit_log WHERE chain = $1 ORDER BY seq`, [accountId]);
+    const found: {
+      seq: string;
+      at: Date;
+      actor: string;
+      action: string;
+      before: unknown;
+      after: unknown;
+      correlation_id: string | null;
+      prev_hash: string;
+      hash: string;
+    }[] = await h.ds.query(
+      `SELECT seq, at, actor, action, before, after, correlation_id, prev_hash, hash FROM audit_log WHERE chain = $1 ORDER BY seq`,
+      [accountId],
+    );
     expect(found.map((r) => r.action)).toContain('credits.granted');
     let prev = GENESIS_HASH;
     for (const [i, r] of found.entries()) {
       expect(Number(r.seq)).toBe(i + 1);
       expect(r.prev_hash).toBe(prev);
-      const record = { chain: accountId, at: r.at.toISOString(), actor: r.actor, action: r.action, accountId, before: r.before ?? null, after: r.after ?? null, correlationId: r.correlation_id };
+      const record = {
+        chain: accountId,
+        at: r.at.toISOString(),
+        actor: r.actor,
+        action: r.action,
+        accountId,
+        before: r.before ?? null,
+        after: r.after ?? null,
+        correlationId: r.correlation_id,
+      };
       expect(auditHash(r.prev_hash, Number(r.seq), record)).toBe(r.hash);
       prev = r.hash;
     }
@@ -84,7 +111,10 @@ describe('plans and quotas over HTTP', () => {
     expect((await wallet(accountId)).runs).toMatchObject({ used: 500, included: 500, resetsAt: JAN_1 });
     const refusedBeforeFailure = await reserve(accountId);
     expect(refusedBeforeFailure.status).toBe(429);
-    expect((await events(lifecycle(accountId, failing.body.runtimeId, 'runtime.launch_failed', clock.now(), 1, { reason: 'image pull' }))).status).toBe(200);
+    expect(
+      (await events(lifecycle(accountId, failing.body.runtimeId, 'runtime.launch_failed', clock.now(), 1, { reason: 'image pull' })))
+        .status,
+    ).toBe(200);
     expect((await wallet(accountId)).runs).toMatchObject({ used: 499, included: 500 });
 
     const last = await reserve(accountId);
@@ -144,7 +174,10 @@ describe('plans and quotas over HTTP', () => {
   it('refuses GPUs and classes outside the Free plan with DL_BILLING_PLAN_FORBIDS and its findings', async () => {
     clock.set(DEC);
     const accountId = await freeAccount();
-    const gpu = await reserve(accountId, uid('rt'), { variant: 'modal', environment: { name: 'torch', sizeClass: 'gpu-small', accelerator: { type: 'T4', count: 1, cuda: '12.8' } } });
+    const gpu = await reserve(accountId, uid('rt'), {
+      variant: 'modal',
+      environment: { name: 'torch', sizeClass: 'gpu-small', accelerator: { type: 'T4', count: 1, cuda: '12.8' } },
+    });
     expect(gpu.status).toBe(403);
     expect(gpu.body.error.code).toBe('DL_BILLING_PLAN_FORBIDS');
     expect(gpu.body.error.findings).toEqual([
@@ -165,7 +198,13 @@ describe('plans and quotas over HTTP', () => {
     expect(results.filter((r) => r.status === 201)).toHaveLength(2);
     const refused = results.filter((r) => r.status === 429);
     expect(refused).toHaveLength(8);
-    expect(refused[0]!.body.error).toEqual({ code: 'DL_BILLING_QUOTA_EXCEEDED', message: expect.any(String), quota: 'concurrency', limit: 2, used: 2 });
+    expect(refused[0]!.body.error).toEqual({
+      code: 'DL_BILLING_QUOTA_EXCEEDED',
+      message: expect.any(String),
+      quota: 'concurrency',
+      limit: 2,
+      used: 2,
+    });
     // A terminated runtime frees its slot.
     await finish(accountId, [results.find((r) => r.status === 201)!.body.runtimeId]);
     expect((await reserve(accountId)).status).toBe(201);
@@ -174,12 +213,20 @@ describe('plans and quotas over HTTP', () => {
   it('counts runs exactly under concurrency: 20 concurrent launches against 5 runs left get exactly 5', async () => {
     clock.set(DEC);
     const accountId = await freeAccount();
-    const put = await h.request('PUT', `/v1/admin/accounts/${accountId}/plan`, { key: admin, body: { plan: 'free', overrides: { runsPerPeriod: 5, concurrentRuntimes: null } } });
+    const put = await h.request('PUT', `/v1/admin/accounts/${accountId}/plan`, {
+      key: admin,
+      body: { plan: 'free', overrides: { runsPerPeriod: 5, concurrentRuntimes: null } },
+    });
     expect(put.status).toBe(200);
     const results = await Promise.all(Array.from({ length: 20 }, () => reserve(accountId)));
     expect(results.filter((r) => r.status === 201)).toHaveLength(5);
     expect(results.filter((r) => r.status === 429).every((r) => r.body.error.quota === 'runs')).toBe(true);
-    expect(results.filter((r) => r.status === 201).map((r) => r.body.runsRemaining).sort()).toEqual([0, 1, 2, 3, 4]);
+    expect(
+      results
+        .filter((r) => r.status === 201)
+        .map((r) => r.body.runsRemaining)
+        .sort(),
+    ).toEqual([0, 1, 2, 3, 4]);
   });
 
   it('sets a plan with Enterprise overrides (audited), validates overrides, and 404s an unknown account', async () => {
@@ -194,14 +241,28 @@ describe('plans and quotas over HTTP', () => {
       accountId,
       plan: 'enterprise',
       overrides: { includedCredits: '1000.000000', concurrentRuntimes: 50, runsPerPeriod: 100000 },
-      effective: { id: 'enterprise', includedCredits: '1000.000000', concurrentRuntimes: 50, runsPerPeriod: 100000, agentsPerPeriod: null, gpus: true },
+      effective: {
+        id: 'enterprise',
+        includedCredits: '1000.000000',
+        concurrentRuntimes: 50,
+        runsPerPeriod: 100000,
+        agentsPerPeriod: null,
+        gpus: true,
+      },
       period: { from: '2031-12-01T00:00:00.000Z', to: JAN_1 },
     });
     // Free's 50 credits came with the account; the upgrade to the contract's 1000 gave the other 950 at once.
     expect(await wallet(accountId)).toMatchObject({ total: '1000.000000', available: '1000.000000' });
-    const gpu = await reserve(accountId, uid('rt'), { variant: 'modal', environment: { name: 'torch', sizeClass: 'gpu-small', accelerator: { type: 'T4', count: 1, cuda: '12.8' } } });
+    const gpu = await reserve(accountId, uid('rt'), {
+      variant: 'modal',
+      environment: { name: 'torch', sizeClass: 'gpu-small', accelerator: { type: 'T4', count: 1, cuda: '12.8' } },
+    });
     expect(gpu.status).toBe(201);
-    expect((await wallet(accountId)).runs).toMatchObject({ used: 1, included: 100000, allowance: { included: '1000.000000', granted: true } });
+    expect((await wallet(accountId)).runs).toMatchObject({
+      used: 1,
+      included: 100000,
+      allowance: { included: '1000.000000', granted: true },
+    });
     // Setting the same plan again grants nothing more.
     const same = await h.request('PUT', `/v1/admin/accounts/${accountId}/plan`, {
       key: admin,
@@ -211,11 +272,19 @@ describe('plans and quotas over HTTP', () => {
     expect((await wallet(accountId)).total).toBe(gpu.body.balance.total);
     const audit = await h.request('GET', `/v1/audit?accountId=${accountId}`, { key: admin });
     const changed = audit.body.items.find((i: { action: string }) => i.action === 'plan.changed');
-    expect(changed).toMatchObject({ before: { plan: 'free', overrides: null }, after: { plan: 'enterprise', overrides: { includedCredits: '1000.000000' } } });
+    expect(changed).toMatchObject({
+      before: { plan: 'free', overrides: null },
+      after: { plan: 'enterprise', overrides: { includedCredits: '1000.000000' } },
+    });
 
-    const bad = await h.request('PUT', `/v1/admin/accounts/${accountId}/plan`, { key: admin, body: { plan: 'enterprise', overrides: { runsPerPeriod: -1, gpus: 'yes', seats: 3 } } });
+    const bad = await h.request('PUT', `/v1/admin/accounts/${accountId}/plan`, {
+      key: admin,
+      body: { plan: 'enterprise', overrides: { runsPerPeriod: -1, gpus: 'yes', seats: 3 } },
+    });
     expect(bad.status).toBe(400);
-    expect(bad.body.error.findings.map((f: { field: string }) => f.field)).toEqual(expect.arrayContaining(['overrides.runsPerPeriod', 'overrides.gpus']));
+    expect(bad.body.error.findings.map((f: { field: string }) => f.field)).toEqual(
+      expect.arrayContaining(['overrides.runsPerPeriod', 'overrides.gpus']),
+    );
     expect((await h.request('PUT', `/v1/admin/accounts/nobody_${uid()}/plan`, { key: admin, body: { plan: 'free' } })).status).toBe(404);
     expect((await h.request('PUT', `/v1/admin/accounts/${accountId}/plan`, { key: cp, body: { plan: 'free' } })).status).toBe(403);
   });
@@ -223,15 +292,30 @@ describe('plans and quotas over HTTP', () => {
   it('Team periods follow the billing cycle anchor on the account', async () => {
     clock.set(DEC);
     const accountId = await freeAccount();
-    const put = await h.request('PUT', `/v1/admin/accounts/${accountId}/plan`, { key: admin, body: { plan: 'team', billingCycleAnchor: '2031-10-31T12:00:00.000Z' } });
+    const put = await h.request('PUT', `/v1/admin/accounts/${accountId}/plan`, {
+      key: admin,
+      body: { plan: 'team', billingCycleAnchor: '2031-10-31T12:00:00.000Z' },
+    });
     expect(put.status).toBe(200);
-    expect(put.body).toMatchObject({ billingCycleAnchor: '2031-10-31T12:00:00.000Z', period: { from: '2031-11-30T12:00:00.000Z', to: '2031-12-31T12:00:00.000Z' } });
+    expect(put.body).toMatchObject({
+      billingCycleAnchor: '2031-10-31T12:00:00.000Z',
+      period: { from: '2031-11-30T12:00:00.000Z', to: '2031-12-31T12:00:00.000Z' },
+    });
     // Team's 500 credits come with its paid invoice (not granted here): fund it to launch.
-    await h.request('POST', `/v1/admin/accounts/${accountId}/grants`, { key: admin, body: { credits: '5.000000', reason: 'test' }, headers: { 'idempotency-key': uid('g') } });
+    await h.request('POST', `/v1/admin/accounts/${accountId}/grants`, {
+      key: admin,
+      body: { credits: '5.000000', reason: 'test' },
+      headers: { 'idempotency-key': uid('g') },
+    });
     const r = await reserve(accountId);
     expect(r.status).toBe(201);
     expect(r.body.runsRemaining).toBe(4999);
-    expect((await wallet(accountId)).runs).toMatchObject({ used: 1, included: 5000, resetsAt: '2031-12-31T12:00:00.000Z', allowance: { granted: false } });
+    expect((await wallet(accountId)).runs).toMatchObject({
+      used: 1,
+      included: 5000,
+      resetsAt: '2031-12-31T12:00:00.000Z',
+      allowance: { granted: false },
+    });
   });
 
   it("a new Free account's wallet shows the month's 50 credits at once (granted once, audited after the creation); moving to a plan with credits grants them", async () => {
@@ -245,14 +329,23 @@ describe('plans and quotas over HTTP', () => {
     expect((await h.request('POST', '/v1/accounts', { key: admin, body: { id: accountId, kind: 'user', plan: 'free' } })).status).toBe(200);
     expect((await reserve(accountId)).body.balance).toEqual({ total: '50.000000', held: '0.016667', available: '49.983333' });
     const audit = await h.request('GET', `/v1/audit?accountId=${accountId}`, { key: admin });
-    expect(audit.body.items.map((r: { action: string }) => r.action).reverse()).toEqual(['account.created', 'credits.granted', 'hold.created']);
+    expect(audit.body.items.map((r: { action: string }) => r.action).reverse()).toEqual([
+      'account.created',
+      'credits.granted',
+      'hold.created',
+    ]);
 
     // An account created on Team (credits come with its paid invoice) gets nothing here; moved to an
     // Enterprise contract with 200 included credits, it gets them at once.
     const org = uid('org');
-    expect((await h.request('POST', '/v1/accounts', { key: admin, body: { id: org, kind: 'organization', plan: 'team' } })).status).toBe(201);
+    expect((await h.request('POST', '/v1/accounts', { key: admin, body: { id: org, kind: 'organization', plan: 'team' } })).status).toBe(
+      201,
+    );
     expect(await wallet(org)).toMatchObject({ total: '0.000000', grants: [] });
-    const set = await h.request('PUT', `/v1/admin/accounts/${org}/plan`, { key: admin, body: { plan: 'enterprise', overrides: { includedCredits: '200.000000' } } });
+    const set = await h.request('PUT', `/v1/admin/accounts/${org}/plan`, {
+      key: admin,
+      body: { plan: 'enterprise', overrides: { includedCredits: '200.000000' } },
+    });
     expect(set.status).toBe(200);
     expect(await wallet(org)).toMatchObject({ total: '200.000000', available: '200.000000' });
   });
@@ -274,7 +367,12 @@ describe('plans and quotas over HTTP', () => {
     let w = await wallet(accountId);
     expect(w).toMatchObject({ total: '51.000000', held: '1.000000', available: '50.000000' });
     expect(w.grants).toEqual([expect.objectContaining({ source: 'plan_allowance', remaining: '50.000000', expiresAt: FEB_1 })]);
-    expect(w.runs).toMatchObject({ used: 0, included: 500, resetsAt: FEB_1, allowance: { included: '50.000000', granted: true, remaining: '50.000000' } });
+    expect(w.runs).toMatchObject({
+      used: 0,
+      included: 500,
+      resetsAt: FEB_1,
+      allowance: { included: '50.000000', granted: true, remaining: '50.000000' },
+    });
 
     // Run twice: nothing more is granted.
     const again = await h.request('POST', '/v1/admin/jobs/monthly-reset/run', { key: admin });
@@ -283,7 +381,9 @@ describe('plans and quotas over HTTP', () => {
 
     // The runtime ran 30 minutes: 0.5 charged from December's hold, the other 0.5 of it expires at once.
     clock.set('2032-01-01T00:20:00.000Z');
-    expect((await events(lifecycle(accountId, rt, 'runtime.terminated', new Date('2032-01-01T00:00:00.000Z'), 2, { reason: 'user' }))).status).toBe(200);
+    expect(
+      (await events(lifecycle(accountId, rt, 'runtime.terminated', new Date('2032-01-01T00:00:00.000Z'), 2, { reason: 'user' }))).status,
+    ).toBe(200);
     w = await wallet(accountId);
     expect(w).toMatchObject({ total: '50.000000', held: '0.000000', available: '50.000000' });
     const ledger = h.app.get(LedgerService);
@@ -307,8 +407,16 @@ describe('plans and quotas over HTTP', () => {
     ]);
     await expectChainIntact(accountId);
     const audit = await h.request('GET', `/v1/audit?accountId=${accountId}`, { key: admin });
-    const reset = audit.body.items.find((i: { action: string; actor: string }) => i.action === 'credits.granted' && i.actor === 'system:monthly-reset');
-    expect(reset.after).toMatchObject({ available: '50.000000', held: '1.000000', total: '51.000000', expired: { credits: '49.000000' }, grant: { amount: '50.000000', expiresAt: FEB_1 } });
+    const reset = audit.body.items.find(
+      (i: { action: string; actor: string }) => i.action === 'credits.granted' && i.actor === 'system:monthly-reset',
+    );
+    expect(reset.after).toMatchObject({
+      available: '50.000000',
+      held: '1.000000',
+      total: '51.000000',
+      expired: { credits: '49.000000' },
+      grant: { amount: '50.000000', expiresAt: FEB_1 },
+    });
   });
 
   it('grants once when the reset runs concurrently, and when two app instances run it on the same database', async () => {
@@ -383,15 +491,28 @@ describe('plans and quotas over HTTP', () => {
     );
     expect(granted).toEqual([early, late, lazy].map((account_id) => ({ account_id, n: 1 })));
     for (const id of [early, late, lazy]) {
-      expect((await wallet(id)).runs.allowance).toMatchObject({ granted: true, included: '50.000000', expiresAt: '2032-06-01T00:00:00.000Z' });
+      expect((await wallet(id)).runs.allowance).toMatchObject({
+        granted: true,
+        included: '50.000000',
+        expiresAt: '2032-06-01T00:00:00.000Z',
+      });
       expect(await h.app.get(LedgerService).reconcile(id)).toEqual([]);
       await expectChainIntact(id);
-      const notes = (await notifications(id)).filter((n) => n.type === 'credits.granted' && n.data.expiresAt === '2032-06-01T00:00:00.000Z');
+      const notes = (await notifications(id)).filter(
+        (n) => n.type === 'credits.granted' && n.data.expiresAt === '2032-06-01T00:00:00.000Z',
+      );
       expect(notes).toHaveLength(1);
     }
     // The job's audit row for an account it granted: balances, the grant, what expired.
     const audit = await h.request('GET', `/v1/audit?accountId=${late}`, { key: admin });
-    const row = audit.body.items.find((i: { action: string; actor: string }) => i.action === 'credits.granted' && i.actor === 'system:monthly-reset');
-    expect(row.after).toMatchObject({ available: '50.000000', total: '50.000000', expired: { credits: '50.000000' }, grant: { amount: '50.000000', expiresAt: '2032-06-01T00:00:00.000Z' } });
+    const row = audit.body.items.find(
+      (i: { action: string; actor: string }) => i.action === 'credits.granted' && i.actor === 'system:monthly-reset',
+    );
+    expect(row.after).toMatchObject({
+      available: '50.000000',
+      total: '50.000000',
+      expired: { credits: '50.000000' },
+      grant: { amount: '50.000000', expiresAt: '2032-06-01T00:00:00.000Z' },
+    });
   });
 });

@@ -25,7 +25,10 @@ describe('reports from the CLI', () => {
     await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId: 'rt_cli_1', ...SMALL, minutes: 60 } });
     await h.request('POST', '/v1/events', {
       key: cp,
-      body: [lifecycle(accountId, 'rt_cli_1', 'runtime.started', T0, 1), lifecycle(accountId, 'rt_cli_1', 'runtime.terminated', new Date(T0.getTime() + 42 * 60_000), 2, { reason: 'user' })],
+      body: [
+        lifecycle(accountId, 'rt_cli_1', 'runtime.started', T0, 1),
+        lifecycle(accountId, 'rt_cli_1', 'runtime.terminated', new Date(T0.getTime() + 42 * 60_000), 2, { reason: 'user' }),
+      ],
     });
   });
   afterAll(async () => {
@@ -39,7 +42,11 @@ describe('reports from the CLI', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/usage by environment over .*reading the rollups/);
     expect(run.stderr).toContain(`written ${out}`);
-    const api = await h.request('GET', '/v1/reports/usage?from=2033-07-01T00:00:00Z&to=2033-08-01T00:00:00Z&groupBy=environment&format=csv', { key: admin });
+    const api = await h.request(
+      'GET',
+      '/v1/reports/usage?from=2033-07-01T00:00:00Z&to=2033-08-01T00:00:00Z&groupBy=environment&format=csv',
+      { key: admin },
+    );
     expect(readFileSync(out, 'utf8')).toBe(api.body);
     expect(api.body).toContain('python-simple,1,2520,0.700000');
   });

@@ -23,7 +23,9 @@ describe('reports of a past period', () => {
     const accountId = await fundedAccount(h, admin, { credits: '50.000000' });
     await h.request('PUT', `/v1/accounts/${accountId}/spend-limit`, { key: admin, body: { credits: '3.000000', thresholds: [50, 80] } });
     // 150 minutes of small = 2.5 credits: past 50 % and 80 % of 3 at once.
-    expect((await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId: uid('rt'), ...SMALL, minutes: 150 } })).status).toBe(201);
+    expect(
+      (await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId: uid('rt'), ...SMALL, minutes: 150 } })).status,
+    ).toBe(201);
     await h.request('PUT', `/v1/accounts/${accountId}/spend-limit`, { key: admin, body: { credits: '10.000000', thresholds: [50, 80] } });
     const report = await h.request('GET', `/v1/reports/spend-limits?${FEBRUARY}`, { key: admin });
     const alerts = report.body.items.filter((i: { account: string; type: string }) => i.account === accountId && i.type === 'alert');
@@ -36,7 +38,9 @@ describe('reports of a past period', () => {
 
   it('counts the seats a Team account had at the end of a past period', async () => {
     const team = await fundedAccount(h, admin, { plan: 'team', kind: 'organization' });
-    for (const user of ['u1', 'u2', 'u3']) expect((await h.request('PUT', `/v1/accounts/${team}/members/${user}`, { key: admin })).status).toBeLessThan(300);
+    for (const user of ['u1', 'u2', 'u3']) {
+      expect((await h.request('PUT', `/v1/accounts/${team}/members/${user}`, { key: admin })).status).toBeLessThan(300);
+    }
     clock.set('2033-03-05T10:00:00.000Z');
     expect((await h.request('DELETE', `/v1/accounts/${team}/members/u3`, { key: admin })).status).toBeLessThan(300);
     const february = await h.request('GET', `/v1/reports/seats?${FEBRUARY}`, { key: admin });

@@ -21,8 +21,17 @@ describe('admin reports', () => {
   let a: string;
   let b: string;
 
-  const reserve = (accountId: string, runtimeId: string, env: { name: string; sizeClass: string } = SMALL.environment, userId = 'u1', minutes = 60) =>
-    h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId, userId, variant: SMALL.variant, environment: env, minutes } });
+  const reserve = (
+    accountId: string,
+    runtimeId: string,
+    env: { name: string; sizeClass: string } = SMALL.environment,
+    userId = 'u1',
+    minutes = 60,
+  ) =>
+    h.request('POST', '/v1/reservations', {
+      key: cp,
+      body: { accountId, runtimeId, userId, variant: SMALL.variant, environment: env, minutes },
+    });
   const events = async (list: unknown[]) => {
     const res = await h.request('POST', '/v1/events', { key: cp, body: list });
     expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
@@ -75,7 +84,10 @@ describe('admin reports', () => {
     // b: a running runtime stopped by a spend limit lowered below what is spent.
     await reserve(b, 'rt_b2', SMALL.environment, 'u9', 10);
     await events([lifecycle(b, 'rt_b2', 'runtime.started', clock.now(), 1)]);
-    const limit = await h.request('PUT', `/v1/accounts/${b}/spend-limit`, { key: admin, body: { credits: '0.100000', period: 'month', thresholds: [50, 100] } });
+    const limit = await h.request('PUT', `/v1/accounts/${b}/spend-limit`, {
+      key: admin,
+      body: { credits: '0.100000', period: 'month', thresholds: [50, 100] },
+    });
     expect(limit.status, JSON.stringify(limit.body)).toBe(200);
   });
   afterAll(async () => {
@@ -99,8 +111,13 @@ describe('admin reports', () => {
           [[a, b]],
         );
         expect(total, table).toEqual(runtimes);
-        const bucket = grain === 'hour' ? `date_trunc('hour', settled_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'` : `date_trunc('${grain}', settled_at AT TIME ZONE 'UTC')::date`;
-        const keys = level.keys.map((k) => (k === 'environment' ? `coalesce(environment->>'name', '')` : k === 'user_id' ? `coalesce(user_id, '')` : k));
+        const bucket =
+          grain === 'hour'
+            ? `date_trunc('hour', settled_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'`
+            : `date_trunc('${grain}', settled_at AT TIME ZONE 'UTC')::date`;
+        const keys = level.keys.map((k) =>
+          k === 'environment' ? `coalesce(environment->>'name', '')` : k === 'user_id' ? `coalesce(user_id, '')` : k,
+        );
         const expected = await h.ds.query(
           `SELECT ${keys.map((k, i) => `${k} AS k${i}`).join(', ')}, (${bucket})::text AS at,
                   (count(*) FILTER (WHERE status = 'settled'))::text AS runtimes, coalesce(sum(closed_ms) FILTER (WHERE status = 'settled'), 0)::text AS ms,
@@ -119,7 +136,9 @@ describe('admin reports', () => {
     }
     // 20 minutes small + 45 minutes medium + 6 minutes small.
     expect(runtimes).toMatchObject({ n: 3, credits: String(333334 + 1_500_000 + 100_000) });
-    const perRuntime = await h.ds.query(`SELECT runtime_id, charged::text FROM runtimes WHERE account_id = ANY($1) ORDER BY runtime_id`, [[a, b]]);
+    const perRuntime = await h.ds.query(`SELECT runtime_id, charged::text FROM runtimes WHERE account_id = ANY($1) ORDER BY runtime_id`, [
+      [a, b],
+    ]);
     expect(perRuntime).toEqual([
       { runtime_id: 'rt_a1', charged: '333334' },
       { runtime_id: 'rt_a2', charged: '1500000' },
@@ -145,7 +164,13 @@ describe('admin reports', () => {
     const byDay = await report(`usage?${PERIOD}&groupBy=day`);
     expect(byDay.items).toEqual([{ day: '2031-03-04', runtimes: 3, seconds: 4260, credits: '1.933334' }]);
     const byUser = await report(`usage?${PERIOD}&groupBy=user`);
-    expect(byUser.items.find((i: { user: string }) => i.user === 'u2')).toEqual({ account: a, user: 'u2', runtimes: 1, seconds: 2700, credits: '1.500000' });
+    expect(byUser.items.find((i: { user: string }) => i.user === 'u2')).toEqual({
+      account: a,
+      user: 'u2',
+      runtimes: 1,
+      seconds: 2700,
+      credits: '1.500000',
+    });
     // Partial days read the hourly rollups: rt_a1 and rt_a2 settled in the 10:00 hour, rt_b1 in a later one.
     const hour = await report('usage?from=2031-03-04T10:00:00Z&to=2031-03-04T11:00:00Z');
     expect(hour.totals).toEqual({ runtimes: 2, seconds: 65 * 60, credits: '1.833334' });
@@ -166,7 +191,10 @@ describe('admin reports', () => {
     expect(viaQuery.headers['content-type']).toMatch(/^text\/csv/);
     expect(viaQuery.headers['content-disposition']).toContain('usage_2031-03-01_2031-04-01.csv');
     expect(viaQuery.body).toBe('environment,runtimes,seconds,credits\r\nml-medium,1,2700,1.500000\r\npython-simple,2,1560,0.433334\r\n');
-    const viaAccept = await h.request('GET', `/v1/reports/credits?${PERIOD}&groupBy=total`, { key: reportsKey, headers: { accept: 'text/csv' } });
+    const viaAccept = await h.request('GET', `/v1/reports/credits?${PERIOD}&groupBy=total`, {
+      key: reportsKey,
+      headers: { accept: 'text/csv' },
+    });
     expect(viaAccept.headers['content-type']).toMatch(/^text\/csv/);
     expect(String(viaAccept.body).split('\r\n')[0]).toBe('granted,topUps,clawedBack,consumed,refunded,expired,net');
   });
@@ -210,8 +238,16 @@ describe('admin reports', () => {
     const period = { from: '2031-03-01T00:00:00Z', to: '2031-04-01T00:00:00Z' };
     const { data: events } = await api.GET('/v1/reports/spend-limits', { params: { query: period } });
     if (!events || typeof events === 'string') throw new Error('no JSON spend-limits report');
-    expect(events.items).toEqual(expect.arrayContaining([expect.objectContaining({ type: 'termination', account: b, user: 'u9', event: 'spend_limit', runtime: 'rt_b2' })]));
-    expect(events.items).toEqual(expect.arrayContaining([expect.objectContaining({ type: 'termination', account: b, event: 'reservation_expired', runtime: 'rt_b1' })]));
+    expect(events.items).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ type: 'termination', account: b, user: 'u9', event: 'spend_limit', runtime: 'rt_b2' }),
+      ]),
+    );
+    expect(events.items).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ type: 'termination', account: b, event: 'reservation_expired', runtime: 'rt_b1' }),
+      ]),
+    );
     expect(events.totals?.['termination:spend_limit']).toBe(1);
     const top = await api.GET('/v1/reports/top-consumers', { params: { query: { ...period, limit: 1 } } });
     if (!top.data || typeof top.data === 'string') throw new Error('no JSON top-consumers report');
@@ -234,7 +270,14 @@ describe('admin reports', () => {
     );
     const seats = await report(`seats?${PERIOD}`);
     const row = seats.items.find((i: { account: string }) => i.account === team);
-    expect(row).toMatchObject({ seats: 3, stripeQuantity: 2, drift: -1, subscriptionStatus: 'active', expectedMrrCents: 4900 + 3 * 1500, stripeMrrCents: 4900 + 2 * 1500 });
+    expect(row).toMatchObject({
+      seats: 3,
+      stripeQuantity: 2,
+      drift: -1,
+      subscriptionStatus: 'active',
+      expectedMrrCents: 4900 + 3 * 1500,
+      stripeMrrCents: 4900 + 2 * 1500,
+    });
     // Other test files create Team accounts in the same database: the totals are the sum of the rows.
     const sum = (k: string) => seats.items.reduce((acc: number, i: Record<string, number>) => acc + (i[k] ?? 0), 0);
     expect(seats.totals).toMatchObject({ seats: sum('seats'), stripeQuantity: sum('stripeQuantity') });
@@ -248,7 +291,9 @@ describe('admin reports', () => {
     expect((await h.request('GET', `/v1/reports/usage?${PERIOD}`, { key: cp })).status).toBe(403);
     expect((await h.request('GET', `/v1/reports/usage?${PERIOD}`)).status).toBe(401);
     expect((await h.request('GET', `/v1/reports/usage?${PERIOD}`, { key: admin })).status).toBe(200);
-    const bad = await h.request('GET', '/v1/reports/usage?from=2031-03-01T00:30:00Z&to=2031-03-01T00:00:00Z&groupBy=nope', { key: reportsKey });
+    const bad = await h.request('GET', '/v1/reports/usage?from=2031-03-01T00:30:00Z&to=2031-03-01T00:00:00Z&groupBy=nope', {
+      key: reportsKey,
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error.findings.map((f: { field: string }) => f.field)).toEqual(['groupBy']);
     const cut = await h.request('GET', '/v1/reports/usage?from=2031-03-01T00:30:00Z&to=2031-03-01T00:00:00Z', { key: reportsKey });

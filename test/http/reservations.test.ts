@@ -23,7 +23,11 @@ describe('reservations over HTTP', () => {
    * file's sweep (they share the database) settles them later under its own clock.
    */
   const terminate = async (accountId: string, runtimeIds: string[]) => {
-    const body = runtimeIds.map((runtimeId) => ({ ...lifecycle(accountId, runtimeId, 'runtime.terminated', new Date(), 99), type: 'runtime.terminated' as const, data: { reason: 'user' } }));
+    const body = runtimeIds.map((runtimeId) => ({
+      ...lifecycle(accountId, runtimeId, 'runtime.terminated', new Date(), 99),
+      type: 'runtime.terminated' as const,
+      data: { reason: 'user' },
+    }));
     // Through the typed client: the events body and its answer are the document's.
     const { data, response } = await h.client(cp).POST('/v1/events', { body });
     expect(response.status).toBe(200);
@@ -31,7 +35,14 @@ describe('reservations over HTTP', () => {
   };
 
   it('lists every finding of a malformed request with its field', async () => {
-    const res = await reserve({ accountId: '', runtimeId: 'rt 1', variant: 'datalayer', environment: { sizeClass: 'huge' }, minutes: 0, extra: true });
+    const res = await reserve({
+      accountId: '',
+      runtimeId: 'rt 1',
+      variant: 'datalayer',
+      environment: { sizeClass: 'huge' },
+      minutes: 0,
+      extra: true,
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('DL_BILLING_REQUEST_INVALID');
     const fields = res.body.error.findings.map((f: { field: string }) => f.field);
@@ -42,7 +53,12 @@ describe('reservations over HTTP', () => {
     const accountId = await fundedAccount(h, admin, { credits: '0.500000' });
     const api = h.client(cp);
     const gpu = await api.POST('/v1/reservations', {
-      body: { accountId, runtimeId: uid('rt'), variant: 'e2b', environment: { name: 'x', sizeClass: 'gpu-small', accelerator: { type: 'H100', count: 1, cuda: '12.8' } } },
+      body: {
+        accountId,
+        runtimeId: uid('rt'),
+        variant: 'e2b',
+        environment: { name: 'x', sizeClass: 'gpu-small', accelerator: { type: 'H100', count: 1, cuda: '12.8' } },
+      },
     });
     expect(gpu.response.status).toBe(422);
     expect(gpu.error?.error.code).toBe('DL_BILLING_CAPABILITY_UNSUPPORTED');
@@ -83,7 +99,10 @@ describe('reservations over HTTP', () => {
     const wallet = await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin });
     expect(wallet.body).toMatchObject({ held: '0.166667', available: '1.833333' });
     const other = uid('rt');
-    const different = await Promise.all([reserve({ accountId, runtimeId: other, ...SMALL }), reserve({ accountId, runtimeId: other, ...SMALL, minutes: 20 })]);
+    const different = await Promise.all([
+      reserve({ accountId, runtimeId: other, ...SMALL }),
+      reserve({ accountId, runtimeId: other, ...SMALL, minutes: 20 }),
+    ]);
     expect(different.map((r) => r.status).sort()).toEqual([201, 409]);
     expect(different.find((r) => r.status === 409)!.body.error.code).toBe('DL_BILLING_IDEMPOTENCY_CONFLICT');
   });
@@ -92,9 +111,14 @@ describe('reservations over HTTP', () => {
     const accountId = await fundedAccount(h, admin, { credits: '2.000000' });
     const runtimeId = uid('rt');
     expect((await reserve({ accountId, runtimeId, ...SMALL, minutes: 10 })).body.reserved).toBe('0.166667');
-    const extend = (minutes: number) => h.request('POST', `/v1/reservations/${runtimeId}/extend`, { key: cp, body: { minutes }, headers: { 'idempotency-key': uid('x') } });
+    const extend = (minutes: number) =>
+      h.request('POST', `/v1/reservations/${runtimeId}/extend`, { key: cp, body: { minutes }, headers: { 'idempotency-key': uid('x') } });
     expect((await extend(20)).body).toMatchObject({ minutes: 30, reserved: '0.500000' });
-    expect((await extend(30)).body).toMatchObject({ minutes: 60, reserved: '1.000000', balance: { held: '1.000000', available: '1.000000' } });
+    expect((await extend(30)).body).toMatchObject({
+      minutes: 60,
+      reserved: '1.000000',
+      balance: { held: '1.000000', available: '1.000000' },
+    });
     const wallet = await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin });
     expect(wallet.body).toMatchObject({ total: '2.000000', held: '1.000000', available: '1.000000' });
     await terminate(accountId, [runtimeId]);
@@ -105,7 +129,11 @@ describe('reservations over HTTP', () => {
     const runtimeId = uid('rt');
     await reserve({ accountId, runtimeId, ...SMALL, minutes: 30 });
     const extend = (minutes: number, key?: string) =>
-      h.request('POST', `/v1/reservations/${runtimeId}/extend`, { key: cp, body: { minutes }, headers: key ? { 'idempotency-key': key } : {} });
+      h.request('POST', `/v1/reservations/${runtimeId}/extend`, {
+        key: cp,
+        body: { minutes },
+        headers: key ? { 'idempotency-key': key } : {},
+      });
     expect((await extend(30)).status).toBe(400);
     const once = await extend(30, 'ext-1');
     expect(once.status).toBe(200);
@@ -116,7 +144,15 @@ describe('reservations over HTTP', () => {
     expect(conflict.status).toBe(409);
     const tooMuch = await extend(61, 'ext-2');
     expect(tooMuch.status).toBe(402);
-    expect((await h.request('POST', `/v1/reservations/${uid('rt')}/extend`, { key: cp, body: { minutes: 5 }, headers: { 'idempotency-key': 'k' } })).status).toBe(404);
+    expect(
+      (
+        await h.request('POST', `/v1/reservations/${uid('rt')}/extend`, {
+          key: cp,
+          body: { minutes: 5 },
+          headers: { 'idempotency-key': 'k' },
+        })
+      ).status,
+    ).toBe(404);
   });
 
   it('audits every reservation, extension and terminate command, once, with who did it and the balances around it', async () => {
@@ -151,9 +187,18 @@ describe('reservations over HTTP', () => {
     expect(increased).toMatchObject({
       actor: expect.stringMatching(/^key:/),
       before: { total: '2.000000', available: '1.500000', held: '0.500000', debt: '0.000000' },
-      after: { total: '2.000000', available: '1.000000', held: '1.000000', debt: '0.000000', hold: { id: `hold_${runtimeId}`, increase: '0.500000', amount: '1.000000' } },
+      after: {
+        total: '2.000000',
+        available: '1.000000',
+        held: '1.000000',
+        debt: '0.000000',
+        hold: { id: `hold_${runtimeId}`, increase: '0.500000', amount: '1.000000' },
+      },
     });
-    expect(command).toMatchObject({ actor: 'system:metering', after: { runtimeId: stray, reason: 'unreserved', command: expect.stringMatching(/^cmd_/) } });
+    expect(command).toMatchObject({
+      actor: 'system:metering',
+      after: { runtimeId: stray, reason: 'unreserved', command: expect.stringMatching(/^cmd_/) },
+    });
     await terminate(accountId, [stray]);
   });
 
@@ -189,7 +234,9 @@ describe('reservations over HTTP', () => {
     const reserved = await h.request('GET', `/v1/reservations/${onTheFly}`, { key: cp });
     expect(reserved.body).toMatchObject({ status: 'running', minutes: 10, reserved: '0.166667', commands: [] });
     const told = await h.request('GET', `/v1/reservations/${refused}`, { key: cp });
-    expect(told.body.commands).toEqual([expect.objectContaining({ type: 'runtime.terminate', reason: 'unreserved', acknowledgedAt: null })]);
+    expect(told.body.commands).toEqual([
+      expect.objectContaining({ type: 'runtime.terminate', reason: 'unreserved', acknowledgedAt: null }),
+    ]);
     const outbox = await h.ds.query(`SELECT payload FROM outbox WHERE payload->>'runtimeId' = $1`, [refused]);
     expect(outbox).toHaveLength(1);
     expect(outbox[0].payload).toMatchObject({ type: 'runtime.terminate', reason: 'unreserved', accountId: poor });
@@ -201,7 +248,10 @@ describe('reservations over HTTP', () => {
     const owner = await fundedAccount(h, admin, { credits: '1.000000' });
     const other = await fundedAccount(h, admin, { credits: '1.000000' });
     const runtimeId = uid('rt');
-    const first = await h.request('POST', '/v1/events', { key: cp, body: [lifecycle(owner, runtimeId, 'runtime.heartbeat', new Date(), 1)] });
+    const first = await h.request('POST', '/v1/events', {
+      key: cp,
+      body: [lifecycle(owner, runtimeId, 'runtime.heartbeat', new Date(), 1)],
+    });
     expect(first.body).toEqual({ accepted: 1, duplicates: 0 });
 
     const foreign = await h.request('POST', '/v1/events', {
@@ -218,7 +268,10 @@ describe('reservations over HTTP', () => {
 
     const taken = await reserve({ accountId: other, runtimeId, ...SMALL });
     expect(taken.status).toBe(409);
-    expect(taken.body.error).toMatchObject({ code: 'DL_BILLING_IDEMPOTENCY_CONFLICT', findings: [{ field: 'runtimeId', message: 'is a runtime of another account' }] });
+    expect(taken.body.error).toMatchObject({
+      code: 'DL_BILLING_IDEMPOTENCY_CONFLICT',
+      findings: [{ field: 'runtimeId', message: 'is a runtime of another account' }],
+    });
     const otherWallet = await h.request('GET', `/v1/accounts/${other}/wallet`, { key: admin });
     expect(otherWallet.body).toMatchObject({ held: '0.000000', available: '1.000000' });
 
@@ -236,13 +289,18 @@ describe('reservations over HTTP', () => {
     const pausing = uid('rt');
     const res = await h.request('POST', '/v1/events', {
       key: cp,
-      body: [lifecycle(accountId, beating, 'runtime.heartbeat', new Date(), 1), lifecycle(accountId, pausing, 'runtime.paused', new Date(), 1)],
+      body: [
+        lifecycle(accountId, beating, 'runtime.heartbeat', new Date(), 1),
+        lifecycle(accountId, pausing, 'runtime.paused', new Date(), 1),
+      ],
     });
     expect(res.body).toEqual({ accepted: 2, duplicates: 0 });
     for (const runtimeId of [beating, pausing]) {
       const view = await h.request('GET', `/v1/reservations/${runtimeId}`, { key: cp });
       expect(view.body.status).toBe('terminating');
-      expect(view.body.commands).toEqual([expect.objectContaining({ type: 'runtime.terminate', reason: 'unreserved', acknowledgedAt: null })]);
+      expect(view.body.commands).toEqual([
+        expect.objectContaining({ type: 'runtime.terminate', reason: 'unreserved', acknowledgedAt: null }),
+      ]);
     }
     // Nothing was held for them.
     expect((await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body).toMatchObject({ held: '0.000000' });
@@ -276,10 +334,24 @@ describe('reservations over HTTP', () => {
       { runtimeId: uid('rt'), userId: 'alice', minutes: 3, environment: { name: 'torch', sizeClass: 'medium' } },
     ];
     for (const r of runs) {
-      expect((await reserve({ accountId, runtimeId: r.runtimeId, userId: r.userId, variant: 'datalayer', environment: r.environment, minutes: 60 })).status).toBe(201);
+      expect(
+        (
+          await reserve({
+            accountId,
+            runtimeId: r.runtimeId,
+            userId: r.userId,
+            variant: 'datalayer',
+            environment: r.environment,
+            minutes: 60,
+          })
+        ).status,
+      ).toBe(201);
       await h.request('POST', '/v1/events', {
         key: cp,
-        body: [lifecycle(accountId, r.runtimeId, 'runtime.started', at(0), 1), lifecycle(accountId, r.runtimeId, 'runtime.terminated', at(r.minutes), 2, { reason: 'user' })],
+        body: [
+          lifecycle(accountId, r.runtimeId, 'runtime.started', at(0), 1),
+          lifecycle(accountId, r.runtimeId, 'runtime.terminated', at(r.minutes), 2, { reason: 'user' }),
+        ],
       });
     }
     const q = `from=${at(-1).toISOString()}&to=${at(60).toISOString()}`;
@@ -307,9 +379,14 @@ describe('reservations over HTTP', () => {
     const byFormat = await h.request('GET', `/v1/accounts/${accountId}/usage?groupBy=environment&format=csv&${q}`, { key: admin });
     expect(byFormat.status).toBe(200);
     expect(byFormat.headers['content-type']).toBe('text/csv; charset=utf-8');
-    expect(byFormat.headers['content-disposition']).toMatch(new RegExp(`^attachment; filename="usage_${accountId}_\\d{4}-\\d{2}-\\d{2}_\\d{4}-\\d{2}-\\d{2}\\.csv"$`));
+    expect(byFormat.headers['content-disposition']).toMatch(
+      new RegExp(`^attachment; filename="usage_${accountId}_\\d{4}-\\d{2}-\\d{2}_\\d{4}-\\d{2}-\\d{2}\\.csv"$`),
+    );
     expect(byFormat.body).toBe(csv);
-    const byAccept = await h.request('GET', `/v1/accounts/${accountId}/usage?groupBy=environment&${q}`, { key: admin, headers: { accept: 'text/csv' } });
+    const byAccept = await h.request('GET', `/v1/accounts/${accountId}/usage?groupBy=environment&${q}`, {
+      key: admin,
+      headers: { accept: 'text/csv' },
+    });
     expect(byAccept.body).toBe(csv);
     // A query parameter's finding names the parameter.
     const xml = await h.request('GET', `/v1/accounts/${accountId}/usage?format=xml`, { key: admin });

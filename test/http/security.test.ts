@@ -15,7 +15,14 @@ describe('security', () => {
       return write(chunk, ...rest);
     });
     h = await startApp({
-      env: { BILLING_ADMIN_API_KEY: bootstrap, AUTH_FAILURES_PER_MINUTE: '5', LOG_LEVEL: 'debug', STRIPE_SECRET_KEY: 'sk_test_never_logged_123', STRIPE_WEBHOOK_SECRET: 'whsec_never_logged_456', METRICS_BEARER_TOKEN: metricsToken },
+      env: {
+        BILLING_ADMIN_API_KEY: bootstrap,
+        AUTH_FAILURES_PER_MINUTE: '5',
+        LOG_LEVEL: 'debug',
+        STRIPE_SECRET_KEY: 'sk_test_never_logged_123',
+        STRIPE_WEBHOOK_SECRET: 'whsec_never_logged_456',
+        METRICS_BEARER_TOKEN: metricsToken,
+      },
     });
   });
   afterAll(async () => {
@@ -45,7 +52,12 @@ describe('security', () => {
   });
 
   it('serves /metrics only with METRICS_BEARER_TOKEN when it is set; an API key, even admin, does not open it', async () => {
-    for (const headers of [{} as Record<string, string>, { authorization: 'Bearer wrong-token' }, { authorization: `Bearer ${bootstrap}` }, { authorization: `Basic ${metricsToken}` }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { authorization: 'Bearer wrong-token' },
+      { authorization: `Bearer ${bootstrap}` },
+      { authorization: `Basic ${metricsToken}` },
+    ]) {
       const refused = await h.request('GET', '/metrics', { headers });
       expect(refused.status).toBe(401);
       expect(refused.body).toEqual({ error: { code: 'DL_BILLING_UNAUTHENTICATED', message: expect.any(String) } });

@@ -39,13 +39,18 @@ describe('settling what ran: our own termination reasons, contradictory launch f
     const { error, response } = await h.client(cp).POST('/v1/events', { body });
     expect(response.status, JSON.stringify(error)).toBe(200);
   };
-  const view = async (runtimeId: string) => (await h.client(cp).GET('/v1/reservations/{runtimeId}', { params: { path: { runtimeId } } })).data!;
-  const wallet = async (accountId: string) => (await h.client(admin).GET('/v1/accounts/{id}/wallet', { params: { path: { id: accountId } } })).data!;
+  const view = async (runtimeId: string) =>
+    (await h.client(cp).GET('/v1/reservations/{runtimeId}', { params: { path: { runtimeId } } })).data!;
+  const wallet = async (accountId: string) =>
+    (await h.client(admin).GET('/v1/accounts/{id}/wallet', { params: { path: { id: accountId } } })).data!;
   const sweep = async () => (await h.request('POST', '/v1/admin/jobs/expiry-sweep/run', { key: admin })).body.result;
   const audit = async (accountId: string, action: string) =>
-    ((await h.request('GET', `/v1/audit?accountId=${accountId}`, { key: admin })).body.items as { action: string; after: Record<string, unknown> }[]).filter(
-      (a) => a.action === action,
-    );
+    (
+      (await h.request('GET', `/v1/audit?accountId=${accountId}`, { key: admin })).body.items as {
+        action: string;
+        after: Record<string, unknown>;
+      }[]
+    ).filter((a) => a.action === action);
 
   describe('runtime.terminated with the reason of our own command', () => {
     it('accepts account_suspended, charges the 2 minutes the runtime ran (not the hold) and acknowledges the command', async () => {
@@ -55,15 +60,27 @@ describe('settling what ran: our own termination reasons, contradictory launch f
       expect((await reserve(accountId, runtimeId, 60)).reserved).toBe('1.000000');
       await accepted(lifecycle(accountId, runtimeId, 'runtime.started', T0, 1));
       clock.advance(MIN);
-      const suspended = await h.request('PUT', `/v1/admin/accounts/${accountId}/suspension`, { key: admin, body: { suspended: true, reason: 'test' } });
+      const suspended = await h.request('PUT', `/v1/admin/accounts/${accountId}/suspension`, {
+        key: admin,
+        body: { suspended: true, reason: 'test' },
+      });
       expect(suspended.status, JSON.stringify(suspended.body)).toBe(200);
       expect((await view(runtimeId)).commands).toEqual([expect.objectContaining({ reason: 'account_suspended', acknowledgedAt: null })]);
 
       clock.advance(MIN);
       await accepted(lifecycle(accountId, runtimeId, 'runtime.terminated', at(T0, 2 * MIN), 2, { reason: 'account_suspended' }));
       const settled = await view(runtimeId);
-      expect(settled).toMatchObject({ status: 'settled', settlement: 'events', terminationReason: 'account_suspended', runningSeconds: 120, charged: '0.033334', released: '0.966666' });
-      expect(settled.commands).toEqual([expect.objectContaining({ reason: 'account_suspended', acknowledgedAt: clock.now().toISOString() })]);
+      expect(settled).toMatchObject({
+        status: 'settled',
+        settlement: 'events',
+        terminationReason: 'account_suspended',
+        runningSeconds: 120,
+        charged: '0.033334',
+        released: '0.966666',
+      });
+      expect(settled.commands).toEqual([
+        expect.objectContaining({ reason: 'account_suspended', acknowledgedAt: clock.now().toISOString() }),
+      ]);
       expect(await wallet(accountId)).toMatchObject({ total: '9.966666', held: '0.000000' });
     });
 
@@ -78,8 +95,15 @@ describe('settling what ran: our own termination reasons, contradictory launch f
       clock.advance(20_000);
       await accepted(lifecycle(accountId, runtimeId, 'runtime.terminated', clock.now(), 2, { reason: 'reservation_expired' }));
       const settled = await view(runtimeId);
-      expect(settled).toMatchObject({ status: 'settled', settlement: 'events', terminationReason: 'reservation_expired', charged: '0.083334' });
-      expect(settled.commands).toEqual([expect.objectContaining({ reason: 'reservation_expired', acknowledgedAt: clock.now().toISOString() })]);
+      expect(settled).toMatchObject({
+        status: 'settled',
+        settlement: 'events',
+        terminationReason: 'reservation_expired',
+        charged: '0.083334',
+      });
+      expect(settled.commands).toEqual([
+        expect.objectContaining({ reason: 'reservation_expired', acknowledgedAt: clock.now().toISOString() }),
+      ]);
       // Acknowledged: the sweeper has nothing left to force.
       clock.advance(h.config.metering.settleGraceMs + MIN);
       expect(await sweep()).toMatchObject({ forcedSettlements: 0 });
@@ -93,7 +117,11 @@ describe('settling what ran: our own termination reasons, contradictory launch f
       await accepted(lifecycle(accountId, stray, 'runtime.heartbeat', T0, 1));
       expect((await view(stray)).commands).toEqual([expect.objectContaining({ reason: 'unreserved', acknowledgedAt: null })]);
       await accepted(lifecycle(accountId, stray, 'runtime.terminated', at(T0, 1000), 2, { reason: 'unreserved' }));
-      expect(await view(stray)).toMatchObject({ terminationReason: 'unreserved', charged: '0.000000', commands: [expect.objectContaining({ acknowledgedAt: expect.any(String) })] });
+      expect(await view(stray)).toMatchObject({
+        terminationReason: 'unreserved',
+        charged: '0.000000',
+        commands: [expect.objectContaining({ acknowledgedAt: expect.any(String) })],
+      });
 
       const odd = uid('rt');
       await reserve(accountId, odd, 60);
@@ -101,7 +129,12 @@ describe('settling what ran: our own termination reasons, contradictory launch f
         lifecycle(accountId, odd, 'runtime.started', T0, 1),
         lifecycle(accountId, odd, 'runtime.terminated', at(T0, 6 * MIN), 2, { reason: 'oom_killed_by_the_node' }),
       ]);
-      expect(await view(odd)).toMatchObject({ status: 'settled', settlement: 'events', terminationReason: 'oom_killed_by_the_node', charged: '0.100000' });
+      expect(await view(odd)).toMatchObject({
+        status: 'settled',
+        settlement: 'events',
+        terminationReason: 'oom_killed_by_the_node',
+        charged: '0.100000',
+      });
 
       const refused = await send([
         lifecycle(accountId, uid('rt'), 'runtime.terminated', T0, 2, {}),
@@ -109,7 +142,9 @@ describe('settling what ran: our own termination reasons, contradictory launch f
         lifecycle(accountId, uid('rt'), 'runtime.terminated', T0, 2, { reason: 'x'.repeat(501) }),
       ]);
       expect(refused.status).toBe(400);
-      expect(refused.body.error.findings).toEqual([0, 1, 2].map((i) => ({ field: `events[${i}].data.reason`, message: 'must be a string of 1-500 characters' })));
+      expect(refused.body.error.findings).toEqual(
+        [0, 1, 2].map((i) => ({ field: `events[${i}].data.reason`, message: 'must be a string of 1-500 characters' })),
+      );
     });
   });
 
@@ -129,34 +164,45 @@ describe('settling what ran: our own termination reasons, contradictory launch f
       ['failed', 'terminated', 'started'],
     ];
 
-    it.each(orders.map((o) => [o.join(' → '), o] as const))('charges the run and flags the failure for review, delivered %s (with duplicates)', async (_name, order) => {
-      clock.set(at(T0, 30 * MIN));
-      const accountId = await fundedAccount(h, admin, { credits: '1.000000' });
-      const runtimeId = uid('rt');
-      await reserve(accountId, runtimeId, 60);
-      const events = history(accountId, runtimeId);
-      for (const name of order) {
-        await accepted(events[name]);
-        await accepted(events[order[0]!]); // a duplicate of the first, each time
-      }
-      await accepted(order.map((name) => events[name])); // and all of them again, at once
+    it.each(orders.map((o) => [o.join(' → '), o] as const))(
+      'charges the run and flags the failure for review, delivered %s (with duplicates)',
+      async (_name, order) => {
+        clock.set(at(T0, 30 * MIN));
+        const accountId = await fundedAccount(h, admin, { credits: '1.000000' });
+        const runtimeId = uid('rt');
+        await reserve(accountId, runtimeId, 60);
+        const events = history(accountId, runtimeId);
+        for (const name of order) {
+          await accepted(events[name]);
+          await accepted(events[order[0]!]); // a duplicate of the first, each time
+        }
+        await accepted(order.map((name) => events[name])); // and all of them again, at once
 
-      const settled = await view(runtimeId);
-      expect(settled).toMatchObject({
-        status: 'settled',
-        settlement: 'events',
-        charged: '0.166667',
-        released: '0.833333',
-        runningSeconds: 600,
-        intervals: [{ from: T0.toISOString(), to: at(T0, 10 * MIN).toISOString() }],
-        review: [{ flag: 'launch_failed_contradicted', eventId: events.failed.id, occurredAt: at(T0, 1000).toISOString(), reason: 'image pull', message: expect.any(String) }],
-      });
-      expect(settled.explanation).toMatch(/launch_failed .*flagged for review, not voided/);
-      expect(await wallet(accountId)).toMatchObject({ total: '0.833333', held: '0.000000', available: '0.833333' });
-      const flagged = await audit(accountId, 'runtime.launch_failed_contradicted');
-      expect(flagged).toHaveLength(1);
-      expect(flagged[0]!.after).toMatchObject({ runtimeId, eventId: events.failed.id, reason: 'image pull' });
-    });
+        const settled = await view(runtimeId);
+        expect(settled).toMatchObject({
+          status: 'settled',
+          settlement: 'events',
+          charged: '0.166667',
+          released: '0.833333',
+          runningSeconds: 600,
+          intervals: [{ from: T0.toISOString(), to: at(T0, 10 * MIN).toISOString() }],
+          review: [
+            {
+              flag: 'launch_failed_contradicted',
+              eventId: events.failed.id,
+              occurredAt: at(T0, 1000).toISOString(),
+              reason: 'image pull',
+              message: expect.any(String),
+            },
+          ],
+        });
+        expect(settled.explanation).toMatch(/launch_failed .*flagged for review, not voided/);
+        expect(await wallet(accountId)).toMatchObject({ total: '0.833333', held: '0.000000', available: '0.833333' });
+        const flagged = await audit(accountId, 'runtime.launch_failed_contradicted');
+        expect(flagged).toHaveLength(1);
+        expect(flagged[0]!.after).toMatchObject({ runtimeId, eventId: events.failed.id, reason: 'image pull' });
+      },
+    );
 
     it('voids a failed launch alone, and one after a start that nothing closed; a later termination makes it a run', async () => {
       clock.set(at(T0, 30 * MIN));
@@ -169,13 +215,23 @@ describe('settling what ran: our own termination reasons, contradictory launch f
       const b = history(accountId, started);
       await accepted([b.started, b.failed]);
       for (const runtimeId of [alone, started]) {
-        expect(await view(runtimeId)).toMatchObject({ status: 'voided', settlement: 'launch_failed', charged: '0.000000', review: [], terminationReason: 'image pull' });
+        expect(await view(runtimeId)).toMatchObject({
+          status: 'voided',
+          settlement: 'launch_failed',
+          charged: '0.000000',
+          review: [],
+          terminationReason: 'image pull',
+        });
       }
       expect(await wallet(accountId)).toMatchObject({ total: '2.000000', held: '0.000000', available: '2.000000' });
       expect(await audit(accountId, 'runtime.launch_failed_contradicted')).toHaveLength(0);
 
       await accepted(b.terminated);
-      expect(await view(started)).toMatchObject({ status: 'settled', charged: '0.166667', review: [expect.objectContaining({ eventId: b.failed.id })] });
+      expect(await view(started)).toMatchObject({
+        status: 'settled',
+        charged: '0.166667',
+        review: [expect.objectContaining({ eventId: b.failed.id })],
+      });
       expect(await wallet(accountId)).toMatchObject({ total: '1.833333', held: '0.000000' });
     });
   });
@@ -188,19 +244,37 @@ describe('settling what ran: our own termination reasons, contradictory launch f
       const runtimeId = uid('rt');
       await reserve(accountId, runtimeId, 60);
       await accepted(lifecycle(accountId, runtimeId, 'runtime.started', start, 1));
-      expect((await send(lifecycle(accountId, runtimeId, 'runtime.heartbeat', at(start, 5 * MIN), 3))).body).toEqual({ accepted: 1, duplicates: 0 });
+      expect((await send(lifecycle(accountId, runtimeId, 'runtime.heartbeat', at(start, 5 * MIN), 3))).body).toEqual({
+        accepted: 1,
+        duplicates: 0,
+      });
       // A copy under another id, and an older seq: duplicates, not counted again.
-      expect((await send(lifecycle(accountId, runtimeId, 'runtime.heartbeat', at(start, 5 * MIN), 3))).body).toEqual({ accepted: 0, duplicates: 1 });
-      expect((await send(lifecycle(accountId, runtimeId, 'runtime.heartbeat', at(start, 7 * MIN), 2))).body).toEqual({ accepted: 0, duplicates: 1 });
-      const [row] = await h.ds.query(`SELECT events_count, heartbeats, heartbeat_seq::int AS top FROM runtimes WHERE runtime_id = $1`, [runtimeId]);
+      expect((await send(lifecycle(accountId, runtimeId, 'runtime.heartbeat', at(start, 5 * MIN), 3))).body).toEqual({
+        accepted: 0,
+        duplicates: 1,
+      });
+      expect((await send(lifecycle(accountId, runtimeId, 'runtime.heartbeat', at(start, 7 * MIN), 2))).body).toEqual({
+        accepted: 0,
+        duplicates: 1,
+      });
+      const [row] = await h.ds.query(`SELECT events_count, heartbeats, heartbeat_seq::int AS top FROM runtimes WHERE runtime_id = $1`, [
+        runtimeId,
+      ]);
       expect(row).toEqual({ events_count: 2, heartbeats: 1, top: 3 });
-      expect((await h.ds.query(`SELECT type FROM runtime_events WHERE runtime_id = $1`, [runtimeId])).map((e: { type: string }) => e.type)).toEqual(['runtime.started']);
+      expect(
+        (await h.ds.query(`SELECT type FROM runtime_events WHERE runtime_id = $1`, [runtimeId])).map((e: { type: string }) => e.type),
+      ).toEqual(['runtime.started']);
       // The older seq's later instant is still its last sign of life: the forced settlement charges up to it + the timeout.
       clock.set(at(start, 18 * MIN));
       expect(await sweep()).toMatchObject({ unreachable: 1 });
       clock.advance(h.config.metering.settleGraceMs + MIN);
       expect((await sweep()).forcedSettlements).toBe(1);
-      expect(await view(runtimeId)).toMatchObject({ status: 'settled', settlement: 'forced_unreachable', runningSeconds: 1020, charged: '0.283334' });
+      expect(await view(runtimeId)).toMatchObject({
+        status: 'settled',
+        settlement: 'forced_unreachable',
+        runningSeconds: 1020,
+        charged: '0.283334',
+      });
     });
 
     it('closes a silent runtime at its last sign of life + the heartbeat timeout, stops counting and says so', async () => {
@@ -233,9 +307,17 @@ describe('settling what ran: our own termination reasons, contradictory launch f
       // Later, and after a late pause, nothing grows.
       clock.advance(45 * MIN);
       await accepted(lifecycle(accountId, runtimeId, 'runtime.paused', at(start, 40 * MIN), 3));
-      expect(await view(runtimeId)).toMatchObject({ runningSeconds: 900, charged: '0.250000', intervals: [{ from: start.toISOString(), to: end.toISOString() }] });
+      expect(await view(runtimeId)).toMatchObject({
+        runningSeconds: 900,
+        charged: '0.250000',
+        intervals: [{ from: start.toISOString(), to: end.toISOString() }],
+      });
       expect(await wallet(accountId)).toMatchObject({ total: '9.750000', held: '0.000000' });
-      const usage = await h.request('GET', `/v1/accounts/${accountId}/usage?groupBy=runtime&from=${at(start, -MIN).toISOString()}&to=${clock.now().toISOString()}`, { key: admin });
+      const usage = await h.request(
+        'GET',
+        `/v1/accounts/${accountId}/usage?groupBy=runtime&from=${at(start, -MIN).toISOString()}&to=${clock.now().toISOString()}`,
+        { key: admin },
+      );
       expect(usage.body.items).toEqual([{ runtime: runtimeId, runtimes: 1, seconds: 900, credits: '0.250000' }]);
     });
 
@@ -260,7 +342,9 @@ describe('settling what ran: our own termination reasons, contradictory launch f
         intervals: [{ from: start.toISOString(), to: end.toISOString() }],
       });
       expect(settled.explanation).toMatch(
-        new RegExp(`^settled without runtime\\.terminated \\(forced_reservation_expired\\).*its running time reached the 5 reserved minutes at ${end.toISOString()}, so the hold is charged: 300\\.000 s running`),
+        new RegExp(
+          `^settled without runtime\\.terminated \\(forced_reservation_expired\\).*its running time reached the 5 reserved minutes at ${end.toISOString()}, so the hold is charged: 300\\.000 s running`,
+        ),
       );
       clock.advance(60 * MIN);
       expect((await view(runtimeId)).runningSeconds).toBe(300);

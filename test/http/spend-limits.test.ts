@@ -17,11 +17,16 @@ describe('spend limits over HTTP', () => {
   it('lets exactly k of 100 concurrent reservations through a limit that fits k', async () => {
     const accountId = await fundedAccount(h, admin, { credits: '100.000000' });
     // 10 minutes of small = 0.166667 credits; a limit of 2.000000 fits 11 of them (1.833337), not 12.
-    const set = await h.request('PUT', `/v1/accounts/${accountId}/spend-limit`, { key: admin, body: { credits: '2.000000', period: 'month', thresholds: [50, 80, 100] } });
+    const set = await h.request('PUT', `/v1/accounts/${accountId}/spend-limit`, {
+      key: admin,
+      body: { credits: '2.000000', period: 'month', thresholds: [50, 80, 100] },
+    });
     expect(set.status).toBe(200);
     expect(set.body).toMatchObject({ credits: '2.000000', spent: '0.000000', held: '0.000000', remaining: '2.000000' });
     const results = await Promise.all(
-      Array.from({ length: 100 }, () => h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId: uid('rt'), ...SMALL, minutes: 10 } })),
+      Array.from({ length: 100 }, () =>
+        h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId: uid('rt'), ...SMALL, minutes: 10 } }),
+      ),
     );
     const ok = results.filter((r) => r.status === 201);
     const refused = results.filter((r) => r.status === 402);
@@ -32,35 +37,53 @@ describe('spend limits over HTTP', () => {
     expect(wallet.body.spend).toMatchObject({ spent: '0.000000', held: '1.833337', limit: '2.000000' });
     expect(wallet.body.held).toBe('1.833337');
     // Each threshold was written to the outbox once, and the limit was not reached.
-    const notes = await h.ds.query(`SELECT payload->>'type' AS type, payload->'data'->>'threshold' AS threshold FROM outbox WHERE key = $1 AND topic LIKE 'billing.notifications%' AND payload->>'type' LIKE 'spend_limit.%' ORDER BY id`, [accountId]);
+    const notes = await h.ds.query(
+      `SELECT payload->>'type' AS type, payload->'data'->>'threshold' AS threshold FROM outbox WHERE key = $1 AND topic LIKE 'billing.notifications%' AND payload->>'type' LIKE 'spend_limit.%' ORDER BY id`,
+      [accountId],
+    );
     expect(notes).toEqual([
       { type: 'spend_limit.threshold_crossed', threshold: '50' },
       { type: 'spend_limit.threshold_crossed', threshold: '80' },
     ]);
   });
 
-  it("limits one member of an organization without limiting the others, and an account key sets only its own limit", async () => {
+  it('limits one member of an organization without limiting the others, and an account key sets only its own limit', async () => {
     const org = await fundedAccount(h, admin, { credits: '10.000000', kind: 'organization' });
     const orgKey = await h.key(`account:${org}`);
     const other = await fundedAccount(h, admin, { credits: '1.000000' });
     expect((await h.request('PUT', `/v1/accounts/${other}/spend-limit`, { key: orgKey, body: { credits: '1.000000' } })).status).toBe(403);
-    const set = await h.request('PUT', `/v1/accounts/${org}/spend-limit`, { key: orgKey, body: { credits: '0.200000', scope: { userId: 'carol' } } });
+    const set = await h.request('PUT', `/v1/accounts/${org}/spend-limit`, {
+      key: orgKey,
+      body: { credits: '0.200000', scope: { userId: 'carol' } },
+    });
     expect(set.status).toBe(200);
     expect(set.body.scope).toEqual({ userId: 'carol' });
-    const carol = () => h.request('POST', '/v1/reservations', { key: cp, body: { accountId: org, runtimeId: uid('rt'), userId: 'carol', ...SMALL, minutes: 10 } });
+    const carol = () =>
+      h.request('POST', '/v1/reservations', {
+        key: cp,
+        body: { accountId: org, runtimeId: uid('rt'), userId: 'carol', ...SMALL, minutes: 10 },
+      });
     expect((await carol()).status).toBe(201);
     const second = await carol();
     expect(second.status).toBe(402);
     expect(second.body.error).toMatchObject({ code: 'DL_BILLING_SPEND_LIMIT_REACHED', scope: { userId: 'carol' }, remaining: '0.033333' });
-    const dave = await h.request('POST', '/v1/reservations', { key: cp, body: { accountId: org, runtimeId: uid('rt'), userId: 'dave', ...SMALL, minutes: 10 } });
+    const dave = await h.request('POST', '/v1/reservations', {
+      key: cp,
+      body: { accountId: org, runtimeId: uid('rt'), userId: 'dave', ...SMALL, minutes: 10 },
+    });
     expect(dave.status).toBe(201);
   });
 
   it('refuses a malformed limit with every finding', async () => {
     const accountId = await fundedAccount(h, admin);
-    const res = await h.request('PUT', `/v1/accounts/${accountId}/spend-limit`, { key: admin, body: { credits: '-1', period: 'week', thresholds: [0, 50, 50] } });
+    const res = await h.request('PUT', `/v1/accounts/${accountId}/spend-limit`, {
+      key: admin,
+      body: { credits: '-1', period: 'week', thresholds: [0, 50, 50] },
+    });
     expect(res.status).toBe(400);
-    expect(res.body.error.findings.map((f: { field: string }) => f.field)).toEqual(expect.arrayContaining(['credits', 'period', 'thresholds.0', 'thresholds']));
+    expect(res.body.error.findings.map((f: { field: string }) => f.field)).toEqual(
+      expect.arrayContaining(['credits', 'period', 'thresholds.0', 'thresholds']),
+    );
   });
 
   it('suspends an account: new launches refused, its runtimes told to terminate; reactivation lets it launch again', async () => {
@@ -68,7 +91,10 @@ describe('spend limits over HTTP', () => {
     const running = uid('rt');
     await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId: running, ...SMALL } });
     await h.request('POST', '/v1/events', { key: cp, body: lifecycle(accountId, running, 'runtime.started', new Date(), 1) });
-    const suspended = await h.request('PUT', `/v1/admin/accounts/${accountId}/suspension`, { key: admin, body: { suspended: true, reason: 'payment failed' } });
+    const suspended = await h.request('PUT', `/v1/admin/accounts/${accountId}/suspension`, {
+      key: admin,
+      body: { suspended: true, reason: 'payment failed' },
+    });
     expect(suspended.body).toEqual({ accountId, status: 'suspended', terminated: [running] });
     const refused = await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId: uid('rt'), ...SMALL } });
     expect(refused.status).toBe(403);
@@ -76,7 +102,9 @@ describe('spend limits over HTTP', () => {
     const view = await h.request('GET', `/v1/reservations/${running}`, { key: cp });
     expect(view.body).toMatchObject({ status: 'terminating', commands: [expect.objectContaining({ reason: 'account_suspended' })] });
     await h.request('PUT', `/v1/admin/accounts/${accountId}/suspension`, { key: admin, body: { suspended: false } });
-    expect((await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId: uid('rt'), ...SMALL } })).status).toBe(201);
+    expect((await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId: uid('rt'), ...SMALL } })).status).toBe(
+      201,
+    );
     const audit = await h.request('GET', `/v1/audit?accountId=${accountId}`, { key: admin });
     expect(JSON.stringify(audit.body)).toContain('account.suspended');
   });

@@ -9,7 +9,12 @@ const BASE_PRICE = 'price_team_base_placeholder';
 const SEAT_PRICE = 'price_team_seat_placeholder';
 const TOP_UP_PRICE = 'price_topup_100_placeholder';
 
-type StripeLine = { amount: number; quantity: number; pricing: { price_details: { price: string } }; parent?: { invoice_item_details?: { proration: boolean } } };
+type StripeLine = {
+  amount: number;
+  quantity: number;
+  pricing: { price_details: { price: string } };
+  parent?: { invoice_item_details?: { proration: boolean } };
+};
 
 describe('a statement shows the Team fees Stripe invoiced and the top-ups it charged, in dollars', () => {
   let h: Harness;
@@ -45,9 +50,15 @@ describe('a statement shows the Team fees Stripe invoiced and the top-ups it cha
     return { period, body: res.body };
   };
   const sumOf = (lines: StripeLine[]) => lines.reduce((sum, l) => sum + l.amount, 0);
-  const linesOf = (invoice: Record<string, any>, price: string) => (invoice.lines.data as StripeLine[]).filter((l) => l.pricing.price_details.price === price);
+  const linesOf = (invoice: Record<string, any>, price: string) =>
+    (invoice.lines.data as StripeLine[]).filter((l) => l.pricing.price_details.price === price);
   const consolePage = async (url: string) => {
-    const login = await h.app.inject({ method: 'POST', url: '/admin/login', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `key=${encodeURIComponent(admin)}` });
+    const login = await h.app.inject({
+      method: 'POST',
+      url: '/admin/login',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `key=${encodeURIComponent(admin)}`,
+    });
     const cookie = String(login.headers['set-cookie']).split(';')[0]!;
     const page = await h.app.inject({ method: 'GET', url, headers: { cookie } });
     expect(page.statusCode).toBe(200);
@@ -60,7 +71,9 @@ describe('a statement shows the Team fees Stripe invoiced and the top-ups it cha
 
   it('lists the base fee and the seat fee of the paid invoice of the period, equal to its Stripe lines and total', async () => {
     accountId = await fundedAccount(h, admin, { plan: 'team', kind: 'organization' });
-    for (const member of ['alice', 'bob', 'carol']) expect((await h.request('PUT', `/v1/accounts/${accountId}/members/${member}`, { key: admin })).status).toBe(200);
+    for (const member of ['alice', 'bob', 'carol']) {
+      expect((await h.request('PUT', `/v1/accounts/${accountId}/members/${member}`, { key: admin })).status).toBe(200);
+    }
     const created = await h.request('POST', `/v1/admin/accounts/${accountId}/subscription`, { key: admin });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     subscriptionId = created.body.subscription.id as string;
@@ -73,7 +86,11 @@ describe('a statement shows the Team fees Stripe invoiced and the top-ups it cha
     expect(linesOf(invoice, SEAT_PRICE)).toMatchObject([{ quantity: 3, amount: 4500 }]);
 
     const { period, body } = await statementOf(invoice);
-    const common = { invoiceId: invoice.id, periodStart: new Date(invoice.period_start * 1000).toISOString(), periodEnd: new Date(invoice.period_end * 1000).toISOString() };
+    const common = {
+      invoiceId: invoice.id,
+      periodStart: new Date(invoice.period_start * 1000).toISOString(),
+      periodEnd: new Date(invoice.period_end * 1000).toISOString(),
+    };
     expect(body.fees).toEqual([
       expect.objectContaining({ ...common, description: 'Team base fee', amountCents: 4900 }),
       expect.objectContaining({ ...common, description: 'Team seats: 3 × $15.00', amountCents: 4500 }),
@@ -84,8 +101,14 @@ describe('a statement shows the Team fees Stripe invoiced and the top-ups it cha
     // The CSV has the same fees in US cents.
     const csv = await h.request('GET', `/v1/accounts/${accountId}/statements/${period}?format=csv`, { key: admin });
     expect(csv.status).toBe(200);
-    const fees = String(csv.body).trim().split('\r\n').filter((r) => r.startsWith('fees,'));
-    expect(fees).toEqual([`fees,"Team base fee (${invoice.id}, paid)",,,,,,,4900`, `fees,"Team seats: 3 × $15.00 (${invoice.id}, paid)",,,,,,,4500`]);
+    const fees = String(csv.body)
+      .trim()
+      .split('\r\n')
+      .filter((r) => r.startsWith('fees,'));
+    expect(fees).toEqual([
+      `fees,"Team base fee (${invoice.id}, paid)",,,,,,,4900`,
+      `fees,"Team seats: 3 × $15.00 (${invoice.id}, paid)",,,,,,,4500`,
+    ]);
 
     // The admin console's printable page shows them in dollars.
     const table = await adminPage(period);
@@ -103,7 +126,11 @@ describe('a statement shows the Team fees Stripe invoiced and the top-ups it cha
     expect(fake.seatItem(subscriptionId, SEAT_PRICE).quantity).toBe(4);
 
     // The next cycle's invoice: the prorations (−$22.50 unused on 3 seats, +$30.00 for 4) and 4 seats.
-    const next = fake.invoice(subscriptionId, { periodStart: cycleEnd, periodEnd: cycleEnd + 30 * 86_400, created: Math.floor(Date.now() / 1000) + 2 });
+    const next = fake.invoice(subscriptionId, {
+      periodStart: cycleEnd,
+      periodEnd: cycleEnd + 30 * 86_400,
+      created: Math.floor(Date.now() / 1000) + 2,
+    });
     await paid(next);
     const seatLines = linesOf(next, SEAT_PRICE);
     expect(seatLines.map((l) => [l.quantity, l.amount, l.parent?.invoice_item_details?.proration ?? false])).toEqual([
@@ -113,7 +140,9 @@ describe('a statement shows the Team fees Stripe invoiced and the top-ups it cha
     ]);
 
     const { period, body } = await statementOf(next);
-    expect(body.fees.map((f: { invoiceId: string; description: string; amountCents: number }) => [f.invoiceId, f.description, f.amountCents])).toEqual([
+    expect(
+      body.fees.map((f: { invoiceId: string; description: string; amountCents: number }) => [f.invoiceId, f.description, f.amountCents]),
+    ).toEqual([
       [next.id, 'Team base fee', sumOf(linesOf(next, BASE_PRICE))],
       [next.id, 'Team seats: 4 × $15.00, prorations +$7.50', sumOf(seatLines)],
     ]);
@@ -130,7 +159,10 @@ describe('a statement shows the Team fees Stripe invoiced and the top-ups it cha
     const to = new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth() + 1, 1));
     const report = await h.request('GET', `/v1/reports/seats?from=${period}-01T00:00:00Z&to=${to.toISOString()}`, { key: admin });
     expect(report.status, JSON.stringify(report.body)).toBe(200);
-    expect(report.body.items.find((i: { account: string }) => i.account === accountId)).toMatchObject({ invoicesPaid: 1, invoicedCents: 11650 });
+    expect(report.body.items.find((i: { account: string }) => i.account === accountId)).toMatchObject({
+      invoicesPaid: 1,
+      invoicedCents: 11650,
+    });
   });
 
   it('lists a top-up bought in the period with its credits and what Stripe Checkout charged for it', async () => {
@@ -143,7 +175,9 @@ describe('a statement shows the Team fees Stripe invoiced and the top-ups it cha
     const period = new Date().toISOString().slice(0, 7);
     const res = await h.request('GET', `/v1/accounts/${accountId}/statements/${period}`, { key: admin });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body.topUps).toEqual([{ sessionId: session.id, pack: 'credits-100', credits: '100.000000', amountCents: session.amount_total, at: expect.any(String) }]);
+    expect(res.body.topUps).toEqual([
+      { sessionId: session.id, pack: 'credits-100', credits: '100.000000', amountCents: session.amount_total, at: expect.any(String) },
+    ]);
     expect(session.amount_total).toBe(3000);
     expect(res.body.lines).toContainEqual(expect.objectContaining({ section: 'top_ups', credits: '100.000000', count: 1 }));
     const csv = await h.request('GET', `/v1/accounts/${accountId}/statements/${period}?format=csv`, { key: admin });

@@ -37,7 +37,8 @@ describe('Stripe webhook brute force', () => {
     });
     return { status: res.statusCode, body: JSON.parse(res.body) };
   };
-  const available = async (accountId: string) => (await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body.available as string;
+  const available = async (accountId: string) =>
+    (await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body.available as string;
 
   /** A paid top-up of 100 credits and its completion event, not delivered yet. */
   const paidTopUpEvent = async (accountId: string) => {
@@ -57,7 +58,11 @@ describe('Stripe webhook brute force', () => {
     }
     const limited = await deliver(attacker, event, 'whsec_guess_again');
     expect(limited.status).toBe(429);
-    expect(limited.body.error).toMatchObject({ code: 'DL_BILLING_RATE_LIMITED', message: expect.any(String), retryAfterSeconds: expect.any(Number) });
+    expect(limited.body.error).toMatchObject({
+      code: 'DL_BILLING_RATE_LIMITED',
+      message: expect.any(String),
+      retryAfterSeconds: expect.any(Number),
+    });
     expect(limited.body.error.retryAfterSeconds).toBeGreaterThan(0);
     expect(limited.body.error.retryAfterSeconds).toBeLessThanOrEqual(60);
     expect(await available(accountId)).toBe('5.000000');
@@ -67,11 +72,16 @@ describe('Stripe webhook brute force', () => {
     expect(other.status).toBe(400);
     expect(other.body.error.code).toBe('DL_BILLING_STRIPE_SIGNATURE_INVALID');
     // The API-key limiter counts separately: the limited address still gets in with a good key.
-    const withKey = await h.app.inject({ method: 'GET', url: `/v1/accounts/${accountId}/wallet`, remoteAddress: attacker, headers: { authorization: `Bearer ${admin}` } });
+    const withKey = await h.app.inject({
+      method: 'GET',
+      url: `/v1/accounts/${accountId}/wallet`,
+      remoteAddress: attacker,
+      headers: { authorization: `Bearer ${admin}` },
+    });
     expect(withKey.statusCode).toBe(200);
   });
 
-  it('still applies a correctly signed event from a limited client (it may share Stripe\'s address)', async () => {
+  it("still applies a correctly signed event from a limited client (it may share Stripe's address)", async () => {
     const accountId = await fundedAccount(h, admin, { plan: 'enterprise', credits: '5.000000' });
     const event = await paidTopUpEvent(accountId);
     const shared = '203.0.113.20';

@@ -52,7 +52,11 @@ describe('Stripe over HTTP, against the local fake', () => {
     expect(started.status).toBe(201);
     expect(started.body.checkoutUrl).toMatch(/^https:\/\/checkout\.stripe\.test\//);
     const session = fake.sessions.get(started.body.sessionId)!;
-    expect(session).toMatchObject({ mode: 'payment', client_reference_id: accountId, metadata: { accountId, pack: 'credits-500', credits: '500.000000' } });
+    expect(session).toMatchObject({
+      mode: 'payment',
+      client_reference_id: accountId,
+      metadata: { accountId, pack: 'credits-500', credits: '500.000000' },
+    });
 
     const other = await h.key(`account:${uid('acc')}`);
     expect((await h.request('POST', `/v1/accounts/${accountId}/top-ups`, { key: other, body: { pack: 'credits-500' } })).status).toBe(403);
@@ -103,9 +107,10 @@ describe('Stripe over HTTP, against the local fake', () => {
     expect(w.grants).toHaveLength(1);
     expect(w.grants[0]).toMatchObject({ source: 'top_up', remaining: '500.000000', expiresAt: null });
     // One credits.granted for the top-up, whatever the number of deliveries.
-    const notes = await h.ds.query(`SELECT payload FROM outbox WHERE key = $1 AND payload->>'type' = 'credits.granted' AND payload->'data'->>'source' = 'top_up'`, [
-      accountId,
-    ]);
+    const notes = await h.ds.query(
+      `SELECT payload FROM outbox WHERE key = $1 AND payload->>'type' = 'credits.granted' AND payload->'data'->>'source' = 'top_up'`,
+      [accountId],
+    );
     expect(notes.map((n: { payload: { data: unknown } }) => n.payload.data)).toEqual([
       { grantId: w.grants[0].id, source: 'top_up', credits: '500.000000', expiresAt: null, sessionId: session.id },
     ]);
@@ -134,7 +139,9 @@ describe('Stripe over HTTP, against the local fake', () => {
     expect((await wallet(accountId)).total).toBe('85.000000');
     await deliver(fake.emit('charge.refunded', { ...charge, amount_refunded: 1000 }));
     expect((await wallet(accountId)).total).toBe('10.000000');
-    await deliver(fake.emit('charge.dispute.created', { id: uid('dp'), object: 'dispute', payment_intent: session.payment_intent, amount: 1000 }));
+    await deliver(
+      fake.emit('charge.dispute.created', { id: uid('dp'), object: 'dispute', payment_intent: session.payment_intent, amount: 1000 }),
+    );
     expect((await wallet(accountId)).total).toBe('10.000000');
     const audit = await h.request('GET', `/v1/audit?accountId=${accountId}`, { key: admin });
     const actions = (audit.body.items ?? audit.body).map((a: { action: string }) => a.action);
@@ -170,7 +177,10 @@ describe('Stripe over HTTP, against the local fake', () => {
         `-${left}`,
         `Clawed back ${left} credits of the top-up paid in Checkout session ${session.id} (grant ${grant}): Stripe charge ${charge.id} was disputed (dispute ${dispute.id}); 75.000000 reversed, only ${left} of them left unspent.`,
       ],
-      ['-25.000000', `Clawed back 25.000000 credits of the top-up paid in Checkout session ${session.id} (grant ${grant}): Stripe charge ${charge.id} was refunded.`],
+      [
+        '-25.000000',
+        `Clawed back 25.000000 credits of the top-up paid in Checkout session ${session.id} (grant ${grant}): Stripe charge ${charge.id} was refunded.`,
+      ],
     ]);
     expect(JSON.stringify(ledger.body.items)).not.toMatch(/hold null|corrected from 0\.000000/);
   });
@@ -189,18 +199,32 @@ describe('Stripe over HTTP, against the local fake', () => {
     const run = async (order: 'invoice-first' | 'subscription-first') => {
       const { accountId, subscriptionId } = await teamAccount();
       // The previous invoice failed: past due, suspended (grace 0).
-      await deliver(fake.emit('invoice.payment_failed', fake.invoice(subscriptionId, { periodStart: period.start - 30 * 86_400, periodEnd: period.start }), base - 100));
+      await deliver(
+        fake.emit(
+          'invoice.payment_failed',
+          fake.invoice(subscriptionId, { periodStart: period.start - 30 * 86_400, periodEnd: period.start }),
+          base - 100,
+        ),
+      );
       const sub = structuredClone(fake.subscriptions.get(subscriptionId)!);
       sub.billing_cycle_anchor = period.start;
       for (const i of sub.items.data) Object.assign(i, { current_period_start: period.start, current_period_end: period.end });
       const updated = fake.emit('customer.subscription.updated', { ...sub, status: 'active' }, base + 10);
-      const paid = fake.emit('invoice.paid', fake.invoice(subscriptionId, { periodStart: period.start, periodEnd: period.end, created: base }), base + 5);
+      const paid = fake.emit(
+        'invoice.paid',
+        fake.invoice(subscriptionId, { periodStart: period.start, periodEnd: period.end, created: base }),
+        base + 5,
+      );
       for (const e of order === 'invoice-first' ? [paid, updated] : [updated, paid]) expect((await deliver(e)).status).toBe(200);
       const view = (await h.request('GET', `/v1/accounts/${accountId}/subscription`, { key: admin })).body;
       const w = await wallet(accountId);
       return {
         view: { ...view, accountId: null, subscription: { ...view.subscription, id: null, customerId: null } },
-        wallet: { total: w.total, grants: w.grants.map((g: Record<string, unknown>) => ({ ...g, id: null })), runs: { ...w.runs, allowance: { ...w.runs.allowance, grantId: null } } },
+        wallet: {
+          total: w.total,
+          grants: w.grants.map((g: Record<string, unknown>) => ({ ...g, id: null })),
+          runs: { ...w.runs, allowance: { ...w.runs.allowance, grantId: null } },
+        },
       };
     };
     const a = await run('invoice-first');
@@ -210,24 +234,49 @@ describe('Stripe over HTTP, against the local fake', () => {
       plan: 'team',
       accountStatus: 'active',
       billingCycleAnchor: new Date(period.start * 1000).toISOString(),
-      subscription: { status: 'active', pastDueSince: null, currentPeriod: { start: new Date(period.start * 1000).toISOString(), end: new Date(period.end * 1000).toISOString() } },
+      subscription: {
+        status: 'active',
+        pastDueSince: null,
+        currentPeriod: { start: new Date(period.start * 1000).toISOString(), end: new Date(period.end * 1000).toISOString() },
+      },
     });
-    expect(a.wallet.grants).toEqual([expect.objectContaining({ source: 'plan_allowance', remaining: '500.000000', expiresAt: new Date(period.end * 1000).toISOString() })]);
+    expect(a.wallet.grants).toEqual([
+      expect.objectContaining({ source: 'plan_allowance', remaining: '500.000000', expiresAt: new Date(period.end * 1000).toISOString() }),
+    ]);
   });
 
   it('links a subscription started through Checkout, moves the account to Team and sets its seats to the active members at once', async () => {
     const accountId = await fundedAccount(h, admin, { plan: 'free', kind: 'organization' });
     expect((await h.request('PUT', `/v1/accounts/${accountId}/members/alice`, { key: admin })).status).toBe(200);
     // Checkout was started for 5 seats; the account has 1 active member.
-    const sub = fake.subscribe([{ price: 'price_team_base_placeholder', quantity: 1 }, { price: SEAT_PRICE, quantity: 5 }], {});
-    const session = { id: uid('cs_test'), object: 'checkout.session', mode: 'subscription', status: 'complete', payment_status: 'paid', client_reference_id: accountId, customer: sub.customer, subscription: sub.id, metadata: {} };
+    const sub = fake.subscribe(
+      [
+        { price: 'price_team_base_placeholder', quantity: 1 },
+        { price: SEAT_PRICE, quantity: 5 },
+      ],
+      {},
+    );
+    const session = {
+      id: uid('cs_test'),
+      object: 'checkout.session',
+      mode: 'subscription',
+      status: 'complete',
+      payment_status: 'paid',
+      client_reference_id: accountId,
+      customer: sub.customer,
+      subscription: sub.id,
+      metadata: {},
+    };
     const answer = await deliver(fake.emit('checkout.session.completed', session));
     expect(answer.body).toMatchObject({ received: true, duplicate: false, ignored: false });
     const view = (await h.request('GET', `/v1/accounts/${accountId}/subscription`, { key: admin })).body;
     expect(view).toMatchObject({ plan: 'team', subscription: { id: sub.id, status: 'active', seatQuantity: 1 } });
     expect(fake.seatItem(sub.id, SEAT_PRICE).quantity).toBe(1);
     // What is left of this month's Free credits stays until the month ends; Team's come with its paid invoice.
-    expect(await wallet(accountId)).toMatchObject({ total: '50.000000', grants: [expect.objectContaining({ source: 'plan_allowance', amount: '50.000000' })] });
+    expect(await wallet(accountId)).toMatchObject({
+      total: '50.000000',
+      grants: [expect.objectContaining({ source: 'plan_allowance', amount: '50.000000' })],
+    });
   });
 
   it('goes past due, suspends after the grace period, notifies once; deletion downgrades to Free', async () => {
@@ -237,13 +286,17 @@ describe('Stripe over HTTP, against the local fake', () => {
     await deliver(failed);
     let view = (await h.request('GET', `/v1/accounts/${accountId}/subscription`, { key: admin })).body;
     expect(view).toMatchObject({ plan: 'team', accountStatus: 'suspended', subscription: { status: 'past_due' } });
-    const notes = await h.ds.query(`SELECT payload->>'type' AS type FROM outbox WHERE key = $1 AND payload->>'type' = 'subscription.past_due'`, [accountId]);
+    const notes = await h.ds.query(
+      `SELECT payload->>'type' AS type FROM outbox WHERE key = $1 AND payload->>'type' = 'subscription.past_due'`,
+      [accountId],
+    );
     expect(notes).toHaveLength(1);
     await deliver(fake.emit('customer.subscription.deleted', { ...fake.subscriptions.get(subscriptionId)!, status: 'canceled' }));
     view = (await h.request('GET', `/v1/accounts/${accountId}/subscription`, { key: admin })).body;
     expect(view).toMatchObject({ plan: 'free', billingCycleAnchor: null, subscription: { status: 'canceled' } });
     // Free's credits for this month come with the downgrade, not at the first launch or the next reset; once.
-    const allowances = async () => ((await wallet(accountId)).grants as { source: string; amount: string }[]).filter((g) => g.source === 'plan_allowance');
+    const allowances = async () =>
+      ((await wallet(accountId)).grants as { source: string; amount: string }[]).filter((g) => g.source === 'plan_allowance');
     expect(await allowances()).toEqual([expect.objectContaining({ amount: '50.000000' })]);
     await deliver(fake.emit('customer.subscription.deleted', { ...fake.subscriptions.get(subscriptionId)!, status: 'canceled' }));
     expect(await allowances()).toHaveLength(1);
@@ -281,10 +334,14 @@ describe('Stripe over HTTP, against the local fake', () => {
     fake.setQuantity(seatItem.id, members.seats + 3);
     const run = await h.request('POST', '/v1/admin/jobs/seat-reconciliation/run', { key: admin });
     expect(run.status).toBe(200);
-    expect(run.body.result.corrected).toEqual([{ accountId, subscriptionId, stripeQuantity: members.seats + 3, activeSeats: members.seats }]);
+    expect(run.body.result.corrected).toEqual([
+      { accountId, subscriptionId, stripeQuantity: members.seats + 3, activeSeats: members.seats },
+    ]);
     expect(fake.seatItem(subscriptionId, SEAT_PRICE).quantity).toBe(members.seats);
     const found = await h.request('GET', `/v1/admin/reconciliation/discrepancies?accountId=${accountId}`, { key: admin });
-    expect(found.body.items).toEqual([expect.objectContaining({ kind: 'quantity_drift', stripeQuantity: members.seats + 3, activeSeats: members.seats })]);
+    expect(found.body.items).toEqual([
+      expect.objectContaining({ kind: 'quantity_drift', stripeQuantity: members.seats + 3, activeSeats: members.seats }),
+    ]);
     const again = await h.request('POST', '/v1/admin/reconciliation/run', { key: admin });
     expect(again.body.result.corrected.filter((c: { accountId: string }) => c.accountId === accountId)).toEqual([]);
     expect(fake.writesWithoutKey()).toEqual([]);
@@ -338,7 +395,8 @@ describe('Stripe past-due grace period (manual clock)', () => {
     };
     const status = async (accountId: string) => (await h.request('GET', `/v1/accounts/${accountId}/subscription`, { key: admin })).body;
     const accountId = await fundedAccount(h, admin, { plan: 'team', kind: 'organization' });
-    const subscriptionId = (await h.request('POST', `/v1/admin/accounts/${accountId}/subscription`, { key: admin })).body.subscription.id as string;
+    const subscriptionId = (await h.request('POST', `/v1/admin/accounts/${accountId}/subscription`, { key: admin })).body.subscription
+      .id as string;
     const invoice = fake.invoice(subscriptionId);
     await deliver(fake.emit('invoice.payment_failed', invoice));
     expect(await status(accountId)).toMatchObject({ accountStatus: 'active', subscription: { status: 'past_due' } });

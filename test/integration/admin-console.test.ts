@@ -17,7 +17,9 @@ const WEBHOOK_SECRET = 'whsec_admin_console_test';
 
 /** A sample of /metrics: the value of the series of `name` carrying these labels (undefined: none). */
 function sample(metrics: string, name: string, labels: Record<string, string>): number | undefined {
-  const line = metrics.split('\n').find((l) => l.startsWith(`${name}{`) && Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)));
+  const line = metrics
+    .split('\n')
+    .find((l) => l.startsWith(`${name}{`) && Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)));
   return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
@@ -45,12 +47,19 @@ describe('admin console in a browser', () => {
   const beta = `${tag}_beta`;
   const gamma = `${tag}_gamma`;
 
-  const audit = async (action: string): Promise<{ actor: string; account_id: string | null; before: unknown; after: Record<string, unknown> } | undefined> =>
+  const audit = async (
+    action: string,
+  ): Promise<{ actor: string; account_id: string | null; before: unknown; after: Record<string, unknown> } | undefined> =>
     (await h.ds.query(`SELECT actor, account_id, before, after FROM audit_log WHERE action = $1 ORDER BY id DESC LIMIT 1`, [action]))[0];
   const wallet = async (id: string) => (await h.request('GET', `/v1/accounts/${id}/wallet`, { key: admin })).body;
 
   /** Opens an action's form, fills it, submits, checks the confirmation step names it, confirms, and returns the message shown after. */
-  async function act(summary: string | null, fields: Record<string, string>, submit: string, expectConfirm: string | RegExp): Promise<string> {
+  async function act(
+    summary: string | null,
+    fields: Record<string, string>,
+    submit: string,
+    expectConfirm: string | RegExp,
+  ): Promise<string> {
     if (summary) await page.click(`summary:has-text("${summary}")`);
     for (const [selector, value] of Object.entries(fields)) await page.fill(selector, value);
     await page.click(submit);
@@ -70,17 +79,42 @@ describe('admin console in a browser', () => {
     await fundedAccount(h, admin, { id: beta, credits: '0.500000' });
     await fundedAccount(h, admin, { id: gamma, credits: '50.000000' });
     // alpha consumed 1 credit (an hour of small).
-    expect((await h.request('POST', '/v1/reservations', { key: cp, body: { accountId: alpha, runtimeId: `${tag}_rt_a`, ...SMALL, minutes: 120 } })).status).toBe(201);
+    expect(
+      (
+        await h.request('POST', '/v1/reservations', {
+          key: cp,
+          body: { accountId: alpha, runtimeId: `${tag}_rt_a`, ...SMALL, minutes: 120 },
+        })
+      ).status,
+    ).toBe(201);
     await h.request('POST', '/v1/events', {
       key: cp,
-      body: [lifecycle(alpha, `${tag}_rt_a`, 'runtime.started', T0, 1), lifecycle(alpha, `${tag}_rt_a`, 'runtime.terminated', new Date(T0.getTime() + 60 * MIN), 2, { reason: 'user' })],
+      body: [
+        lifecycle(alpha, `${tag}_rt_a`, 'runtime.started', T0, 1),
+        lifecycle(alpha, `${tag}_rt_a`, 'runtime.terminated', new Date(T0.getTime() + 60 * MIN), 2, { reason: 'user' }),
+      ],
     });
     // gamma: a limit of 3 credits alerting at 50 %; a 100-minute hold (1.666667) crosses it; then the limit is raised to 10.
-    expect((await h.request('PUT', `/v1/accounts/${gamma}/spend-limit`, { key: admin, body: { credits: '3.000000', thresholds: [50] } })).status).toBe(200);
-    expect((await h.request('POST', '/v1/reservations', { key: cp, body: { accountId: gamma, runtimeId: `${tag}_rt_live`, userId: 'ada', ...SMALL, minutes: 100 } })).status).toBe(201);
+    expect(
+      (await h.request('PUT', `/v1/accounts/${gamma}/spend-limit`, { key: admin, body: { credits: '3.000000', thresholds: [50] } })).status,
+    ).toBe(200);
+    expect(
+      (
+        await h.request('POST', '/v1/reservations', {
+          key: cp,
+          body: { accountId: gamma, runtimeId: `${tag}_rt_live`, userId: 'ada', ...SMALL, minutes: 100 },
+        })
+      ).status,
+    ).toBe(201);
     await h.request('POST', '/v1/events', { key: cp, body: [lifecycle(gamma, `${tag}_rt_live`, 'runtime.started', T0, 1)] });
-    expect((await h.request('PUT', `/v1/accounts/${gamma}/spend-limit`, { key: admin, body: { credits: '10.000000', thresholds: [50, 80] } })).status).toBe(200);
-    const created = await h.request('POST', '/v1/admin/api-keys', { key: admin, body: { scopes: [`account:${gamma}`], name: 'gamma app' } });
+    expect(
+      (await h.request('PUT', `/v1/accounts/${gamma}/spend-limit`, { key: admin, body: { credits: '10.000000', thresholds: [50, 80] } }))
+        .status,
+    ).toBe(200);
+    const created = await h.request('POST', '/v1/admin/api-keys', {
+      key: admin,
+      body: { scopes: [`account:${gamma}`], name: 'gamma app' },
+    });
     appKeyId = created.body.id;
     appKey = created.body.key;
     // A Stripe event this service does not handle: acknowledged and shown as ignored.
@@ -89,10 +123,22 @@ describe('admin console in a browser', () => {
     await h.app.listen(0, '127.0.0.1');
     base = (await h.app.getUrl()).replace('[::1]', '127.0.0.1');
     // A signed webhook whose handling fails: a paid checkout naming a subscription Stripe does not return.
-    const failing = fake.emit('checkout.session.completed', { id: `cs_${tag}`, object: 'checkout.session', mode: 'subscription', payment_status: 'paid', client_reference_id: gamma, subscription: `sub_${tag}_missing`, metadata: { accountId: gamma } });
+    const failing = fake.emit('checkout.session.completed', {
+      id: `cs_${tag}`,
+      object: 'checkout.session',
+      mode: 'subscription',
+      payment_status: 'paid',
+      client_reference_id: gamma,
+      subscription: `sub_${tag}_missing`,
+      metadata: { accountId: gamma },
+    });
     failedEventId = String(failing.id);
     const payload = JSON.stringify(failing);
-    const delivered = await fetch(`${base}/v1/stripe/webhooks`, { method: 'POST', body: payload, headers: { 'content-type': 'application/json', 'stripe-signature': StripeFake.sign(payload, WEBHOOK_SECRET) } });
+    const delivered = await fetch(`${base}/v1/stripe/webhooks`, {
+      method: 'POST',
+      body: payload,
+      headers: { 'content-type': 'application/json', 'stripe-signature': StripeFake.sign(payload, WEBHOOK_SECRET) },
+    });
     // Not acknowledged (Stripe delivers it again later): the subscription's 404 from Stripe is the answer.
     expect(delivered.status).toBe(404);
     browser = await launchChromium();
@@ -131,7 +177,10 @@ describe('admin console in a browser', () => {
     expect((await page.locator('a[data-sort=balance]').boundingBox())!.x).toBeLessThan(0);
     await page.selectOption('#f-sort', 'balance');
     await page.selectOption('#f-dir', 'asc');
-    await Promise.all([page.waitForURL(/sort=balance&dir=asc|dir=asc.*sort=balance|sort=balance(?!.*dir=desc)/), page.click('form[role=search] button[type=submit]')]);
+    await Promise.all([
+      page.waitForURL(/sort=balance&dir=asc|dir=asc.*sort=balance|sort=balance(?!.*dir=desc)/),
+      page.click('form[role=search] button[type=submit]'),
+    ]);
     expect(await ids()).toEqual([beta, gamma, alpha]);
     await page.setViewportSize({ width: 1400, height: 1000 });
 
@@ -152,7 +201,11 @@ describe('admin console in a browser', () => {
   it('pages the list 25 at a time, by keyboard alone', async () => {
     const prefix = uid('paged');
     const ids = Array.from({ length: 26 }, (_, i) => `${prefix}_${String(i).padStart(2, '0')}`);
-    for (const id of ids) expect((await h.request('POST', '/v1/accounts', { key: admin, body: { id, kind: 'user', plan: 'free', name: id } })).status).toBe(201);
+    for (const id of ids) {
+      expect((await h.request('POST', '/v1/accounts', { key: admin, body: { id, kind: 'user', plan: 'free', name: id } })).status).toBe(
+        201,
+      );
+    }
     await page.goto(`${base}/admin/accounts`);
     await page.focus('#q');
     await page.keyboard.type(prefix);
@@ -202,43 +255,91 @@ describe('admin console in a browser', () => {
     await page.click('summary:has-text("Grant credits")');
     await page.fill('#grant-credits', 'twenty');
     await page.fill('#grant-reason', 'goodwill');
-    const refused = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.click('button:has-text("Grant…")')]);
+    const refused = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'POST'),
+      page.click('button:has-text("Grant…")'),
+    ]);
     expect(refused[0].status()).toBe(400);
     expect(await page.textContent('.problem li')).toContain('credits');
     await page.goto(`${base}/admin/accounts/${gamma}`);
     const before = (await wallet(gamma)).available;
-    expect(await act('Grant credits', { '#grant-credits': '20', '#grant-reason': 'goodwill after an outage' }, 'button:has-text("Grant…")', /Grant 20\.00 credits/)).toContain('Granted 20.00 credits');
+    expect(
+      await act(
+        'Grant credits',
+        { '#grant-credits': '20', '#grant-reason': 'goodwill after an outage' },
+        'button:has-text("Grant…")',
+        /Grant 20\.00 credits/,
+      ),
+    ).toContain('Granted 20.00 credits');
     expect((await wallet(gamma)).available).toBe('68.333333');
     expect(before).toBe('48.333333');
     expect(await audit('credits.granted')).toMatchObject({ actor, account_id: gamma });
     expect(await page.textContent('#table-audit')).toContain(actor);
 
     // Spend limit.
-    expect(await act('Set or clear a spend limit', { '#limit-credits': '25', '#limit-thresholds': '50, 90' }, 'button:has-text("Set limit…")', /25\.00 credits a month/)).toContain('Spend limit set');
-    expect(await audit('spend_limit.set')).toMatchObject({ actor, account_id: gamma, after: expect.objectContaining({ credits: '25.000000', thresholds: [50, 90] }) });
+    expect(
+      await act(
+        'Set or clear a spend limit',
+        { '#limit-credits': '25', '#limit-thresholds': '50, 90' },
+        'button:has-text("Set limit…")',
+        /25\.00 credits a month/,
+      ),
+    ).toContain('Spend limit set');
+    expect(await audit('spend_limit.set')).toMatchObject({
+      actor,
+      account_id: gamma,
+      after: expect.objectContaining({ credits: '25.000000', thresholds: [50, 90] }),
+    });
 
     // Plan and Enterprise overrides.
-    expect(await act('Change plan or Enterprise overrides', { '#plan-overrides': '{"concurrentRuntimes": 5}' }, 'button:has-text("Change plan…")', /concurrentRuntimes/)).toContain('Plan set to enterprise');
-    expect(await audit('plan.changed')).toMatchObject({ actor, account_id: gamma, after: expect.objectContaining({ overrides: { concurrentRuntimes: 5 } }) });
+    expect(
+      await act(
+        'Change plan or Enterprise overrides',
+        { '#plan-overrides': '{"concurrentRuntimes": 5}' },
+        'button:has-text("Change plan…")',
+        /concurrentRuntimes/,
+      ),
+    ).toContain('Plan set to enterprise');
+    expect(await audit('plan.changed')).toMatchObject({
+      actor,
+      account_id: gamma,
+      after: expect.objectContaining({ overrides: { concurrentRuntimes: 5 } }),
+    });
 
     // Terminate the running runtime: a command with reason admin.
-    expect(await act(null, {}, `#table-runtimes button[aria-label="Terminate ${tag}_rt_live"]`, /Tell runtime .* to terminate/)).toContain('told to terminate');
-    expect(await audit('runtime.terminate_issued')).toMatchObject({ actor, account_id: gamma, after: expect.objectContaining({ reason: 'admin', runtimeId: `${tag}_rt_live` }) });
+    expect(await act(null, {}, `#table-runtimes button[aria-label="Terminate ${tag}_rt_live"]`, /Tell runtime .* to terminate/)).toContain(
+      'told to terminate',
+    );
+    expect(await audit('runtime.terminate_issued')).toMatchObject({
+      actor,
+      account_id: gamma,
+      after: expect.objectContaining({ reason: 'admin', runtimeId: `${tag}_rt_live` }),
+    });
     const reservation = await h.request('GET', `/v1/reservations/${tag}_rt_live`, { key: admin });
     expect(reservation.body.commands).toEqual([expect.objectContaining({ reason: 'admin', acknowledgedAt: null })]);
 
     // Revoke the account's key: it no longer authenticates.
     expect((await h.request('GET', `/v1/accounts/${gamma}/wallet`, { key: appKey })).status).toBe(200);
-    expect(await act(null, {}, `#table-keys button[aria-label="Revoke ${appKeyId}"]`, /Revoke API key/)).toContain(`API key ${appKeyId} revoked`);
+    expect(await act(null, {}, `#table-keys button[aria-label="Revoke ${appKeyId}"]`, /Revoke API key/)).toContain(
+      `API key ${appKeyId} revoked`,
+    );
     expect(await audit('api_key.revoked')).toMatchObject({ actor, after: { id: appKeyId, revoked: true } });
     await new Promise((r) => setTimeout(r, 5_100)); // the key cache's TTL
     expect((await h.request('GET', `/v1/accounts/${gamma}/wallet`, { key: appKey })).status).toBe(401);
 
     // Suspend, then reactivate.
-    expect(await act('Suspend the account', { '#suspend-reason': 'fraud review' }, 'button:has-text("Suspend…")', /Suspend .*fraud review/)).toContain('Account suspended');
-    expect(await audit('account.suspended')).toMatchObject({ actor, account_id: gamma, after: expect.objectContaining({ status: 'suspended', reason: 'fraud review' }) });
+    expect(
+      await act('Suspend the account', { '#suspend-reason': 'fraud review' }, 'button:has-text("Suspend…")', /Suspend .*fraud review/),
+    ).toContain('Account suspended');
+    expect(await audit('account.suspended')).toMatchObject({
+      actor,
+      account_id: gamma,
+      after: expect.objectContaining({ status: 'suspended', reason: 'fraud review' }),
+    });
     expect(await page.textContent('#summary h2')).toContain('suspended');
-    expect(await act('Reactivate the account', { '#suspend-reason': 'review done' }, 'button:has-text("Reactivate…")', /Reactivate/)).toContain('Account reactivated');
+    expect(
+      await act('Reactivate the account', { '#suspend-reason': 'review done' }, 'button:has-text("Reactivate…")', /Reactivate/),
+    ).toContain('Account reactivated');
     expect(await audit('account.reactivated')).toMatchObject({ actor, account_id: gamma });
     await screenshots(page, 'account-after-actions');
   });
@@ -265,7 +366,10 @@ describe('admin console in a browser', () => {
     expect(await p.locator('summary:has-text("Grant credits")').count()).toBe(0);
     // Even with its own valid token, the reports scope cannot act.
     const csrf = await p.getAttribute('header input[name=csrf]', 'value');
-    const refused = await readOnly.request.post(`${base}/admin/accounts/${gamma}/grant`, { form: { ...form, csrf: csrf! }, maxRedirects: 0 });
+    const refused = await readOnly.request.post(`${base}/admin/accounts/${gamma}/grant`, {
+      form: { ...form, csrf: csrf! },
+      maxRedirects: 0,
+    });
     expect(refused.status()).toBe(403);
     expect(await refused.text()).toContain('reports scope');
     expect((await wallet(gamma)).available).toBe(before);
@@ -287,7 +391,9 @@ describe('admin console in a browser', () => {
     expect(await page.textContent('#summary')).toMatch(/[1-9]\d*\s*failed Stripe events among the last 20/);
     // The same failure in the metrics an alert watches: the webhook by type and result, the Stripe call by outcome.
     const metrics = String((await h.request('GET', '/metrics')).body);
-    expect(sample(metrics, 'dl_billing_stripe_webhooks_total', { type: 'checkout.session.completed', result: 'failed' })).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(metrics, 'dl_billing_stripe_webhooks_total', { type: 'checkout.session.completed', result: 'failed' }),
+    ).toBeGreaterThanOrEqual(1);
     expect(sample(metrics, 'dl_billing_stripe_api_calls_total', { outcome: 'error' })).toBeGreaterThanOrEqual(1);
     // Without Kafka there is no consumer, hence no lag to show.
     expect(await page.textContent('[data-health=consumer-lag]')).toBe('not applicable');
@@ -296,7 +402,10 @@ describe('admin console in a browser', () => {
     expect(await act(null, {}, 'button[aria-label="Run grant-expiry now"]', /Run the grant-expiry job/)).toContain('Job grant-expiry ran');
     expect(await page.textContent('#table-jobs tr:has-text("grant-expiry") td[data-col=outcome]')).toBe('succeeded');
     expect(await page.textContent('#table-jobs tr:has-text("grant-expiry") td[data-col=trigger]')).toBe(`key:${adminKeyId}`);
-    expect(await audit('job.run')).toMatchObject({ actor: `key:${adminKeyId}`, after: expect.objectContaining({ job: 'grant-expiry', outcome: 'succeeded' }) });
+    expect(await audit('job.run')).toMatchObject({
+      actor: `key:${adminKeyId}`,
+      after: expect.objectContaining({ job: 'grant-expiry', outcome: 'succeeded' }),
+    });
     expect(elsewhere).toEqual([]);
     const shots = await screenshots(page, 'health');
     expect(shots.overflow).toEqual({ 1400: 0, 420: 0 });
@@ -331,7 +440,9 @@ describe('admin console: Kafka consumer lag', () => {
   const lagOf = async (): Promise<{ total: string; rows: Record<string, string>[] }> => {
     await page.goto(`${base}/admin/health`);
     const rows = await page.$$eval('#table-lag tbody tr', (trs) =>
-      trs.map((tr) => Object.fromEntries([...tr.querySelectorAll('td')].map((td) => [td.getAttribute('data-col') ?? '', td.textContent ?? '']))),
+      trs.map((tr) =>
+        Object.fromEntries([...tr.querySelectorAll('td')].map((td) => [td.getAttribute('data-col') ?? '', td.textContent ?? ''])),
+      ),
     );
     return { total: (await page.textContent('[data-health=consumer-lag]')) ?? '', rows };
   };
@@ -349,7 +460,17 @@ describe('admin console: Kafka consumer lag', () => {
       const at = Date.now();
       await produce(
         topic,
-        [1, 2, 3].map((seq) => ({ key: account, value: lifecycle(account, runtime, seq === 1 ? 'runtime.started' : 'runtime.heartbeat', new Date(at + seq * 1000), seq, seq === 1 ? { ...SMALL } : {}) })),
+        [1, 2, 3].map((seq) => ({
+          key: account,
+          value: lifecycle(
+            account,
+            runtime,
+            seq === 1 ? 'runtime.started' : 'runtime.heartbeat',
+            new Date(at + seq * 1000),
+            seq,
+            seq === 1 ? { ...SMALL } : {},
+          ),
+        })),
       );
       const held = await lagOf();
       const behind = held.rows.filter((r) => r.topic === topic && r.lag !== '0');
@@ -370,6 +491,8 @@ describe('admin console: Kafka consumer lag', () => {
     // This instance's own view, in /metrics: the partition's lag after its last batch.
     const metrics = String((await h.request('GET', '/metrics')).body);
     expect(sample(metrics, 'dl_billing_kafka_consumer_lag_messages', { topic, partition: caughtUp.partition! })).toBe(0);
-    expect(sample(metrics, 'dl_billing_kafka_consumer_last_batch_timestamp_seconds', { topic, partition: caughtUp.partition! })).toBeGreaterThan(Date.now() / 1000 - 120);
+    expect(
+      sample(metrics, 'dl_billing_kafka_consumer_last_batch_timestamp_seconds', { topic, partition: caughtUp.partition! }),
+    ).toBeGreaterThan(Date.now() / 1000 - 120);
   });
 });

@@ -14,10 +14,17 @@ describe('ancillary usage events on the real broker', () => {
   });
   afterAll(() => h.close());
 
-  const total = async (accountId: string) => (await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body.total as string;
+  const total = async (accountId: string) =>
+    (await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body.total as string;
   const egress = (accountId: string, gib: number) => {
     const to = new Date(Date.now() - 60_000);
-    return usageEvent(accountId, 'egress.reported', to, { bytes: gib * GIB, from: new Date(to.getTime() - 60_000).toISOString(), to: to.toISOString() }, { runtimeId: uid('rt') });
+    return usageEvent(
+      accountId,
+      'egress.reported',
+      to,
+      { bytes: gib * GIB, from: new Date(to.getTime() - 60_000).toISOString(), to: to.toISOString() },
+      { runtimeId: uid('rt') },
+    );
   };
 
   it('charges egress published on its own topic and on the lifecycle topic, once per id, and parks poison messages of each in its dead-letter topic', async () => {
@@ -39,7 +46,10 @@ describe('ancillary usage events on the real broker', () => {
     await eventually(async () => (await total(accountId)) === '9.700000', 30_000, 'both reports charged');
 
     const ownDlq = await readTopic(topics.ancillaryDlq, 2);
-    expect(ownDlq.map((m) => m.headers['x-dlq-reason']).sort()).toEqual([expect.stringMatching(/^invalid event: data\.bytes: /), expect.stringMatching(/^not JSON/)]);
+    expect(ownDlq.map((m) => m.headers['x-dlq-reason']).sort()).toEqual([
+      expect.stringMatching(/^invalid event: data\.bytes: /),
+      expect.stringMatching(/^not JSON/),
+    ]);
     const lifecycleDlq = await readTopic(topics.lifecycleDlq, 1);
     expect(lifecycleDlq.map((m) => JSON.parse(m.headers['x-dlq-findings']!))).toEqual([[expect.objectContaining({ field: 'runtimeId' })]]);
     expect(await total(accountId)).toBe('9.700000');

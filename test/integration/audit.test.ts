@@ -32,7 +32,15 @@ describe('audit log: hash chains and `audit verify`', () => {
 
   async function someHistory(): Promise<string> {
     const acc = await h.account(uid('aud'));
-    await h.ledger.grantTx({ accountId: acc, source: 'admin', amount: c(5), expiresAt: null, idempotencyKey: uid('k'), reason: 'audit test', actor: 'test' });
+    await h.ledger.grantTx({
+      accountId: acc,
+      source: 'admin',
+      amount: c(5),
+      expiresAt: null,
+      idempotencyKey: uid('k'),
+      reason: 'audit test',
+      actor: 'test',
+    });
     const holdId = uid('h');
     await h.ledger.createHoldTx({ accountId: acc, holdId, amount: c(2), reference: null, idempotencyKey: holdId });
     await h.ledger.settleHoldTx({ holdId, amount: c(1), actor: 'test', correlationId: 'corr-1' });
@@ -84,7 +92,7 @@ describe('audit log: hash chains and `audit verify`', () => {
       const cols = Object.keys(victim);
       await admin.query(
         `INSERT INTO audit_log (${cols.join(', ')}) VALUES (${cols.map((_, i) => `$${i + 1}`).join(', ')})`,
-        cols.map((k) => (k === 'before' || k === 'after') && victim[k] !== null ? JSON.stringify(victim[k]) : victim[k]),
+        cols.map((k) => ((k === 'before' || k === 'after') && victim[k] !== null ? JSON.stringify(victim[k]) : victim[k])),
       );
     }
     expect((await h.app.get(AuditService).verify()).ok).toBe(true);
@@ -101,7 +109,7 @@ describe('audit log: hash chains and `audit verify`', () => {
       const cols = Object.keys(last);
       await admin.query(
         `INSERT INTO audit_log (${cols.join(', ')}) VALUES (${cols.map((_, i) => `$${i + 1}`).join(', ')})`,
-        cols.map((k) => (k === 'before' || k === 'after') && last[k] !== null ? JSON.stringify(last[k]) : last[k]),
+        cols.map((k) => ((k === 'before' || k === 'after') && last[k] !== null ? JSON.stringify(last[k]) : last[k])),
       );
     }
     expect((await h.app.get(AuditService).verify()).ok).toBe(true);
@@ -109,11 +117,23 @@ describe('audit log: hash chains and `audit verify`', () => {
 
   it('keeps one unforked chain under concurrent writers', async () => {
     const acc = await h.account(uid('aud'));
-    await h.ledger.grantTx({ accountId: acc, source: 'admin', amount: c(100), expiresAt: null, idempotencyKey: uid('k'), reason: 'x', actor: 'test' });
+    await h.ledger.grantTx({
+      accountId: acc,
+      source: 'admin',
+      amount: c(100),
+      expiresAt: null,
+      idempotencyKey: uid('k'),
+      reason: 'x',
+      actor: 'test',
+    });
     const holds = Array.from({ length: 30 }, () => uid('h'));
-    await Promise.all(holds.map((holdId) => h.ledger.createHoldTx({ accountId: acc, holdId, amount: c(1), reference: null, idempotencyKey: holdId })));
+    await Promise.all(
+      holds.map((holdId) => h.ledger.createHoldTx({ accountId: acc, holdId, amount: c(1), reference: null, idempotencyKey: holdId })),
+    );
     await Promise.all(holds.map((holdId) => h.ledger.settleHoldTx({ holdId, amount: c(0.5) })));
-    const seqs = (await h.ds.query(`SELECT seq::int AS seq FROM audit_log WHERE chain = $1 ORDER BY seq`, [acc])).map((r: { seq: number }) => r.seq);
+    const seqs = (await h.ds.query(`SELECT seq::int AS seq FROM audit_log WHERE chain = $1 ORDER BY seq`, [acc])).map(
+      (r: { seq: number }) => r.seq,
+    );
     // The account's creation, the grant, then a row for each hold's creation and one for its settlement.
     expect(seqs).toEqual(Array.from({ length: 62 }, (_, i) => i + 1));
     const v = await h.app.get(AuditService).verify();
@@ -124,14 +144,22 @@ describe('audit log: hash chains and `audit verify`', () => {
     const created = await runCli(build, ['keys', 'create', '--scopes', 'reports,account:acc_cli', '--name', 'ops'], env);
     expect(created.code).toBe(0);
     const key = JSON.parse(created.stdout);
-    expect(key).toMatchObject({ id: expect.stringMatching(/^key_/), key: expect.stringMatching(/^dlb_/), scopes: ['reports', 'account:acc_cli'] });
+    expect(key).toMatchObject({
+      id: expect.stringMatching(/^key_/),
+      key: expect.stringMatching(/^dlb_/),
+      scopes: ['reports', 'account:acc_cli'],
+    });
     const res = await h.request('GET', '/v1/audit?limit=5', { key: key.key });
     expect(res.status).toBe(200);
-    expect(res.body.items.some((r: { action: string; after: { id: string } }) => r.action === 'api_key.created' && r.after.id === key.id)).toBe(true);
+    expect(
+      res.body.items.some((r: { action: string; after: { id: string } }) => r.action === 'api_key.created' && r.after.id === key.id),
+    ).toBe(true);
     const revoked = await runCli(build, ['keys', 'revoke', key.id], env);
     expect(revoked.code).toBe(0);
     expect(JSON.parse(revoked.stdout)).toMatchObject({ id: key.id, revokedAt: expect.any(String) });
-    const [audited] = await h.ds.query(`SELECT actor, after FROM audit_log WHERE action = 'api_key.revoked' AND after->>'id' = $1`, [key.id]);
+    const [audited] = await h.ds.query(`SELECT actor, after FROM audit_log WHERE action = 'api_key.revoked' AND after->>'id' = $1`, [
+      key.id,
+    ]);
     expect(audited).toMatchObject({ actor: 'cli', after: { id: key.id, revoked: true } });
     const bad = await runCli(build, ['keys', 'create', '--scopes', 'root'], env);
     expect(bad.code).toBe(2);

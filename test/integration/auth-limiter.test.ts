@@ -23,7 +23,9 @@ describe('the failed-authentication limiter, shared by two instances through Pos
   });
 
   /** GET /v1/audit from an address, with a key (the good one or a guess). */
-  const call = async (h: Harness, from: string, key: string) => (await h.app.inject({ method: 'GET', url: '/v1/audit?limit=1', remoteAddress: from, headers: { authorization: `Bearer ${key}` } })).statusCode;
+  const call = async (h: Harness, from: string, key: string) =>
+    (await h.app.inject({ method: 'GET', url: '/v1/audit?limit=1', remoteAddress: from, headers: { authorization: `Bearer ${key}` } }))
+      .statusCode;
   const guess = (from: string, h = a) => call(h, from, `dlb_guess_${uid('g')}`);
 
   it('counts a window from the first failure, refuses until it ends, and opens a new one after', async () => {
@@ -75,7 +77,12 @@ describe('the failed-authentication limiter, shared by two instances through Pos
   it('counts every address of one IPv6 /64 as one client, and another /64 apart', async () => {
     const inside = (n: number) => `2001:db8:aa:bb:${n.toString(16)}:${(n * 7).toString(16)}::${(n * 13).toString(16)}`;
     for (let i = 1; i <= LIMIT; i++) expect(await guess(inside(i))).toBe(401);
-    const limited = await a.app.inject({ method: 'GET', url: '/v1/audit?limit=1', remoteAddress: inside(99), headers: { authorization: `Bearer ${good}` } });
+    const limited = await a.app.inject({
+      method: 'GET',
+      url: '/v1/audit?limit=1',
+      remoteAddress: inside(99),
+      headers: { authorization: `Bearer ${good}` },
+    });
     expect(limited.statusCode).toBe(429);
     expect(JSON.parse(limited.body).error).toMatchObject({ code: 'DL_BILLING_RATE_LIMITED', retryAfterSeconds: expect.any(Number) });
     expect(await call(b, '2001:db8:aa:bb:ffff:ffff:ffff:fffe', good)).toBe(429);

@@ -43,12 +43,17 @@ describe('back up with pg_dump, restore into a new database, and check it', () =
     const accounts = [uid('acc'), uid('acc')];
     for (const id of accounts) {
       expect(await post('/v1/accounts', { id, kind: 'user', plan: 'enterprise', name: id })).toBe(201);
-      expect(await post(`/v1/admin/accounts/${id}/grants`, { credits: '5', reason: 'backup test' }, { 'idempotency-key': uid('grant') })).toBe(201);
+      expect(
+        await post(`/v1/admin/accounts/${id}/grants`, { credits: '5', reason: 'backup test' }, { 'idempotency-key': uid('grant') }),
+      ).toBe(201);
       // A reservation settled by its lifecycle (hold, charge, release), and one left open.
       const settled = uid('rt');
       expect(await post('/v1/reservations', { accountId: id, runtimeId: settled, ...SMALL })).toBe(201);
       const t0 = new Date(Date.now() - 120_000);
-      const events = [lifecycle(id, settled, 'runtime.started', t0, 1), lifecycle(id, settled, 'runtime.terminated', new Date(t0.getTime() + 90_000), 2, { reason: 'expired' })];
+      const events = [
+        lifecycle(id, settled, 'runtime.started', t0, 1),
+        lifecycle(id, settled, 'runtime.terminated', new Date(t0.getTime() + 90_000), 2, { reason: 'expired' }),
+      ];
       expect(await post('/v1/events', { events })).toBeLessThan(300);
       expect(await post('/v1/reservations', { accountId: id, runtimeId: uid('rt'), ...SMALL })).toBe(201);
     }

@@ -33,7 +33,10 @@ describe('the CLI on an unreachable database', () => {
     silent = createServer((socket) => sockets.push(socket));
     await new Promise<void>((r) => silent!.listen(0, '127.0.0.1', r));
     const port = (silent.address() as { port: number }).port;
-    const run = await runCli(build, ['ledger', 'reconcile'], { DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/billing`, DATABASE_CONNECT_TIMEOUT_MS: '1000' });
+    const run = await runCli(build, ['ledger', 'reconcile'], {
+      DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/billing`,
+      DATABASE_CONNECT_TIMEOUT_MS: '1000',
+    });
     expect(run.code, run.stderr).toBe(3);
     const line = lastLogLine(run.stderr);
     expect(line).toMatchObject({ level: 'error', command: 'ledger reconcile', database: `127.0.0.1:${port}/billing`, timeoutMs: 1000 });
@@ -43,7 +46,10 @@ describe('the CLI on an unreachable database', () => {
   });
 
   it('a bad timeout value is a configuration error (exit 2) naming the variable', async () => {
-    const run = await runCli(build, ['audit', 'verify'], { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/x', DATABASE_CONNECT_TIMEOUT_MS: 'soon' });
+    const run = await runCli(build, ['audit', 'verify'], {
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:1/x',
+      DATABASE_CONNECT_TIMEOUT_MS: 'soon',
+    });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('DATABASE_CONNECT_TIMEOUT_MS');
   });

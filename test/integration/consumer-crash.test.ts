@@ -21,7 +21,14 @@ describe('a crash between the database commit and the offset commit', () => {
     const events = runtimes.flatMap((runtimeId) =>
       Array.from({ length: 25 }, (_, i) => ({
         key: 'acc_crash',
-        value: { id: uid('evt'), type: 'runtime.heartbeat', occurredAt: new Date().toISOString(), accountId: 'acc_crash', runtimeId, seq: i },
+        value: {
+          id: uid('evt'),
+          type: 'runtime.heartbeat',
+          occurredAt: new Date().toISOString(),
+          accountId: 'acc_crash',
+          runtimeId,
+          seq: i,
+        },
       })),
     );
     await produce(topics.lifecycle, events);
@@ -31,19 +38,26 @@ describe('a crash between the database commit and the offset commit', () => {
     running.push(doomed);
     const exit = await doomed.exited;
     expect(exit.signal).toBe('SIGKILL');
-    const committed = await db.query('SELECT coalesce(sum(events_count), 0)::int AS n FROM runtimes WHERE runtime_id = ANY($1)', [runtimes]);
+    const committed = await db.query('SELECT coalesce(sum(events_count), 0)::int AS n FROM runtimes WHERE runtime_id = ANY($1)', [
+      runtimes,
+    ]);
     expect(committed.rows[0].n).toBeGreaterThan(0);
 
     // The restarted instance gets the same messages again: the inbox makes them a no-op.
     const restarted = await startService(env);
     running.push(restarted);
     await eventually(
-      async () => (await db.query('SELECT coalesce(sum(events_count), 0)::int AS n FROM runtimes WHERE runtime_id = ANY($1)', [runtimes])).rows[0].n === events.length,
+      async () =>
+        (await db.query('SELECT coalesce(sum(events_count), 0)::int AS n FROM runtimes WHERE runtime_id = ANY($1)', [runtimes])).rows[0]
+          .n === events.length,
       60_000,
       'all events applied',
     );
     await new Promise((r) => setTimeout(r, 1_000));
-    const counts = await db.query('SELECT sum(events_count)::int AS n, count(*)::int AS runtimes FROM runtimes WHERE runtime_id = ANY($1)', [runtimes]);
+    const counts = await db.query(
+      'SELECT sum(events_count)::int AS n, count(*)::int AS runtimes FROM runtimes WHERE runtime_id = ANY($1)',
+      [runtimes],
+    );
     expect(counts.rows[0]).toEqual({ n: events.length, runtimes: runtimes.length });
   });
 });

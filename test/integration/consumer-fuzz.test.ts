@@ -29,7 +29,14 @@ function malformed(accountId: string) {
   const fields = ['id', 'type', 'occurredAt', 'accountId', 'runtimeId', 'seq', 'data', 'extra'];
   const mutatedEvent = fc
     .tuple(
-      fc.constantFrom('runtime.started', 'runtime.heartbeat', 'runtime.paused', 'runtime.resumed', 'runtime.terminated', 'runtime.launch_failed'),
+      fc.constantFrom(
+        'runtime.started',
+        'runtime.heartbeat',
+        'runtime.paused',
+        'runtime.resumed',
+        'runtime.terminated',
+        'runtime.launch_failed',
+      ),
       fc.array(fc.tuple(fc.constantFrom(...fields), fc.option(junk, { nil: undefined })), { minLength: 1, maxLength: 3 }),
       fc.nat(1000),
     )
@@ -119,14 +126,29 @@ describe('fuzzing the lifecycle consumer on the real broker', () => {
       if (i < fuzz.length) messages.push({ key: accountId, value: fuzz[i]! });
       for (let k = 0; k < 2 && g < good.length; k++, g++) messages.push({ key: accountId, value: JSON.stringify(good[g]) });
     }
-    const sentinel = { id: uid('evt_last'), type: 'runtime.heartbeat', occurredAt: new Date().toISOString(), accountId, runtimeId: runtimes[0]!, seq: 100, data: {} };
+    const sentinel = {
+      id: uid('evt_last'),
+      type: 'runtime.heartbeat',
+      occurredAt: new Date().toISOString(),
+      accountId,
+      runtimeId: runtimes[0]!,
+      seq: 100,
+      data: {},
+    };
     messages.push({ key: accountId, value: JSON.stringify(sentinel) });
     await produce(h.config.kafka!.topics.lifecycle, messages);
 
     const appliedIds = async (ids: string[]): Promise<Set<string>> =>
       new Set(((await h.ds.query(`SELECT id FROM runtime_events WHERE id = ANY($1)`, [ids])) as { id: string }[]).map((r) => r.id));
     const counted = async (): Promise<Map<string, number>> =>
-      new Map(((await h.ds.query(`SELECT runtime_id, events_count FROM runtimes WHERE runtime_id = ANY($1)`, [runtimes])) as { runtime_id: string; events_count: number }[]).map((c) => [c.runtime_id, c.events_count]));
+      new Map(
+        (
+          (await h.ds.query(`SELECT runtime_id, events_count FROM runtimes WHERE runtime_id = ANY($1)`, [runtimes])) as {
+            runtime_id: string;
+            events_count: number;
+          }[]
+        ).map((c) => [c.runtime_id, c.events_count]),
+      );
     // The last event is a heartbeat: counted by its runtime, not stored.
     await eventually(async () => (await counted()).get(runtimes[0]!) === 21, 60_000, 'the last event');
 
@@ -163,11 +185,16 @@ describe('fuzzing the lifecycle consumer on the real broker', () => {
     const heartbeats = fuzz.filter((v) => heartbeatOf(v));
     for (const value of heartbeats.filter((v) => !parkedValues.includes(Buffer.from(v).toString('utf8')))) {
       const hb = heartbeatOf(value)!;
-      const [row] = (await h.ds.query(`SELECT heartbeat_seq::int AS top FROM runtimes WHERE runtime_id = $1`, [String(hb.runtimeId)])) as { top: number | null }[];
+      const [row] = (await h.ds.query(`SELECT heartbeat_seq::int AS top FROM runtimes WHERE runtime_id = $1`, [String(hb.runtimeId)])) as {
+        top: number | null;
+      }[];
       expect(row?.top, value.slice(0, 120)).toBeGreaterThanOrEqual(Number(hb.seq));
     }
     // Nothing was parked that was applied, nor anything that was not sent.
-    expect(parked).toHaveLength(fuzz.filter((v) => !accepted.has(idOf(v) ?? '')).length - heartbeats.filter((v) => !parkedValues.includes(Buffer.from(v).toString('utf8'))).length);
+    expect(parked).toHaveLength(
+      fuzz.filter((v) => !accepted.has(idOf(v) ?? '')).length -
+        heartbeats.filter((v) => !parkedValues.includes(Buffer.from(v).toString('utf8'))).length,
+    );
     for (const m of parked) {
       expect(CODES.has(m.headers['x-dlq-code'] ?? '')).toBe(true);
       expect(m.headers['x-dlq-reason']?.length).toBeGreaterThan(0);

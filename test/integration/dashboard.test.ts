@@ -24,18 +24,26 @@ describe('admin reports in a browser', () => {
     const cp = await h.key('control-plane');
     const accounts = [await fundedAccount(h, admin, { credits: '100.000000' }), await fundedAccount(h, admin, { credits: '100.000000' })];
     // Runtimes on two days, of different lengths per account.
-    for (const [day, minutes] of [[0, 30], [1, 90]] as const) {
+    for (const [day, minutes] of [
+      [0, 30],
+      [1, 90],
+    ] as const) {
       for (const [n, accountId] of accounts.entries()) {
         const runtimeId = `rt_dash_${day}_${n}`;
         const start = new Date(T0.getTime() + day * 86_400_000);
         clock.set(start);
-        const reserved = await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId, userId: 'u1', ...SMALL, minutes: 240 } });
+        const reserved = await h.request('POST', '/v1/reservations', {
+          key: cp,
+          body: { accountId, runtimeId, userId: 'u1', ...SMALL, minutes: 240 },
+        });
         expect(reserved.status).toBe(201);
         await h.request('POST', '/v1/events', {
           key: cp,
           body: [
             lifecycle(accountId, runtimeId, 'runtime.started', start, 1),
-            lifecycle(accountId, runtimeId, 'runtime.terminated', new Date(start.getTime() + minutes * (n + 1) * MIN), 2, { reason: 'user' }),
+            lifecycle(accountId, runtimeId, 'runtime.terminated', new Date(start.getTime() + minutes * (n + 1) * MIN), 2, {
+              reason: 'user',
+            }),
           ],
         });
       }
@@ -45,7 +53,10 @@ describe('admin reports in a browser', () => {
       `INSERT INTO account_members (account_id, user_id, active, changed_at, change_id) SELECT $1, 'm' || i, true, now(), 'c' || i FROM generate_series(1, 4) i`,
       [team],
     );
-    await h.ds.query(`INSERT INTO stripe_subscriptions (account_id, customer_id, subscription_id, status, seat_quantity) VALUES ($1, 'cus_dash', 'sub_dash', 'active', 3)`, [team]);
+    await h.ds.query(
+      `INSERT INTO stripe_subscriptions (account_id, customer_id, subscription_id, status, seat_quantity) VALUES ($1, 'cus_dash', 'sub_dash', 'active', 3)`,
+      [team],
+    );
     clock.set(new Date(T0.getTime() + 2 * 86_400_000));
     await h.app.listen(0, '127.0.0.1');
     base = (await h.app.getUrl()).replace('[::1]', '127.0.0.1');
@@ -83,14 +94,21 @@ describe('admin reports in a browser', () => {
     await browserPage.waitForSelector('#chart-credits');
     const bars = (chart: string) =>
       browserPage.$$eval(`#${chart} .bar`, (els) =>
-        els.map((r) => ({ series: r.getAttribute('data-series'), label: r.getAttribute('data-label'), value: Number(r.getAttribute('data-value')), height: r.getBoundingClientRect().height })),
+        els.map((r) => ({
+          series: r.getAttribute('data-series'),
+          label: r.getAttribute('data-label'),
+          value: Number(r.getAttribute('data-value')),
+          height: r.getBoundingClientRect().height,
+        })),
       );
     const period = 'from=2032-05-01T00:00:00Z&to=2032-06-01T00:00:00Z';
 
     // Credits per day: consumed bars equal the JSON report's consumption per day, and have height.
     const credits = (await h.request('GET', `/v1/reports/credits?${period}&groupBy=day`, { key: admin })).body;
     const consumed = (await bars('chart-credits')).filter((b) => b.series === 'consumed');
-    expect(consumed.map((b) => [b.label, b.value])).toEqual(credits.items.map((i: { day: string; consumed: string }) => [i.day, Number(i.consumed)]));
+    expect(consumed.map((b) => [b.label, b.value])).toEqual(
+      credits.items.map((i: { day: string; consumed: string }) => [i.day, Number(i.consumed)]),
+    );
     expect(consumed.filter((b) => b.value > 0).length).toBe(2);
     for (const b of consumed.filter((x) => x.value > 0)) expect(b.height).toBeGreaterThan(0);
     // Totals in credits, readable: 0.5 + 1 + 1.5 + 3 = 6 credits consumed.
@@ -100,14 +118,19 @@ describe('admin reports in a browser', () => {
     // Top accounts: the same order and numbers as the top-consumers report.
     const top = (await h.request('GET', `/v1/reports/top-consumers?${period}`, { key: admin })).body;
     const topBars = await bars('chart-top');
-    expect(topBars.map((b) => [b.label, b.value])).toEqual(top.items.map((i: { account: string; credits: string }) => [i.account, Number(i.credits)]));
+    expect(topBars.map((b) => [b.label, b.value])).toEqual(
+      top.items.map((i: { account: string; credits: string }) => [i.account, Number(i.credits)]),
+    );
     expect(topBars).toHaveLength(2);
     expect(topBars[0]!.height).toBeGreaterThan(topBars[1]!.height);
     expect(topBars[1]!.height).toBeGreaterThan(0);
 
     // Seats vs Stripe: 4 active seats, quantity 3; the table shows labels and dollars, not camelCase and cents.
     const seatBars = (await bars('chart-seats')).filter((b) => b.label === team);
-    expect(seatBars.map((b) => [b.series, b.value])).toEqual([['active seats', 4], ['Stripe quantity', 3]]);
+    expect(seatBars.map((b) => [b.series, b.value])).toEqual([
+      ['active seats', 4],
+      ['Stripe quantity', 3],
+    ]);
     const seatHead = await browserPage.$$eval('#table-seats th', (ths) => ths.map((t) => t.textContent));
     expect(seatHead).toContain('Expected MRR');
     expect(seatHead.join(' ')).not.toMatch(/Cents/);
@@ -163,11 +186,20 @@ describe('admin reports in a browser', () => {
 
   it('refuses a key without the admin or reports scope', async () => {
     const cp = await h.key('control-plane');
-    const res = await h.app.inject({ method: 'POST', url: '/admin/login', payload: `key=${encodeURIComponent(cp)}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/admin/login',
+      payload: `key=${encodeURIComponent(cp)}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(res.statusCode).toBe(401);
     expect(res.body).toContain('neither the admin nor the reports scope');
     expect(res.headers['set-cookie']).toBeUndefined();
-    const forged = await h.app.inject({ method: 'GET', url: '/admin', headers: { cookie: `dl_admin_session=key_bootstrap_admin.99999999999999.${'A'.repeat(43)}` } });
+    const forged = await h.app.inject({
+      method: 'GET',
+      url: '/admin',
+      headers: { cookie: `dl_admin_session=key_bootstrap_admin.99999999999999.${'A'.repeat(43)}` },
+    });
     expect(forged.statusCode).toBe(303);
   });
 });

@@ -29,13 +29,18 @@ describe('any delivery order gives the same balances (10,000 events on the real 
     const worlds = ['a', 'b'] as const;
     const accounts: Record<string, string[]> = { a: [], b: [] };
     for (const w of worlds) {
-      for (let i = 0; i < ACCOUNTS; i++) accounts[w]!.push(await fundedAccount(h, admin, { id: `${tag}_${w}_acc${i}`, credits: '100.000000' }));
+      for (let i = 0; i < ACCOUNTS; i++) {
+        accounts[w]!.push(await fundedAccount(h, admin, { id: `${tag}_${w}_acc${i}`, credits: '100.000000' }));
+      }
     }
     const runtimeOf = (w: string, r: number) => `${tag}_${w}_rt${r}`;
     const accountOf = (w: string, r: number) => accounts[w]![r % ACCOUNTS]!;
     for (const w of worlds) {
       for (let r = 0; r < RUNTIMES; r++) {
-        const res = await h.request('POST', '/v1/reservations', { key: cp, body: { accountId: accountOf(w, r), runtimeId: runtimeOf(w, r), ...SMALL, minutes: 60 } });
+        const res = await h.request('POST', '/v1/reservations', {
+          key: cp,
+          body: { accountId: accountOf(w, r), runtimeId: runtimeOf(w, r), ...SMALL, minutes: 60 },
+        });
         expect(res.status).toBe(201);
       }
     }
@@ -65,12 +70,16 @@ describe('any delivery order gives the same balances (10,000 events on the real 
     // heartbeat that comes after a later one of its runtime is a duplicate (no money, not counted): the
     // shuffled copy is complete once every event other than a heartbeat is stored (heartbeats change no charge).
     const applied = async (prefix: string) =>
-      (await h.ds.query(`SELECT coalesce(sum(events_count), 0)::int AS n FROM runtimes WHERE runtime_id LIKE $1`, [`${prefix}%`]))[0].n as number;
+      (await h.ds.query(`SELECT coalesce(sum(events_count), 0)::int AS n FROM runtimes WHERE runtime_id LIKE $1`, [`${prefix}%`]))[0]
+        .n as number;
     const stored = async (prefix: string) =>
       (await h.ds.query(`SELECT count(*)::int AS n FROM runtime_events WHERE runtime_id LIKE $1`, [`${prefix}%`]))[0].n as number;
     const sessionEvents = inOrder.filter((m) => m.value.type !== 'runtime.heartbeat').length;
     await eventually(
-      async () => (await applied(`${tag}_a_`)) === inOrder.length && (await stored(`${tag}_a_`)) === sessionEvents && (await stored(`${tag}_b_`)) === sessionEvents,
+      async () =>
+        (await applied(`${tag}_a_`)) === inOrder.length &&
+        (await stored(`${tag}_a_`)) === sessionEvents &&
+        (await stored(`${tag}_b_`)) === sessionEvents,
       90_000,
       'all events',
     );

@@ -53,7 +53,11 @@ describe('docker-compose.yml', () => {
       expect(ok).toBe(true);
     }
     // The schema does catch a mistake of this kind.
-    expect(validate({ services: { billing: { image: 'x', restart: 'unless-stopped', healthcheck: { test: ['CMD', 'true'], intervall: '5s' } } } })).toBe(false);
+    expect(
+      validate({
+        services: { billing: { image: 'x', restart: 'unless-stopped', healthcheck: { test: ['CMD', 'true'], intervall: '5s' } } },
+      }),
+    ).toBe(false);
   });
 
   it('refuses to start without the secrets, and holds no default password or example admin key', () => {
@@ -61,7 +65,9 @@ describe('docker-compose.yml', () => {
     expect(() => interpolate(raw, { POSTGRES_PASSWORD: SECRETS.POSTGRES_PASSWORD })).toThrow(/BILLING_ADMIN_API_KEY/);
     expect(compose.services.postgres!.environment!.POSTGRES_PASSWORD).toBe(SECRETS.POSTGRES_PASSWORD);
     expect(compose.services.billing!.environment!.BILLING_ADMIN_API_KEY).toBe(SECRETS.BILLING_ADMIN_API_KEY);
-    expect(compose.services.billing!.environment!.DATABASE_URL).toBe(`postgres://postgres:${SECRETS.POSTGRES_PASSWORD}@postgres:5432/billing`);
+    expect(compose.services.billing!.environment!.DATABASE_URL).toBe(
+      `postgres://postgres:${SECRETS.POSTGRES_PASSWORD}@postgres:5432/billing`,
+    );
   });
 
   it('gives every service a healthcheck and a restart policy, and starts the service once its dependencies are healthy', () => {
@@ -71,7 +77,10 @@ describe('docker-compose.yml', () => {
       expect(service.healthcheck?.test, name).toBeDefined();
       expect(['always', 'unless-stopped', 'on-failure'], name).toContain(service.restart);
     }
-    expect(compose.services.billing!.depends_on).toEqual({ postgres: { condition: 'service_healthy' }, kafka: { condition: 'service_healthy' } });
+    expect(compose.services.billing!.depends_on).toEqual({
+      postgres: { condition: 'service_healthy' },
+      kafka: { condition: 'service_healthy' },
+    });
     // Liveness, not readiness (docs/operations.md): an outage of a dependency is not cured by a restart.
     expect(JSON.stringify(compose.services.billing!.healthcheck!.test)).toContain('/health/live');
   });
@@ -156,12 +165,23 @@ describe('the Dockerfile (the image is not built here: no Docker engine)', () =>
     expect((await run(['sh', '-c', check], image)).code).toBe(1); // nothing listens yet
 
     // The same command line, with DATABASE_URL, starts the service (on the build in dist/, as in /app).
-    service = spawn(cmd[0]!, cmd.slice(1), { env: { ...image, DATABASE_URL: inject('databaseUrl') } as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    service = spawn(cmd[0]!, cmd.slice(1), {
+      env: { ...image, DATABASE_URL: inject('databaseUrl') } as NodeJS.ProcessEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let log = '';
     service.stdout!.on('data', (d: Buffer) => (log += d.toString()));
     service.stderr!.on('data', (d: Buffer) => (log += d.toString()));
     const exited = new Promise<number | null>((r) => service!.once('exit', (code) => r(code)));
-    await expect.poll(() => fetch(`http://127.0.0.1:${port}/health/live`).then((r) => r.status).catch(() => 0), { timeout: 60_000, interval: 250 }).toBe(200);
+    await expect
+      .poll(
+        () =>
+          fetch(`http://127.0.0.1:${port}/health/live`)
+            .then((r) => r.status)
+            .catch(() => 0),
+        { timeout: 60_000, interval: 250 },
+      )
+      .toBe(200);
     expect((await run(['sh', '-c', check], image)).code, log).toBe(0);
 
     // exec: node is the process the container's SIGTERM reaches; it drains and exits 0.

@@ -25,7 +25,12 @@ describe('starting on embedded defaults', () => {
   it('serves /health/ready with an embedded PostgreSQL and no Kafka, and says so in its log', async () => {
     // Empty values count as unset: no DATABASE_URL (embedded PostgreSQL), no KAFKA_BROKERS (HTTP only).
     pgPort = await freePort();
-    const env: Record<string, string> = { EMBEDDED_PG_DIR: join(dir, 'pg'), EMBEDDED_PG_PORT: String(pgPort), LOG_LEVEL: 'info', BILLING_ADMIN_API_KEY: ADMIN_KEY };
+    const env: Record<string, string> = {
+      EMBEDDED_PG_DIR: join(dir, 'pg'),
+      EMBEDDED_PG_PORT: String(pgPort),
+      LOG_LEVEL: 'info',
+      BILLING_ADMIN_API_KEY: ADMIN_KEY,
+    };
     service = await startService({ ...env, DATABASE_URL: '', KAFKA_BROKERS: '' });
     const ready = await fetch(`http://127.0.0.1:${service.port}/health/ready`);
     expect(ready.status).toBe(200);
@@ -38,7 +43,7 @@ describe('starting on embedded defaults', () => {
     await expect(startService({ PORT: '', DATABASE_URL: 'mysql://nope', KAFKA_BROKERS: '' }, 20_000)).rejects.toThrow(/DATABASE_URL/);
   });
 
-  it('the CLI: reaches the running service\'s embedded database, answers --help, and tells usage, check and could-not-run apart', async () => {
+  it("the CLI: reaches the running service's embedded database, answers --help, and tells usage, check and could-not-run apart", async () => {
     const build = resolve('dist');
     const embedded = { DATABASE_URL: '', EMBEDDED_PG_DIR: join(dir, 'pg'), EMBEDDED_PG_PORT: String(await freePort()) };
     const reconcile = await runCli(build, ['ledger', 'reconcile'], embedded);
@@ -60,7 +65,11 @@ describe('starting on embedded defaults', () => {
     const headers = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };
     const accounts = [uid('acc'), uid('acc'), uid('acc')];
     for (const id of accounts) {
-      const created = await fetch(`${base}/v1/accounts`, { method: 'POST', headers, body: JSON.stringify({ id, kind: 'user', plan: 'enterprise', name: id }) });
+      const created = await fetch(`${base}/v1/accounts`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ id, kind: 'user', plan: 'enterprise', name: id }),
+      });
       expect(created.status).toBe(201);
       const granted = await fetch(`${base}/v1/admin/accounts/${id}/grants`, {
         method: 'POST',
@@ -99,7 +108,10 @@ describe('starting on embedded defaults', () => {
     const answers = await Promise.all(reservations);
     expect(answers.map((a) => a.status)).toEqual(Array.from({ length: 30 }, () => 201));
     expect(await service.exited, service.output().slice(-3000)).toEqual({ code: 0, signal: null });
-    const lines = service.output().split('\n').filter((l) => l.includes('"msg":"stopped"'));
+    const lines = service
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('"msg":"stopped"'));
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0]!)).toMatchObject({ signal: 'SIGTERM', embeddedDatabase: true });
     // One access line per request (route template, status, ms, key id, request id), never the key,
@@ -110,7 +122,15 @@ describe('starting on embedded defaults', () => {
       .filter((l) => l.includes('"msg":"request"') && l.includes('"route":"/v1/reservations"'))
       .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(access).toHaveLength(30);
-    expect(access[0]).toMatchObject({ level: 'info', method: 'POST', status: 201, ms: expect.any(Number), keyId: expect.any(String), reqId: expect.any(String), pid: service.child.pid });
+    expect(access[0]).toMatchObject({
+      level: 'info',
+      method: 'POST',
+      status: 201,
+      ms: expect.any(Number),
+      keyId: expect.any(String),
+      reqId: expect.any(String),
+      pid: service.child.pid,
+    });
     expect(service.output()).not.toContain(ADMIN_KEY);
     expect(service.output()).not.toContain('Mapped {');
     // PostgreSQL was stopped by the service, not left running on the folder.

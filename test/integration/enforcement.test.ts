@@ -25,10 +25,16 @@ describe('enforcement: a runtime that passes its reservation is told to terminat
     const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
     const runtimeId = uid('rt');
     const start = clock.now();
-    expect((await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId, ...SMALL, minutes: 5 } })).status).toBe(201);
+    expect((await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId, ...SMALL, minutes: 5 } })).status).toBe(
+      201,
+    );
     const topic = h.config.kafka!.topics.lifecycle;
     await produce(topic, [{ key: accountId, value: lifecycle(accountId, runtimeId, 'runtime.started', start, 1) }]);
-    await eventually(async () => (await h.request('GET', `/v1/reservations/${runtimeId}`, { key: cp })).body.status === 'running', 30_000, 'running');
+    await eventually(
+      async () => (await h.request('GET', `/v1/reservations/${runtimeId}`, { key: cp })).body.status === 'running',
+      30_000,
+      'running',
+    );
 
     clock.advance(4 * minute);
     expect((await sweep()).result.reservationExpired).toBe(0);
@@ -37,27 +43,48 @@ describe('enforcement: a runtime that passes its reservation is told to terminat
     // Sweeping again within the grace period sends nothing new.
     clock.advance(30_000);
     await produce(topic, [{ key: accountId, value: lifecycle(accountId, runtimeId, 'runtime.heartbeat', clock.now(), 2) }]);
-    await eventually(async () => Number((await h.ds.query('SELECT events_count FROM runtimes WHERE runtime_id = $1', [runtimeId]))[0].events_count) === 2, 30_000, 'heartbeat');
+    await eventually(
+      async () => Number((await h.ds.query('SELECT events_count FROM runtimes WHERE runtime_id = $1', [runtimeId]))[0].events_count) === 2,
+      30_000,
+      'heartbeat',
+    );
     expect((await sweep()).result).toMatchObject({ reservationExpired: 0, reissued: 0 });
 
     const commandsTopic = h.config.kafka!.topics.commands;
     let commands = (await readTopic(commandsTopic, 1, 20_000, 1_500)).map((m) => JSON.parse(m.value));
     expect(commands).toEqual([
-      { id: expect.stringMatching(/^cmd_/), type: 'runtime.terminate', accountId, runtimeId, reason: 'reservation_expired', issuedAt: expect.any(String) },
+      {
+        id: expect.stringMatching(/^cmd_/),
+        type: 'runtime.terminate',
+        accountId,
+        runtimeId,
+        reason: 'reservation_expired',
+        issuedAt: expect.any(String),
+      },
     ]);
 
     // Past the grace period, a runtime that is still reporting is told again.
     clock.advance(2 * minute);
     await produce(topic, [{ key: accountId, value: lifecycle(accountId, runtimeId, 'runtime.heartbeat', clock.now(), 3) }]);
-    await eventually(async () => Number((await h.ds.query('SELECT events_count FROM runtimes WHERE runtime_id = $1', [runtimeId]))[0].events_count) === 3, 30_000, 'heartbeat');
+    await eventually(
+      async () => Number((await h.ds.query('SELECT events_count FROM runtimes WHERE runtime_id = $1', [runtimeId]))[0].events_count) === 3,
+      30_000,
+      'heartbeat',
+    );
     expect((await sweep()).result.reissued).toBe(1);
     commands = (await readTopic(commandsTopic, 2, 20_000, 1_500)).map((m) => JSON.parse(m.value));
     expect(commands).toHaveLength(2);
     expect(commands[1]).toMatchObject({ runtimeId, reason: 'reservation_expired' });
 
     // The runtime's termination acknowledges the commands and settles the hold: 5 minutes' worth, the cap.
-    await produce(topic, [{ key: accountId, value: lifecycle(accountId, runtimeId, 'runtime.terminated', clock.now(), 4, { reason: 'expired' }) }]);
-    await eventually(async () => (await h.request('GET', `/v1/reservations/${runtimeId}`, { key: cp })).body.status === 'settled', 30_000, 'settled');
+    await produce(topic, [
+      { key: accountId, value: lifecycle(accountId, runtimeId, 'runtime.terminated', clock.now(), 4, { reason: 'expired' }) },
+    ]);
+    await eventually(
+      async () => (await h.request('GET', `/v1/reservations/${runtimeId}`, { key: cp })).body.status === 'settled',
+      30_000,
+      'settled',
+    );
     const view = (await h.request('GET', `/v1/reservations/${runtimeId}`, { key: cp })).body;
     expect(view.charged).toBe('0.083334'); // ceil(5 min of 1 credit/hour) = the whole hold
     expect(view.commands).toHaveLength(2);
@@ -70,8 +97,14 @@ describe('enforcement: a runtime that passes its reservation is told to terminat
     const idle = uid('rt');
     await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId: silent, ...SMALL, minutes: 5 } });
     await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId: idle, ...SMALL, minutes: 5 } });
-    await produce(h.config.kafka!.topics.lifecycle, [{ key: accountId, value: lifecycle(accountId, silent, 'runtime.started', clock.now(), 1) }]);
-    await eventually(async () => (await h.request('GET', `/v1/reservations/${silent}`, { key: cp })).body.status === 'running', 30_000, 'running');
+    await produce(h.config.kafka!.topics.lifecycle, [
+      { key: accountId, value: lifecycle(accountId, silent, 'runtime.started', clock.now(), 1) },
+    ]);
+    await eventually(
+      async () => (await h.request('GET', `/v1/reservations/${silent}`, { key: cp })).body.status === 'running',
+      30_000,
+      'running',
+    );
     clock.advance(6 * minute);
     expect((await sweep()).result.reservationExpired).toBe(1);
     clock.advance(11 * minute);
@@ -94,17 +127,27 @@ describe('enforcement: a runtime that passes its reservation is told to terminat
     const suspendedAccount = await fundedAccount(h, admin, { credits: '10.000000' });
     const suspendedRuntime = uid('rt');
     const start = clock.now();
-    await h.request('POST', '/v1/reservations', { key: cp, body: { accountId: suspendedAccount, runtimeId: suspendedRuntime, ...SMALL, minutes: 60 } });
+    await h.request('POST', '/v1/reservations', {
+      key: cp,
+      body: { accountId: suspendedAccount, runtimeId: suspendedRuntime, ...SMALL, minutes: 60 },
+    });
     await produce(topic, [{ key: suspendedAccount, value: lifecycle(suspendedAccount, suspendedRuntime, 'runtime.started', start, 1) }]);
     await eventually(async () => (await view(suspendedRuntime)).status === 'running', 30_000, 'running');
     clock.advance(minute);
-    expect((await h.request('PUT', `/v1/admin/accounts/${suspendedAccount}/suspension`, { key: admin, body: { suspended: true } })).status).toBe(200);
-    expect((await view(suspendedRuntime)).commands).toEqual([expect.objectContaining({ reason: 'account_suspended', acknowledgedAt: null })]);
+    expect(
+      (await h.request('PUT', `/v1/admin/accounts/${suspendedAccount}/suspension`, { key: admin, body: { suspended: true } })).status,
+    ).toBe(200);
+    expect((await view(suspendedRuntime)).commands).toEqual([
+      expect.objectContaining({ reason: 'account_suspended', acknowledgedAt: null }),
+    ]);
 
     // reservation_expired: a 5-minute reservation used up, told to terminate, and it does.
     const expiredAccount = await fundedAccount(h, admin, { credits: '10.000000' });
     const expiredRuntime = uid('rt');
-    await h.request('POST', '/v1/reservations', { key: cp, body: { accountId: expiredAccount, runtimeId: expiredRuntime, ...SMALL, minutes: 5 } });
+    await h.request('POST', '/v1/reservations', {
+      key: cp,
+      body: { accountId: expiredAccount, runtimeId: expiredRuntime, ...SMALL, minutes: 5 },
+    });
     await produce(topic, [{ key: expiredAccount, value: lifecycle(expiredAccount, expiredRuntime, 'runtime.started', clock.now(), 1) }]);
     await eventually(async () => (await view(expiredRuntime)).status === 'running', 30_000, 'running');
     clock.advance(5 * minute + 1000);
@@ -112,16 +155,37 @@ describe('enforcement: a runtime that passes its reservation is told to terminat
 
     clock.advance(20_000);
     await produce(topic, [
-      { key: suspendedAccount, value: lifecycle(suspendedAccount, suspendedRuntime, 'runtime.terminated', new Date(start.getTime() + 3 * minute), 2, { reason: 'account_suspended' }) },
-      { key: expiredAccount, value: lifecycle(expiredAccount, expiredRuntime, 'runtime.terminated', clock.now(), 2, { reason: 'reservation_expired' }) },
+      {
+        key: suspendedAccount,
+        value: lifecycle(suspendedAccount, suspendedRuntime, 'runtime.terminated', new Date(start.getTime() + 3 * minute), 2, {
+          reason: 'account_suspended',
+        }),
+      },
+      {
+        key: expiredAccount,
+        value: lifecycle(expiredAccount, expiredRuntime, 'runtime.terminated', clock.now(), 2, { reason: 'reservation_expired' }),
+      },
     ]);
-    await eventually(async () => (await view(suspendedRuntime)).status === 'settled' && (await view(expiredRuntime)).status === 'settled', 30_000, 'settled');
+    await eventually(
+      async () => (await view(suspendedRuntime)).status === 'settled' && (await view(expiredRuntime)).status === 'settled',
+      30_000,
+      'settled',
+    );
     const suspended = await view(suspendedRuntime);
-    expect(suspended).toMatchObject({ settlement: 'events', terminationReason: 'account_suspended', runningSeconds: 180, charged: '0.050000', released: '0.950000' });
+    expect(suspended).toMatchObject({
+      settlement: 'events',
+      terminationReason: 'account_suspended',
+      runningSeconds: 180,
+      charged: '0.050000',
+      released: '0.950000',
+    });
     expect(suspended.commands).toEqual([expect.objectContaining({ reason: 'account_suspended', acknowledgedAt: expect.any(String) })]);
     const expired = await view(expiredRuntime);
     expect(expired).toMatchObject({ settlement: 'events', terminationReason: 'reservation_expired', charged: '0.083334' });
     expect(expired.commands).toEqual([expect.objectContaining({ reason: 'reservation_expired', acknowledgedAt: expect.any(String) })]);
-    expect((await h.request('GET', `/v1/accounts/${suspendedAccount}/wallet`, { key: admin })).body).toMatchObject({ total: '9.950000', held: '0.000000' });
+    expect((await h.request('GET', `/v1/accounts/${suspendedAccount}/wallet`, { key: admin })).body).toMatchObject({
+      total: '9.950000',
+      held: '0.000000',
+    });
   });
 });

@@ -29,7 +29,16 @@ type Step =
   | { t: 'replay'; step: number };
 
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 3, arbitrary: fc.record({ t: fc.constant('grant' as const), units: fc.integer({ min: 1, max: 40 }), expiresInH: fc.option(fc.integer({ min: 1, max: 6 }), { nil: null }), priority: fc.integer({ min: 0, max: 2 }), source: fc.constantFrom<GrantSource>('plan_allowance', 'top_up', 'admin', 'promotion') }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      t: fc.constant('grant' as const),
+      units: fc.integer({ min: 1, max: 40 }),
+      expiresInH: fc.option(fc.integer({ min: 1, max: 6 }), { nil: null }),
+      priority: fc.integer({ min: 0, max: 2 }),
+      source: fc.constantFrom<GrantSource>('plan_allowance', 'top_up', 'admin', 'promotion'),
+    }),
+  },
   { weight: 5, arbitrary: fc.record({ t: fc.constant('hold' as const), units: fc.integer({ min: 1, max: 30 }) }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('increase' as const), hold: fc.nat(), units: fc.integer({ min: 1, max: 10 }) }) },
   { weight: 5, arbitrary: fc.record({ t: fc.constant('settle' as const), hold: fc.nat(), units: fc.integer({ min: 0, max: 40 }) }) },
@@ -100,7 +109,10 @@ describe('ledger against an in-memory model (fast-check, random interleavings)',
                     actor: 'test',
                   };
                   if (replayOf) input.expiresAt = (replayOf.answer as { grant: { expiresAt: Date | null } }).grant.expiresAt;
-                  const r = await run((em) => h.ledger.grant(em, input), () => h.ledger.grantTx(input));
+                  const r = await run(
+                    (em) => h.ledger.grant(em, input),
+                    () => h.ledger.grantTx(input),
+                  );
                   result.answer = r;
                   result.transactionId = r.replayed ? null : r.transactionId;
                   break;
@@ -110,8 +122,17 @@ describe('ledger against an in-memory model (fast-check, random interleavings)',
                     ids.hold = `h_${acc}_${ids.key}`;
                     holds.push(ids.hold);
                   }
-                  const input = { accountId: acc, holdId: ids.hold, amount: BigInt(step.units) * UNIT, reference: 'rt', idempotencyKey: ids.key };
-                  const r = await run((em) => h.ledger.createHold(em, input), () => h.ledger.createHoldTx(input));
+                  const input = {
+                    accountId: acc,
+                    holdId: ids.hold,
+                    amount: BigInt(step.units) * UNIT,
+                    reference: 'rt',
+                    idempotencyKey: ids.key,
+                  };
+                  const r = await run(
+                    (em) => h.ledger.createHold(em, input),
+                    () => h.ledger.createHoldTx(input),
+                  );
                   result.answer = r;
                   result.transactionId = r.replayed ? null : r.transactionId;
                   break;
@@ -120,7 +141,10 @@ describe('ledger against an in-memory model (fast-check, random interleavings)',
                   ids.hold ??= pick(step.hold);
                   if (!ids.hold) return result;
                   const input = { holdId: ids.hold, amount: BigInt(step.units) * UNIT, idempotencyKey: ids.key };
-                  const r = await run((em) => h.ledger.increaseHold(em, input), () => h.ledger.increaseHoldTx(input));
+                  const r = await run(
+                    (em) => h.ledger.increaseHold(em, input),
+                    () => h.ledger.increaseHoldTx(input),
+                  );
                   result.answer = r;
                   result.transactionId = r.replayed ? null : r.transactionId;
                   break;
@@ -133,10 +157,19 @@ describe('ledger against an in-memory model (fast-check, random interleavings)',
                   const holdId = ids.hold;
                   const r =
                     step.t === 'settle'
-                      ? await run((em) => h.ledger.settleHold(em, { holdId, amount: BigInt(step.units) * UNIT }), () => h.ledger.settleHoldTx({ holdId, amount: BigInt(step.units) * UNIT }))
+                      ? await run(
+                          (em) => h.ledger.settleHold(em, { holdId, amount: BigInt(step.units) * UNIT }),
+                          () => h.ledger.settleHoldTx({ holdId, amount: BigInt(step.units) * UNIT }),
+                        )
                       : step.t === 'void'
-                        ? await run((em) => h.ledger.voidHold(em, holdId), () => h.ledger.voidHoldTx(holdId))
-                        : await run((em) => h.ledger.expireHold(em, holdId), () => h.ledger.expireHoldTx(holdId));
+                        ? await run(
+                            (em) => h.ledger.voidHold(em, holdId),
+                            () => h.ledger.voidHoldTx(holdId),
+                          )
+                        : await run(
+                            (em) => h.ledger.expireHold(em, holdId),
+                            () => h.ledger.expireHoldTx(holdId),
+                          );
                   result.answer = r;
                   result.transactionId = r.transactionId;
                   break;
@@ -145,7 +178,10 @@ describe('ledger against an in-memory model (fast-check, random interleavings)',
                   ids.hold ??= pick(step.hold);
                   if (!ids.hold) return result;
                   const input = { holdId: ids.hold, newCharge: BigInt(step.units) * UNIT, idempotencyKey: ids.key };
-                  const r = await run((em) => h.ledger.adjustSettledHold(em, input), () => h.ledger.adjustSettledHoldTx(input));
+                  const r = await run(
+                    (em) => h.ledger.adjustSettledHold(em, input),
+                    () => h.ledger.adjustSettledHoldTx(input),
+                  );
                   result.answer = r;
                   result.transactionId = r.replayed ? null : r.transactionId;
                   break;
@@ -157,8 +193,15 @@ describe('ledger against an in-memory model (fast-check, random interleavings)',
             } catch (error) {
               if (!(error instanceof BillingException)) throw error;
               result.refused =
-                error.code === 'DL_BILLING_INSUFFICIENT_CREDITS' ? 'insufficient' : error.code === 'DL_BILLING_NOT_FOUND' ? 'not_found' : 'invalid';
-              expect(['DL_BILLING_INSUFFICIENT_CREDITS', 'DL_BILLING_NOT_FOUND', 'DL_BILLING_REQUEST_INVALID'], `${JSON.stringify(step)} ${ids.key}: ${error.message}`).toContain(error.code);
+                error.code === 'DL_BILLING_INSUFFICIENT_CREDITS'
+                  ? 'insufficient'
+                  : error.code === 'DL_BILLING_NOT_FOUND'
+                    ? 'not_found'
+                    : 'invalid';
+              expect(
+                ['DL_BILLING_INSUFFICIENT_CREDITS', 'DL_BILLING_NOT_FOUND', 'DL_BILLING_REQUEST_INVALID'],
+                `${JSON.stringify(step)} ${ids.key}: ${error.message}`,
+              ).toContain(error.code);
             }
             return result;
           };
@@ -202,7 +245,10 @@ describe('ledger against an in-memory model (fast-check, random interleavings)',
             const wallet = await h.ledger.wallet(undefined, acc);
             expect({ total: wallet.total, held: wallet.held, available: wallet.available, debt: wallet.debt }).toEqual(model.balance(now));
             expect(wallet.available >= 0n).toBe(true);
-            const grants: { id: string; remaining: string }[] = await h.ds.query(`SELECT id, remaining::text FROM grants WHERE account_id = $1`, [acc]);
+            const grants: { id: string; remaining: string }[] = await h.ds.query(
+              `SELECT id, remaining::text FROM grants WHERE account_id = $1`,
+              [acc],
+            );
             expect(Object.fromEntries(grants.map((g) => [g.id, BigInt(g.remaining)]))).toEqual(
               Object.fromEntries([...model.grants.values()].map((g) => [g.id, g.remaining])),
             );
@@ -211,8 +257,17 @@ describe('ledger against an in-memory model (fast-check, random interleavings)',
                  charged_amount::text AS charged, debt_amount::text AS debt FROM holds WHERE account_id = $1`,
               [acc],
             );
-            expect(Object.fromEntries(dbHolds.map((x) => [x.id, [x.status, BigInt(x.amount), BigInt(x.settled), BigInt(x.released), BigInt(x.charged), BigInt(x.debt)]]))).toEqual(
-              Object.fromEntries([...model.holds.values()].map((x) => [x.id, [x.status, x.amount, x.settled, x.released, x.charged, x.debt]])),
+            expect(
+              Object.fromEntries(
+                dbHolds.map((x) => [
+                  x.id,
+                  [x.status, BigInt(x.amount), BigInt(x.settled), BigInt(x.released), BigInt(x.charged), BigInt(x.debt)],
+                ]),
+              ),
+            ).toEqual(
+              Object.fromEntries(
+                [...model.holds.values()].map((x) => [x.id, [x.status, x.amount, x.settled, x.released, x.charged, x.debt]]),
+              ),
             );
             for (const x of dbHolds) expect(BigInt(x.settled) <= BigInt(x.amount)).toBe(true);
             // Conservation: every entry of the wallet sums to zero; stored balances = sums of entries.
@@ -264,7 +319,9 @@ describe('ledger against an in-memory model (fast-check, random interleavings)',
             } else {
               results = await Promise.all(batch.map(runOne));
               // Replay the writes in commit order (transaction ids grow under the wallet's lock).
-              const writes = results.filter((r) => r.transactionId !== null).sort((a, b) => Number(BigInt(a.transactionId!) - BigInt(b.transactionId!)));
+              const writes = results
+                .filter((r) => r.transactionId !== null)
+                .sort((a, b) => Number(BigInt(a.transactionId!) - BigInt(b.transactionId!)));
               for (const w of writes) applyToModel(w);
             }
             done.push(...results.filter((r) => r.step.t !== 'replay'));

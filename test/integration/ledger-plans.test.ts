@@ -45,7 +45,15 @@ describe('ledger plans on a fresh database', () => {
     const ledger = newLedger();
     await ds.query(`INSERT INTO accounts (id, kind, plan) VALUES ('acc_plans', 'user', 'enterprise')`);
     // A few rows, and statistics that say so (autovacuum's ANALYZE of a young database).
-    await ledger.grantTx({ accountId: 'acc_plans', source: 'admin', amount: 1_000_000n, expiresAt: null, idempotencyKey: 'g0', reason: 'test', actor: 'test' });
+    await ledger.grantTx({
+      accountId: 'acc_plans',
+      source: 'admin',
+      amount: 1_000_000n,
+      expiresAt: null,
+      idempotencyKey: 'g0',
+      reason: 'test',
+      actor: 'test',
+    });
     await ledger.createHoldTx({ accountId: 'acc_plans', holdId: 'hold_first', amount: 100_000n, reference: 'rt', idempotencyKey: 'h0' });
     await ledger.settleHoldTx({ holdId: 'hold_first', amount: 50_000n });
     await ds.query(`ANALYZE grants, holds, hold_allocations, wallets, ledger_transactions, ledger_entries`);
@@ -54,8 +62,22 @@ describe('ledger plans on a fresh database', () => {
     try {
       await runner.startTransaction();
       const em = runner.manager;
-      await ledger.grant(em, { accountId: 'acc_plans', source: 'admin', amount: 5_000_000n, expiresAt: null, idempotencyKey: 'g1', reason: 'test', actor: 'test' });
-      await ledger.createHold(em, { accountId: 'acc_plans', holdId: 'hold_plans', amount: 1_000_000n, reference: 'rt', idempotencyKey: 'h1' });
+      await ledger.grant(em, {
+        accountId: 'acc_plans',
+        source: 'admin',
+        amount: 5_000_000n,
+        expiresAt: null,
+        idempotencyKey: 'g1',
+        reason: 'test',
+        actor: 'test',
+      });
+      await ledger.createHold(em, {
+        accountId: 'acc_plans',
+        holdId: 'hold_plans',
+        amount: 1_000_000n,
+        reference: 'rt',
+        idempotencyKey: 'h1',
+      });
       await ledger.settleHold(em, { holdId: 'hold_plans', amount: 500_000n });
       // The plan this connection keeps for the write (every parameter NULL: EXPLAIN only plans it).
       const plan: { 'QUERY PLAN': string }[] = await runner.query(`EXPLAIN EXECUTE ledger_write_v3(${Array(12).fill('NULL').join(', ')})`);
@@ -100,9 +122,23 @@ describe('ledger plans on a fresh database', () => {
     await ds.query(`INSERT INTO accounts (id, kind, plan) VALUES ('acc_plans_leak', 'user', 'enterprise') ON CONFLICT DO NOTHING`);
     await inCommittedTransaction(async (em) => {
       const ledger = newLedger();
-      await ledger.grant(em, { accountId: 'acc_plans_leak', source: 'admin', amount: 1_000_000n, expiresAt: null, idempotencyKey: 'leak1', reason: 'test', actor: 'test' });
+      await ledger.grant(em, {
+        accountId: 'acc_plans_leak',
+        source: 'admin',
+        amount: 1_000_000n,
+        expiresAt: null,
+        idempotencyKey: 'leak1',
+        reason: 'test',
+        actor: 'test',
+      });
       expect(await em.query(`SHOW enable_seqscan`)).toEqual([{ enable_seqscan: 'on' }]);
-      await ledger.createHold(em, { accountId: 'acc_plans_leak', holdId: 'hold_leak', amount: 100_000n, reference: 'rt', idempotencyKey: 'leak2' });
+      await ledger.createHold(em, {
+        accountId: 'acc_plans_leak',
+        holdId: 'hold_leak',
+        amount: 100_000n,
+        reference: 'rt',
+        idempotencyKey: 'leak2',
+      });
       expect(await em.query(`SHOW enable_seqscan`)).toEqual([{ enable_seqscan: 'on' }]);
     });
   });
@@ -110,12 +146,28 @@ describe('ledger plans on a fresh database', () => {
   it('updates a wallet row in place (no new index entry) even when its page is full of other wallets', async () => {
     // 300 wallets fill their pages as far as the table lets inserts fill them; a page in the middle is then full
     // unless the table keeps room for new row versions (fillfactor): then an update is HOT, not a new index entry.
-    await ds.query(`INSERT INTO accounts (id, kind, plan) SELECT 'acc_hot_' || lpad(i::text, 4, '0'), 'user', 'enterprise' FROM generate_series(1, 300) AS i`);
+    await ds.query(
+      `INSERT INTO accounts (id, kind, plan) SELECT 'acc_hot_' || lpad(i::text, 4, '0'), 'user', 'enterprise' FROM generate_series(1, 300) AS i`,
+    );
     await ds.query(`INSERT INTO wallets (account_id) SELECT 'acc_hot_' || lpad(i::text, 4, '0') FROM generate_series(1, 300) AS i`);
     await inCommittedTransaction(async (em) => {
       const ledger = newLedger();
-      await ledger.grant(em, { accountId: 'acc_hot_0150', source: 'admin', amount: 1_000_000n, expiresAt: null, idempotencyKey: 'hot1', reason: 'test', actor: 'test' });
-      await ledger.createHold(em, { accountId: 'acc_hot_0150', holdId: 'hold_hot', amount: 100_000n, reference: 'rt', idempotencyKey: 'hot2' });
+      await ledger.grant(em, {
+        accountId: 'acc_hot_0150',
+        source: 'admin',
+        amount: 1_000_000n,
+        expiresAt: null,
+        idempotencyKey: 'hot1',
+        reason: 'test',
+        actor: 'test',
+      });
+      await ledger.createHold(em, {
+        accountId: 'acc_hot_0150',
+        holdId: 'hold_hot',
+        amount: 100_000n,
+        reference: 'rt',
+        idempotencyKey: 'hot2',
+      });
       const [counts] = await em.query(
         `SELECT pg_stat_get_xact_tuples_updated('wallets'::regclass)::int AS updated, pg_stat_get_xact_tuples_hot_updated('wallets'::regclass)::int AS hot`,
       );
@@ -164,9 +216,9 @@ describe('ledger plans on a fresh database', () => {
       expect(text).toContain('grants_live_idx');
       expect(text).not.toContain('grants_account_idx');
       // What keeps that index complete: an expired grant holds nothing.
-      await expect(runner.query(`UPDATE grants SET status = 'expired' WHERE id = (SELECT id FROM grants WHERE remaining > 0 LIMIT 1)`)).rejects.toThrow(
-        /grants_expired_empty_check/,
-      );
+      await expect(
+        runner.query(`UPDATE grants SET status = 'expired' WHERE id = (SELECT id FROM grants WHERE remaining > 0 LIMIT 1)`),
+      ).rejects.toThrow(/grants_expired_empty_check/);
     } finally {
       await runner.query(`DEALLOCATE ALL`);
       await runner.query(`RESET ALL`);
@@ -182,7 +234,16 @@ describe('ledger plans on a fresh database', () => {
     const text = plan.map((r) => r['QUERY PLAN']).join('\n');
     expect(text).toContain('sha256(convert_to(');
     expect(text).not.toContain('audit_hash(');
-    const record: AuditRecord = { chain: 'acc_x', at: '2026-12-03T09:00:00.000Z', actor: 'test', action: 'probe', accountId: 'acc_x', before: null, after: { a: '1' }, correlationId: null };
+    const record: AuditRecord = {
+      chain: 'acc_x',
+      at: '2026-12-03T09:00:00.000Z',
+      actor: 'test',
+      action: 'probe',
+      accountId: 'acc_x',
+      before: null,
+      after: { a: '1' },
+      correlationId: null,
+    };
     const [row] = await ds.query(`SELECT audit_hash($1, 7, $2) AS hash`, [GENESIS_HASH, canonicalJson(record)]);
     expect(row.hash).toBe(auditHash(GENESIS_HASH, 7, record));
   });

@@ -13,7 +13,11 @@ describe('ledger: grants, holds, settlements', () => {
   });
   afterAll(() => h.close());
 
-  const grant = (accountId: string, credits: number, opts: { expiresAt?: Date | null; source?: 'plan_allowance' | 'top_up' | 'admin' | 'promotion'; key?: string; grantId?: string } = {}) =>
+  const grant = (
+    accountId: string,
+    credits: number,
+    opts: { expiresAt?: Date | null; source?: 'plan_allowance' | 'top_up' | 'admin' | 'promotion'; key?: string; grantId?: string } = {},
+  ) =>
     h.ledger.grantTx({
       accountId,
       source: opts.source ?? 'admin',
@@ -124,9 +128,9 @@ describe('ledger: grants, holds, settlements', () => {
     expect(up.balance).toMatchObject({ available: c(1), debt: 0n });
     const replay = await h.ledger.adjustSettledHoldTx({ holdId: 'h_adj', newCharge: c(4), idempotencyKey: 'adj:1' });
     expect(replay).toMatchObject({ previousCharge: c(2), charged: c(4), replayed: true, transactionId: up.transactionId });
-    await expect(
-      h.ledger.adjustSettledHoldTx({ holdId: 'h_adj', newCharge: c(3), idempotencyKey: 'adj:1' }),
-    ).rejects.toMatchObject({ code: 'DL_BILLING_IDEMPOTENCY_CONFLICT' });
+    await expect(h.ledger.adjustSettledHoldTx({ holdId: 'h_adj', newCharge: c(3), idempotencyKey: 'adj:1' })).rejects.toMatchObject({
+      code: 'DL_BILLING_IDEMPOTENCY_CONFLICT',
+    });
     const same = await h.ledger.adjustSettledHoldTx({ holdId: 'h_adj', newCharge: c(9), idempotencyKey: 'adj:2' });
     expect(same).toMatchObject({ charged: c(4), delta: 0n, transactionId: null }); // capped at the hold: no change
     expect((await h.ledger.wallet(undefined, acc)).available).toBe(c(1));
@@ -217,7 +221,9 @@ describe('ledger: grants, holds, settlements', () => {
     ).rejects.toThrow(/passed, rolled back/);
     // Entries must belong to a transaction that exists.
     await expect(
-      h.ds.query(`INSERT INTO ledger_entries (transaction_id, line, ledger_account, amount) VALUES (-1, 1, 'issued', -1), (-1, 2, 'expired', 1)`),
+      h.ds.query(
+        `INSERT INTO ledger_entries (transaction_id, line, ledger_account, amount) VALUES (-1, 1, 'issued', -1), (-1, 2, 'expired', 1)`,
+      ),
     ).rejects.toThrow(/does not exist/);
     expect(await h.ledger.reconcile()).toEqual([]);
   });

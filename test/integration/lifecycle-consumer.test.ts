@@ -36,10 +36,16 @@ describe('lifecycle consumer on the real broker', () => {
     expect((await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId: reserved, ...SMALL } })).status).toBe(201);
     const onTheFly = uid('rt');
     const t = Date.now();
-    const started = lifecycle(accountId, onTheFly, 'runtime.started', new Date(t - 120_000), 1, { environment: SMALL.environment, variant: SMALL.variant });
+    const started = lifecycle(accountId, onTheFly, 'runtime.started', new Date(t - 120_000), 1, {
+      environment: SMALL.environment,
+      variant: SMALL.variant,
+    });
     const terminated = lifecycle(accountId, reserved, 'runtime.terminated', new Date(t), 2, { reason: 'user' });
     const begun = lifecycle(accountId, reserved, 'runtime.started', new Date(t - 60_000), 1);
-    await produce(h.config.kafka!.topics.lifecycle, [started, begun, terminated].map((value) => ({ key: accountId, value })));
+    await produce(
+      h.config.kafka!.topics.lifecycle,
+      [started, begun, terminated].map((value) => ({ key: accountId, value })),
+    );
     const rows = async (): Promise<{ action: string; correlation_id: string | null; reference: string | null }[]> =>
       h.ds.query(
         `SELECT action, correlation_id, coalesce(after->'hold'->>'reference', after->>'hold') AS reference FROM audit_log
@@ -96,7 +102,9 @@ describe('lifecycle consumer on the real broker', () => {
     expect(dlq).toHaveLength(1);
     expect(dlq[0]!.headers['x-dlq-code']).toBe('DL_BILLING_REQUEST_INVALID');
     expect(dlq[0]!.headers['x-dlq-reason']).toMatch(/accountId: runtime .* belongs to another account/);
-    expect(JSON.parse(dlq[0]!.headers['x-dlq-findings']!)).toEqual([{ field: 'accountId', message: `runtime ${runtimeId} belongs to another account` }]);
+    expect(JSON.parse(dlq[0]!.headers['x-dlq-findings']!)).toEqual([
+      { field: 'accountId', message: `runtime ${runtimeId} belongs to another account` },
+    ]);
     const stored: { id: string }[] = await h.ds.query('SELECT id FROM runtime_events WHERE runtime_id = $1 ORDER BY seq', [runtimeId]);
     expect(stored.map((e) => e.id)).not.toContain(foreign.id);
     const [row] = await h.ds.query('SELECT account_id, status FROM runtimes WHERE runtime_id = $1', [runtimeId]);

@@ -50,7 +50,9 @@ describe('membership from accounts.membership.v1 (real broker) drives Stripe sea
     // Shuffled, 15 redelivered, plus a malformed message and an unknown account; sent by 3 producers at once.
     const shuffled = [...events, ...events.slice(0, 15)].sort(() => random() - 0.5);
     const noise = [{ value: 'not json' }, { value: { ...events[0]!, id: uid('mem'), accountId: uid('nobody') } }];
-    const thirds = [0, 1, 2].map((k) => shuffled.filter((_, i) => i % 3 === k).map((value): { key: string; value: string | object } => ({ key: accountId, value })));
+    const thirds = [0, 1, 2].map((k) =>
+      shuffled.filter((_, i) => i % 3 === k).map((value): { key: string; value: string | object } => ({ key: accountId, value })),
+    );
     thirds[1]!.push(...noise.map((n) => ({ key: accountId, ...n })));
     const topic = h.config.kafka!.topics.membership;
     await Promise.all(thirds.map((batch) => produce(topic, batch)));
@@ -61,7 +63,9 @@ describe('membership from accounts.membership.v1 (real broker) drives Stripe sea
       'all membership events applied',
     );
     const members = (await h.request('GET', `/v1/accounts/${accountId}/members`, { key: admin })).body;
-    expect(Object.fromEntries(members.members.map((m: { userId: string; active: boolean }) => [m.userId, m.active]))).toEqual(Object.fromEntries(expected));
+    expect(Object.fromEntries(members.members.map((m: { userId: string; active: boolean }) => [m.userId, m.active]))).toEqual(
+      Object.fromEntries(expected),
+    );
     expect(members.seats).toBe(seats);
 
     await h.app.get(SeatsService).idle();
@@ -70,7 +74,10 @@ describe('membership from accounts.membership.v1 (real broker) drives Stripe sea
     expect(reconciled.body.result.corrected).toEqual([]);
     expect(fake.seatItem(subscriptionId, SEAT_PRICE).quantity).toBe(seats);
     // Each event id is in the inbox once.
-    const inbox = await h.ds.query(`SELECT count(*)::int AS n FROM inbox WHERE source = 'accounts.membership.v1' AND message_id = ANY($1)`, [events.map((e) => e.id)]);
+    const inbox = await h.ds.query(
+      `SELECT count(*)::int AS n FROM inbox WHERE source = 'accounts.membership.v1' AND message_id = ANY($1)`,
+      [events.map((e) => e.id)],
+    );
     expect(inbox[0].n).toBe(60);
   });
 
@@ -80,13 +87,20 @@ describe('membership from accounts.membership.v1 (real broker) drives Stripe sea
     const at = new Date().toISOString();
     const added = { id: uid('mem'), type: 'member.added', occurredAt: at, accountId: org, userId: 'dana' };
     const ignored = { id: uid('mem'), type: 'member.added', occurredAt: at, accountId: user, userId: 'erin' };
-    await produce(h.config.kafka!.topics.membership, [ignored, added].map((value) => ({ key: value.accountId, value })));
+    await produce(
+      h.config.kafka!.topics.membership,
+      [ignored, added].map((value) => ({ key: value.accountId, value })),
+    );
     await eventually(
-      async () => (await h.ds.query(`SELECT count(*)::int AS n FROM inbox WHERE message_id = ANY($1)`, [[added.id, ignored.id]]))[0].n === 2,
+      async () =>
+        (await h.ds.query(`SELECT count(*)::int AS n FROM inbox WHERE message_id = ANY($1)`, [[added.id, ignored.id]]))[0].n === 2,
       60_000,
       'both membership events taken',
     );
-    const rows = await h.ds.query(`SELECT account_id, action, correlation_id FROM audit_log WHERE account_id = ANY($1) AND action LIKE 'seat.%'`, [[org, user]]);
+    const rows = await h.ds.query(
+      `SELECT account_id, action, correlation_id FROM audit_log WHERE account_id = ANY($1) AND action LIKE 'seat.%'`,
+      [[org, user]],
+    );
     expect(rows).toEqual([{ account_id: org, action: 'seat.added', correlation_id: added.id }]);
     expect((await h.request('GET', `/v1/accounts/${user}/members`, { key: admin })).body.members).toEqual([]);
   });
@@ -97,7 +111,11 @@ describe('membership from accounts.membership.v1 (real broker) drives Stripe sea
     const hostile = [
       { name: 'arrays 5,000 deep', value: nestedArrays(5_000), reason: /nest/i },
       { name: 'objects 100,000 deep', value: nestedObjects(100_000), reason: /nest/i },
-      { name: 'a key twice', value: `{"id":"${uid('mem')}","id":"x","type":"member.added","occurredAt":"${good.occurredAt}","accountId":"${org}","userId":"u"}`, reason: /twice|duplicate/i },
+      {
+        name: 'a key twice',
+        value: `{"id":"${uid('mem')}","id":"x","type":"member.added","occurredAt":"${good.occurredAt}","accountId":"${org}","userId":"u"}`,
+        reason: /twice|duplicate/i,
+      },
       { name: 'not JSON', value: 'member added', reason: /not JSON/ },
       { name: 'year 0000', value: JSON.stringify({ ...good, id: uid('mem'), occurredAt: '0000-01-01T00:00:00Z' }), reason: /occurredAt/ },
     ];
@@ -112,6 +130,10 @@ describe('membership from accounts.membership.v1 (real broker) drives Stripe sea
       expect(JSON.parse(letter!.headers['x-dlq-findings']!).length, m.name).toBeGreaterThan(0);
       expect(letter!.headers['x-dlq-source'], m.name).toMatch(new RegExp(`^${topic.replace(/\./g, '\\.')}/\\d+/\\d+$`));
     }
-    await eventually(async () => (await h.request('GET', `/v1/accounts/${org}/members`, { key: admin })).body.seats === 1, 60_000, 'the good change applied after the bad ones');
+    await eventually(
+      async () => (await h.request('GET', `/v1/accounts/${org}/members`, { key: admin })).body.seats === 1,
+      60_000,
+      'the good change applied after the bad ones',
+    );
   });
 });

@@ -45,7 +45,11 @@ describe('metering on the real broker: reserve, run, pause, settle', () => {
       { key: accountId, value: lifecycle(accountId, runtimeId, 'runtime.terminated', at(40), 6, { reason: 'user' }) },
     ]);
 
-    await eventually(async () => (await h.request('GET', `/v1/reservations/${runtimeId}`, { key: controlPlane })).body.status === 'settled', 30_000, 'settlement');
+    await eventually(
+      async () => (await h.request('GET', `/v1/reservations/${runtimeId}`, { key: controlPlane })).body.status === 'settled',
+      30_000,
+      'settlement',
+    );
     const reservation = await h.request('GET', `/v1/reservations/${runtimeId}`, { key: controlPlane });
     expect(reservation.body).toMatchObject({
       status: 'settled',
@@ -64,7 +68,11 @@ describe('metering on the real broker: reserve, run, pause, settle', () => {
     const [row] = await h.ds.query(`SELECT started_at, terminated_at, termination_reason FROM runtimes WHERE runtime_id = $1`, [runtimeId]);
     expect(row).toEqual({ started_at: at(0), terminated_at: at(40), termination_reason: 'user' });
 
-    const usage = await h.request('GET', `/v1/accounts/${accountId}/usage?groupBy=runtime&from=${at(-1).toISOString()}&to=${at(60).toISOString()}`, { key: admin });
+    const usage = await h.request(
+      'GET',
+      `/v1/accounts/${accountId}/usage?groupBy=runtime&from=${at(-1).toISOString()}&to=${at(60).toISOString()}`,
+      { key: admin },
+    );
     expect(usage.status).toBe(200);
     expect(usage.body.items).toEqual([{ runtime: runtimeId, runtimes: 1, seconds: 1800, credits: '0.500000' }]);
 
@@ -83,7 +91,11 @@ describe('metering on the real broker: reserve, run, pause, settle', () => {
     await produce(h.config.kafka!.topics.lifecycle, [
       { key: accountId, value: lifecycle(accountId, runtimeId, 'runtime.launch_failed', now, 1, { reason: 'image pull' }) },
     ]);
-    await eventually(async () => (await h.request('GET', `/v1/reservations/${runtimeId}`, { key: controlPlane })).body.status === 'voided', 30_000, 'void');
+    await eventually(
+      async () => (await h.request('GET', `/v1/reservations/${runtimeId}`, { key: controlPlane })).body.status === 'voided',
+      30_000,
+      'void',
+    );
     const wallet = await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin });
     expect(wallet.body).toMatchObject({ total: '2.000000', held: '0.000000', available: '2.000000' });
   });

@@ -32,20 +32,33 @@ describe('notifications on billing.notifications.v1 (real broker): one shape, on
   afterAll(() => h.close());
 
   const notesOf = async (accountId: string, count: number): Promise<Note[]> =>
-    (await readTopic(h.config.kafka!.topics.notifications, count, 60_000, 3_000)).filter((m) => m.key === accountId).map((m) => JSON.parse(m.value) as Note);
+    (await readTopic(h.config.kafka!.topics.notifications, count, 60_000, 3_000))
+      .filter((m) => m.key === accountId)
+      .map((m) => JSON.parse(m.value) as Note);
 
   it('an admin grant sends credits.granted once (a replay sends nothing), its expiry credits.expired; spend-limit alerts have the same shape and an id of their cause', async () => {
     const accountId = uid('acc');
-    expect((await h.request('POST', '/v1/accounts', { key: admin, body: { id: accountId, kind: 'organization', plan: 'enterprise' } })).status).toBe(201);
-    const grant = { key: admin, body: { credits: '3.000000', expiresAt: '2012-05-10T12:00:00.000Z', reason: 'goodwill' }, headers: { 'idempotency-key': uid('g') } };
+    expect(
+      (await h.request('POST', '/v1/accounts', { key: admin, body: { id: accountId, kind: 'organization', plan: 'enterprise' } })).status,
+    ).toBe(201);
+    const grant = {
+      key: admin,
+      body: { credits: '3.000000', expiresAt: '2012-05-10T12:00:00.000Z', reason: 'goodwill' },
+      headers: { 'idempotency-key': uid('g') },
+    };
     const first = await h.request('POST', `/v1/admin/accounts/${accountId}/grants`, grant);
     expect(first.status).toBe(201);
     expect((await h.request('POST', `/v1/admin/accounts/${accountId}/grants`, grant)).status).toBe(200);
     const grantId = first.body.grant.id as string;
 
     // 1 credit held of a 1.5 limit: past its 50% threshold (not its 100%).
-    expect((await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId: uid('rt'), ...SMALL, minutes: 60 } })).status).toBe(201);
-    const limit = await h.request('PUT', `/v1/accounts/${accountId}/spend-limit`, { key: admin, body: { credits: '1.500000', thresholds: [50, 100] } });
+    expect(
+      (await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId: uid('rt'), ...SMALL, minutes: 60 } })).status,
+    ).toBe(201);
+    const limit = await h.request('PUT', `/v1/accounts/${accountId}/spend-limit`, {
+      key: admin,
+      body: { credits: '1.500000', thresholds: [50, 100] },
+    });
     expect(limit.status).toBe(200);
 
     clock.set('2012-05-10T13:00:00.000Z');

@@ -62,7 +62,9 @@ describe('paused-runtime memory of a runtime settled by the sweeper', () => {
     await suite.reads.accepted(r.paused(50));
     expect(await suite.reads.total(r.accountId)).toBe('8.666666');
     const s = await suite.reads.statement(r.accountId);
-    expect(s.ancillary).toEqual([expect.objectContaining({ kind: 'paused_ram', priced: true, quantity: '2.666667', amount: '0.666667', charged: '0.666667' })]);
+    expect(s.ancillary).toEqual([
+      expect.objectContaining({ kind: 'paused_ram', priced: true, quantity: '2.666667', amount: '0.666667', charged: '0.666667' }),
+    ]);
     expect(s.lines.find((l) => l.section === 'ancillary_charges')).toMatchObject({ credits: '-0.666667' });
     expect(s.closingBalance).toBe('8.666666');
   });

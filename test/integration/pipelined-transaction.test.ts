@@ -19,14 +19,17 @@ describe('pipelined transactions', () => {
   const failing: Call = { statement: { name: 'pipelined_test_fail_v1', text: `SELECT 1 / $1::int AS x` }, values: [0] };
 
   const values = async (): Promise<Record<string, number>> =>
-    Object.fromEntries(((await ds.query(`SELECT id, v FROM pipelined_probe ORDER BY id`)) as { id: string; v: number }[]).map((r) => [r.id, r.v]));
+    Object.fromEntries(
+      ((await ds.query(`SELECT id, v FROM pipelined_probe ORDER BY id`)) as { id: string; v: number }[]).map((r) => [r.id, r.v]),
+    );
 
   /** Sessions of this database still inside a transaction (none once every caller has finished). */
   const openTransactions = async (): Promise<number> => {
-    const [row] = (await db.admin.query(
-      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND state LIKE 'idle in transaction%'`,
-      [db.name],
-    )).rows as { n: number }[];
+    const [row] = (
+      await db.admin.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND state LIKE 'idle in transaction%'`, [
+        db.name,
+      ])
+    ).rows as { n: number }[];
     return row!.n;
   };
 
@@ -130,7 +133,14 @@ describe('pipelined transactions', () => {
   });
 
   it('passes every value to PostgreSQL as it is (bound by the driver, nothing quoted by hand)', async () => {
-    const texts = ["it's", "'; DROP TABLE pipelined_probe; --", 'back\\slash \\\' both', '{"a":"\\"quoted\\""}', 'ünïcödé 🎉 \u2028', 'E\'x\''];
+    const texts = [
+      "it's",
+      "'; DROP TABLE pipelined_probe; --",
+      "back\\slash \\' both",
+      '{"a":"\\"quoted\\""}',
+      'ünïcödé 🎉 \u2028',
+      "E'x'",
+    ];
     const echo: Call = {
       statement: { name: 'pipelined_test_echo_v1', text: `SELECT $1::text AS t, $2::text[] AS a, $3::jsonb AS j, $4::bigint::text AS n` },
       values: [texts[0], texts, JSON.stringify({ texts }), 9_007_199_254_740_993n],

@@ -24,18 +24,32 @@ describe('plan notifications on the real broker, once per cause', () => {
     await h.request('PUT', `/v1/admin/accounts/${accountId}/plan`, { key: admin, body: { plan: 'free', overrides: { runsPerPeriod: 2 } } });
     // Two runtimes of a whole day each: 24 credits held apiece, 2 left of 50 (below the 5-credit threshold), no runs left.
     for (let i = 0; i < 2; i++) {
-      const r = await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId: uid('rt'), ...SMALL, minutes: 1440 } });
+      const r = await h.request('POST', '/v1/reservations', {
+        key: cp,
+        body: { accountId, runtimeId: uid('rt'), ...SMALL, minutes: 1440 },
+      });
       expect(r.status).toBe(201);
     }
-    const refused = await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId: uid('rt'), ...SMALL, minutes: 1 } });
+    const refused = await h.request('POST', '/v1/reservations', {
+      key: cp,
+      body: { accountId, runtimeId: uid('rt'), ...SMALL, minutes: 1 },
+    });
     expect(refused.body.error).toMatchObject({ code: 'DL_BILLING_QUOTA_EXCEEDED', quota: 'runs', resetsAt: '2027-01-01T00:00:00.000Z' });
 
     clock.set('2027-01-01T00:00:00.000Z');
     for (let i = 0; i < 2; i++) expect((await h.request('POST', '/v1/admin/jobs/monthly-reset/run', { key: admin })).body.ran).toBe(true);
 
     const read = await readTopic(h.config.kafka!.topics.notifications, 5, 60_000, 3_000);
-    const mine = read.filter((m) => m.key === accountId).map((m) => JSON.parse(m.value) as { id: string; type: string; accountId: string; data: Record<string, unknown> });
-    expect(mine.map((m) => m.type)).toEqual(['credits.granted', 'quota.exhausted', 'wallet.low_balance', 'credits.expired', 'credits.granted']);
+    const mine = read
+      .filter((m) => m.key === accountId)
+      .map((m) => JSON.parse(m.value) as { id: string; type: string; accountId: string; data: Record<string, unknown> });
+    expect(mine.map((m) => m.type)).toEqual([
+      'credits.granted',
+      'quota.exhausted',
+      'wallet.low_balance',
+      'credits.expired',
+      'credits.granted',
+    ]);
     expect(new Set(mine.map((m) => m.id)).size).toBe(5);
     expect(mine[0]!.data).toMatchObject({ credits: '50.000000', expiresAt: '2027-01-01T00:00:00.000Z' });
     expect(mine[1]!.data).toMatchObject({ quota: 'runs', limit: 2, resetsAt: '2027-01-01T00:00:00.000Z' });

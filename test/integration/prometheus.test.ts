@@ -34,7 +34,9 @@ describe('a real Prometheus scrapes the service and fires the outbox alert', () 
   beforeAll(async () => {
     const found = spawnSync('prometheus', ['--version']);
     if (found.error) {
-      throw new Error('the `prometheus` binary is not on PATH: install Debian\'s prometheus package (apt-get install prometheus); this test needs a real server');
+      throw new Error(
+        "the `prometheus` binary is not on PATH: install Debian's prometheus package (apt-get install prometheus); this test needs a real server",
+      );
     }
     db = await freshDatabase('prometheus');
     // No KAFKA_BROKERS: the service takes events over HTTP, and nothing relays its outbox — the
@@ -56,7 +58,11 @@ describe('a real Prometheus scrapes the service and fires the outbox alert', () 
     );
     prometheus = spawn(
       'prometheus',
-      [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`],
+      [
+        `--config.file=${join(dir, 'prometheus.yml')}`,
+        `--storage.tsdb.path=${join(dir, 'data')}`,
+        `--web.listen-address=127.0.0.1:${port}`,
+      ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     prometheus.stdout?.on('data', (d: Buffer) => (prometheusLog += d.toString()));
@@ -88,14 +94,24 @@ describe('a real Prometheus scrapes the service and fires the outbox alert', () 
     for (;;) {
       const value = await read().catch(() => undefined as T);
       if (value !== undefined && done(value)) return value;
-      if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)} after ${ms} ms\nprometheus:\n${prometheusLog.slice(-3000)}`);
+      if (Date.now() > deadline) {
+        throw new Error(`${what}: still ${JSON.stringify(value)} after ${ms} ms\nprometheus:\n${prometheusLog.slice(-3000)}`);
+      }
       await new Promise((r) => setTimeout(r, 500));
     }
   }
 
   it('scrapes the service, stays quiet while the outbox is empty, fires once a message waits too long', async () => {
-    await until('the scrape target', () => query('up{job="dl-billing"}'), (v) => v === 1);
-    await until('the outbox gauge', () => query('dl_billing_outbox_unsent_messages'), (v) => v === 0);
+    await until(
+      'the scrape target',
+      () => query('up{job="dl-billing"}'),
+      (v) => v === 1,
+    );
+    await until(
+      'the outbox gauge',
+      () => query('dl_billing_outbox_unsent_messages'),
+      (v) => v === 0,
+    );
     expect(await query('dl_billing_database_up')).toBe(1);
     expect(await outboxAlert()).toBe('inactive');
 
@@ -104,7 +120,11 @@ describe('a real Prometheus scrapes the service and fires the outbox alert', () 
     const admin = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };
     const base = `http://127.0.0.1:${service.port}`;
     const accountId = uid('acc');
-    const created = await fetch(`${base}/v1/accounts`, { method: 'POST', headers: admin, body: JSON.stringify({ id: accountId, kind: 'user', plan: 'free', name: 'prometheus test' }) });
+    const created = await fetch(`${base}/v1/accounts`, {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify({ id: accountId, kind: 'user', plan: 'free', name: 'prometheus test' }),
+    });
     expect(created.status).toBe(201);
     const events = await fetch(`${base}/v1/events`, {
       method: 'POST',
@@ -112,12 +132,24 @@ describe('a real Prometheus scrapes the service and fires the outbox alert', () 
       body: JSON.stringify({ events: [lifecycle(accountId, uid('rt'), 'runtime.started', new Date(), 1)] }),
     });
     expect(events.status).toBeLessThan(300);
-    await until('the unsent outbox messages', () => query('dl_billing_outbox_unsent_messages'), (v) => v !== null && v >= 1);
+    await until(
+      'the unsent outbox messages',
+      () => query('dl_billing_outbox_unsent_messages'),
+      (v) => v !== null && v >= 1,
+    );
 
     // The message has waited past the rule's 300 s (as it would, Kafka being absent, ten minutes later).
     await db.ds.query(`UPDATE outbox SET created_at = now() - interval '10 minutes' WHERE published_at IS NULL`);
-    const age = await until('the oldest message age', () => query('dl_billing_outbox_oldest_unsent_age_seconds'), (v) => v !== null && v > 300);
+    const age = await until(
+      'the oldest message age',
+      () => query('dl_billing_outbox_oldest_unsent_age_seconds'),
+      (v) => v !== null && v > 300,
+    );
     expect(age).toBeLessThan(700);
-    await until('the DlBillingOutboxStale alert', () => outboxAlert(), (state) => state === 'firing');
+    await until(
+      'the DlBillingOutboxStale alert',
+      () => outboxAlert(),
+      (state) => state === 'firing',
+    );
   });
 });

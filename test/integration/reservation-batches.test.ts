@@ -27,14 +27,19 @@ describe('reservations decided in batches', () => {
     h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId: uid('rt'), ...SMALL, minutes, ...extra } });
   const wallet = async (accountId: string) => (await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body;
   const codes = (answers: { status: number; body: { error?: { code: string } } }[]) =>
-    answers.map((a) => (a.status === 201 ? 201 : a.body.error?.code)).reduce<Record<string, number>>((n, c) => ({ ...n, [String(c)]: (n[String(c)] ?? 0) + 1 }), {});
+    answers
+      .map((a) => (a.status === 201 ? 201 : a.body.error?.code))
+      .reduce<Record<string, number>>((n, c) => ({ ...n, [String(c)]: (n[String(c)] ?? 0) + 1 }), {});
 
   it('credits, spend limits and quotas hold exactly when many launches of several accounts share batches', async () => {
     // Credits for exactly 5 one-hour launches of `small` (1 credit/h).
     const short = await fundedAccount(h, admin, { credits: '5.000000' });
     // Plenty of credits, an account spend limit of 3 credits a month.
     const limited = await fundedAccount(h, admin, { credits: '100.000000' });
-    const limit = await h.request('PUT', `/v1/accounts/${limited}/spend-limit`, { key: admin, body: { credits: '3.000000', period: 'month', thresholds: [] } });
+    const limit = await h.request('PUT', `/v1/accounts/${limited}/spend-limit`, {
+      key: admin,
+      body: { credits: '3.000000', period: 'month', thresholds: [] },
+    });
     expect(limit.status).toBe(200);
     // Free: 2 runtimes at once. Its first launch grants the period's allowance (on its own), then one slot is left.
     const free = await fundedAccount(h, admin, { plan: 'free' });
@@ -64,8 +69,13 @@ describe('reservations decided in batches', () => {
     const answers = await Promise.all(Array.from({ length: 3 }, () => reserve(accountId)));
     expect(codes(answers)).toEqual({ 201: 2, DL_BILLING_INSUFFICIENT_CREDITS: 1 });
     expect(reservations.stats.alone - before.alone).toBeGreaterThan(0);
-    const sent = await h.ds.query(`SELECT payload FROM outbox WHERE payload ->> 'type' = 'wallet.low_balance' AND payload ->> 'accountId' = $1`, [accountId]);
-    expect(sent.map((r: { payload: { data: unknown } }) => r.payload.data)).toEqual([expect.objectContaining({ available: '0.500000', threshold: '1.000000' })]);
+    const sent = await h.ds.query(
+      `SELECT payload FROM outbox WHERE payload ->> 'type' = 'wallet.low_balance' AND payload ->> 'accountId' = $1`,
+      [accountId],
+    );
+    expect(sent.map((r: { payload: { data: unknown } }) => r.payload.data)).toEqual([
+      expect.objectContaining({ available: '0.500000', threshold: '1.000000' }),
+    ]);
     expect(await wallet(accountId)).toMatchObject({ held: '2.000000', available: '0.500000' });
   });
 
@@ -80,7 +90,8 @@ describe('reservations decided in batches', () => {
     try {
       const before = { ...reservations.stats };
       const others = Array.from({ length: 5 }, () => uid('rt'));
-      const send = (runtimeId: string) => h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId, ...SMALL, minutes: 60 } });
+      const send = (runtimeId: string) =>
+        h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId, ...SMALL, minutes: 60 } });
       const answers = await Promise.all([...others.slice(0, 2), poisoned, ...others.slice(2)].map(send));
       expect(answers.map((a) => a.status)).toEqual([201, 201, 500, 201, 201, 201]);
       expect(reservations.stats.failedBatches).toBeGreaterThan(before.failedBatches);
@@ -95,22 +106,37 @@ describe('reservations decided in batches', () => {
     }
   });
 
-  it('answers each launch of a shared batch as a launch on its own would: a runtime known from its events, another account\'s runtime, a replay', async () => {
+  it("answers each launch of a shared batch as a launch on its own would: a runtime known from its events, another account's runtime, a replay", async () => {
     const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
     const other = await fundedAccount(h, admin, { credits: '1.000000' });
-    const send = (runtimeId: string, minutes = 60) => h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId, ...SMALL, minutes } });
+    const send = (runtimeId: string, minutes = 60) =>
+      h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId, ...SMALL, minutes } });
     // Known before its reservation (a heartbeat came first), of this account and of the other one.
     const [known, foreign] = [uid('rt_known'), uid('rt_foreign')];
-    const heartbeats = [lifecycle(accountId, known, 'runtime.heartbeat', new Date(), 1), lifecycle(other, foreign, 'runtime.heartbeat', new Date(), 1)];
+    const heartbeats = [
+      lifecycle(accountId, known, 'runtime.heartbeat', new Date(), 1),
+      lifecycle(other, foreign, 'runtime.heartbeat', new Date(), 1),
+    ];
     expect((await h.request('POST', '/v1/events', { key: cp, body: heartbeats })).status).toBe(200);
     const replayed = uid('rt_replayed');
     expect((await send(replayed)).status).toBe(201);
 
     const before = { ...reservations.stats };
     const fresh = [uid('rt'), uid('rt'), uid('rt')];
-    const answers = await Promise.all([send(fresh[0]!), send(known), send(foreign), send(replayed), send(replayed, 20), send(fresh[1]!), send(fresh[2]!)]);
+    const answers = await Promise.all([
+      send(fresh[0]!),
+      send(known),
+      send(foreign),
+      send(replayed),
+      send(replayed, 20),
+      send(fresh[1]!),
+      send(fresh[2]!),
+    ]);
     expect(answers.map((a) => a.status)).toEqual([201, 201, 409, 200, 409, 201, 201]);
-    expect(answers[2]!.body.error).toMatchObject({ code: 'DL_BILLING_IDEMPOTENCY_CONFLICT', findings: [{ field: 'runtimeId', message: 'is a runtime of another account' }] });
+    expect(answers[2]!.body.error).toMatchObject({
+      code: 'DL_BILLING_IDEMPOTENCY_CONFLICT',
+      findings: [{ field: 'runtimeId', message: 'is a runtime of another account' }],
+    });
     expect(answers[3]!.body.reservationId).toBe(`res_${replayed}`);
     expect(answers[4]!.body.error.code).toBe('DL_BILLING_IDEMPOTENCY_CONFLICT');
     expect(reservations.stats.decided - before.decided).toBeGreaterThan(reservations.stats.batches - before.batches);
@@ -118,9 +144,14 @@ describe('reservations decided in batches', () => {
     // Five one-hour holds: the replay held nothing more, the refused ones nothing at all.
     expect(await wallet(accountId)).toMatchObject({ held: '5.000000', available: '5.000000' });
     expect(await wallet(other)).toMatchObject({ held: '0.000000', available: '1.000000' });
-    const [row] = await h.ds.query(`SELECT account_id, reservation_id, reserved_amount::text AS reserved FROM runtimes WHERE runtime_id = $1`, [known]);
+    const [row] = await h.ds.query(
+      `SELECT account_id, reservation_id, reserved_amount::text AS reserved FROM runtimes WHERE runtime_id = $1`,
+      [known],
+    );
     expect(row).toEqual({ account_id: accountId, reservation_id: `res_${known}`, reserved: '1000000' });
-    const ended = [known, foreign].map((id, i) => lifecycle(i === 0 ? accountId : other, id, 'runtime.terminated', new Date(), 99, { reason: 'user' }));
+    const ended = [known, foreign].map((id, i) =>
+      lifecycle(i === 0 ? accountId : other, id, 'runtime.terminated', new Date(), 99, { reason: 'user' }),
+    );
     expect((await h.request('POST', '/v1/events', { key: cp, body: ended })).status).toBe(200);
   });
 });

@@ -22,11 +22,21 @@ describe('spend limits enforced by terminating runtimes (real broker)', () => {
     const runtimes = Array.from({ length: 5 }, () => uid('rt'));
     const start = new Date(Date.now() - 30 * minute);
     for (const runtimeId of runtimes) {
-      expect((await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId, ...SMALL, minutes: 60 } })).status).toBe(201);
+      expect((await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId, ...SMALL, minutes: 60 } })).status).toBe(
+        201,
+      );
     }
     const topic = h.config.kafka!.topics.lifecycle;
-    await produce(topic, runtimes.map((r) => ({ key: accountId, value: lifecycle(accountId, r, 'runtime.started', start, 1) })));
-    await eventually(async () => (await h.ds.query(`SELECT count(*)::int AS n FROM runtimes WHERE account_id = $1 AND status = 'running'`, [accountId]))[0].n === 5, 30_000, 'running');
+    await produce(
+      topic,
+      runtimes.map((r) => ({ key: accountId, value: lifecycle(accountId, r, 'runtime.started', start, 1) })),
+    );
+    await eventually(
+      async () =>
+        (await h.ds.query(`SELECT count(*)::int AS n FROM runtimes WHERE account_id = $1 AND status = 'running'`, [accountId]))[0].n === 5,
+      30_000,
+      'running',
+    );
 
     const lowered = await h.request('PUT', `/v1/accounts/${accountId}/spend-limit`, { key: admin, body: { credits: '1.000000' } });
     expect(lowered.status).toBe(200);
@@ -43,9 +53,17 @@ describe('spend limits enforced by terminating runtimes (real broker)', () => {
     // Each ran 12, 13, … 16 minutes, each charge rounded up: 0.2 + 0.216667 + 0.233334 + 0.25 + 0.266667.
     await produce(
       topic,
-      runtimes.map((r, i) => ({ key: accountId, value: lifecycle(accountId, r, 'runtime.terminated', new Date(start.getTime() + (12 + i) * minute), 2, { reason: 'spend_limit' }) })),
+      runtimes.map((r, i) => ({
+        key: accountId,
+        value: lifecycle(accountId, r, 'runtime.terminated', new Date(start.getTime() + (12 + i) * minute), 2, { reason: 'spend_limit' }),
+      })),
     );
-    await eventually(async () => (await h.ds.query(`SELECT count(*)::int AS n FROM runtimes WHERE account_id = $1 AND status = 'settled'`, [accountId]))[0].n === 5, 30_000, 'settled');
+    await eventually(
+      async () =>
+        (await h.ds.query(`SELECT count(*)::int AS n FROM runtimes WHERE account_id = $1 AND status = 'settled'`, [accountId]))[0].n === 5,
+      30_000,
+      'settled',
+    );
     const limit = await h.request('GET', `/v1/accounts/${accountId}/spend-limit`, { key: admin });
     expect(limit.body).toMatchObject({ spent: '1.166668', held: '0.000000' });
     const views = await Promise.all(runtimes.map((r) => h.request('GET', `/v1/reservations/${r}`, { key: cp })));
@@ -55,13 +73,25 @@ describe('spend limits enforced by terminating runtimes (real broker)', () => {
   it('notifies 50, 80 and 100% exactly once each when concurrent reservations cross them', async () => {
     const accountId = await fundedAccount(h, admin, { credits: '50.000000' });
     // 10 minutes of small hold 0.166667: exactly 6 fit in 1.000002, and the 6th reaches it.
-    await h.request('PUT', `/v1/accounts/${accountId}/spend-limit`, { key: admin, body: { credits: '1.000002', thresholds: [50, 80, 100] } });
+    await h.request('PUT', `/v1/accounts/${accountId}/spend-limit`, {
+      key: admin,
+      body: { credits: '1.000002', thresholds: [50, 80, 100] },
+    });
     const results = await Promise.all(
-      Array.from({ length: 12 }, () => h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId: uid('rt'), ...SMALL, minutes: 10 } })),
+      Array.from({ length: 12 }, () =>
+        h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId: uid('rt'), ...SMALL, minutes: 10 } }),
+      ),
     );
     expect(results.filter((r) => r.status === 201)).toHaveLength(6);
-    const notes = (await readTopic(h.config.kafka!.topics.notifications, 5, 20_000, 2_000)).map((m) => JSON.parse(m.value)).filter((n) => n.accountId === accountId && n.type.startsWith('spend_limit.'));
+    const notes = (await readTopic(h.config.kafka!.topics.notifications, 5, 20_000, 2_000))
+      .map((m) => JSON.parse(m.value))
+      .filter((n) => n.accountId === accountId && n.type.startsWith('spend_limit.'));
     const kinds = notes.map((n) => `${n.type}${n.data.threshold ? `:${n.data.threshold}` : ''}`).sort();
-    expect(kinds).toEqual(['spend_limit.reached', 'spend_limit.threshold_crossed:100', 'spend_limit.threshold_crossed:50', 'spend_limit.threshold_crossed:80']);
+    expect(kinds).toEqual([
+      'spend_limit.reached',
+      'spend_limit.threshold_crossed:100',
+      'spend_limit.threshold_crossed:50',
+      'spend_limit.threshold_crossed:80',
+    ]);
   });
 });

@@ -44,7 +44,8 @@ describe('statements of a generated month reconcile to the ledger to the micro-c
       lifecycle(accountId, runtimeId, 'runtime.terminated', new Date(start.getTime() + minutes * MIN), 2, { reason: 'user' }),
     ]);
   };
-  const statement = (accountId: string, period: string) => ok(h.request('GET', `/v1/accounts/${accountId}/statements/${period}`, { key: admin }));
+  const statement = (accountId: string, period: string) =>
+    ok(h.request('GET', `/v1/accounts/${accountId}/statements/${period}`, { key: admin }));
   /** The balance the ledger's entries give at `before`, summed here independently of the statement's code. */
   const ledgerBalance = async (accountId: string, before: Date): Promise<bigint> => {
     const [r] = await h.ds.query(
@@ -60,7 +61,14 @@ describe('statements of a generated month reconcile to the ledger to the micro-c
     const free = await fundedAccount(h, admin, { plan: 'free' });
     const rich = await fundedAccount(h, admin, { credits: '100.000000' });
     const expiring = await fundedAccount(h, admin, {});
-    await ok(h.request('POST', `/v1/admin/accounts/${expiring}/grants`, { key: admin, body: { credits: '20.000000', reason: 'trial', expiresAt: '2031-03-10T00:00:00.000Z' }, headers: { 'idempotency-key': uid('g') } }), 201);
+    await ok(
+      h.request('POST', `/v1/admin/accounts/${expiring}/grants`, {
+        key: admin,
+        body: { credits: '20.000000', reason: 'trial', expiresAt: '2031-03-10T00:00:00.000Z' },
+        headers: { 'idempotency-key': uid('g') },
+      }),
+      201,
+    );
     accounts.push(free, rich, expiring);
     await run(free, 30);
 
@@ -76,7 +84,13 @@ describe('statements of a generated month reconcile to the ledger to the micro-c
     await events([
       usageEvent(rich, 'volume.created', t('2031-03-02T01:00:00.000Z'), { volumeId, sizeGiB: 10 }),
       usageEvent(rich, 'volume.deleted', t('2031-03-03T01:00:00.000Z'), { volumeId }),
-      usageEvent(free, 'egress.reported', t('2031-03-02T08:00:00.000Z'), { bytes: 3 * GIB, from: '2031-03-02T07:00:00.000Z', to: '2031-03-02T08:00:00.000Z' }, { runtimeId: uid('rt') }),
+      usageEvent(
+        free,
+        'egress.reported',
+        t('2031-03-02T08:00:00.000Z'),
+        { bytes: 3 * GIB, from: '2031-03-02T07:00:00.000Z', to: '2031-03-02T08:00:00.000Z' },
+        { runtimeId: uid('rt') },
+      ),
     ]);
     clock.set(t('2031-03-04T00:00:00.000Z'));
     await job('ancillary-accrual');
@@ -122,7 +136,12 @@ describe('statements of a generated month reconcile to the ledger to the micro-c
     expect(march.openingBalance).toBe('100.000000');
     // 90 minutes at 1 credit/h; the volume: 10 GiB 01:00-13:00, 30 GiB 13:00-01:00 next day, 2,000 µcr per GiB-hour.
     expect(march.lines).toEqual([
-      expect.objectContaining({ section: 'runtime_charges', description: 'Runtimes: python-simple, small', credits: '-1.500000', count: 1 }),
+      expect.objectContaining({
+        section: 'runtime_charges',
+        description: 'Runtimes: python-simple, small',
+        credits: '-1.500000',
+        count: 1,
+      }),
       expect.objectContaining({ section: 'ancillary_charges', description: 'Volume charges', credits: '-0.960000' }),
     ]);
     expect(march.ancillary).toEqual([expect.objectContaining({ kind: 'volume', priced: true, unpaid: '0.000000', amount: '0.960000' })]);
@@ -144,7 +163,9 @@ describe('statements of a generated month reconcile to the ledger to the micro-c
       expect.objectContaining({ section: 'expiries', credits: '-19.666666' }),
     ]);
     // The snapshot's last two March hours are metered in March; charged (from a wallet with nothing left) in April.
-    expect(expiringMarch.ancillary).toEqual([expect.objectContaining({ kind: 'snapshot', priced: true, amount: '0.008000', charged: '0.000000', unpaid: '0.008000' })]);
+    expect(expiringMarch.ancillary).toEqual([
+      expect.objectContaining({ kind: 'snapshot', priced: true, amount: '0.008000', charged: '0.000000', unpaid: '0.008000' }),
+    ]);
 
     const csv = await h.request('GET', `/v1/accounts/${rich}/statements/2031-03?format=csv`, { key: admin });
     expect(csv.status).toBe(200);
@@ -157,7 +178,12 @@ describe('statements of a generated month reconcile to the ledger to the micro-c
 
   it('is a printable page of the admin console, linked from the account page', async () => {
     const [, rich] = accounts as [string, string];
-    const login = await h.app.inject({ method: 'POST', url: '/admin/login', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `key=${encodeURIComponent(admin)}` });
+    const login = await h.app.inject({
+      method: 'POST',
+      url: '/admin/login',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `key=${encodeURIComponent(admin)}`,
+    });
     expect(login.statusCode).toBe(303);
     const cookie = String(login.headers['set-cookie']).split(';')[0]!;
     const account = await h.app.inject({ method: 'GET', url: `/admin/accounts/${rich}`, headers: { cookie } });

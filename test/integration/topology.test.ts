@@ -49,27 +49,59 @@ describe('scripts/topology.sh', () => {
     expect([39192, 39092, 39093, 39193]).not.toContain(kafkaPort);
     env = { KAFKA_PORT: String(kafkaPort), KAFKA_CONTROLLER_PORT: String(controllerPort), KAFKA_DATA_DIR: kafkaDir };
     script = spawn('bash', ['scripts/topology.sh'], {
-      env: { ...process.env, ...env, DATABASE_URL: url.toString(), KAFKA_BROKERS: '', PORT: String(port), BILLING_ADMIN_API_KEY: ADMIN_KEY, LOG_LEVEL: 'info' },
+      env: {
+        ...process.env,
+        ...env,
+        DATABASE_URL: url.toString(),
+        KAFKA_BROKERS: '',
+        PORT: String(port),
+        BILLING_ADMIN_API_KEY: ADMIN_KEY,
+        LOG_LEVEL: 'info',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let log = '';
     script.stdout!.on('data', (d: Buffer) => (log += d.toString()));
     script.stderr!.on('data', (d: Buffer) => (log += d.toString()));
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => script!.once('exit', (code, signal) => r({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+      script!.once('exit', (code, signal) => r({ code, signal })),
+    );
 
     const base = `http://127.0.0.1:${port}`;
     await expect
-      .poll(() => fetch(`${base}/health/ready`).then((r) => r.status).catch(() => 0), { timeout: 150_000, interval: 500 })
+      .poll(
+        () =>
+          fetch(`${base}/health/ready`)
+            .then((r) => r.status)
+            .catch(() => 0),
+        { timeout: 150_000, interval: 500 },
+      )
       .toBe(200);
     const ready = (await (await fetch(`${base}/health/ready`)).json()) as { checks: { kafka: { ok: boolean; detail: string } } };
     expect(ready.checks.kafka).toEqual({ ok: true, detail: `connected to 127.0.0.1:${kafkaPort}` });
 
     const headers = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };
     const account = uid('acc');
-    expect((await fetch(`${base}/v1/accounts`, { method: 'POST', headers, body: JSON.stringify({ id: account, kind: 'user', plan: 'enterprise', name: account }) })).status).toBe(201);
-    const grant = await fetch(`${base}/v1/admin/accounts/${account}/grants`, { method: 'POST', headers: { ...headers, 'idempotency-key': uid('grant') }, body: JSON.stringify({ credits: '10', reason: 'topology test' }) });
+    expect(
+      (
+        await fetch(`${base}/v1/accounts`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ id: account, kind: 'user', plan: 'enterprise', name: account }),
+        })
+      ).status,
+    ).toBe(201);
+    const grant = await fetch(`${base}/v1/admin/accounts/${account}/grants`, {
+      method: 'POST',
+      headers: { ...headers, 'idempotency-key': uid('grant') },
+      body: JSON.stringify({ credits: '10', reason: 'topology test' }),
+    });
     expect(grant.status).toBe(201);
-    const reservation = await fetch(`${base}/v1/reservations`, { method: 'POST', headers, body: JSON.stringify({ accountId: account, runtimeId: uid('rt'), ...SMALL }) });
+    const reservation = await fetch(`${base}/v1/reservations`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ accountId: account, runtimeId: uid('rt'), ...SMALL }),
+    });
     expect(reservation.status, await reservation.clone().text()).toBe(201);
     const wallet = (await (await fetch(`${base}/v1/accounts/${account}/wallet`, { headers })).json()) as { held: string };
     expect(wallet.held).not.toBe('0.000000');
@@ -83,7 +115,11 @@ describe('scripts/topology.sh', () => {
     expect(brokerStopped, log.slice(-3000)).toBeGreaterThan(serviceStopped);
     // Both are gone: the API and the broker's port refuse connections.
     await expect(fetch(`${base}/health/live`)).rejects.toThrow();
-    const status = await new Promise<number>((r) => execFile('bash', ['scripts/kafka/kafka.sh', 'status'], { env: { ...process.env, ...env } }, (error) => r(error ? Number(error.code) : 0)));
+    const status = await new Promise<number>((r) =>
+      execFile('bash', ['scripts/kafka/kafka.sh', 'status'], { env: { ...process.env, ...env } }, (error) =>
+        r(error ? Number(error.code) : 0),
+      ),
+    );
     expect(status).toBe(1);
     // A broker's first start (storage format, a JVM warming up) on a loaded machine: more than the default.
   }, 240_000);

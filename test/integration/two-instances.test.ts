@@ -46,11 +46,24 @@ describe('two instances in one consumer group on one database', () => {
         accounts.flatMap((accountId) =>
           Array.from({ length: 50 }, (_, i) => ({
             key: accountId,
-            value: { id: `${accountId}_${round}_${i}`, type: 'runtime.heartbeat', occurredAt: new Date().toISOString(), accountId, runtimeId: `${accountId}_rt`, seq: round * 100 + i, data: {} },
+            value: {
+              id: `${accountId}_${round}_${i}`,
+              type: 'runtime.heartbeat',
+              occurredAt: new Date().toISOString(),
+              accountId,
+              runtimeId: `${accountId}_rt`,
+              seq: round * 100 + i,
+              data: {},
+            },
           })),
         ),
       );
-    const total = async () => (await a.ds.query(`SELECT coalesce(sum(events_count), 0)::int AS n FROM runtimes WHERE runtime_id = ANY($1)`, [accounts.map((x) => `${x}_rt`)]))[0].n as number;
+    const total = async () =>
+      (
+        await a.ds.query(`SELECT coalesce(sum(events_count), 0)::int AS n FROM runtimes WHERE runtime_id = ANY($1)`, [
+          accounts.map((x) => `${x}_rt`),
+        ])
+      )[0].n as number;
     await send(1);
     await eventually(async () => (await total()) === 400, 60_000, 'the first round');
 
@@ -62,7 +75,9 @@ describe('two instances in one consumer group on one database', () => {
     await new Promise((r) => setTimeout(r, 1_000));
     expect(await total()).toBe(800);
     // Heartbeats are counted by their runtime, each seq once, and not stored.
-    const counted = await a.ds.query(`SELECT coalesce(sum(heartbeats), 0)::int AS n FROM runtimes WHERE runtime_id = ANY($1)`, [accounts.map((x) => `${x}_rt`)]);
+    const counted = await a.ds.query(`SELECT coalesce(sum(heartbeats), 0)::int AS n FROM runtimes WHERE runtime_id = ANY($1)`, [
+      accounts.map((x) => `${x}_rt`),
+    ]);
     expect(counted[0].n).toBe(800);
   });
 });

@@ -28,6 +28,13 @@ export async function fundedAccount(
 export const SMALL = { variant: 'datalayer', environment: { name: 'python-simple', sizeClass: 'small' } } as const;
 
 /** A lifecycle event, typed by the OpenAPI document (the typed client takes it as it is). */
-export function lifecycle(accountId: string, runtimeId: string, type: Schemas['LifecycleEvent']['type'], at: Date, seq: number, data: Record<string, unknown> = {}): Schemas['LifecycleEvent'] {
+export function lifecycle(
+  accountId: string,
+  runtimeId: string,
+  type: Schemas['LifecycleEvent']['type'],
+  at: Date,
+  seq: number,
+  data: Record<string, unknown> = {},
+): Schemas['LifecycleEvent'] {
   return { id: uid('evt'), type, occurredAt: at.toISOString(), accountId, runtimeId, seq, data };
 }

@@ -87,9 +87,7 @@ export async function responseChecker(app: NestFastifyApplication): Promise<Resp
   return (shared ??= new ResponseChecker(JSON.parse((await app.inject({ method: 'GET', url: '/openapi.json' })).body)));
 }
 
-export async function startApp(
-  opts: { env?: Record<string, string>; kafka?: boolean; clock?: Clock } = {},
-): Promise<Harness> {
+export async function startApp(opts: { env?: Record<string, string>; kafka?: boolean; clock?: Clock } = {}): Promise<Harness> {
   const config = testConfig(opts.env, { kafka: opts.kafka });
   const overrides = opts.clock ? [{ provide: Clock, useValue: opts.clock }] : [];
   const app = await createTestApp(config, overrides);
@@ -110,7 +108,14 @@ export async function startApp(
         url,
         remoteAddress,
         headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers },
-        ...(body === undefined ? {} : typeof body === 'string' ? { payload: body, headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers } } : { payload: body as object }),
+        ...(body === undefined
+          ? {}
+          : typeof body === 'string'
+            ? {
+                payload: body,
+                headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers },
+              }
+            : { payload: body as object }),
       });
       const parsed = parseBody(res.body);
       checker.check(method, url, res.statusCode, res.headers['content-type'] as string | undefined, parsed);
@@ -130,7 +135,13 @@ export async function startApp(
             headers: Object.fromEntries(request.headers),
             ...(body === undefined ? {} : { payload: body }),
           });
-          checker.check(request.method, url.pathname, res.statusCode, res.headers['content-type'] as string | undefined, parseBody(res.body));
+          checker.check(
+            request.method,
+            url.pathname,
+            res.statusCode,
+            res.headers['content-type'] as string | undefined,
+            parseBody(res.body),
+          );
           const headers = Object.entries(res.headers).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)] as [string, string]]));
           return new Response(res.body === '' ? null : res.body, { status: res.statusCode, headers });
         },

@@ -9,7 +9,16 @@ export const SCREENSHOTS = resolve(process.env.ADMIN_SCREENSHOTS_DIR ?? 'test-ar
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -18,7 +27,10 @@ export function launchChromium(): Promise<Browser> {
  * whether anything is wider than the viewport (a page that scrolls sideways), the stacked lists that
  * still scroll sideways at 420 px, and the form controls without a label. Returns the files.
  */
-export async function screenshots(page: Page, name: string): Promise<{ files: string[]; overflow: Record<number, number>; unlabelled: string[]; stackedWiderThanCard: string[] }> {
+export async function screenshots(
+  page: Page,
+  name: string,
+): Promise<{ files: string[]; overflow: Record<number, number>; unlabelled: string[]; stackedWiderThanCard: string[] }> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   const files: string[] = [];
   const overflow: Record<number, number> = {};
@@ -27,7 +39,8 @@ export async function screenshots(page: Page, name: string): Promise<{ files: st
   for (const width of [1400, 420]) {
     await page.setViewportSize({ width, height: 900 });
     overflow[width] = await page.evaluate(() => {
-      const d = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement;
+      const d = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document
+        .documentElement;
       return d.scrollWidth - d.clientWidth;
     });
     // On a phone, lists stack each row as labelled lines: none of them may need a sideways scroll.
@@ -44,7 +57,12 @@ export async function screenshots(page: Page, name: string): Promise<{ files: st
   // Every form control a person can use has a name a screen reader reads: a <label>, aria-label or aria-labelledby.
   const unlabelled = await page.$$eval('input:not([type=hidden]), select, textarea', (els) =>
     els
-      .filter((e) => (e as unknown as { labels: unknown[] }).labels.length === 0 && !e.getAttribute('aria-label') && !e.getAttribute('aria-labelledby'))
+      .filter(
+        (e) =>
+          (e as unknown as { labels: unknown[] }).labels.length === 0 &&
+          !e.getAttribute('aria-label') &&
+          !e.getAttribute('aria-labelledby'),
+      )
       .map((e) => e.outerHTML.slice(0, 120)),
   );
   return { files, overflow, unlabelled, stackedWiderThanCard };

@@ -48,7 +48,11 @@ export async function removeBuild(out: string): Promise<void> {
 }
 
 /** Runs `node <build>/src/cli.js ...args` and returns its exit code and output. */
-export function runCli(build: string, args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+export function runCli(
+  build: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolvePromise) => {
     execFile(
       process.execPath,

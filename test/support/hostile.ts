@@ -90,7 +90,10 @@ export function hostileText(valid: Record<string, unknown>): fc.Arbitrary<{ name
     { name: 'objects 100,000 deep', text: nestedObjects(100_000) },
     { name: 'a field 3,000 deep', text: `{${inside},"extra":${nestedArrays(3_000)}}` },
     { name: 'a key twice', text: `{${inside},${JSON.stringify(firstKey)}:${JSON.stringify(valid[firstKey])}}` },
-    { name: 'a key twice with escapes', text: `{${inside},"\\u${firstKey.charCodeAt(0).toString(16).padStart(4, '0')}${firstKey.slice(1)}":1}` },
+    {
+      name: 'a key twice with escapes',
+      text: `{${inside},"\\u${firstKey.charCodeAt(0).toString(16).padStart(4, '0')}${firstKey.slice(1)}":1}`,
+    },
     { name: '__proto__', text: `{${inside},"__proto__":{"admin":true}}` },
     { name: 'constructor.prototype', text: `{${inside},"constructor":{"prototype":{"admin":true}}}` },
     { name: 'an escaped NUL', text: `{${inside},"extra":"a\\u0000b"}` },

@@ -12,7 +12,11 @@ export default function setup(project: TestProject): () => void {
     return () => undefined;
   }
   const out = execFileSync('bash', [SCRIPT, 'start'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-  const line = out.trim().split('\n').reverse().find((l) => l.startsWith('KAFKA_BROKERS='));
+  const line = out
+    .trim()
+    .split('\n')
+    .reverse()
+    .find((l) => l.startsWith('KAFKA_BROKERS='));
   if (!line) throw new Error(`the Kafka script did not print KAFKA_BROKERS:\n${out}`);
   const wasRunning = /already running/i.test(out);
   project.provide('kafkaBrokers', line.slice('KAFKA_BROKERS='.length));

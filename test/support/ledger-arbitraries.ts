@@ -16,13 +16,11 @@ export const grantsArb = fc
     { maxLength: 8 },
   )
   .map((list) =>
-    list.map(
-      (g, i): GrantBucket => ({
-        id: `g${i}`,
-        remaining: g.remaining,
-        priority: g.priority,
-        expiresAt: g.expiresInHours === null ? null : new Date(NOW.getTime() + g.expiresInHours * HOUR),
-        createdAt: new Date(NOW.getTime() - g.createdHoursAgo * HOUR),
-      }),
-    ),
+    list.map((g, i): GrantBucket => ({
+      id: `g${i}`,
+      remaining: g.remaining,
+      priority: g.priority,
+      expiresAt: g.expiresInHours === null ? null : new Date(NOW.getTime() + g.expiresInHours * HOUR),
+      createdAt: new Date(NOW.getTime() - g.createdHoursAgo * HOUR),
+    })),
   );

@@ -133,7 +133,17 @@ export class LedgerModel {
 
   hold(id: string, amount: bigint, now: Date): Refusal | null {
     if (amount > this.available(now)) return 'insufficient';
-    const h: ModelHold = { id, status: 'reserved', amount, settled: 0n, released: 0n, charged: 0n, debt: 0n, resolvedAt: null, allocs: new Map() };
+    const h: ModelHold = {
+      id,
+      status: 'reserved',
+      amount,
+      settled: 0n,
+      released: 0n,
+      charged: 0n,
+      debt: 0n,
+      resolvedAt: null,
+      allocs: new Map(),
+    };
     for (const p of this.take(amount, now)) h.allocs.set(p.grantId, { held: p.amount, charged: 0n });
     this.holds.set(id, h);
     return null;
@@ -153,7 +163,12 @@ export class LedgerModel {
     return null;
   }
 
-  resolve(id: string, mode: 'settle' | 'void' | 'expire', requested: bigint, now: Date): { charged: bigint; released: bigint; first: boolean } | 'not_found' {
+  resolve(
+    id: string,
+    mode: 'settle' | 'void' | 'expire',
+    requested: bigint,
+    now: Date,
+  ): { charged: bigint; released: bigint; first: boolean } | 'not_found' {
     const h = this.holds.get(id);
     if (!h) return 'not_found';
     if (h.status !== 'reserved') return { charged: h.settled, released: h.released, first: false };

@@ -43,7 +43,9 @@ export class ResponseChecker {
   check(method: string, url: string, status: number, contentType: string | undefined, body: unknown): Checked {
     const checked = this.match(method, url, status, contentType, body);
     const key = checked.operationId && `${checked.operationId} ${status}`;
-    if (process.env.RECORD_EXAMPLES && key && typeof body === 'object' && body !== null && !this.recorded.has(key)) this.recorded.set(key, redact(body));
+    if (process.env.RECORD_EXAMPLES && key && typeof body === 'object' && body !== null && !this.recorded.has(key)) {
+      this.recorded.set(key, redact(body));
+    }
     return checked;
   }
 
@@ -62,19 +64,29 @@ export class ResponseChecker {
     const operation = route ? this.doc.paths[route.path]![method.toLowerCase()] : undefined;
     const where = `${method} ${path} → ${status}`;
     if (!operation) {
-      if (status !== 404 && status !== 405 && status !== 400) throw new Error(`${where}: no operation of the OpenAPI document matches, yet it answered ${status}`);
+      if (status !== 404 && status !== 405 && status !== 400) {
+        throw new Error(`${where}: no operation of the OpenAPI document matches, yet it answered ${status}`);
+      }
       this.validate(where, 'doc#/components/schemas/ErrorBody', { $ref: 'doc#/components/schemas/ErrorBody' }, body);
       return {};
     }
     const response = operation.responses[String(status)];
-    if (!response) throw new Error(`${where}: status ${status} is not documented for ${operation.operationId} (documented: ${Object.keys(operation.responses).join(', ')})`);
+    if (!response) {
+      throw new Error(
+        `${where}: status ${status} is not documented for ${operation.operationId} (documented: ${Object.keys(operation.responses).join(', ')})`,
+      );
+    }
     const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
     if (!response.content) {
       if (body !== '' && body !== undefined) throw new Error(`${where}: ${operation.operationId} documents no body for ${status}`);
       return { operationId: operation.operationId };
     }
     const media = response.content[type];
-    if (!media) throw new Error(`${where}: ${operation.operationId} documents ${Object.keys(response.content).join(', ')} for ${status}, not ${type || 'no content type'}`);
+    if (!media) {
+      throw new Error(
+        `${where}: ${operation.operationId} documents ${Object.keys(response.content).join(', ')} for ${status}, not ${type || 'no content type'}`,
+      );
+    }
     if (type === 'application/json') this.validate(where, `${operation.operationId} ${status}`, media.schema, body);
     return { operationId: operation.operationId };
   }
@@ -84,7 +96,8 @@ export class ResponseChecker {
     const [operationId, status] = key.split(' ');
     for (const [path, methods] of Object.entries(this.doc.paths)) {
       for (const [method, operation] of Object.entries(methods)) {
-        const schema = operation.operationId === operationId ? operation.responses[status!]?.content?.['application/json']?.schema : undefined;
+        const schema =
+          operation.operationId === operationId ? operation.responses[status!]?.content?.['application/json']?.schema : undefined;
         if (schema) return this.validate(`example ${key} (${method.toUpperCase()} ${path})`, key, schema, body);
       }
     }
@@ -95,8 +108,13 @@ export class ResponseChecker {
     let validate = this.validators.get(key);
     if (!validate) this.validators.set(key, (validate = this.ajv.compile(rebase(schema) as Record<string, unknown>)));
     if (!validate(body)) {
-      const errors = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`);
-      throw new Error(`${where}: the body does not match the OpenAPI document: ${errors.join('; ')}\n${JSON.stringify(body).slice(0, 2000)}`);
+      const errors = (validate.errors ?? []).map(
+        (e) =>
+          `${e.instancePath || '/'} ${e.message}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`,
+      );
+      throw new Error(
+        `${where}: the body does not match the OpenAPI document: ${errors.join('; ')}\n${JSON.stringify(body).slice(0, 2000)}`,
+      );
     }
   }
 }

@@ -17,14 +17,27 @@ export const PRICED_DAY = new Date('2031-07-12T10:00:00.000Z');
 function pausedPricedRateCard(): string {
   const shipped = JSON.parse(readFileSync('config/rate-card.json', 'utf8')) as { versions: Record<string, unknown>[] };
   const first = shipped.versions[0]!;
-  const priced = { ...first, version: 'test-paused-priced', effectiveFrom: PRICED.toISOString(), ancillary: { paused_ram_gib_hour: '0.250000' } };
+  const priced = {
+    ...first,
+    version: 'test-paused-priced',
+    effectiveFrom: PRICED.toISOString(),
+    ancillary: { paused_ram_gib_hour: '0.250000' },
+  };
   const path = join(mkdtempSync(join(tmpdir(), 'rate-card-')), 'rate-card.json');
   writeFileSync(path, JSON.stringify({ ...shipped, versions: [first, priced] }));
   return path;
 }
 
 export interface StatementBody {
-  lines: { section: string; description: string; quantity?: string; unit?: string; included?: string; beyondIncluded?: string; credits: string }[];
+  lines: {
+    section: string;
+    description: string;
+    quantity?: string;
+    unit?: string;
+    included?: string;
+    beyondIncluded?: string;
+    credits: string;
+  }[];
   ancillary: Record<string, unknown>[];
   closingBalance: string;
 }
@@ -41,13 +54,17 @@ function pausedMemoryReads(h: Harness, keys: { admin: string; cp: string }) {
       const res = await h.request('POST', '/v1/events', { key: keys.cp, body });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
     },
-    total: async (accountId: string) => (await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: keys.admin })).body.total as string,
+    total: async (accountId: string) =>
+      (await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: keys.admin })).body.total as string,
     view: async (runtimeId: string) => (await h.request('GET', `/v1/reservations/${runtimeId}`, { key: keys.cp })).body,
     statement,
-    pausedLine: async (accountId: string) => (await statement(accountId)).lines.find((l) => l.section === 'unpriced' && l.description.includes('paused_ram_gib_hour')),
+    pausedLine: async (accountId: string) =>
+      (await statement(accountId)).lines.find((l) => l.section === 'unpriced' && l.description.includes('paused_ram_gib_hour')),
     unpricedMetric: async () => {
       const metrics = await h.request('GET', '/metrics', { key: keys.admin });
-      const line = String(metrics.body).split('\n').find((l) => l.startsWith('dl_billing_ancillary_unpriced_total{kind="paused_ram"'));
+      const line = String(metrics.body)
+        .split('\n')
+        .find((l) => l.startsWith('dl_billing_ancillary_unpriced_total{kind="paused_ram"'));
       return line ? Number(line.split(' ').pop()) : 0;
     },
   };
@@ -60,7 +77,14 @@ export interface RuntimeOptions {
 }
 
 /** A runtime reserved at `day` (size class `sizeClass`) for an account of its own, and the events of its session, by minute. */
-async function pausedRuntime(h: Harness, keys: { admin: string; cp: string }, clock: ManualClock, day: Date, sizeClass: 'small' | 'medium', opts: RuntimeOptions = {}) {
+async function pausedRuntime(
+  h: Harness,
+  keys: { admin: string; cp: string },
+  clock: ManualClock,
+  day: Date,
+  sizeClass: 'small' | 'medium',
+  opts: RuntimeOptions = {},
+) {
   const minutes = opts.minutes ?? 120;
   clock.set(day);
   const accountId = await fundedAccount(h, keys.admin, { credits: '10.000000', plan: opts.plan ?? 'enterprise' });
@@ -103,7 +127,8 @@ export function pausedMemorySuite(prefix: string, env: Record<string, string> = 
     const keys = { admin: await suite.h.key('admin'), cp: await suite.h.key('control-plane') };
     Object.assign(suite, keys, {
       reads: pausedMemoryReads(suite.h, keys),
-      runtime: (day: Date, sizeClass: 'small' | 'medium', opts?: RuntimeOptions) => pausedRuntime(suite.h, keys, suite.clock, day, sizeClass, opts),
+      runtime: (day: Date, sizeClass: 'small' | 'medium', opts?: RuntimeOptions) =>
+        pausedRuntime(suite.h, keys, suite.clock, day, sizeClass, opts),
     });
   });
   afterAll(async () => {

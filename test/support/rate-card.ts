@@ -30,7 +30,12 @@ export const testCard: RateCardVersion = parseRateCard({
 })[0]!;
 
 /** The refusal of `fn` (which must throw a BillingException): its code, status, findings and error-level detail. */
-export function refusalOf(fn: () => unknown): { code: string; status: number; findings: (Finding & { specCode?: string })[]; details: Record<string, unknown> } {
+export function refusalOf(fn: () => unknown): {
+  code: string;
+  status: number;
+  findings: (Finding & { specCode?: string })[];
+  details: Record<string, unknown>;
+} {
   try {
     fn();
   } catch (error) {

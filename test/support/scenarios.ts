@@ -16,7 +16,10 @@ export interface PlannedEvent {
  * terminated (or, now and then, a launch failure), with a late heartbeat after the end.
  */
 export function plannedHistory(seed: number, events: number): PlannedEvent[] {
-  const rng = fc.sample(fc.array(fc.integer({ min: 0, max: 1000 }), { minLength: events * 2, maxLength: events * 2 }), { seed, numRuns: 1 })[0]!;
+  const rng = fc.sample(fc.array(fc.integer({ min: 0, max: 1000 }), { minLength: events * 2, maxLength: events * 2 }), {
+    seed,
+    numRuns: 1,
+  })[0]!;
   let i = 0;
   const next = (max: number) => (rng[i++ % rng.length] ?? 0) % max;
   const out: PlannedEvent[] = [];

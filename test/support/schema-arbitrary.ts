@@ -51,8 +51,16 @@ function generate(ctx: SchemaContext, s: Schema): fc.Arbitrary<unknown> {
 function typed(ctx: SchemaContext, s: Schema, type: string): fc.Arbitrary<unknown> {
   switch (type) {
     case 'string':
-      if (s.format === 'date-time') return fc.date({ min: new Date('2020-01-01T00:00:00Z'), max: new Date('2035-12-31T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString());
-      if (typeof s.pattern === 'string') return fc.stringMatching(new RegExp(s.pattern)).filter((v) => v.length >= (s.minLength ?? 0) && v.length <= (s.maxLength ?? Infinity));
+      if (s.format === 'date-time') {
+        return fc
+          .date({ min: new Date('2020-01-01T00:00:00Z'), max: new Date('2035-12-31T00:00:00Z'), noInvalidDate: true })
+          .map((d) => d.toISOString());
+      }
+      if (typeof s.pattern === 'string') {
+        return fc
+          .stringMatching(new RegExp(s.pattern))
+          .filter((v) => v.length >= (s.minLength ?? 0) && v.length <= (s.maxLength ?? Infinity));
+      }
       return fc.string({ minLength: s.minLength ?? 0, maxLength: Math.max(s.minLength ?? 0, Math.min(s.maxLength ?? MAX_TEXT, MAX_TEXT)) });
     case 'integer':
       return fc.integer({ min: s.minimum ?? -1_000_000, max: s.maximum ?? 1_000_000 });
@@ -63,7 +71,10 @@ function typed(ctx: SchemaContext, s: Schema, type: string): fc.Arbitrary<unknow
     case 'null':
       return fc.constant(null);
     case 'array':
-      return fc.array(validValue(ctx, s.items), { minLength: s.minItems ?? 0, maxLength: Math.max(s.minItems ?? 0, Math.min(s.maxItems ?? MAX_LIST, MAX_LIST)) });
+      return fc.array(validValue(ctx, s.items), {
+        minLength: s.minItems ?? 0,
+        maxLength: Math.max(s.minItems ?? 0, Math.min(s.maxItems ?? MAX_LIST, MAX_LIST)),
+      });
     default:
       return objectValue(ctx, s);
   }
@@ -73,10 +84,14 @@ function objectValue(ctx: SchemaContext, s: Schema): fc.Arbitrary<unknown> {
   const properties = (s.properties ?? {}) as Record<string, Schema>;
   const names = Object.keys(properties);
   if (names.length === 0) {
-    return s.additionalProperties === false ? fc.constant({}) : fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 3 });
+    return s.additionalProperties === false
+      ? fc.constant({})
+      : fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 3 });
   }
   const required = new Set<string>(s.required ?? []);
-  return fc.record(Object.fromEntries(names.map((n) => [n, validValue(ctx, properties[n], n)])), { requiredKeys: names.filter((n) => required.has(n)) });
+  return fc.record(Object.fromEntries(names.map((n) => [n, validValue(ctx, properties[n], n)])), {
+    requiredKeys: names.filter((n) => required.has(n)),
+  });
 }
 
 /** Values at a schema's bounds and one step past them (lengths, numbers, list sizes). */

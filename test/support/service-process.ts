@@ -45,7 +45,7 @@ export async function startService(
   let dead = false;
   void exited.then(() => (dead = true));
   const deadline = Date.now() + readyTimeoutMs;
-  for (; waitReady; ) {
+  for (; waitReady;) {
     if (dead) throw new Error(`service exited before it was ready:\n${log}`);
     const ok = await fetch(`http://127.0.0.1:${port}/health/ready`)
       .then((r) => r.ok)

@@ -124,9 +124,17 @@ export class StripeFake {
   pay(sessionId: string): Obj {
     const s = this.sessions.get(sessionId);
     if (!s) throw new Error(`no session ${sessionId}`);
-    const amounts = ((s.line_items ?? []) as Obj[]).map((i) => (this.prices[i.price] === undefined ? null : this.prices[i.price]! * Number(i.quantity ?? 1)));
+    const amounts = ((s.line_items ?? []) as Obj[]).map((i) =>
+      this.prices[i.price] === undefined ? null : this.prices[i.price]! * Number(i.quantity ?? 1),
+    );
     const amountTotal = amounts.length > 0 && amounts.every((a) => a !== null) ? amounts.reduce((x, y) => x! + y!, 0) : s.amount_total;
-    Object.assign(s, { status: 'complete', payment_status: 'paid', payment_intent: s.payment_intent ?? newId('pi'), amount_total: amountTotal, currency: 'usd' });
+    Object.assign(s, {
+      status: 'complete',
+      payment_status: 'paid',
+      payment_intent: s.payment_intent ?? newId('pi'),
+      amount_total: amountTotal,
+      currency: 'usd',
+    });
     return structuredClone(s);
   }
 
@@ -146,17 +154,33 @@ export class StripeFake {
       parent: { type: 'subscription_details', subscription_details: { subscription: sub.id, metadata: sub.metadata } },
       lines: {
         object: 'list',
-        data: [...(this.pendingProrations.get(sub.id) ?? []), ...sub.items.data.map((i: Obj) => {
-          const quantity = i.price.id === sub.items.data[1]?.price.id && opts.seatQuantity !== undefined ? opts.seatQuantity : i.quantity;
-          const amount = typeof i.price.unit_amount === 'number' ? { amount: quantity * i.price.unit_amount, currency: 'usd' } : {};
-          return { id: newId('il'), object: 'line_item', quantity, ...amount, period: { start, end }, pricing: { price_details: { price: i.price.id, unit_amount_decimal: i.price.unit_amount?.toString() } } };
-        })],
+        data: [
+          ...(this.pendingProrations.get(sub.id) ?? []),
+          ...sub.items.data.map((i: Obj) => {
+            const quantity = i.price.id === sub.items.data[1]?.price.id && opts.seatQuantity !== undefined ? opts.seatQuantity : i.quantity;
+            const amount = typeof i.price.unit_amount === 'number' ? { amount: quantity * i.price.unit_amount, currency: 'usd' } : {};
+            return {
+              id: newId('il'),
+              object: 'line_item',
+              quantity,
+              ...amount,
+              period: { start, end },
+              pricing: { price_details: { price: i.price.id, unit_amount_decimal: i.price.unit_amount?.toString() } },
+            };
+          }),
+        ],
       },
       period_start: start,
       period_end: end,
     };
     const amounts = invoice.lines.data.map((l: Obj) => l.amount);
-    if (amounts.every((a: unknown) => typeof a === 'number')) Object.assign(invoice, { currency: 'usd', total: amounts.reduce((x: number, y: number) => x + y, 0), amount_paid: amounts.reduce((x: number, y: number) => x + y, 0) });
+    if (amounts.every((a: unknown) => typeof a === 'number')) {
+      Object.assign(invoice, {
+        currency: 'usd',
+        total: amounts.reduce((x: number, y: number) => x + y, 0),
+        amount_paid: amounts.reduce((x: number, y: number) => x + y, 0),
+      });
+    }
     this.invoices.set(invoice.id, invoice);
     this.pendingProrations.delete(sub.id);
     return structuredClone(invoice);
@@ -224,15 +248,22 @@ export class StripeFake {
     const key = (req.headers['idempotency-key'] as string | undefined) ?? null;
     const log: FakeRequest = { method, path: url.pathname, idempotencyKey: key, replayed: false };
     this.requests.push(log);
-    if (!String(req.headers.authorization ?? '').startsWith('Bearer ')) return this.send(res, 401, { error: { type: 'invalid_request_error', message: 'No API key provided' } });
-    const fingerprint = createHash('sha256').update(`${method} ${url.pathname} ${JSON.stringify(params)}`).digest('hex');
+    if (!String(req.headers.authorization ?? '').startsWith('Bearer ')) {
+      return this.send(res, 401, { error: { type: 'invalid_request_error', message: 'No API key provided' } });
+    }
+    const fingerprint = createHash('sha256')
+      .update(`${method} ${url.pathname} ${JSON.stringify(params)}`)
+      .digest('hex');
     if (key && method === 'POST') {
       const stored = this.idempotency.get(key);
       if (stored) {
         log.replayed = true;
         if (stored.fingerprint !== fingerprint) {
           return this.send(res, 400, {
-            error: { type: 'idempotency_error', message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${key}' if you meant to execute a different request.` },
+            error: {
+              type: 'idempotency_error',
+              message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${key}' if you meant to execute a different request.`,
+            },
           });
         }
         res.setHeader('Idempotent-Replayed', 'true');
@@ -321,7 +352,11 @@ export class StripeFake {
           data: (p.items as Obj[]).map((i) => ({
             id: newId('si'),
             object: 'subscription_item',
-            price: { id: i.price, object: 'price', ...(this.prices[i.price as string] !== undefined ? { currency: 'usd', unit_amount: this.prices[i.price as string] } : {}) },
+            price: {
+              id: i.price,
+              object: 'price',
+              ...(this.prices[i.price as string] !== undefined ? { currency: 'usd', unit_amount: this.prices[i.price as string] } : {}),
+            },
             quantity: Number(i.quantity ?? 1),
             current_period_start: created,
             current_period_end: end,
@@ -355,7 +390,10 @@ export class StripeFake {
     if (method === 'GET' && resource === 'events' && !id) {
       const gte = p.created?.gte !== undefined ? Number(p.created.gte) : 0;
       const limit = Math.min(Number(p.limit ?? 10), 100);
-      const all = this.events.filter((e) => e.created >= gte).slice().reverse(); // newest first
+      const all = this.events
+        .filter((e) => e.created >= gte)
+        .slice()
+        .reverse(); // newest first
       const from = p.starting_after ? all.findIndex((e) => e.id === p.starting_after) + 1 : 0;
       const data = all.slice(from, from + limit);
       return { object: 'list', url: '/v1/events', has_more: from + limit < all.length, data };

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { APP_CONFIG, type AppConfig } from '../../common/config/config';
-import { BillingException } from '../../common/errors/billing.exception';
+import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
+import { BillingException } from 'src/common/errors/billing.exception';
 import { FailureLimiter } from './failure-limiter';
 import { FailureStore } from './failure-store';
 import { ACCESS_KEY, PUBLIC_KEY } from './auth.decorators';
@@ -37,7 +37,9 @@ export class ApiKeyGuard implements CanActivate {
     const client = request.ip;
     const wait = await this.limiter.retryAfter(client);
     if (wait > 0) {
-      throw new BillingException('DL_BILLING_RATE_LIMITED', 'Too many failed authentications: try again later', [], { retryAfterSeconds: wait });
+      throw new BillingException('DL_BILLING_RATE_LIMITED', 'Too many failed authentications: try again later', [], {
+        retryAfterSeconds: wait,
+      });
     }
     const header = request.headers.authorization;
     const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;

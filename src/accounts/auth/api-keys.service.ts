@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import { AuditService } from '../../audit/audit.service';
-import { sha256Hex } from '../../common/canonical-json';
-import { APP_CONFIG, type AppConfig } from '../../common/config/config';
-import { inTransaction, rows } from '../../common/database/transaction';
-import { BillingException } from '../../common/errors/billing.exception';
+import { AuditService } from 'src/audit/audit.service';
+import { sha256Hex } from 'src/common/canonical-json';
+import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
+import { inTransaction, rows } from 'src/common/database/transaction';
+import { BillingException } from 'src/common/errors/billing.exception';
 import type { Principal } from './scopes';
 
 const CACHE_TTL_MS = 5_000;
@@ -78,18 +78,30 @@ export class ApiKeysService implements OnApplicationBootstrap {
   }
 
   /** The keys scoped to one account (`account:<id>`), newest first, revoked ones included. */
-  async keysOf(accountId: string): Promise<{ id: string; name: string | null; scopes: string[]; createdAt: string; revokedAt: string | null }[]> {
+  async keysOf(
+    accountId: string,
+  ): Promise<{ id: string; name: string | null; scopes: string[]; createdAt: string; revokedAt: string | null }[]> {
     const found = await rows<{ id: string; name: string | null; scopes: string[]; created_at: Date; revoked_at: Date | null }>(
       this.ds,
       `SELECT id, name, scopes, created_at, revoked_at FROM api_keys WHERE $1 = ANY(scopes) ORDER BY created_at DESC, id`,
       [`account:${accountId}`],
     );
-    return found.map((k) => ({ id: k.id, name: k.name, scopes: k.scopes, createdAt: k.created_at.toISOString(), revokedAt: k.revoked_at?.toISOString() ?? null }));
+    return found.map((k) => ({
+      id: k.id,
+      name: k.name,
+      scopes: k.scopes,
+      createdAt: k.created_at.toISOString(),
+      revokedAt: k.revoked_at?.toISOString() ?? null,
+    }));
   }
 
   /** A key that is not revoked, by id, with its stored hash (which signs its admin sessions). */
   async liveKey(id: string): Promise<{ id: string; hash: string; scopes: string[] } | null> {
-    const [row] = await rows<{ key_hash: string; scopes: string[] }>(this.ds, `SELECT key_hash, scopes FROM api_keys WHERE id = $1 AND revoked_at IS NULL`, [id]);
+    const [row] = await rows<{ key_hash: string; scopes: string[] }>(
+      this.ds,
+      `SELECT key_hash, scopes FROM api_keys WHERE id = $1 AND revoked_at IS NULL`,
+      [id],
+    );
     return row ? { id, hash: row.key_hash, scopes: row.scopes } : null;
   }
 
@@ -115,9 +127,15 @@ export class ApiKeysService implements OnApplicationBootstrap {
 
 /** Refuses `account:<id>` scopes of accounts that do not exist, each named by its place in `scopes`. */
 async function refuseUnknownAccounts(em: EntityManager, scopes: string[]): Promise<void> {
-  const named = scopes.map((s, i) => ({ i, id: s.startsWith('account:') ? s.slice('account:'.length) : null })).filter((n): n is { i: number; id: string } => n.id !== null);
+  const named = scopes
+    .map((s, i) => ({ i, id: s.startsWith('account:') ? s.slice('account:'.length) : null }))
+    .filter((n): n is { i: number; id: string } => n.id !== null);
   if (named.length === 0) return;
-  const known = new Set((await rows<{ id: string }>(em, `SELECT id FROM accounts WHERE id = ANY($1)`, [named.map((n) => n.id)])).map((r) => r.id));
-  const findings = named.filter((n) => !known.has(n.id)).map((n) => ({ field: `scopes.${n.i}`, message: `account ${n.id} does not exist` }));
+  const known = new Set(
+    (await rows<{ id: string }>(em, `SELECT id FROM accounts WHERE id = ANY($1)`, [named.map((n) => n.id)])).map((r) => r.id),
+  );
+  const findings = named
+    .filter((n) => !known.has(n.id))
+    .map((n) => ({ field: `scopes.${n.i}`, message: `account ${n.id} does not exist` }));
   if (findings.length > 0) throw BillingException.invalid(findings);
 }

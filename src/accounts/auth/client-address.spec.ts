@@ -9,7 +9,13 @@ describe('clientKey', () => {
   });
 
   it('counts every address of one IPv6 /64 as one client, however it is written', () => {
-    const same = ['2001:db8:1:2::1', '2001:db8:1:2:ffff:ffff:ffff:ffff', '2001:0db8:0001:0002:0:0:0:7', '2001:DB8:1:2::abcd%eth0', '2001:db8:1:2:0:0:1.2.3.4'];
+    const same = [
+      '2001:db8:1:2::1',
+      '2001:db8:1:2:ffff:ffff:ffff:ffff',
+      '2001:0db8:0001:0002:0:0:0:7',
+      '2001:DB8:1:2::abcd%eth0',
+      '2001:db8:1:2:0:0:1.2.3.4',
+    ];
     expect(new Set(same.map(clientKey))).toEqual(new Set(['2001:db8:1:2::/64']));
     expect(clientKey('2001:db8:1:3::1')).toBe('2001:db8:1:3::/64');
     expect(clientKey('::1')).toBe('0:0:0:0::/64');

@@ -1,4 +1,4 @@
-import { GroupCommitLanes, takeDistinct } from '../../common/database/group-commit';
+import { GroupCommitLanes, takeDistinct } from 'src/common/database/group-commit';
 import { clientKey } from './client-address';
 import type { FailureStore, FailureWindow } from './failure-store';
 

@@ -37,7 +37,10 @@ export class FailureStore {
 
   /** The client's window, or null when it has none. */
   async read(scope: string, client: string): Promise<FailureWindow | null> {
-    const [row] = (await this.ds.query(`SELECT window_start, failures FROM auth_failures WHERE scope = $1 AND client = $2`, [scope, client])) as {
+    const [row] = (await this.ds.query(`SELECT window_start, failures FROM auth_failures WHERE scope = $1 AND client = $2`, [
+      scope,
+      client,
+    ])) as {
       window_start: Date;
       failures: number;
     }[];
@@ -46,7 +49,10 @@ export class FailureStore {
 
   /** Deletes the windows that ended before `before`; returns how many. */
   async deleteEnded(before: number, windowMs: number): Promise<number> {
-    const [, count] = (await this.ds.query(`DELETE FROM auth_failures WHERE window_start <= $1`, [new Date(before - windowMs)])) as [unknown, number];
+    const [, count] = (await this.ds.query(`DELETE FROM auth_failures WHERE window_start <= $1`, [new Date(before - windowMs)])) as [
+      unknown,
+      number,
+    ];
     return count;
   }
 }

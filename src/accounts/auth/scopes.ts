@@ -27,12 +27,16 @@ export function isAllowed(principal: Principal, requirements: Requirement[], par
     req === 'authenticated'
       ? true
       : typeof req === 'string'
-      ? principal.scopes.includes(req)
-      : params[req.accountParam] !== undefined && principal.scopes.includes(`account:${params[req.accountParam]}`),
+        ? principal.scopes.includes(req)
+        : params[req.accountParam] !== undefined && principal.scopes.includes(`account:${params[req.accountParam]}`),
   );
 }
 
 /** May this principal read or act on this account? */
 export function mayActOn(principal: Principal, accountId: string, scopes: string[] = ['control-plane']): boolean {
-  return principal.scopes.includes('admin') || principal.scopes.includes(`account:${accountId}`) || scopes.some((s) => principal.scopes.includes(s));
+  return (
+    principal.scopes.includes('admin') ||
+    principal.scopes.includes(`account:${accountId}`) ||
+    scopes.some((s) => principal.scopes.includes(s))
+  );
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { instant } from '../../common/http/api-schemas';
+import { instant } from 'src/common/http/api-schemas';
 import { scopeSchema } from '../auth/scopes';
 
 export const createApiKeySchema = z.strictObject({

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BYTES_PER_GIB } from '../../pricing/ancillary-prices';
+import { BYTES_PER_GIB } from 'src/pricing/ancillary-prices';
 import { byteMsBetween, hoursToCharge, storageEnd, storageSegments, type StorageEvent } from './storage';
 
 const H = 3_600_000;
@@ -33,7 +33,9 @@ describe('a stored item over time, from the set of its events', () => {
   });
 
   it('ignores what comes after the deletion, and a deletion alone', () => {
-    expect(storageSegments([...events, { id: 'd', type: 'volume.resized', occurredAt: T + 5 * H, seq: 4, bytes: G }])).toEqual(storageSegments(events));
+    expect(storageSegments([...events, { id: 'd', type: 'volume.resized', occurredAt: T + 5 * H, seq: 4, bytes: G }])).toEqual(
+      storageSegments(events),
+    );
     expect(storageSegments([{ id: 'x', type: 'snapshot.deleted', occurredAt: T, seq: 1 }])).toEqual([]);
   });
 

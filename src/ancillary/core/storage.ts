@@ -1,4 +1,4 @@
-import { MS_PER_HOUR } from '../../pricing/ancillary-prices';
+import { MS_PER_HOUR } from 'src/pricing/ancillary-prices';
 
 /** One event of a stored item (snapshot or volume), as the accrual reads it. */
 export interface StorageEvent {

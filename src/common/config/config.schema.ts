@@ -5,7 +5,12 @@ const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' |
 const brokers = z
   .string()
   .trim()
-  .transform((v) => v.split(',').map((b) => b.trim()).filter((b) => b.length > 0))
+  .transform((v) =>
+    v
+      .split(',')
+      .map((b) => b.trim())
+      .filter((b) => b.length > 0),
+  )
   .pipe(z.array(z.string().regex(/^[^:\s]+:\d{1,5}$/, 'each broker must be host:port')).min(1));
 
 /** The contract's topic names: each KAFKA_TOPIC_* default, and where outbox rows go without Kafka. */
@@ -67,7 +72,11 @@ export const envSchema = z.object({
   /** Proration of seat quantity changes (Stripe's proration_behavior). */
   STRIPE_PRORATION_BEHAVIOR: z.enum(['create_prorations', 'always_invoice', 'none']).default('create_prorations'),
   /** How long a Team account may stay past due before it is suspended. */
-  STRIPE_PAST_DUE_GRACE_MS: z.coerce.number().int().min(0).default(7 * 24 * 3_600_000),
+  STRIPE_PAST_DUE_GRACE_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(7 * 24 * 3_600_000),
   /** Where Checkout sends the user back. */
   STRIPE_CHECKOUT_SUCCESS_URL: z.url().default('https://datalayer.app/billing/top-up/success'),
   STRIPE_CHECKOUT_CANCEL_URL: z.url().default('https://datalayer.app/billing/top-up/cancel'),
@@ -81,7 +90,11 @@ export const envSchema = z.object({
   /** How often storage (snapshots, volumes) is accrued; each run charges the complete UTC hours. */
   ANCILLARY_ACCRUAL_INTERVAL_MS: z.coerce.number().int().min(1000).max(3_600_000).default(600_000),
   /** How long storage may stay unpaid after the owner is notified before its snapshots are flagged for deletion. */
-  ANCILLARY_UNPAID_GRACE_MS: z.coerce.number().int().min(0).default(72 * 3_600_000),
+  ANCILLARY_UNPAID_GRACE_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(72 * 3_600_000),
   SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
   /** A terminate command is re-issued after this long while the runtime keeps reporting. */
   TERMINATE_GRACE_MS: z.coerce.number().int().min(0).default(120_000),

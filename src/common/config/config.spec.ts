@@ -25,7 +25,13 @@ describe('loadConfig', () => {
   it('names every bad variable in one error', () => {
     let error: unknown;
     try {
-      loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', KAFKA_BROKERS: 'nohost', BILLING_ADMIN_API_KEY: 'short', STRIPE_API_URL: 'not a url' });
+      loadConfig({
+        PORT: 'eighty',
+        DATABASE_URL: 'mysql://x',
+        KAFKA_BROKERS: 'nohost',
+        BILLING_ADMIN_API_KEY: 'short',
+        STRIPE_API_URL: 'not a url',
+      });
     } catch (e) {
       error = e;
     }

@@ -37,9 +37,7 @@ export async function tryAdvisoryLock<T>(
   const runner = ds.createQueryRunner();
   await runner.connect();
   try {
-    const rows: { locked: boolean }[] = await runner.query('SELECT pg_try_advisory_lock($1) AS locked', [
-      advisoryKey(name),
-    ]);
+    const rows: { locked: boolean }[] = await runner.query('SELECT pg_try_advisory_lock($1) AS locked', [advisoryKey(name)]);
     if (!rows[0]?.locked) return { ran: false };
     try {
       return { ran: true, result: await work() };

@@ -26,6 +26,4 @@ export function dataSourceOptions(url: string, poolSize = 20): DataSourceOptions
 }
 
 /** The TypeORM CLI's data source (migration:generate/run/revert/check); reads DATABASE_URL. */
-export default new DataSource(
-  dataSourceOptions(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/billing_dev'),
-);
+export default new DataSource(dataSourceOptions(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/billing_dev'));

@@ -26,8 +26,7 @@ export async function resolveDatabaseUrl(config: AppConfig): Promise<string> {
   imports: [
     TypeOrmModule.forRootAsync({
       inject: [APP_CONFIG],
-      useFactory: async (config: AppConfig) =>
-        dataSourceOptions(await resolveDatabaseUrl(config), config.database.poolSize),
+      useFactory: async (config: AppConfig) => dataSourceOptions(await resolveDatabaseUrl(config), config.database.poolSize),
       dataSourceFactory: async (options) => openDataSource(options as DataSourceOptions),
     }),
   ],

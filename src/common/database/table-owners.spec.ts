@@ -32,7 +32,10 @@ export function sqlWrites(fileName: string, text: string): SqlWrite[] {
     for (const m of literal.matchAll(WRITE)) {
       if (/^update$/i.test(m[1]!) && NOT_A_WRITE.test(literal.slice(0, m.index))) continue;
       const name = m[2]!;
-      found.push({ line: start + (literal.slice(0, m.index).match(/\n/g)?.length ?? 0), table: name === COMPUTED ? null : name.toLowerCase() });
+      found.push({
+        line: start + (literal.slice(0, m.index).match(/\n/g)?.length ?? 0),
+        table: name === COMPUTED ? null : name.toLowerCase(),
+      });
     }
   };
   const visit = (node: ts.Node): void => {
@@ -47,7 +50,12 @@ export function sqlWrites(fileName: string, text: string): SqlWrite[] {
 /** The tables a module file says it owns (`Owns: a, b` in its opening comment). */
 export function ownsStatement(text: string): string[] {
   const m = /^(?:\s*(?:\/\/|\/\*\*?|\*).*\n)*?\s*(?:\/\/|\/\*\*?|\*)\s*Owns:\s*([a-z0-9_, ]+)/.exec(text);
-  return m ? m[1]!.split(',').map((t) => t.trim()).filter((t) => t.length > 0) : [];
+  return m
+    ? m[1]!
+        .split(',')
+        .map((t) => t.trim())
+        .filter((t) => t.length > 0)
+    : [];
 }
 
 const moduleOf = (path: string): string => path.split('/')[0]!;
@@ -59,7 +67,9 @@ export function ownerViolations(files: readonly SourceFile[], owners: Readonly<R
   for (const f of files) {
     for (const w of sqlWrites(f.path, f.text)) {
       if (w.table === null) {
-        if (!owning.has(moduleOf(f.path))) problems.push(`src/${f.path}:${w.line} writes a table whose name is computed, outside any owning module`);
+        if (!owning.has(moduleOf(f.path))) {
+          problems.push(`src/${f.path}:${w.line} writes a table whose name is computed, outside any owning module`);
+        }
         continue;
       }
       const owner = owners[w.table];
@@ -116,17 +126,17 @@ describe('one owner per table', () => {
       ].join('\n'),
     };
     expect(ownerViolations([planted])).toEqual([
-      'src/plans/sneaky.ts:3 writes wallets, owned by src/ledger/: ask the owner\'s method',
-      'src/plans/sneaky.ts:4 writes audit_log, owned by src/audit/: ask the owner\'s method',
+      "src/plans/sneaky.ts:3 writes wallets, owned by src/ledger/: ask the owner's method",
+      "src/plans/sneaky.ts:4 writes audit_log, owned by src/audit/: ask the owner's method",
       'src/plans/sneaky.ts:7 writes a table whose name is computed, outside any owning module',
     ]);
     // The owner itself may write it.
     expect(ownerViolations([{ ...planted, path: 'ledger/sneaky.ts' }])).toEqual([
-      'src/ledger/sneaky.ts:4 writes audit_log, owned by src/audit/: ask the owner\'s method',
+      "src/ledger/sneaky.ts:4 writes audit_log, owned by src/audit/: ask the owner's method",
     ]);
   });
 
-  it('reads an Owns statement in a file\'s opening comment', () => {
+  it("reads an Owns statement in a file's opening comment", () => {
     expect(ownsStatement(`/**\n * The ledger.\n * Owns: wallets, grants\n */\nimport x from 'y';`)).toEqual(['wallets', 'grants']);
     expect(ownsStatement(`// Owns: outbox\nimport x from 'y';`)).toEqual(['outbox']);
     expect(ownsStatement(`import x from 'y';\n`)).toEqual([]);

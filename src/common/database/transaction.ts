@@ -4,7 +4,8 @@ import type { DataSource, EntityManager } from 'typeorm';
 const RETRYABLE = new Set(['40001', '40P01']); // serialization_failure, deadlock_detected
 
 export function isRetryable(error: unknown): boolean {
-  const code = (error as { code?: unknown; driverError?: { code?: unknown } } | null)?.code ??
+  const code =
+    (error as { code?: unknown; driverError?: { code?: unknown } } | null)?.code ??
     (error as { driverError?: { code?: unknown } } | null)?.driverError?.code;
   return typeof code === 'string' && RETRYABLE.has(code);
 }

@@ -21,13 +21,11 @@ const LATEST = Date.UTC(10_000, 0, 1);
  * An instant a caller sends: ISO 8601 with `Z` or an offset, from 1970 through 9999. PostgreSQL has
  * no year 0, so `0000-01-01T00:00:00Z` (valid ISO 8601) would fail the query it reaches.
  */
-export const inputInstant = z.iso
-  .datetime({ offset: true, message: 'must be an ISO 8601 date-time' })
-  .refine((v) => {
-    const t = Date.parse(v);
-    // Text that is no date-time at all has its finding from the format check already.
-    return Number.isNaN(t) || (t >= EARLIEST && t < LATEST);
-  }, 'must be from 1970-01-01 through 9999-12-31');
+export const inputInstant = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' }).refine((v) => {
+  const t = Date.parse(v);
+  // Text that is no date-time at all has its finding from the format check already.
+  return Number.isNaN(t) || (t >= EARLIEST && t < LATEST);
+}, 'must be from 1970-01-01 through 9999-12-31');
 
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]];
 
@@ -54,7 +52,9 @@ export const errorBodySchema = z
         .optional()
         .meta({ description: 'DL_BILLING_QUOTA_EXCEEDED: the quota (a count); DL_BILLING_SPEND_LIMIT_REACHED: the limit (credits)' }),
       used: z.number().int().optional().meta({ description: 'DL_BILLING_QUOTA_EXCEEDED: how much of the quota is used' }),
-      resetsAt: instant.optional().meta({ description: 'DL_BILLING_QUOTA_EXCEEDED, DL_BILLING_SPEND_LIMIT_REACHED: when the quota or the limit resets' }),
+      resetsAt: instant
+        .optional()
+        .meta({ description: 'DL_BILLING_QUOTA_EXCEEDED, DL_BILLING_SPEND_LIMIT_REACHED: when the quota or the limit resets' }),
       remaining: credits.optional().meta({ description: 'DL_BILLING_SPEND_LIMIT_REACHED: what the limit still allows' }),
       spent: credits.optional().meta({ description: 'DL_BILLING_SPEND_LIMIT_REACHED: settled charges in the period' }),
       held: credits.optional().meta({ description: 'DL_BILLING_SPEND_LIMIT_REACHED: open holds in the period' }),
@@ -63,13 +63,21 @@ export const errorBodySchema = z
         .nullable()
         .optional()
         .meta({ description: 'DL_BILLING_SPEND_LIMIT_REACHED: the member whose limit it is (null: the account)' }),
-      required: credits.optional().meta({ description: 'DL_BILLING_INSUFFICIENT_CREDITS, DL_BILLING_SPEND_LIMIT_REACHED: what the request needs' }),
+      required: credits
+        .optional()
+        .meta({ description: 'DL_BILLING_INSUFFICIENT_CREDITS, DL_BILLING_SPEND_LIMIT_REACHED: what the request needs' }),
       available: credits.optional().meta({ description: 'DL_BILLING_INSUFFICIENT_CREDITS: the available balance' }),
-      reservationId: z.string().optional().meta({ description: 'DL_BILLING_IDEMPOTENCY_CONFLICT: the reservation the runtime id already has' }),
+      reservationId: z
+        .string()
+        .optional()
+        .meta({ description: 'DL_BILLING_IDEMPOTENCY_CONFLICT: the reservation the runtime id already has' }),
       retryAfterSeconds: z.number().int().optional().meta({ description: 'DL_BILLING_RATE_LIMITED: when to try again' }),
     }),
   })
-  .meta({ id: 'ErrorBody', description: 'Every error: a DL_BILLING_* code, a message, every finding, and detail fields where the code has some' });
+  .meta({
+    id: 'ErrorBody',
+    description: 'Every error: a DL_BILLING_* code, a message, every finding, and detail fields where the code has some',
+  });
 
 /** `{items, nextCursor}`: one page, newest first; `nextCursor` null on the last page. */
 export function page<T extends z.ZodType>(item: T) {

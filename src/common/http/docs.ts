@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { buildAsyncApiDocument } from '../../messaging/asyncapi-document';
+import { buildAsyncApiDocument } from 'src/messaging/asyncapi-document';
 import { buildOpenApiDocument } from './openapi-document';
 import { RECORDED_EXAMPLES } from './openapi-examples';
 

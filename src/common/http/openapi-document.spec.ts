@@ -9,7 +9,9 @@ import { RECORDED_EXAMPLES } from './openapi-examples';
 const REGENERATE = 'run `npm run openapi` after changing a route or a schema';
 
 describe('the OpenAPI document', () => {
-  const doc = JSON.parse(JSON.stringify(buildOpenApiDocument(RECORDED_EXAMPLES))) as { paths: Record<string, Record<string, { operationId: string; tags: string[] }>> };
+  const doc = JSON.parse(JSON.stringify(buildOpenApiDocument(RECORDED_EXAMPLES))) as {
+    paths: Record<string, Record<string, { operationId: string; tags: string[] }>>;
+  };
 
   it(`is the checked-in docs/openapi.json (${REGENERATE})`, () => {
     expect(JSON.parse(readFileSync('docs/openapi.json', 'utf8')), REGENERATE).toEqual(doc);
@@ -25,9 +27,18 @@ describe('the OpenAPI document', () => {
     const checker = new ResponseChecker(doc as unknown as ConstructorParameters<typeof ResponseChecker>[0]);
     const keys = Object.keys(RECORDED_EXAMPLES);
     for (const key of keys) checker.checkExample(key, RECORDED_EXAMPLES[key]);
-    expect(() => checker.checkExample('getWallet 200', { ...(RECORDED_EXAMPLES['getWallet 200'] as object), extra: 1 })).toThrow(/additional properties/);
+    expect(() => checker.checkExample('getWallet 200', { ...(RECORDED_EXAMPLES['getWallet 200'] as object), extra: 1 })).toThrow(
+      /additional properties/,
+    );
     // The operations a control plane calls most have a real example of their success.
-    for (const key of ['createReservation 201', 'getReservation 200', 'postEvents 200', 'getWallet 200', 'getLedger 200', 'upsertAccount 201']) {
+    for (const key of [
+      'createReservation 201',
+      'getReservation 200',
+      'postEvents 200',
+      'getWallet 200',
+      'getLedger 200',
+      'upsertAccount 201',
+    ]) {
       expect(keys).toContain(key);
     }
   });

@@ -2,8 +2,8 @@ import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig } from '@aste
 import { RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { z } from 'zod';
-import { ACCESS_KEY, PUBLIC_KEY } from '../../accounts/auth/auth.decorators';
-import type { Requirement } from '../../accounts/auth/scopes';
+import { ACCESS_KEY, PUBLIC_KEY } from 'src/accounts/auth/auth.decorators';
+import type { Requirement } from 'src/accounts/auth/scopes';
 import { ERROR_STATUS, type ErrorCode } from '../errors/error-codes';
 import { errorBodySchema } from './api-schemas';
 import { docEntries, type DocEntry } from './openapi';
@@ -37,7 +37,10 @@ interface Route {
 /** The method and OpenAPI path (`/v1/accounts/{id}`) Nest routes the handler at. */
 export function routeOf(e: Pick<DocEntry, 'target' | 'handler'>): Route {
   const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, e.handler) as RequestMethod].toLowerCase() as Route['method'];
-  const parts = [Reflect.getMetadata(PATH_METADATA, e.target) as string | undefined, Reflect.getMetadata(PATH_METADATA, e.handler) as string | undefined];
+  const parts = [
+    Reflect.getMetadata(PATH_METADATA, e.target) as string | undefined,
+    Reflect.getMetadata(PATH_METADATA, e.handler) as string | undefined,
+  ];
   const path = parts
     .filter((p): p is string => !!p && p !== '/')
     .map((p) => p.replace(/^\/+|\/+$/g, ''))
@@ -46,7 +49,8 @@ export function routeOf(e: Pick<DocEntry, 'target' | 'handler'>): Route {
 }
 
 function accessOf(e: DocEntry): { public: boolean; scopes: string[] } {
-  const meta = <T>(key: string): T | undefined => (Reflect.getMetadata(key, e.handler) as T | undefined) ?? (Reflect.getMetadata(key, e.target) as T | undefined);
+  const meta = <T>(key: string): T | undefined =>
+    (Reflect.getMetadata(key, e.handler) as T | undefined) ?? (Reflect.getMetadata(key, e.target) as T | undefined);
   if (meta<boolean>(PUBLIC_KEY)) return { public: true, scopes: [] };
   const requirements = meta<Requirement[]>(ACCESS_KEY) ?? [];
   const scopes = requirements.map((r) => (r === 'authenticated' ? 'any' : typeof r === 'string' ? r : `account:{${r.accountParam}}`));
@@ -70,12 +74,15 @@ function errorResponses(codes: ErrorCode[]): Record<number, ResponseConfig> {
       content: {
         'application/json': {
           // A 500 may carry any code's body shape; it also puts ErrorBody (named by its meta id) in the components.
-          schema: status === 500 ? errorBodySchema : {
-            allOf: [
-              { $ref: '#/components/schemas/ErrorBody' },
-              { type: 'object', properties: { error: { type: 'object', properties: { code: { type: 'string', enum: list } } } } },
-            ],
-          },
+          schema:
+            status === 500
+              ? errorBodySchema
+              : {
+                  allOf: [
+                    { $ref: '#/components/schemas/ErrorBody' },
+                    { type: 'object', properties: { error: { type: 'object', properties: { code: { type: 'string', enum: list } } } } },
+                  ],
+                },
         },
       },
     };
@@ -87,7 +94,9 @@ function commonErrors(e: DocEntry, route: Route, isPublic: boolean): ErrorCode[]
   // Any route answers 400 to a URL it cannot decode (malformed percent-encoding).
   const codes: ErrorCode[] = ['DL_BILLING_INTERNAL', 'DL_BILLING_REQUEST_INVALID'];
   if (!isPublic) codes.push('DL_BILLING_UNAUTHENTICATED', 'DL_BILLING_FORBIDDEN', 'DL_BILLING_RATE_LIMITED');
-  if (e.spec.body || route.method === 'post' || route.method === 'put') codes.push('DL_BILLING_PAYLOAD_TOO_LARGE', 'DL_BILLING_UNSUPPORTED_MEDIA_TYPE');
+  if (e.spec.body || route.method === 'post' || route.method === 'put') {
+    codes.push('DL_BILLING_PAYLOAD_TOO_LARGE', 'DL_BILLING_UNSUPPORTED_MEDIA_TYPE');
+  }
   return codes;
 }
 
@@ -107,7 +116,8 @@ export function buildOpenApiDocument(examples: Examples = {}): ReturnType<OpenAp
   registry.registerComponent('securitySchemes', 'bearer', {
     type: 'http',
     scheme: 'bearer',
-    description: 'An API key: `Authorization: Bearer <key>`. Its scopes (`control-plane`, `admin`, `reports`, `account:<id>`) are listed on each operation; `admin` may call everything.',
+    description:
+      'An API key: `Authorization: Bearer <key>`. Its scopes (`control-plane`, `admin`, `reports`, `account:<id>`) are listed on each operation; `admin` may call everything.',
   });
   const entries = [...docEntries()].sort((a, b) => {
     const ra = routeOf(a);
@@ -123,7 +133,12 @@ export function buildOpenApiDocument(examples: Examples = {}): ReturnType<OpenAp
     for (const [status, r] of Object.entries(e.spec.responses)) {
       const example = examples[exampleKey(e.spec.id, Number(status))];
       const content: NonNullable<ResponseConfig['content']> = {};
-      if (r.schema) content['application/json'] = { schema: r.schema, ...(example === undefined ? {} : { examples: { recorded: { summary: 'Recorded from a test run', value: example } } }) };
+      if (r.schema) {
+        content['application/json'] = {
+          schema: r.schema,
+          ...(example === undefined ? {} : { examples: { recorded: { summary: 'Recorded from a test run', value: example } } }),
+        };
+      }
       if (r.csv) content['text/csv'] = { schema: { type: 'string' } };
       if (r.text) content[r.text] = { schema: { type: 'string' } };
       responses[Number(status)] = { description: r.description, ...(Object.keys(content).length > 0 ? { content } : {}) };

@@ -17,14 +17,22 @@ export function registerRequestChecks(fastify: FastifyInstance): void {
       if (allowed.length === 0) return done(); // an unknown path: Nest's 404
       void reply.header('allow', allowed.join(', '));
       return done(
-        new BillingException('DL_BILLING_METHOD_NOT_ALLOWED', `Method ${request.method} is not allowed here (allowed: ${allowed.join(', ')})`, [
-          { field: 'method', message: `must be one of ${allowed.join(', ')}` },
-        ]),
+        new BillingException(
+          'DL_BILLING_METHOD_NOT_ALLOWED',
+          `Method ${request.method} is not allowed here (allowed: ${allowed.join(', ')})`,
+          [{ field: 'method', message: `must be one of ${allowed.join(', ')}` }],
+        ),
       );
     }
     if (request.routeOptions.url?.startsWith('/v1/') && hasBody(request)) {
       const refused = nonJson(request.headers['content-type']);
-      if (refused) return done(new BillingException('DL_BILLING_UNSUPPORTED_MEDIA_TYPE', 'The request body must be JSON', [{ field: 'content-type', message: refused }]));
+      if (refused) {
+        return done(
+          new BillingException('DL_BILLING_UNSUPPORTED_MEDIA_TYPE', 'The request body must be JSON', [
+            { field: 'content-type', message: refused },
+          ]),
+        );
+      }
     }
     done();
   });
@@ -57,8 +65,13 @@ export function nonJson(contentType: string | undefined): string | undefined {
   if (mediaType !== 'application/json') return `must be application/json, not ${mediaType || 'empty'}`;
   for (const param of params) {
     const [name = '', value = ''] = param.split('=', 2).map((part) => part.trim());
-    const charset = value.replace(/^"(.*)"$/, '$1').toLowerCase().slice(0, 100);
-    if (name.toLowerCase() === 'charset' && charset !== 'utf-8' && charset !== 'utf8') return `charset must be utf-8, not ${charset || 'empty'}`;
+    const charset = value
+      .replace(/^"(.*)"$/, '$1')
+      .toLowerCase()
+      .slice(0, 100);
+    if (name.toLowerCase() === 'charset' && charset !== 'utf-8' && charset !== 'utf8') {
+      return `charset must be utf-8, not ${charset || 'empty'}`;
+    }
   }
   return undefined;
 }

@@ -20,7 +20,10 @@ export type Validated<T> = { ok: true; event: T } | { ok: false; reason: string;
  * A validator of parsed messages (events from Kafka or `POST /v1/events`): the schema built once,
  * findings named by field (with `prefix`, e.g. `events[3]`), and `toEvent` making the result.
  */
-export function messageValidator<S extends z.ZodType, T>(schema: S, toEvent: (parsed: z.output<S>) => T): (value: unknown, prefix?: string) => Validated<T> {
+export function messageValidator<S extends z.ZodType, T>(
+  schema: S,
+  toEvent: (parsed: z.output<S>) => T,
+): (value: unknown, prefix?: string) => Validated<T> {
   return (value, prefix = '') => {
     const parsed = schema.safeParse(value);
     if (!parsed.success) {

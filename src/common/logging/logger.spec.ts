@@ -13,7 +13,11 @@ function capture(level = 'info'): { logger: PinoLogger; lines: () => Record<stri
   });
   return {
     logger: new PinoLogger(createLogger(level, sink)),
-    lines: () => text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>),
+    lines: () =>
+      text
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
   };
 }
 
@@ -22,7 +26,14 @@ describe('logs', () => {
     const { logger, lines } = capture();
     logger.log('listening', 'Main');
     expect(lines()).toEqual([
-      expect.objectContaining({ level: 'info', msg: 'listening', context: 'Main', pid: process.pid, hostname: expect.any(String), time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) }),
+      expect.objectContaining({
+        level: 'info',
+        msg: 'listening',
+        context: 'Main',
+        pid: process.pid,
+        hostname: expect.any(String),
+        time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      }),
     ]);
   });
 
@@ -39,18 +50,23 @@ describe('logs', () => {
 
   it('redact secrets that reach a logged object', () => {
     const { logger, lines } = capture();
-    logger.log({ msg: 'config', stripe: { secretKey: 'sk_live_x', webhookSecret: 'whsec_x' }, headers: { authorization: 'Bearer k' } }, 'Main');
+    logger.log(
+      { msg: 'config', stripe: { secretKey: 'sk_live_x', webhookSecret: 'whsec_x' }, headers: { authorization: 'Bearer k' } },
+      'Main',
+    );
     const text = JSON.stringify(lines());
     expect(text).not.toMatch(/sk_live_x|whsec_x|Bearer k/);
     expect(lines()[0]).toMatchObject({ stripe: { secretKey: '[redacted]' }, headers: { authorization: '[redacted]' } });
   });
 
-  it('keep Nest\'s route-mapping lines out of info, and honour the level', () => {
+  it("keep Nest's route-mapping lines out of info, and honour the level", () => {
     const { logger, lines } = capture('info');
     logger.log('Mapped {/v1/accounts, POST} route', 'RouterExplorer');
     logger.log('AppModule dependencies initialized', 'InstanceLoader');
     logger.debug('detail', 'Ledger');
     logger.error(new Error('boom'));
-    expect(lines()).toEqual([expect.objectContaining({ level: 'error', msg: 'boom', err: expect.objectContaining({ stack: expect.stringContaining('boom') }) })]);
+    expect(lines()).toEqual([
+      expect.objectContaining({ level: 'error', msg: 'boom', err: expect.objectContaining({ stack: expect.stringContaining('boom') }) }),
+    ]);
   });
 });

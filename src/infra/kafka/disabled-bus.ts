@@ -1,4 +1,4 @@
-import { BillingException } from '../../common/errors/billing.exception';
+import { BillingException } from 'src/common/errors/billing.exception';
 import { MessageBus, type BusHealth, type ConsumerLag, type OutboundMessage, type Subscription } from './message-bus';
 
 /** Used when KAFKA_BROKERS is unset: events come over HTTP only, and nothing is published. */

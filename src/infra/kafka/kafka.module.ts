@@ -1,6 +1,6 @@
 import { Global, Logger, Module } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '../../common/config/config';
-import { Metrics } from '../../health/metrics';
+import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
+import { Metrics } from 'src/health/metrics';
 import { DisabledBus } from './disabled-bus';
 import { KafkajsBus } from './kafkajs-bus';
 import { MessageBus } from './message-bus';

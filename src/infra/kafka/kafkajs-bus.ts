@@ -1,6 +1,6 @@
 import { Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { Kafka, logLevel, Partitioners, type Consumer, type Producer } from 'kafkajs';
-import type { KafkaConfig } from '../../common/config/config';
+import type { KafkaConfig } from 'src/common/config/config';
 import { MessageBus, type BusHealth, type ConsumerLag, type InboundMessage, type OutboundMessage, type Subscription } from './message-bus';
 
 /** Largest slice of a fetched batch handled in one database transaction. */
@@ -84,7 +84,9 @@ export class KafkajsBus extends MessageBus implements OnApplicationBootstrap, On
       this.producerReady = true;
     });
     await this.startConsumers();
-    this.logger.log(`Kafka connected (${this.config.brokers.join(',')}), consuming ${this.subscriptions.map((s) => s.topic).join(', ') || 'nothing'}`);
+    this.logger.log(
+      `Kafka connected (${this.config.brokers.join(',')}), consuming ${this.subscriptions.map((s) => s.topic).join(', ') || 'nothing'}`,
+    );
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -84,7 +84,15 @@ describe('allocate', () => {
   });
 
   it('merges parts per grant', () => {
-    expect(mergeParts([{ grantId: 'a', amount: 2n }], [{ grantId: 'b', amount: 1n }, { grantId: 'a', amount: 3n }])).toEqual([
+    expect(
+      mergeParts(
+        [{ grantId: 'a', amount: 2n }],
+        [
+          { grantId: 'b', amount: 1n },
+          { grantId: 'a', amount: 3n },
+        ],
+      ),
+    ).toEqual([
       { grantId: 'a', amount: 5n },
       { grantId: 'b', amount: 1n },
     ]);

@@ -29,7 +29,10 @@ describe('Posting', () => {
   });
 
   it('nets transfers per account and refuses negative ones', () => {
-    const entries = new Posting().move(Accounts.hold('h'), Accounts.consumption, 3n).move(Accounts.hold('h'), Accounts.grant('g'), 7n).entries();
+    const entries = new Posting()
+      .move(Accounts.hold('h'), Accounts.consumption, 3n)
+      .move(Accounts.hold('h'), Accounts.grant('g'), 7n)
+      .entries();
     expect(entries).toEqual([
       { account: 'hold:h', amount: -10n },
       { account: 'consumption', amount: 3n },

@@ -4,7 +4,9 @@ import { grantsArb, NOW } from '../../../test/support/ledger-arbitraries';
 import { isExpired, sumParts } from './burn-order';
 import { planReturn } from './returns';
 
-const debtsArb = fc.array(fc.bigInt({ min: 0n, max: 3_000_000n }), { maxLength: 4 }).map((ds) => ds.map((debt, i) => ({ holdId: `h${i}`, debt })));
+const debtsArb = fc
+  .array(fc.bigInt({ min: 0n, max: 3_000_000n }), { maxLength: 4 })
+  .map((ds) => ds.map((debt, i) => ({ holdId: `h${i}`, debt })));
 
 describe('planReturn', () => {
   it('conserves every credit: back to grants + expired at once + paid to debt = returned', () => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { parseCredits } from '../../common/money';
-import { credits, instant, page, inputInstant } from '../../common/http/api-schemas';
+import { parseCredits } from 'src/common/money';
+import { credits, instant, page, inputInstant } from 'src/common/http/api-schemas';
 import { GRANT_SOURCES } from '../core/types';
 
 export const creditsSchema = z
@@ -23,12 +23,17 @@ export const idempotencyKeySchema = z
   .optional();
 
 export const statementQuerySchema = z.strictObject({
-  cursor: z.string().regex(/^\d{1,18}$/, 'must be a cursor returned by this endpoint').optional(),
+  cursor: z
+    .string()
+    .regex(/^\d{1,18}$/, 'must be a cursor returned by this endpoint')
+    .optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
 });
 
 export const idempotencyHeadersSchema = z.object({
-  'idempotency-key': idempotencyKeySchema.meta({ description: 'The same request again under this key returns the same result (200); a different one is a 409' }),
+  'idempotency-key': idempotencyKeySchema.meta({
+    description: 'The same request again under this key returns the same result (200); a different one is a 409',
+  }),
 });
 
 export const balanceSchema = z
@@ -56,7 +61,16 @@ export const walletSchema = z
     accountId: z.string(),
     ...balanceSchema.shape,
     grants: z
-      .array(z.strictObject({ id: z.string(), source: z.enum(GRANT_SOURCES), remaining: credits, expiresAt: instant.nullable(), amount: credits, priority: z.number().int() }))
+      .array(
+        z.strictObject({
+          id: z.string(),
+          source: z.enum(GRANT_SOURCES),
+          remaining: credits,
+          expiresAt: instant.nullable(),
+          amount: credits,
+          priority: z.number().int(),
+        }),
+      )
       .meta({ description: 'Grants with credits left, in burn order' }),
     spend: z
       .strictObject({ period: z.string(), from: instant, to: instant, spent: credits, held: credits, limit: credits.nullable() })
@@ -69,7 +83,13 @@ export const walletSchema = z
         period: z.strictObject({ from: instant, to: instant }),
         plan: z.string(),
         allowance: z
-          .strictObject({ included: credits, granted: z.boolean(), grantId: z.string().nullable(), remaining: credits.nullable(), expiresAt: instant.nullable() })
+          .strictObject({
+            included: credits,
+            granted: z.boolean(),
+            grantId: z.string().nullable(),
+            remaining: credits.nullable(),
+            expiresAt: instant.nullable(),
+          })
           .meta({ description: "The period's included credits and the grant that holds them" }),
       })
       .nullable()

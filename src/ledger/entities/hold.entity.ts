@@ -18,7 +18,10 @@ export type HoldStatus = 'reserved' | 'settled' | 'voided' | 'expired';
   'holds_amounts_check',
   `"settled_amount" >= 0 AND "released_amount" >= 0 AND "settled_amount" <= "amount" AND "settled_amount" + "released_amount" <= "amount"`,
 )
-@Check('holds_charged_check', `"charged_amount" >= 0 AND "charged_amount" <= "amount" AND "debt_amount" >= 0 AND "debt_amount" <= "charged_amount"`)
+@Check(
+  'holds_charged_check',
+  `"charged_amount" >= 0 AND "charged_amount" <= "amount" AND "debt_amount" >= 0 AND "debt_amount" <= "charged_amount"`,
+)
 @Check(
   'holds_resolved_check',
   `("status" = 'reserved') = ("resolved_at" IS NULL) AND ("status" = 'reserved' OR "settled_amount" + "released_amount" = "amount")`,

@@ -1,15 +1,6 @@
 import { Check, Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 
-export const TRANSACTION_KINDS = [
-  'reservation',
-  'settlement',
-  'release',
-  'void',
-  'grant',
-  'top-up',
-  'expiry',
-  'adjustment',
-] as const;
+export const TRANSACTION_KINDS = ['reservation', 'settlement', 'release', 'void', 'grant', 'top-up', 'expiry', 'adjustment'] as const;
 export type TransactionKind = (typeof TRANSACTION_KINDS)[number];
 
 /**

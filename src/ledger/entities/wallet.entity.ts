@@ -1,5 +1,5 @@
 import { Check, Column, Entity, ForeignKey, PrimaryColumn, UpdateDateColumn } from 'typeorm';
-import { Account } from '../../accounts/entities/account.entity';
+import { Account } from 'src/accounts/entities/account.entity';
 
 /**
  * One wallet per account: the lock every ledger write of the account takes first, and the stored
@@ -12,10 +12,7 @@ import { Account } from '../../accounts/entities/account.entity';
 @Check('wallets_issued_check', `"issued" <= 0`)
 @Check('wallets_expired_check', `"expired" >= 0`)
 @Check('wallets_debt_check', `"debt" <= 0`)
-@Check(
-  'wallets_balanced_check',
-  `"grants_balance" + "holds_balance" + "issued" + "consumed" + "expired" + "debt" = 0`,
-)
+@Check('wallets_balanced_check', `"grants_balance" + "holds_balance" + "issued" + "consumed" + "expired" + "debt" = 0`)
 export class Wallet {
   @PrimaryColumn({ name: 'account_id', type: 'text' })
   @ForeignKey(() => Account, { name: 'wallets_account_fk', onDelete: 'RESTRICT' })

@@ -1,10 +1,20 @@
-import { fingerprint } from '../../common/canonical-json';
-import { BillingException, type Finding } from '../../common/errors/billing.exception';
-import { formatCredits } from '../../common/money';
+import { fingerprint } from 'src/common/canonical-json';
+import { BillingException, type Finding } from 'src/common/errors/billing.exception';
+import { formatCredits } from 'src/common/money';
 import { planAdjustment } from '../core/adjust';
 import { Accounts, Posting } from '../core/posting';
 import type { AdjustHoldInput, AdjustResult } from '../ledger.types';
-import { SYSTEM_ACTOR, requireHold, returnTo, repaymentChanges, describeReturn, checkKey, checkReplay, correlationOf, type Operation } from './operation';
+import {
+  SYSTEM_ACTOR,
+  requireHold,
+  returnTo,
+  repaymentChanges,
+  describeReturn,
+  checkKey,
+  checkReplay,
+  correlationOf,
+  type Operation,
+} from './operation';
 import { afterBalance, balanceNow } from './balance';
 
 export function adjustOperation(input: AdjustHoldInput): Operation<AdjustResult> {
@@ -104,7 +114,12 @@ export function adjustOperation(input: AdjustHoldInput): Operation<AdjustResult>
           actor: input.actor ?? SYSTEM_ACTOR,
           action: 'hold.adjusted',
           accountId: hold.accountId,
-          before: { hold: hold.id, charged: formatCredits(hold.chargedAmount), debt: formatCredits(hold.debtAmount), available: formatCredits(before.available) },
+          before: {
+            hold: hold.id,
+            charged: formatCredits(hold.chargedAmount),
+            debt: formatCredits(hold.debtAmount),
+            available: formatCredits(before.available),
+          },
           after: {
             hold: hold.id,
             charged: formatCredits(plan.charge),

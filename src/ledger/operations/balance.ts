@@ -1,4 +1,4 @@
-import { formatCredits } from '../../common/money';
+import { formatCredits } from 'src/common/money';
 import { spendable } from '../core/burn-order';
 import { grantDeltas, walletDelta, type Entry } from '../core/posting';
 import type { GrantBucket } from '../core/types';
@@ -32,7 +32,15 @@ export function afterBalance(state: LockedWallet, entries: readonly Entry[], now
 }
 
 export function grantView(g: GrantRow): GrantView {
-  return { id: g.id, source: g.source, amount: g.amount, remaining: g.remaining, priority: g.priority, expiresAt: g.expiresAt, createdAt: g.createdAt };
+  return {
+    id: g.id,
+    source: g.source,
+    amount: g.amount,
+    remaining: g.remaining,
+    priority: g.priority,
+    expiresAt: g.expiresAt,
+    createdAt: g.createdAt,
+  };
 }
 
 export function balanceJson(b: Balance): Record<string, string> {

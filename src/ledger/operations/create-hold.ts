@@ -1,7 +1,7 @@
-import { ACCOUNT_ID_PATTERN } from '../../accounts/auth/scopes';
-import { fingerprint } from '../../common/canonical-json';
-import { BillingException, type Finding } from '../../common/errors/billing.exception';
-import { formatCredits } from '../../common/money';
+import { ACCOUNT_ID_PATTERN } from 'src/accounts/auth/scopes';
+import { fingerprint } from 'src/common/canonical-json';
+import { BillingException, type Finding } from 'src/common/errors/billing.exception';
+import { formatCredits } from 'src/common/money';
 import { allocate } from '../core/burn-order';
 import { Accounts, Posting } from '../core/posting';
 import type { CreateHoldInput, HoldResult, HoldView } from '../ledger.types';
@@ -12,11 +12,20 @@ import { afterBalance, balanceNow } from './balance';
 export function createHoldOperation(input: CreateHoldInput): Operation<HoldResult> {
   const findings: Finding[] = [];
   if (input.amount <= 0n) findings.push({ field: 'amount', message: 'must be more than 0' });
-  if (!ACCOUNT_ID_PATTERN.test(input.holdId)) findings.push({ field: 'holdId', message: 'must be 1-128 characters of letters, digits and _.:-' });
+  if (!ACCOUNT_ID_PATTERN.test(input.holdId)) {
+    findings.push({ field: 'holdId', message: 'must be 1-128 characters of letters, digits and _.:-' });
+  }
   checkKey(input.idempotencyKey, findings);
   if (findings.length > 0) throw BillingException.invalid(findings);
   const expiresAt = input.expiresAt ?? null;
-  const fp = fingerprint({ op: 'hold', accountId: input.accountId, holdId: input.holdId, amount: input.amount, expiresAt, reference: input.reference });
+  const fp = fingerprint({
+    op: 'hold',
+    accountId: input.accountId,
+    holdId: input.holdId,
+    amount: input.amount,
+    expiresAt,
+    reference: input.reference,
+  });
   const opts = { ...input, correlationId: correlationOf(input) };
   return {
     lock: { accountId: input.accountId, idempotencyKey: input.idempotencyKey, holdId: input.holdId },
@@ -25,10 +34,16 @@ export function createHoldOperation(input: CreateHoldInput): Operation<HoldResul
       if (state.prior) {
         checkReplay(state.prior, fp, input.idempotencyKey);
         if (!state.hold) throw new Error(`hold ${input.holdId} of transaction ${state.prior.id} is missing`);
-        return { write: null, result: { hold: { ...state.hold }, balance: balanceNow(state, now), transactionId: state.prior.id, replayed: true } };
+        return {
+          write: null,
+          result: { hold: { ...state.hold }, balance: balanceNow(state, now), transactionId: state.prior.id, replayed: true },
+        };
       }
       if (state.hold) {
-        throw new BillingException('DL_BILLING_IDEMPOTENCY_CONFLICT', `Hold ${input.holdId} already exists (created with another idempotency key)`);
+        throw new BillingException(
+          'DL_BILLING_IDEMPOTENCY_CONFLICT',
+          `Hold ${input.holdId} already exists (created with another idempotency key)`,
+        );
       }
       checkAffordable(state, input.amount, now);
       const { parts } = allocate(state.grants, input.amount, now);
@@ -67,7 +82,15 @@ export function createHoldOperation(input: CreateHoldInput): Operation<HoldResul
           newHold: { id: input.holdId, amount: input.amount, reference: input.reference, expiresAt },
           allocationDeltas: parts.map((p) => ({ holdId: input.holdId, grantId: p.grantId, held: p.amount })),
         },
-        audit: holdAudit(opts, 'hold.created', input.accountId, before, after, { id: input.holdId, amount: formatCredits(input.amount), reference: input.reference }, now),
+        audit: holdAudit(
+          opts,
+          'hold.created',
+          input.accountId,
+          before,
+          after,
+          { id: input.holdId, amount: formatCredits(input.amount), reference: input.reference },
+          now,
+        ),
         result: (transactionId) => ({ hold, balance: after, transactionId, replayed: false }),
       };
     },

@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
-import type { AuditEntry, AuditService } from '../../audit/audit.service';
-import { formatCredits } from '../../common/money';
-import { enqueue } from '../../messaging/outbox';
+import type { AuditEntry, AuditService } from 'src/audit/audit.service';
+import { formatCredits } from 'src/common/money';
+import { enqueue } from 'src/messaging/outbox';
 import { expiryNotification, expiryWrite, markExpired, type DueGrant } from '../grant-rules';
 import type { ExpireGrantsResult } from '../ledger.types';
 import { writeTransactions } from '../persistence/batch-write';
@@ -34,7 +34,10 @@ export async function expireGrantBatch(
     writes.push(expiryWrite(grant, { available: BigInt(g.spendable), held: BigInt(g.holds_balance), debt: BigInt(g.debt) }, version, now));
   }
   await writeTransactions(em, writes);
-  await markExpired(em, due.map((g) => g.id));
+  await markExpired(
+    em,
+    due.map((g) => g.id),
+  );
   const perWallet = new Map<string, { grants: { id: string; source: string; expired: string }[]; total: bigint; available: bigint }>();
   for (const w of writes) {
     const e = perWallet.get(w.accountId) ?? { grants: [], total: 0n, available: w.after.available };
@@ -50,7 +53,10 @@ export async function expireGrantBatch(
     at: now,
   }));
   await deps.audit.recordMany(em, audits);
-  await enqueue(em, expired.map((g) => expiryNotification(deps.notificationsTopic, g, now)));
+  await enqueue(
+    em,
+    expired.map((g) => expiryNotification(deps.notificationsTopic, g, now)),
+  );
   const amount = expired.reduce((s, g) => s + g.remaining, 0n);
   return { grants: due.length, wallets: perWallet.size, amount };
 }

@@ -1,8 +1,8 @@
 import type { EntityManager } from 'typeorm';
-import type { AuditEntry, AuditService } from '../../audit/audit.service';
-import { rows } from '../../common/database/transaction';
-import { formatCredits } from '../../common/money';
-import { enqueue } from '../../messaging/outbox';
+import type { AuditEntry, AuditService } from 'src/audit/audit.service';
+import { rows } from 'src/common/database/transaction';
+import { formatCredits } from 'src/common/money';
+import { enqueue } from 'src/messaging/outbox';
 import { Accounts, Posting, walletDelta } from '../core/posting';
 import { DEFAULT_PRIORITY, type GrantSource } from '../core/types';
 import { expiryNotification, expiryWrite, grantFingerprint, markExpired, type BalancesBefore, type DueGrant } from '../grant-rules';
@@ -95,7 +95,13 @@ export async function grantInBulk(em: EntityManager, audit: AuditService, input:
     let version = BigInt(r.version);
     const expired: DueGrant[] = [];
     for (const d of r.due) {
-      const due: DueGrant = { accountId: r.account_id, grantId: d.id, source: d.source, remaining: BigInt(d.remaining), expiresAt: new Date(d.expiresAt) };
+      const due: DueGrant = {
+        accountId: r.account_id,
+        grantId: d.id,
+        source: d.source,
+        remaining: BigInt(d.remaining),
+        expiresAt: new Date(d.expiresAt),
+      };
       dueIds.push(due.grantId);
       if (due.remaining <= 0n) continue;
       writes.push(expiryWrite(due, before, version++, input.now));
@@ -110,12 +116,21 @@ export async function grantInBulk(em: EntityManager, audit: AuditService, input:
   await writeInBulk(em, writes);
   await markExpired(em, dueIds);
   await audit.recordBulk(em, audits);
-  await enqueue(em, result.expired.map((g) => expiryNotification(input.notificationsTopic, g, input.now)));
+  await enqueue(
+    em,
+    result.expired.map((g) => expiryNotification(input.notificationsTopic, g, input.now)),
+  );
   return result;
 }
 
 /** The grant's transaction, as grantOperation writes it for a wallet without debt. */
-function grantWrite(input: BulkGrantInput, accountId: string, grant: BulkGrantInput['grants'][number], before: BalancesBefore, version: bigint): TransactionWrite {
+function grantWrite(
+  input: BulkGrantInput,
+  accountId: string,
+  grant: BulkGrantInput['grants'][number],
+  before: BalancesBefore,
+  version: bigint,
+): TransactionWrite {
   const { source, expiresAt } = input;
   const priority = DEFAULT_PRIORITY[source];
   const available = before.available + grant.amount;
@@ -123,7 +138,16 @@ function grantWrite(input: BulkGrantInput, accountId: string, grant: BulkGrantIn
     accountId,
     kind: 'grant',
     idempotencyKey: input.idempotencyKey,
-    fingerprint: grantFingerprint({ accountId, source, amount: grant.amount, expiresAt, priority, grantId: grant.grantId, reason: grant.reason, reference: null }),
+    fingerprint: grantFingerprint({
+      accountId,
+      source,
+      amount: grant.amount,
+      expiresAt,
+      priority,
+      grantId: grant.grantId,
+      reason: grant.reason,
+      reference: null,
+    }),
     amount: grant.amount,
     holdId: null,
     grantId: grant.grantId,
@@ -133,7 +157,16 @@ function grantWrite(input: BulkGrantInput, accountId: string, grant: BulkGrantIn
     at: input.now,
     entries: new Posting().move(Accounts.issued, Accounts.grant(grant.grantId), grant.amount).entries(),
     expectedVersion: version,
-    newGrant: { id: grant.grantId, source, amount: grant.amount, remaining: grant.amount, priority, expiresAt, reason: grant.reason, reference: null },
+    newGrant: {
+      id: grant.grantId,
+      source,
+      amount: grant.amount,
+      remaining: grant.amount,
+      priority,
+      expiresAt,
+      reason: grant.reason,
+      reference: null,
+    },
   };
 }
 
@@ -144,7 +177,11 @@ function grantAudit(input: BulkGrantInput, write: TransactionWrite, before: Bala
     actor: input.actor,
     action: 'credits.granted',
     accountId: write.accountId,
-    before: { available: formatCredits(before.available), held: formatCredits(before.held), total: formatCredits(before.available + before.held) },
+    before: {
+      available: formatCredits(before.available),
+      held: formatCredits(before.held),
+      total: formatCredits(before.available + before.held),
+    },
     after: {
       available: formatCredits(after.available),
       expired: { credits: formatCredits(expired.reduce((s, g) => s + g.remaining, 0n)), grants: expired.map((g) => g.grantId) },
@@ -202,10 +239,20 @@ async function writeInBulk(em: EntityManager, writes: readonly TransactionWrite[
   const wallets = new Map<string, { grants: bigint; issued: bigint; expired: bigint; writes: bigint; expected: bigint }>();
   for (const w of writes) {
     const d = walletDelta(w.entries);
-    if (d.holds !== 0n || d.consumed !== 0n || d.debt !== 0n) throw new Error(`a bulk write moves grants only (transaction ${w.idempotencyKey})`);
+    if (d.holds !== 0n || d.consumed !== 0n || d.debt !== 0n) {
+      throw new Error(`a bulk write moves grants only (transaction ${w.idempotencyKey})`);
+    }
     const s = wallets.get(w.accountId) ?? { grants: 0n, issued: 0n, expired: 0n, writes: 0n, expected: w.expectedVersion };
-    if (w.expectedVersion !== s.expected + s.writes) throw new Error(`a write of wallet ${w.accountId} was decided on version ${w.expectedVersion}`);
-    wallets.set(w.accountId, { grants: s.grants + d.grants, issued: s.issued + d.issued, expired: s.expired + d.expired, writes: s.writes + 1n, expected: s.expected });
+    if (w.expectedVersion !== s.expected + s.writes) {
+      throw new Error(`a write of wallet ${w.accountId} was decided on version ${w.expectedVersion}`);
+    }
+    wallets.set(w.accountId, {
+      grants: s.grants + d.grants,
+      issued: s.issued + d.issued,
+      expired: s.expired + d.expired,
+      writes: s.writes + 1n,
+      expected: s.expected,
+    });
   }
   const at = writes[0]!.at;
   if (writes.some((w) => w.at.getTime() !== at.getTime())) throw new Error('a bulk write is written at one time');
@@ -221,7 +268,10 @@ async function writeInBulk(em: EntityManager, writes: readonly TransactionWrite[
     big(writes.map((w) => w.after.total)),
     big(writes.map((w) => w.after.held)),
     big(writes.map((w) => w.after.available)),
-    JSON.stringify(writes.map((w) => w.explanation), bigintAsString),
+    JSON.stringify(
+      writes.map((w) => w.explanation),
+      bigintAsString,
+    ),
     at,
     entries.map((x) => x.w.accountId),
     entries.map((x) => x.w.idempotencyKey),

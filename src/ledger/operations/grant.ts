@@ -1,6 +1,6 @@
-import { ACCOUNT_ID_PATTERN } from '../../accounts/auth/scopes';
+import { ACCOUNT_ID_PATTERN } from 'src/accounts/auth/scopes';
 import { grantFingerprint } from '../grant-rules';
-import { BillingException, type Finding } from '../../common/errors/billing.exception';
+import { BillingException, type Finding } from 'src/common/errors/billing.exception';
 import { Accounts, Posting } from '../core/posting';
 import { planReturn } from '../core/returns';
 import { DEFAULT_PRIORITY, GRANT_SOURCES } from '../core/types';
@@ -36,7 +36,10 @@ export function grantOperation(input: GrantInput): Operation<GrantResult> {
       if (state.prior) {
         checkReplay(state.prior, fp, input.idempotencyKey);
         if (!state.prior.grant) throw new Error(`grant of transaction ${state.prior.id} is missing`);
-        return { write: null, result: { grant: grantView(state.prior.grant), balance: balanceNow(state, now), transactionId: state.prior.id, replayed: true } };
+        return {
+          write: null,
+          result: { grant: grantView(state.prior.grant), balance: balanceNow(state, now), transactionId: state.prior.id, replayed: true },
+        };
       }
       // Checked after the replay check: a replay answers the first outcome even once the grant has expired.
       if (input.expiresAt && input.expiresAt.getTime() <= now.getTime()) {
@@ -62,7 +65,15 @@ export function grantOperation(input: GrantInput): Operation<GrantResult> {
       const before = balanceNow(state, now);
       const after = afterBalance(state, entries, now, [bucket]);
       const repay = repaymentChanges(plan);
-      const grant: GrantView = { id, source: input.source, amount: input.amount, remaining, priority, expiresAt: input.expiresAt, createdAt: now };
+      const grant: GrantView = {
+        id,
+        source: input.source,
+        amount: input.amount,
+        remaining,
+        priority,
+        expiresAt: input.expiresAt,
+        createdAt: now,
+      };
       return {
         write: {
           kind: input.source === 'top_up' ? 'top-up' : 'grant',
@@ -75,7 +86,14 @@ export function grantOperation(input: GrantInput): Operation<GrantResult> {
           after,
           at: now,
           entries,
-          explanation: { source: input.source, reason: input.reason, actor: input.actor, expiresAt: input.expiresAt, priority, repaid: plan.repaid },
+          explanation: {
+            source: input.source,
+            reason: input.reason,
+            actor: input.actor,
+            expiresAt: input.expiresAt,
+            priority,
+            repaid: plan.repaid,
+          },
           newGrant: {
             id,
             source: input.source,

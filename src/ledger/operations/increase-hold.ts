@@ -1,6 +1,6 @@
-import { fingerprint } from '../../common/canonical-json';
-import { BillingException, type Finding } from '../../common/errors/billing.exception';
-import { formatCredits } from '../../common/money';
+import { fingerprint } from 'src/common/canonical-json';
+import { BillingException, type Finding } from 'src/common/errors/billing.exception';
+import { formatCredits } from 'src/common/money';
 import { allocate } from '../core/burn-order';
 import { Accounts, Posting } from '../core/posting';
 import type { HoldResult, IncreaseHoldInput } from '../ledger.types';
@@ -21,7 +21,10 @@ export function increaseHoldOperation(input: IncreaseHoldInput): Operation<HoldR
       const hold = requireHold(state, input.holdId);
       if (state.prior) {
         checkReplay(state.prior, fp, input.idempotencyKey);
-        return { write: null, result: { hold: { ...hold }, balance: balanceNow(state, now), transactionId: state.prior.id, replayed: true } };
+        return {
+          write: null,
+          result: { hold: { ...hold }, balance: balanceNow(state, now), transactionId: state.prior.id, replayed: true },
+        };
       }
       if (hold.status !== 'reserved') {
         throw BillingException.invalid([{ field: 'holdId', message: `the hold is ${hold.status}, only an open hold can be increased` }]);
@@ -55,10 +58,20 @@ export function increaseHoldOperation(input: IncreaseHoldInput): Operation<HoldR
           hold.accountId,
           before,
           after,
-          { id: hold.id, increase: formatCredits(input.amount), amount: formatCredits(hold.amount + input.amount), reference: hold.reference },
+          {
+            id: hold.id,
+            increase: formatCredits(input.amount),
+            amount: formatCredits(hold.amount + input.amount),
+            reference: hold.reference,
+          },
           now,
         ),
-        result: (transactionId) => ({ hold: { ...hold, amount: hold.amount + input.amount }, balance: after, transactionId, replayed: false }),
+        result: (transactionId) => ({
+          hold: { ...hold, amount: hold.amount + input.amount },
+          balance: after,
+          transactionId,
+          replayed: false,
+        }),
       };
     },
   };

@@ -1,12 +1,20 @@
 import { randomBytes } from 'node:crypto';
-import type { AuditEntry } from '../../audit/audit.service';
-import { correlationId } from '../../common/context/correlation';
-import { BillingException, type Finding } from '../../common/errors/billing.exception';
-import { formatCredits } from '../../common/money';
+import type { AuditEntry } from 'src/audit/audit.service';
+import { correlationId } from 'src/common/context/correlation';
+import { BillingException, type Finding } from 'src/common/errors/billing.exception';
+import { formatCredits } from 'src/common/money';
 import { Accounts, Posting, type LedgerAccount } from '../core/posting';
 import type { ReturnPlan } from '../core/returns';
 import type { Part } from '../core/types';
-import type { AllocationDelta, HoldRow, HoldUpdate, LockedWallet, LockKey, PriorTransaction, TransactionWrite } from '../persistence/wallet-store';
+import type {
+  AllocationDelta,
+  HoldRow,
+  HoldUpdate,
+  LockedWallet,
+  LockKey,
+  PriorTransaction,
+  TransactionWrite,
+} from '../persistence/wallet-store';
 import type { AuditOptions, Balance } from '../ledger.types';
 import { balanceNow, balanceJson } from './balance';
 
@@ -29,7 +37,6 @@ export interface Operation<R> {
 
 export const SYSTEM_ACTOR = 'system:ledger';
 export const MAX_INT = 2_147_483_647;
-
 
 /** The transaction to write, completed with the wallet it belongs to and the per-row deltas merged. */
 export function completeWrite(state: LockedWallet, w: Omit<TransactionWrite, 'accountId' | 'expectedVersion'>): TransactionWrite {
@@ -129,7 +136,10 @@ export function checkKey(key: string, findings: Finding[]): void {
 
 export function checkReplay(prior: PriorTransaction, fp: string, key: string): void {
   if (prior.fingerprint !== fp) {
-    throw new BillingException('DL_BILLING_IDEMPOTENCY_CONFLICT', `The idempotency key ${JSON.stringify(key)} was already used for a different request`);
+    throw new BillingException(
+      'DL_BILLING_IDEMPOTENCY_CONFLICT',
+      `The idempotency key ${JSON.stringify(key)} was already used for a different request`,
+    );
   }
 }
 
@@ -149,7 +159,15 @@ export function correlationOf(opts: AuditOptions): string | null {
  * The audit row of a hold's creation or increase: `before` and `after` are the wallet's balances
  * (the same keys, so they compare); the hold itself is `after.hold`.
  */
-export function holdAudit(opts: AuditOptions, action: string, accountId: string, before: Balance, after: Balance, hold: Record<string, string | null>, at: Date): AuditEntry {
+export function holdAudit(
+  opts: AuditOptions,
+  action: string,
+  accountId: string,
+  before: Balance,
+  after: Balance,
+  hold: Record<string, string | null>,
+  at: Date,
+): AuditEntry {
   return {
     actor: opts.actor ?? SYSTEM_ACTOR,
     action,

@@ -1,6 +1,6 @@
-import { fingerprint } from '../../common/canonical-json';
-import { BillingException } from '../../common/errors/billing.exception';
-import { formatCredits } from '../../common/money';
+import { fingerprint } from 'src/common/canonical-json';
+import { BillingException } from 'src/common/errors/billing.exception';
+import { formatCredits } from 'src/common/money';
 import { splitSettlement } from '../core/holds';
 import { Accounts, Posting } from '../core/posting';
 import { planReturn } from '../core/returns';

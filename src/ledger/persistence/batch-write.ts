@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
-import type { Call, PreparedStatement } from '../../common/database/pipelined-transaction';
-import { rows } from '../../common/database/transaction';
+import type { Call, PreparedStatement } from 'src/common/database/pipelined-transaction';
+import { rows } from 'src/common/database/transaction';
 import { grantDeltas, walletDelta, type WalletDelta } from '../core/posting';
 import { reportLedgerWrites } from '../ledger-flows';
 import type { TransactionWrite } from './wallet-store';
@@ -165,12 +165,16 @@ class BatchWrite {
       explanation: w.explanation,
       at: w.at,
     });
-    w.entries.forEach((e, i) => this.entries.push({ account_id: w.accountId, key: w.idempotencyKey, line: i + 1, account: e.account, amount: e.amount }));
+    w.entries.forEach((e, i) =>
+      this.entries.push({ account_id: w.accountId, key: w.idempotencyKey, line: i + 1, account: e.account, amount: e.amount }),
+    );
   }
 
   /** A new grant, and the changes of grants' balances (a grant created in the batch is inserted with its final balance). */
   private addGrants(w: TransactionWrite): void {
-    if (w.newGrant) this.newGrants.set(w.newGrant.id, { ...w.newGrant, account_id: w.accountId, expires_at: w.newGrant.expiresAt, at: w.at });
+    if (w.newGrant) {
+      this.newGrants.set(w.newGrant.id, { ...w.newGrant, account_id: w.accountId, expires_at: w.newGrant.expiresAt, at: w.at });
+    }
     for (const change of grantDeltas(w.entries)) {
       if (change.grantId === w.newGrant?.id) continue;
       const created = this.newGrants.get(change.grantId);
@@ -184,7 +188,15 @@ class BatchWrite {
     if (w.newHold) this.newHolds.set(w.newHold.id, { ...w.newHold, account_id: w.accountId, expires_at: w.newHold.expiresAt, at: w.at });
     for (const u of w.holdUpdates ?? []) {
       if (this.newHolds.has(u.id)) throw new Error(`hold ${u.id} is created and changed in one batch`);
-      const c = this.holdChanges.get(u.id) ?? { status: null, amount: 0n, settled: 0n, released: 0n, charged: 0n, debt: 0n, resolved_at: null };
+      const c = this.holdChanges.get(u.id) ?? {
+        status: null,
+        amount: 0n,
+        settled: 0n,
+        released: 0n,
+        charged: 0n,
+        debt: 0n,
+        resolved_at: null,
+      };
       this.holdChanges.set(u.id, {
         status: u.status ?? c.status,
         amount: c.amount + (u.amount ?? 0n),
@@ -198,15 +210,32 @@ class BatchWrite {
     for (const a of w.allocationDeltas ?? []) {
       const key = `${a.holdId}|${a.grantId}`;
       const c = this.allocationChanges.get(key) ?? { holdId: a.holdId, held: 0n, charged: 0n, released: 0n };
-      this.allocationChanges.set(key, { holdId: a.holdId, held: c.held + (a.held ?? 0n), charged: c.charged + (a.charged ?? 0n), released: c.released + (a.released ?? 0n) });
+      this.allocationChanges.set(key, {
+        holdId: a.holdId,
+        held: c.held + (a.held ?? 0n),
+        charged: c.charged + (a.charged ?? 0n),
+        released: c.released + (a.released ?? 0n),
+      });
     }
   }
 
   /** The wallet's balances, written once, checked at the version its first write was decided on. */
   private addWallet(w: TransactionWrite): void {
-    const wallet = this.walletChanges.get(w.accountId) ?? { expected: w.expectedVersion, writes: 0n, grants: 0n, holds: 0n, issued: 0n, consumed: 0n, expired: 0n, debt: 0n, at: w.at };
+    const wallet = this.walletChanges.get(w.accountId) ?? {
+      expected: w.expectedVersion,
+      writes: 0n,
+      grants: 0n,
+      holds: 0n,
+      issued: 0n,
+      consumed: 0n,
+      expired: 0n,
+      debt: 0n,
+      at: w.at,
+    };
     if (w.expectedVersion !== wallet.expected + wallet.writes) {
-      throw new Error(`a write of wallet ${w.accountId} was decided on version ${w.expectedVersion}, not ${wallet.expected + wallet.writes}`);
+      throw new Error(
+        `a write of wallet ${w.accountId} was decided on version ${w.expectedVersion}, not ${wallet.expected + wallet.writes}`,
+      );
     }
     const d = walletDelta(w.entries);
     this.walletChanges.set(w.accountId, {
@@ -225,7 +254,11 @@ class BatchWrite {
 
 /** The id of each write's transaction, in the order of `writes`; throws if the statement did not write them all. */
 export function parseWrite(found: unknown[], writes: readonly TransactionWrite[]): string[] {
-  const ids = new Map((found as { account_id: string; key: string; id: string; ok: boolean }[]).filter((r) => r.ok).map((r) => [`${r.account_id}\u0000${r.key}`, r.id]));
+  const ids = new Map(
+    (found as { account_id: string; key: string; id: string; ok: boolean }[])
+      .filter((r) => r.ok)
+      .map((r) => [`${r.account_id}\u0000${r.key}`, r.id]),
+  );
   const parsed = writes.map((w) => {
     const id = ids.get(`${w.accountId}\u0000${w.idempotencyKey}`);
     if (!id) throw new Error(`the ledger write of wallet ${w.accountId} returned no transaction for ${w.idempotencyKey}`);

@@ -1,5 +1,5 @@
-import { inOneRoundTrip } from '../../common/database/pipelined-transaction';
-import { rows } from '../../common/database/transaction';
+import { inOneRoundTrip } from 'src/common/database/pipelined-transaction';
+import { rows } from 'src/common/database/transaction';
 import type { EntityManager } from 'typeorm';
 import { lockWalletsCall } from './ledger-batch';
 

@@ -1,10 +1,21 @@
-import { auditRounds, type AuditEntry, type AuditService } from '../../audit/audit.service';
-import type { Call, PreparedStatement } from '../../common/database/pipelined-transaction';
+import { auditRounds, type AuditEntry, type AuditService } from 'src/audit/audit.service';
+import type { Call, PreparedStatement } from 'src/common/database/pipelined-transaction';
 import { grantDeltas, walletDelta } from '../core/posting';
 import type { DebtHold } from '../core/returns';
 import { completeWrite, type Operation } from '../operations/operation';
 import { parseWrite, writeCall } from './batch-write';
-import { GRANT_JSON, toGrant, toHold, type AllocationRow, type GrantRow, type HoldRow, type LockedWallet, type LockKey, type PriorTransaction, type TransactionWrite } from './wallet-store';
+import {
+  GRANT_JSON,
+  toGrant,
+  toHold,
+  type AllocationRow,
+  type GrantRow,
+  type HoldRow,
+  type LockedWallet,
+  type LockKey,
+  type PriorTransaction,
+  type TransactionWrite,
+} from './wallet-store';
 
 /**
  * Locks a batch's wallets in one statement, in account-id order (bytes: COLLATE "C"; the rows are
@@ -225,7 +236,11 @@ export class WalletBatch {
     for (const a of w.allocationDeltas ?? []) {
       const per = this.allocations.get(a.holdId) ?? new Map<string, Allocation>();
       const cur = per.get(a.grantId) ?? { held: 0n, charged: 0n, released: 0n };
-      per.set(a.grantId, { held: cur.held + (a.held ?? 0n), charged: cur.charged + (a.charged ?? 0n), released: cur.released + (a.released ?? 0n) });
+      per.set(a.grantId, {
+        held: cur.held + (a.held ?? 0n),
+        charged: cur.charged + (a.charged ?? 0n),
+        released: cur.released + (a.released ?? 0n),
+      });
       this.allocations.set(a.holdId, per);
     }
     this.priors.set(w.idempotencyKey, {

@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
-import { rows } from '../../common/database/transaction';
-import { BillingException } from '../../common/errors/billing.exception';
+import { rows } from 'src/common/database/transaction';
+import { BillingException } from 'src/common/errors/billing.exception';
 import { inBurnOrder, isExpired } from '../core/burn-order';
 import { balanceOf } from '../operations/balance';
 import type { Discrepancy, HoldView, StatementEntry, WalletView } from '../ledger.types';
@@ -76,7 +76,11 @@ export async function holdView(db: Db, holdId: string): Promise<HoldView | null>
 }
 
 /** The account's transactions, newest first; `cursor` is the id of the last one of the previous page. */
-export async function statementPage(db: Db, accountId: string, opts: { cursor?: string; limit: number }): Promise<{ items: StatementEntry[]; nextCursor: string | null }> {
+export async function statementPage(
+  db: Db,
+  accountId: string,
+  opts: { cursor?: string; limit: number },
+): Promise<{ items: StatementEntry[]; nextCursor: string | null }> {
   const found = await rows<{
     id: string;
     created_at: Date;
@@ -139,7 +143,11 @@ export async function accountExists(db: Db, accountId: string): Promise<boolean>
  */
 /** The ids of open holds whose `expiresAt` has passed, oldest first. */
 export async function dueHoldIds(db: Db, now: Date, limit: number): Promise<string[]> {
-  const due = await rows<{ id: string }>(db, `SELECT id FROM holds WHERE status = 'reserved' AND expires_at <= $1 ORDER BY expires_at, id LIMIT $2`, [now, limit]);
+  const due = await rows<{ id: string }>(
+    db,
+    `SELECT id FROM holds WHERE status = 'reserved' AND expires_at <= $1 ORDER BY expires_at, id LIMIT $2`,
+    [now, limit],
+  );
   return due.map((r) => r.id);
 }
 

@@ -1,12 +1,12 @@
 import { Logger } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
-import type { AuditService } from '../../audit/audit.service';
-import { GroupCommitLanes, takeDistinct } from '../../common/database/group-commit';
-import { inOneRoundTrip, PipelinedSession, poolOf, type Call } from '../../common/database/pipelined-transaction';
-import { retrying } from '../../common/database/transaction';
-import { inTransaction } from '../../common/database/transaction';
-import { BillingException } from '../../common/errors/billing.exception';
-import type { Clock } from '../../infra/clock/clock';
+import type { AuditService } from 'src/audit/audit.service';
+import { GroupCommitLanes, takeDistinct } from 'src/common/database/group-commit';
+import { inOneRoundTrip, PipelinedSession, poolOf, type Call } from 'src/common/database/pipelined-transaction';
+import { retrying } from 'src/common/database/transaction';
+import { inTransaction } from 'src/common/database/transaction';
+import { BillingException } from 'src/common/errors/billing.exception';
+import type { Clock } from 'src/infra/clock/clock';
 import { completeWrite, type Operation } from '../operations/operation';
 import { ensureWallet } from './ledger-reads';
 import { batchReadCalls, LedgerBatch } from './ledger-batch';
@@ -50,7 +50,9 @@ export class LedgerRunner {
     const state = await LedgerStore.lock(em, op.lock);
     if (state) return state;
     if (!op.lock.accountId || !op.createsWallet) {
-      throw op.lock.holdId ? BillingException.notFound(`Hold ${op.lock.holdId}`) : BillingException.notFound(`Account ${op.lock.accountId}`);
+      throw op.lock.holdId
+        ? BillingException.notFound(`Hold ${op.lock.holdId}`)
+        : BillingException.notFound(`Account ${op.lock.accountId}`);
     }
     // An existing account without a wallet yet gets an empty one.
     await ensureWallet(em, op.lock.accountId);
@@ -98,7 +100,10 @@ export class LedgerRunner {
     const lockOf = (item: Pending): LockKey => ({ ...item.op.lock, accountId: item.accountId });
     let session: PipelinedSession | undefined;
     try {
-      session = await PipelinedSession.begin(poolOf(this.ds), batchReadCalls(new Map(wallets.map((w) => [w, byWallet.get(w)!.map(lockOf)]))));
+      session = await PipelinedSession.begin(
+        poolOf(this.ds),
+        batchReadCalls(new Map(wallets.map((w) => [w, byWallet.get(w)!.map(lockOf)]))),
+      );
       const ledger = LedgerBatch.of(session.rows, this.audit);
       for (const w of wallets) {
         for (const item of byWallet.get(w)!) {
@@ -207,6 +212,8 @@ const HOLD_ACCOUNT_CACHE = 100_000;
  */
 function takeBatch(queue: Pending[]): Pending[] {
   return takeDistinct(queue, MAX_BATCH, ({ op, accountId }) =>
-    [op.lock.idempotencyKey && `k:${accountId}:${op.lock.idempotencyKey}`, op.lock.holdId && `h:${op.lock.holdId}`].filter((k): k is string => !!k),
+    [op.lock.idempotencyKey && `k:${accountId}:${op.lock.idempotencyKey}`, op.lock.holdId && `h:${op.lock.holdId}`].filter(
+      (k): k is string => !!k,
+    ),
   );
 }

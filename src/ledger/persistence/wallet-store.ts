@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
-import { preparedRows } from '../../common/database/prepared';
-import type { Call, PreparedStatement } from '../../common/database/pipelined-transaction';
+import { preparedRows } from 'src/common/database/prepared';
+import type { Call, PreparedStatement } from 'src/common/database/pipelined-transaction';
 import type { DebtHold } from '../core/returns';
 import type { Entry } from '../core/posting';
 import { parseWrite, writeCall } from './batch-write';

@@ -62,13 +62,25 @@ describe('buildSession', () => {
       [ev('runtime.terminated', 3, 3, { reason: 'user' }), ev('runtime.launch_failed', 1, 2, { reason: 'image pull' })],
     ]) {
       const s = buildSession(events);
-      expect(s).toMatchObject({ status: 'launch_failed', closedMs: 0, intervals: [], terminationReason: 'image pull', contradictedLaunchFailure: null });
+      expect(s).toMatchObject({
+        status: 'launch_failed',
+        closedMs: 0,
+        intervals: [],
+        terminationReason: 'image pull',
+        contradictedLaunchFailure: null,
+      });
     }
   });
 
   it('keeps the charge of a run that happened and flags the launch failure that contradicts it, in every order', () => {
     const started = ev('runtime.started', 0, 1);
-    const failed = { id: 'late-failure', type: 'runtime.launch_failed' as const, occurredAt: new Date(t0 + 1000), seq: 2, data: { reason: 'image pull' } };
+    const failed = {
+      id: 'late-failure',
+      type: 'runtime.launch_failed' as const,
+      occurredAt: new Date(t0 + 1000),
+      seq: 2,
+      data: { reason: 'image pull' },
+    };
     const terminated = ev('runtime.terminated', 10, 3, { reason: 'user' });
     const orders = [
       [started, terminated, failed],
@@ -98,7 +110,14 @@ describe('buildSession', () => {
   });
 
   it('gives the same session (running and paused intervals) for any order and any duplication of the same events', () => {
-    const types: LifecycleType[] = ['runtime.started', 'runtime.paused', 'runtime.resumed', 'runtime.heartbeat', 'runtime.terminated', 'runtime.launch_failed'];
+    const types: LifecycleType[] = [
+      'runtime.started',
+      'runtime.paused',
+      'runtime.resumed',
+      'runtime.heartbeat',
+      'runtime.terminated',
+      'runtime.launch_failed',
+    ];
     const history = fc
       .array(fc.record({ type: fc.constantFrom(...types), gap: fc.integer({ min: 0, max: 30 }) }), { minLength: 1, maxLength: 30 })
       .map((steps) => {

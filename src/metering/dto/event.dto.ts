@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ancillaryEventSchema } from '../../ancillary/ancillary-event';
+import { ancillaryEventSchema } from 'src/ancillary/ancillary-event';
 import { lifecycleEventSchema, TERMINATION_REASONS } from '../lifecycle-event';
 
 /** Events per request to POST /v1/events. */

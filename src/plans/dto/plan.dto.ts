@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { credits, instant, inputInstant } from '../../common/http/api-schemas';
-import { SIZE_CLASSES } from '../../pricing/environment';
+import { credits, instant, inputInstant } from 'src/common/http/api-schemas';
+import { SIZE_CLASSES } from 'src/pricing/environment';
 import { PERIOD_KINDS } from '../periods';
 import { planIdField } from '../plan-catalog';
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { ACCOUNT_ID_PATTERN } from '../../accounts/auth/scopes';
-import { credits, instant } from '../../common/http/api-schemas';
-import { environmentRequestShape } from '../../pricing/environment';
-import { RUNTIME_STATUSES } from '../../metering/entities/runtime.entity';
+import { ACCOUNT_ID_PATTERN } from 'src/accounts/auth/scopes';
+import { credits, instant } from 'src/common/http/api-schemas';
+import { environmentRequestShape } from 'src/pricing/environment';
+import { RUNTIME_STATUSES } from 'src/metering/entities/runtime.entity';
 
 const id = z.string().regex(ACCOUNT_ID_PATTERN, 'must be 1-128 characters of letters, digits and _.:-');
 
@@ -33,10 +33,10 @@ export const reservationViewSchema = z
     ratePerHour: credits.meta({ description: 'Credits per hour' }),
     minutes: z.number().int(),
     reserved: credits.meta({ description: 'The hold: rate × minutes' }),
-    specDigest: z
-      .string()
-      .nullable()
-      .meta({ description: 'sha256: + SHA-256 of the RFC 8785 serialization of the environment spec priced (null on reservations made before it was recorded)' }),
+    specDigest: z.string().nullable().meta({
+      description:
+        'sha256: + SHA-256 of the RFC 8785 serialization of the environment spec priced (null on reservations made before it was recorded)',
+    }),
     expiresAt: instant.meta({ description: 'When the reservation runs out (of running time, or of time to start)' }),
     balance: z.strictObject({ total: credits, held: credits, available: credits }),
     runsRemaining: z.number().int().nullable().meta({ description: "Runs left in the plan's period (null: unlimited)" }),
@@ -51,10 +51,10 @@ export const reservationDetailsSchema = z
     status,
     ratePerHour: credits,
     rateCardVersion: z.string().nullable(),
-    specDigest: z
-      .string()
-      .nullable()
-      .meta({ description: 'sha256: + SHA-256 of the RFC 8785 serialization of the environment spec priced (null on reservations made before it was recorded)' }),
+    specDigest: z.string().nullable().meta({
+      description:
+        'sha256: + SHA-256 of the RFC 8785 serialization of the environment spec priced (null on reservations made before it was recorded)',
+    }),
     minutes: z.number().int(),
     reserved: credits,
     runningSeconds: z.number().int(),
@@ -62,7 +62,9 @@ export const reservationDetailsSchema = z
     released: credits,
     settlement: z.string().nullable().meta({ description: 'How the runtime was settled (null while it is not)' }),
     terminationReason: z.string().nullable().meta({ description: 'The reason its runtime.terminated (or launch failure) gave, as given' }),
-    intervals: z.array(z.strictObject({ from: instant, to: instant.nullable() })).meta({ description: 'Running intervals (paused time is not charged)' }),
+    intervals: z
+      .array(z.strictObject({ from: instant, to: instant.nullable() }))
+      .meta({ description: 'Running intervals (paused time is not charged)' }),
     explanation: z.string(),
     review: z
       .array(

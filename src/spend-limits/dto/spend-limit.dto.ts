@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { ACCOUNT_ID_PATTERN } from '../../accounts/auth/scopes';
-import { credits } from '../../common/http/api-schemas';
-import { parseCredits } from '../../common/money';
+import { ACCOUNT_ID_PATTERN } from 'src/accounts/auth/scopes';
+import { credits } from 'src/common/http/api-schemas';
+import { parseCredits } from 'src/common/money';
 
 export const spendLimitSchema = z.strictObject({
   credits: z

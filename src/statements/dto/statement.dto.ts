@@ -1,15 +1,20 @@
 import { z } from 'zod';
-import { ancillaryUsageSchema } from '../../ancillary/dto/ancillary-usage.dto';
-import { credits, instant } from '../../common/http/api-schemas';
+import { ancillaryUsageSchema } from 'src/ancillary/dto/ancillary-usage.dto';
+import { credits, instant } from 'src/common/http/api-schemas';
 import { SECTIONS } from '../statement';
 
-const quantity = z.string().regex(/^\d+\.\d{6}$/).meta({ description: 'A quantity in `unit`, with 6 decimals (rounded up)' });
+const quantity = z
+  .string()
+  .regex(/^\d+\.\d{6}$/)
+  .meta({ description: 'A quantity in `unit`, with 6 decimals (rounded up)' });
 
 export const statementLineSchema = z
   .strictObject({
     section: z.enum(SECTIONS),
     description: z.string(),
-    credits: credits.meta({ description: "The line's effect on the balance (negative for charges, expiries and claw-backs; 0 for unpriced usage)" }),
+    credits: credits.meta({
+      description: "The line's effect on the balance (negative for charges, expiries and claw-backs; 0 for unpriced usage)",
+    }),
     count: z.number().int().meta({ description: 'Ledger transactions the line sums (runtimes, for runtime lines)' }),
     quantity: quantity.optional(),
     unit: z.string().optional(),
@@ -29,32 +34,40 @@ export const statementSchema = z
     creditValue: z
       .strictObject({ currency: z.literal('usd'), centsPerCredit: z.number().int() })
       .meta({ description: 'What one credit is worth (the plan catalog): fees are in dollars, everything else in credits' }),
-    openingBalance: credits.meta({ description: 'The balance (total: available + held − debt) at `from`, from the ledger entries before it' }),
+    openingBalance: credits.meta({
+      description: 'The balance (total: available + held − debt) at `from`, from the ledger entries before it',
+    }),
     closingBalance: credits.meta({ description: 'openingBalance + the credits of every line' }),
     lines: z.array(statementLineSchema),
-    ancillary: z
-      .array(ancillaryUsageSchema)
-      .meta({ description: 'Ancillary usage metered for hours and reports in the period, by kind (charges posted in the period are in `lines`)' }),
-    fees: z.array(
-      z.strictObject({
-        invoiceId: z.string(),
-        status: z.string(),
-        periodStart: instant,
-        periodEnd: instant,
-        description: z.string(),
-        amountCents: z.number().int(),
-      }),
-    ).meta({
-      description:
-        'Team: each invoice whose cycle starts in the period, in US cents as Stripe invoiced it: the base fee and the seat fee (the sums of its lines of each price, prorations included), and its other items (discounts, tax) when there are any, so that they sum to its total',
+    ancillary: z.array(ancillaryUsageSchema).meta({
+      description: 'Ancillary usage metered for hours and reports in the period, by kind (charges posted in the period are in `lines`)',
     }),
+    fees: z
+      .array(
+        z.strictObject({
+          invoiceId: z.string(),
+          status: z.string(),
+          periodStart: instant,
+          periodEnd: instant,
+          description: z.string(),
+          amountCents: z.number().int(),
+        }),
+      )
+      .meta({
+        description:
+          'Team: each invoice whose cycle starts in the period, in US cents as Stripe invoiced it: the base fee and the seat fee (the sums of its lines of each price, prorations included), and its other items (discounts, tax) when there are any, so that they sum to its total',
+      }),
     topUps: z
       .array(
         z.strictObject({
           sessionId: z.string().meta({ description: 'The Stripe Checkout Session' }),
           pack: z.string(),
           credits: credits.meta({ description: 'Credits granted (in the `top_ups` line of the period)' }),
-          amountCents: z.number().int().nullable().meta({ description: 'What Stripe Checkout charged, in US cents (null when Stripe did not say)' }),
+          amountCents: z
+            .number()
+            .int()
+            .nullable()
+            .meta({ description: 'What Stripe Checkout charged, in US cents (null when Stripe did not say)' }),
           at: instant,
         }),
       )

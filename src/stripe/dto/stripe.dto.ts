@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { instant } from '../../common/http/api-schemas';
-import { idempotencyKeySchema } from '../../ledger/dto/grant.dto';
-import { planIdField } from '../../plans/plan-catalog';
+import { instant } from 'src/common/http/api-schemas';
+import { idempotencyKeySchema } from 'src/ledger/dto/grant.dto';
+import { planIdField } from 'src/plans/plan-catalog';
 
 export const topUpSchema = z.strictObject({ pack: z.string().min(1).max(64).meta({ description: 'A top-up pack id of the plans file' }) });
 export type TopUpDto = z.infer<typeof topUpSchema>;
@@ -11,7 +11,10 @@ export const topUpHeadersSchema = z.object({
 });
 
 export const checkoutSchema = z
-  .strictObject({ checkoutUrl: z.string().meta({ description: 'Stripe Checkout: the credits come with its completion' }), sessionId: z.string() })
+  .strictObject({
+    checkoutUrl: z.string().meta({ description: 'Stripe Checkout: the credits come with its completion' }),
+    sessionId: z.string(),
+  })
   .meta({ id: 'TopUpCheckout' });
 
 export const subscriptionViewSchema = z

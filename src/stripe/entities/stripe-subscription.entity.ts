@@ -1,13 +1,25 @@
 import { Check, Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 
-export const SUBSCRIPTION_STATUSES = ['incomplete', 'incomplete_expired', 'trialing', 'active', 'past_due', 'canceled', 'unpaid', 'paused'] as const;
+export const SUBSCRIPTION_STATUSES = [
+  'incomplete',
+  'incomplete_expired',
+  'trialing',
+  'active',
+  'past_due',
+  'canceled',
+  'unpaid',
+  'paused',
+] as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 
 /** An account's Team subscription in Stripe, as last known from Stripe (answers and webhooks). */
 @Entity({ name: 'stripe_subscriptions' })
 @Index('stripe_subscriptions_subscription_key', ['subscriptionId'], { unique: true })
 @Index('stripe_subscriptions_customer_idx', ['customerId'])
-@Check('stripe_subscriptions_status_check', `"status" IN ('incomplete', 'incomplete_expired', 'trialing', 'active', 'past_due', 'canceled', 'unpaid', 'paused')`)
+@Check(
+  'stripe_subscriptions_status_check',
+  `"status" IN ('incomplete', 'incomplete_expired', 'trialing', 'active', 'past_due', 'canceled', 'unpaid', 'paused')`,
+)
 @Check('stripe_subscriptions_quantity_check', `"seat_quantity" >= 0`)
 @Check('stripe_subscriptions_period_check', `"current_period_end" IS NULL OR "current_period_end" > "current_period_start"`)
 export class StripeSubscription {
