@@ -27,7 +27,7 @@ const shared = new Set(['common', 'infra', 'main', 'app', 'app.module', 'cli', '
 /** Value imports (not `import type`) of a file, resolved to files under src. */
 function importsOf(file) {
   const out = [];
-  const re = /^import\s+(type\s+)?[^'"]*?from\s+'(\.[^']+)'/gms;
+  const re = /^import\s+(type\s+)?[^'"]*?from\s+'((?:\.|src\/)[^']+)'/gms;
   for (const m of text.get(file).matchAll(re)) {
     if (m[1]) continue;
     const names = m[0];
@@ -39,7 +39,7 @@ function importsOf(file) {
         .every((n) => !n.trim() || n.trim().startsWith('type '))
     )
       continue;
-    const base = resolve(dirname(file), m[2]);
+    const base = m[2].startsWith('src/') ? join(root, m[2]) : resolve(dirname(file), m[2]);
     const target = [`${base}.ts`, join(base, 'index.ts')].find((p) => existsSync(p));
     if (target && text.has(target)) out.push(target);
   }
