@@ -33,6 +33,9 @@ export async function buildForTest(): Promise<string> {
           parser: { syntax: 'typescript', decorators: true },
           transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
           keepClassNames: true,
+          // Imports across modules name them (`src/ledger/…`, tsconfig.json's paths): written back as relative paths.
+          baseUrl: ROOT,
+          paths: { 'src/*': ['./src/*'] },
         },
       });
       const target = join(out, relative(ROOT, file)).replace(/\.ts$/, '.js');
