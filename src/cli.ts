@@ -18,7 +18,8 @@ import { JobsService } from './jobs/jobs.service';
 import { LedgerService } from './ledger/ledger.service';
 import { ReportsCliModule } from './reports/reports-cli.module';
 import { parseReportQuery } from './reports/report-query';
-import { REPORT_NAMES, ReportsService, toCsv, type Report, type ReportName } from './reports/reports.service';
+import { REPORT_NAMES, ReportsService, type Report, type ReportName } from './reports/reports.service';
+import { toCsv } from './reports/to-csv';
 
 /**
  * Operator commands, run on the build: `node dist/src/cli.js <command>` (or `npm run cli -- <command>`).

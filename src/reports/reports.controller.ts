@@ -5,7 +5,8 @@ import { Doc } from 'src/common/http/openapi';
 import { Clock } from 'src/infra/clock/clock';
 import { parseReportQuery, QUERIES } from './report-query';
 import { reportSchema } from './dto/report.dto';
-import { ReportsService, toCsv, type Report } from './reports.service';
+import { ReportsService, type Report } from './reports.service';
+import { toCsv } from './to-csv';
 
 /** `GET /v1/reports/…`: admin or reports scope; JSON, or CSV with `?format=csv` or `Accept: text/csv`. */
 @Controller('v1/reports')

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toCsv } from './reports.service';
+import { toCsv } from './to-csv';
 
 const line = (value: string) => toCsv({ columns: ['reason'], items: [{ reason: value }] }).split('\r\n')[1];
 

@@ -4,7 +4,7 @@ import { Access } from 'src/accounts/auth/auth.decorators';
 import { BillingException } from 'src/common/errors/billing.exception';
 import { Doc } from 'src/common/http/openapi';
 import { parseQueryOrThrow } from 'src/common/http/zod-validation.pipe';
-import { toCsv } from 'src/reports/reports.service';
+import { toCsv } from 'src/reports/to-csv';
 import { periodParam, statementQuery, statementSchema, type StatementJson } from './dto/statement.dto';
 import { STATEMENT_CSV_COLUMNS, statementCsvRows, StatementsService } from './statements.service';
 
