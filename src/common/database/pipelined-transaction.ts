@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { DataSource, EntityManager } from 'typeorm';
-import { inTransaction, isRetryable } from './transaction';
+import { inTransaction } from './transaction';
 
 export { poolOf } from './pool';
 

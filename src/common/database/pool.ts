@@ -32,26 +32,28 @@ export function poolOf(ds: DataSource): pg.Pool {
 }
 
 /**
- * A connection's socket (pg's documented `stream` option) that sends everything written to it in
- * one turn of the event loop in one write: in pipeline mode pg writes each query on its own
- * (Parse/Bind/Describe/Execute/Sync, corked per query), so a pipelined round trip of ten statements
- * cost ten `writev` calls — the largest share of the service's CPU on the reservation path. Held
- * back until the turn ends (process.nextTick), they leave as one.
+ * A connection's socket (pg's documented `stream` option) that sends the statements written to it
+ * in one turn of the event loop in one write. In pipeline mode pg corks the socket around each
+ * query it writes (Parse/Bind/Describe/Execute/Sync), so a pipelined round trip of ten statements
+ * cost ten `writev` calls: the largest share of the service's CPU on the reservation path. Here the
+ * uncork that would send them is held until the turn ends (process.nextTick), and the queries
+ * written meanwhile leave with it. Writes made uncorked (a simple-protocol query) go at once.
  */
+export class CoalescingSocket extends Socket {
+  private held = false;
+
+  override uncork(): void {
+    if (this.writableCorked !== 1) return super.uncork();
+    if (this.held) return;
+    this.held = true;
+    process.nextTick(() => {
+      this.held = false;
+      super.uncork();
+    });
+  }
+}
+
+/** The pool's connections' sockets (the `stream` option). */
 export function coalescingSocket(): Socket {
-  const socket = new Socket();
-  const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;
-  let held = false;
-  socket.write = ((...args: unknown[]): boolean => {
-    if (!held) {
-      held = true;
-      socket.cork();
-      process.nextTick(() => {
-        held = false;
-        socket.uncork();
-      });
-    }
-    return write(...args);
-  }) as Socket['write'];
-  return socket;
+  return new CoalescingSocket();
 }
