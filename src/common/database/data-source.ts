@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from '../../../migrations';
 import { ENTITIES } from './entities';
-import { PgDriver } from './pool';
+import { coalescingSocket, PgDriver } from './pool';
 
 export function dataSourceOptions(url: string, poolSize = 20): DataSourceOptions {
   return {
@@ -19,8 +19,15 @@ export function dataSourceOptions(url: string, poolSize = 20): DataSourceOptions
     // ANALYZE, a scan costed by enable_seqscan = off) was compiled by LLVM at every execution: a
     // quarter of PostgreSQL's CPU in the ledger benchmark when it happened.
     // pipeline: pg sends a transaction's statements without waiting for each answer
-    // (pipelined-transaction.ts); a query on its own runs as it does without it.
-    extra: { max: poolSize, application_name: 'dl-billing', options: '-c temp_buffers=64MB -c jit=off', pipeline: true },
+    // (pipelined-transaction.ts); a query on its own runs as it does without it. stream: what one
+    // turn writes leaves in one write (pool.ts).
+    extra: {
+      max: poolSize,
+      application_name: 'dl-billing',
+      options: '-c temp_buffers=64MB -c jit=off',
+      pipeline: true,
+      stream: coalescingSocket,
+    },
     driver: new PgDriver(),
   };
 }

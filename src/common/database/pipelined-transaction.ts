@@ -68,7 +68,8 @@ export class PipelinedSession {
   static async begin(pool: pg.Pool, first: Call[]): Promise<PipelinedSession> {
     const client = await pool.connect();
     try {
-      return new PipelinedSession(client, await send(client, ['BEGIN'], first, []));
+      // INDEX_PLANS once for the whole session: it runs only the hot statements (no set-based one).
+      return new PipelinedSession(client, await send(client, ['BEGIN', INDEX_PLANS], first, [], false));
     } catch (error) {
       client.release(true);
       throw error;
@@ -77,19 +78,19 @@ export class PipelinedSession {
 
   /** More statements inside the transaction, in one round trip; returns each statement's rows. */
   async query(calls: Call[]): Promise<Row[][]> {
-    return this.guard(() => send(this.client, [], calls, []));
+    return this.guard(() => send(this.client, [], calls, [], false));
   }
 
   /** The last statements and COMMIT, in one round trip; returns each statement's rows. */
   async commit(calls: Call[]): Promise<Row[][]> {
-    const results = await this.guard(() => send(this.client, [], calls, ['COMMIT']));
+    const results = await this.guard(() => send(this.client, [], calls, ['COMMIT'], false));
     this.finish(false);
     return results;
   }
 
   async rollback(): Promise<void> {
     if (this.done) return;
-    await this.guard(() => send(this.client, [], [], ['ROLLBACK']));
+    await this.guard(() => send(this.client, [], [], ['ROLLBACK'], false));
     this.finish(false);
   }
 
@@ -116,26 +117,32 @@ export class PipelinedSession {
 }
 
 /**
- * Sends `before`, INDEX_PLANS, the calls, ANY_PLANS and `after` without waiting for any answer (pg's
- * pipeline mode: every query its own Parse/Bind/Execute/Sync, parameters bound by the driver; a
- * named statement is parsed once per connection, so its plan is reused), then waits for all of
- * them and returns the calls' rows. A failed statement aborts the transaction, so the ones behind
- * it fail too (and a COMMIT behind it rolls back): the first error in order is the one thrown.
+ * Sends `before` (one message), INDEX_PLANS, the calls, ANY_PLANS and `after` (one message) without
+ * waiting for any answer (pg's pipeline mode: every query its own Parse/Bind/Execute/Sync,
+ * parameters bound by the driver; a named statement is parsed once per connection, so its plan is
+ * reused), then waits for all of them and returns the calls' rows. `wrap` false: no INDEX_PLANS and
+ * ANY_PLANS around the calls (a PipelinedSession sets INDEX_PLANS once with its BEGIN). Every query
+ * costs a Sync and a ReadyForQuery, so the statements without parameters (BEGIN, the settings,
+ * COMMIT) travel as one simple-protocol message each side. A failed statement aborts the
+ * transaction, so the ones behind it fail too (and a COMMIT behind it rolls back): the first error
+ * in order is the one thrown.
  */
-async function send(client: pg.ClientBase, before: string[], calls: Call[], after: string[]): Promise<Row[][]> {
+async function send(client: pg.ClientBase, before: string[], calls: Call[], after: string[], wrap = true): Promise<Row[][]> {
   const queries: Promise<pg.QueryResult<Row>>[] = [];
   const run = (query: pg.QueryConfig): number => queries.push(client.query<Row>(query)) - 1;
   if (!configured.has(client)) {
-    // Session-level, once per connection (see GENERIC_PLANS): sent before its first statements.
+    // Session-level, once per connection (see GENERIC_PLANS): sent before its first statements, on
+    // its own (a transaction rolled back would undo it).
     run({ text: GENERIC_PLANS });
     configured.add(client);
   }
-  for (const text of before) run({ text });
+  if (before.length > 0) run({ text: before.join('; ') });
   // Every send with statements is inside a transaction (BEGIN goes with the first): SET LOCAL holds.
-  if (calls.length > 0) run(INDEX_PLANS_QUERY);
+  const wrapped = wrap && calls.length > 0;
+  if (wrapped) run(INDEX_PLANS_QUERY);
   const positions = calls.map((call) => run({ name: call.statement.name, text: call.statement.text, values: call.values }));
-  if (calls.length > 0) run(ANY_PLANS_QUERY);
-  for (const text of after) run({ text });
+  if (wrapped) run(ANY_PLANS_QUERY);
+  if (after.length > 0) run({ text: after.join('; ') });
   const settled = await Promise.allSettled(queries);
   const failed = settled.find((s) => s.status === 'rejected');
   if (failed) throw failed.reason;
