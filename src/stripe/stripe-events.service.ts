@@ -18,18 +18,12 @@ import { notifyOnce } from 'src/plans/notifications';
 import { PlanCatalog, type PlanId } from 'src/plans/plan-catalog';
 import type { Period } from 'src/plans/periods';
 import { SuspensionService } from 'src/spend-limits/suspension.service';
-import { clawBack } from './clawback';
+import { chargeReversed } from './charge-reversal';
 import { SeatsService } from './seats.service';
 import { StripeGateway, type StripeEventLike } from './stripe-gateway';
-import {
-  readCharge,
-  readCheckoutSession,
-  readInvoice,
-  readSubscription,
-  type InvoiceSnapshot,
-  type SubscriptionSnapshot,
-} from './stripe-objects';
+import { readCheckoutSession, readInvoice, readSubscription, type InvoiceSnapshot, type SubscriptionSnapshot } from './stripe-objects';
 import { SubscriptionsService, isLive } from './subscriptions.service';
+import { countRedelivery, recentWebhooks, recordOutcome, type WebhookSeen } from './webhook-log';
 
 export const STRIPE_INBOX = 'stripe';
 const ACTOR = 'stripe';
@@ -45,7 +39,7 @@ export interface EventOutcome {
 
 /** What an effect did: `accountId` when it touched the account's subscription (a lifted payment suspension is then applied). */
 /** `after` runs once the event's transaction committed (a suspension lifted replaces it); `afterAlso` runs besides. */
-type Effect = (
+export type Effect = (
   em: EntityManager,
 ) => Promise<{ ignored?: boolean; accountId?: string; after?: () => Promise<void>; afterAlso?: () => Promise<void> } | void>;
 
@@ -88,7 +82,7 @@ export class StripeEventsService {
       await inTransaction(this.ds, async (em) => {
         if ((await receiveOnce(em, STRIPE_INBOX, [event.id])).size === 0) {
           outcome.duplicate = true;
-          await em.query(`UPDATE stripe_webhook_events SET deliveries = deliveries + 1 WHERE event_id = $1`, [event.id]);
+          await countRedelivery(em, event.id);
           return;
         }
         const result = effect ? await effect(em) : { ignored: true };
@@ -97,69 +91,21 @@ export class StripeEventsService {
         const lift = result?.accountId ? await this.paymentSuspensionLifted(em, result.accountId) : null;
         if (lift) after = lift;
         if (result?.afterAlso) after = after ? chain(after, result.afterAlso) : result.afterAlso;
-        await this.recordOutcome(em, event, outcome.ignored ? 'ignored' : 'applied', result?.accountId ?? null, null);
+        await recordOutcome(em, event, outcome.ignored ? 'ignored' : 'applied', result?.accountId ?? null, null, this.clock.now());
       });
     } catch (error) {
       // Stripe retries a failed delivery; meanwhile operators see the failure and its reason.
-      await this.recordOutcome(this.ds.manager, event, 'failed', null, error instanceof Error ? error.message : String(error)).catch(
-        () => undefined,
-      );
+      const reason = error instanceof Error ? error.message : String(error);
+      await recordOutcome(this.ds.manager, event, 'failed', null, reason, this.clock.now()).catch(() => undefined);
       throw error;
     }
     if (after) await after();
     return outcome;
   }
 
-  /** Keeps what came of an event (stripe_webhook_events, owned here): a later delivery that applies it replaces a failure. */
-  private async recordOutcome(
-    em: Pick<EntityManager, 'query'>,
-    event: StripeEventLike,
-    outcome: 'applied' | 'ignored' | 'failed',
-    accountId: string | null,
-    error: string | null,
-  ): Promise<void> {
-    await em.query(
-      `INSERT INTO stripe_webhook_events (event_id, type, outcome, account_id, error, received_at) VALUES ($1, $2, $3, $4, $5, $6)
-       ON CONFLICT (event_id) DO UPDATE SET outcome = EXCLUDED.outcome, account_id = coalesce(EXCLUDED.account_id, stripe_webhook_events.account_id),
-         error = EXCLUDED.error, deliveries = stripe_webhook_events.deliveries + 1`,
-      [event.id, event.type, outcome, accountId, error?.slice(0, 500) ?? null, this.clock.now()],
-    );
-  }
-
   /** The most recent Stripe events received, newest first, with what came of each. */
-  async recentWebhooks(limit: number): Promise<
-    {
-      eventId: string;
-      type: string;
-      outcome: string;
-      accountId: string | null;
-      error: string | null;
-      deliveries: number;
-      receivedAt: string;
-    }[]
-  > {
-    const found = await rows<{
-      event_id: string;
-      type: string;
-      outcome: string;
-      account_id: string | null;
-      error: string | null;
-      deliveries: number;
-      received_at: Date;
-    }>(
-      this.ds,
-      `SELECT event_id, type, outcome, account_id, error, deliveries, received_at FROM stripe_webhook_events ORDER BY received_at DESC, event_id DESC LIMIT $1`,
-      [limit],
-    );
-    return found.map((r) => ({
-      eventId: r.event_id,
-      type: r.type,
-      outcome: r.outcome,
-      accountId: r.account_id,
-      error: r.error,
-      deliveries: r.deliveries,
-      receivedAt: r.received_at.toISOString(),
-    }));
+  recentWebhooks(limit: number): Promise<WebhookSeen[]> {
+    return recentWebhooks(this.ds, limit);
   }
 
   /**
@@ -200,7 +146,7 @@ export class StripeEventsService {
       }
       case 'charge.refunded':
       case 'charge.dispute.created':
-        return this.chargeReversed(event, object);
+        return chargeReversed({ audit: this.audit, clock: this.clock, actor: ACTOR }, event, object);
       default:
         return null;
     }
@@ -515,51 +461,6 @@ export class StripeEventsService {
     }
     await this.subscriptions.link(em, accountId, s, created, ACTOR);
     return { accountId };
-  }
-
-  // ---------------------------------------------------------------- refunds and disputes
-
-  private async chargeReversed(event: StripeEventLike, object: unknown): Promise<Effect | null> {
-    const charge = readCharge(object, event.type === 'charge.refunded' ? 'refund' : 'dispute');
-    if (!charge?.paymentIntentId) return null;
-    return async (em) => {
-      const [topUp] = await rows<{ session_id: string; account_id: string; credits: string; clawed_back: string; grant_id: string }>(
-        em,
-        `SELECT session_id, account_id, credits::text, clawed_back::text, grant_id FROM stripe_top_ups WHERE payment_intent_id = $1 FOR UPDATE`,
-        [charge.paymentIntentId],
-      );
-      if (!topUp) return { ignored: true };
-      const credits = BigInt(topUp.credits);
-      // The share of the top-up reversed (all of it for a dispute or a full refund).
-      const reversed =
-        charge.amount > 0 && charge.reversed < charge.amount ? (credits * BigInt(charge.reversed)) / BigInt(charge.amount) : credits;
-      const wanted = reversed - BigInt(topUp.clawed_back);
-      if (wanted <= 0n) return {};
-      const taken = await clawBack(em, this.audit, {
-        accountId: topUp.account_id,
-        grantId: topUp.grant_id,
-        max: wanted,
-        idempotencyKey: `stripe-claw-back:${event.id}`,
-        cause: {
-          kind: event.type === 'charge.refunded' ? 'refund' : 'dispute',
-          chargeId: charge.chargeId,
-          disputeId: event.type === 'charge.refunded' ? null : charge.id,
-          topUpSession: topUp.session_id,
-          reversed: wanted,
-        },
-        reason: `${event.type} ${charge.id}: ${formatCredits(wanted)} credits of top-up ${topUp.session_id} reversed`,
-        reference: charge.id,
-        actor: ACTOR,
-        now: this.clock.now(),
-      });
-      if (taken > 0n) {
-        await em.query(`UPDATE stripe_top_ups SET clawed_back = clawed_back + $2 WHERE session_id = $1`, [
-          topUp.session_id,
-          taken.toString(),
-        ]);
-      }
-      return {};
-    };
   }
 
   private async accountExists(em: EntityManager, accountId: string): Promise<boolean> {
