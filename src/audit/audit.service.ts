@@ -204,23 +204,12 @@ export class AuditService {
       `CREATE TEMP TABLE audit_bulk_input (chain text PRIMARY KEY, record text NOT NULL, at timestamptz NOT NULL, actor text NOT NULL,
          action text NOT NULL, account_id text, before jsonb, after jsonb, correlation_id text) ON COMMIT DROP`,
     );
-    // Columns as arrays, and before/after read from the record's text (sent once, not again as JSON objects).
-    const input = entries.map((e) => this.prepare(e));
     await em.query(
       `INSERT INTO audit_bulk_input (chain, record, at, actor, action, account_id, before, after, correlation_id)
-       SELECT u.chain, u.record, u.at, u.actor, u.action, u.account_id, j.before, j.after, u.correlation_id
-       FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::text[], $6::text[], $7::text[])
-         AS u(chain, record, at, actor, action, account_id, correlation_id)
-       CROSS JOIN LATERAL jsonb_to_record(u.record::jsonb) AS j(before jsonb, after jsonb)`,
-      [
-        input.map((i) => i.record.chain),
-        input.map((i) => i.text),
-        input.map((i) => i.record.at),
-        input.map((i) => i.record.actor),
-        input.map((i) => i.record.action),
-        input.map((i) => i.record.accountId),
-        input.map((i) => i.record.correlationId),
-      ],
+       SELECT chain, record, at, actor, action, account_id, before, after, correlation_id
+       FROM jsonb_to_recordset($1::jsonb) AS r(chain text, record text, at timestamptz, actor text, action text, account_id text,
+         before jsonb, after jsonb, correlation_id text)`,
+      [JSON.stringify(this.inputOf(entries))],
     );
     await em.query(`ANALYZE audit_bulk_input`);
     await em.query(BULK_RECORD_SQL, [GENESIS_HASH]);
