@@ -17,21 +17,12 @@ export function canonicalJson(value: unknown): string {
     case 'string':
       return JSON.stringify(value);
     case 'object': {
-      if (Array.isArray(value)) {
-        let out = '[';
-        for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + canonicalJson(value[i] ?? null);
-        return `${out}]`;
-      }
+      if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v ?? null)).join(',')}]`;
       if (value instanceof Date) return JSON.stringify(value.toISOString());
-      // The default sort compares UTF-16 code units; one string built as it goes (no arrays of pairs).
-      const object = value as Record<string, unknown>;
-      let out = '{';
-      for (const k of Object.keys(object).sort()) {
-        const v = object[k];
-        if (v === undefined) continue;
-        out += `${out.length === 1 ? '' : ','}${JSON.stringify(k)}:${canonicalJson(v)}`;
-      }
-      return `${out}}`;
+      const entries = Object.entries(value as Record<string, unknown>)
+        .filter(([, v]) => v !== undefined)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
     }
     default:
       throw new TypeError(`cannot canonicalize a ${typeof value}`);
