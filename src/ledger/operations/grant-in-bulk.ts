@@ -256,7 +256,8 @@ async function writeInBulk(em: EntityManager, writes: readonly TransactionWrite[
   }
   const at = writes[0]!.at;
   if (writes.some((w) => w.at.getTime() !== at.getTime())) throw new Error('a bulk write is written at one time');
-  const big = (values: bigint[]): string[] => values.map(String);
+  // Numbers as array literals: the driver would otherwise quote and escape each of thousands of elements.
+  const big = (values: readonly (bigint | number)[]): string => `{${values.join(',')}}`;
   const ws = [...wallets.values()];
   await em.query(BULK_WRITE_SQL, [
     writes.map((w) => w.accountId),
@@ -275,15 +276,15 @@ async function writeInBulk(em: EntityManager, writes: readonly TransactionWrite[
     at,
     entries.map((x) => x.w.accountId),
     entries.map((x) => x.w.idempotencyKey),
-    entries.map((x) => x.line),
+    big(entries.map((x) => x.line)),
     entries.map((x) => x.e.account),
     big(entries.map((x) => x.e.amount)),
     grants.map((g) => g.id),
     grants.map((g) => g.accountId),
     grants.map((g) => g.source),
     big(grants.map((g) => g.amount)),
-    grants.map((g) => g.priority),
-    grants.map((g) => g.expiresAt),
+    big(grants.map((g) => g.priority)),
+    grants.map((g) => g.expiresAt?.toISOString() ?? null),
     grants.map((g) => g.reason),
     [...wallets.keys()],
     big(ws.map((w) => w.grants)),
