@@ -7,7 +7,7 @@ import { WALLET_EXTENSIONS, type WalletExtension } from './ledger/wallet-extensi
 import { EXTRA_EVENT_HANDLERS, type ExtraEventHandler } from './metering/event-extensions';
 import { SETTLEMENT_HOOKS, type SettlementHook } from './metering/settlement-hooks';
 import { PlanAdminService } from './plans/plan-admin.service';
-import { QuotasModule } from './plans/quotas.module';
+import { PlansModule } from './plans/plans.module';
 import { QuotasService } from './plans/quotas.service';
 import { SpendLimitsModule } from './spend-limits/spend-limits.module';
 import { SpendLimitsService } from './spend-limits/spend-limits.service';
@@ -21,7 +21,7 @@ import { SpendLimitsService } from './spend-limits/spend-limits.service';
  */
 @Global()
 @Module({
-  imports: [QuotasModule, SpendLimitsModule, AncillaryModule],
+  imports: [PlansModule, SpendLimitsModule, AncillaryModule],
   providers: [
     {
       provide: WALLET_EXTENSIONS,

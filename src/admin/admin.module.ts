@@ -7,7 +7,7 @@ import { MembersModule } from 'src/members/members.module';
 import { MessagingModule } from 'src/messaging/messaging.module';
 import { MeteringModule } from 'src/metering/metering.module';
 import { PlanCatalogModule } from 'src/plans/plan-catalog.module';
-import { QuotasModule } from 'src/plans/quotas.module';
+import { PlansModule } from 'src/plans/plans.module';
 import { ReportsModule } from 'src/reports/reports.module';
 import { SpendLimitsModule } from 'src/spend-limits/spend-limits.module';
 import { SuspensionService } from 'src/spend-limits/suspension.service';
@@ -27,7 +27,7 @@ import { AdminStatementsController } from './statements.controller';
     ReportsModule,
     LedgerModule,
     PlanCatalogModule,
-    QuotasModule,
+    PlansModule,
     MeteringModule,
     SpendLimitsModule,
     MembersModule,

@@ -2,7 +2,7 @@
 // Other modules mark runtimes terminating through runtime-row.ts.
 import { Module } from '@nestjs/common';
 import { LedgerModule } from 'src/ledger/ledger.module';
-import { QuotasModule } from 'src/plans/quotas.module';
+import { PlansModule } from 'src/plans/plans.module';
 import { PricingModule } from 'src/pricing/pricing.module';
 import { ReservationsModule } from 'src/reservations/reservations.module';
 import { SpendLimitsModule } from 'src/spend-limits/spend-limits.module';
@@ -18,7 +18,7 @@ import { SweeperService } from './sweeper.service';
 import { UsageController } from './usage.controller';
 
 @Module({
-  imports: [LedgerModule, PricingModule, SpendLimitsModule, QuotasModule, ReservationsModule],
+  imports: [LedgerModule, PricingModule, SpendLimitsModule, PlansModule, ReservationsModule],
   controllers: [EventsController, RuntimesController, UsageController],
   providers: [
     EventExtensions,

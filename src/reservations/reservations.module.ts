@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { LedgerModule } from 'src/ledger/ledger.module';
-import { QuotasModule } from 'src/plans/quotas.module';
+import { PlansModule } from 'src/plans/plans.module';
 import { PricingModule } from 'src/pricing/pricing.module';
 import { SpendLimitsModule } from 'src/spend-limits/spend-limits.module';
 import { AdmissionReads } from './admission-reads';
@@ -15,7 +15,7 @@ import { ReservationsService } from './reservations.service';
  * credits held by the ledger. Metering keeps what happens after: lifecycle events, sessions, settlement.
  */
 @Module({
-  imports: [LedgerModule, PricingModule, SpendLimitsModule, QuotasModule],
+  imports: [LedgerModule, PricingModule, SpendLimitsModule, PlansModule],
   controllers: [ReservationsController],
   providers: [AdmissionReads, ReservationBatch, ReservationsService, ReservationDetails],
   exports: [ReservationsService],

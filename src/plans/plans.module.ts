@@ -20,4 +20,4 @@ import { QuotasService } from './quotas.service';
   providers: [AllowancesService, QuotasService, PlanReads, QuotaReads, PlanAdminService, MonthlyResetScheduler],
   exports: [PlanCatalogModule, AllowancesService, QuotasService, PlanReads, QuotaReads, PlanAdminService],
 })
-export class QuotasModule {}
+export class PlansModule {}
