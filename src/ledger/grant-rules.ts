@@ -5,7 +5,7 @@ import { notificationMessage } from 'src/messaging/notifications';
 import type { OutboxEntry } from 'src/messaging/outbox';
 import { Accounts, Posting } from './core/posting';
 import type { GrantSource } from './core/types';
-import type { TransactionWrite } from './ledger.store';
+import type { TransactionWrite } from './persistence/wallet-store';
 
 /**
  * What a grant is, defined once for every path that writes one (an operation, a group-committed

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LedgerBatch } from 'src/ledger/ledger.batch';
+import type { LedgerBatch } from 'src/ledger/persistence/ledger-batch';
 import type { PlanAccount } from 'src/plans/plan-accounts';
 import { PlanCatalog } from 'src/plans/plan-catalog';
 import type { Environment } from 'src/pricing/environment';

@@ -1,6 +1,6 @@
 import { BillingException } from 'src/common/errors/billing.exception';
-import type { LedgerBatch } from 'src/ledger/ledger.batch';
-import type { Operation } from 'src/ledger/ledger.decisions';
+import type { LedgerBatch } from 'src/ledger/persistence/ledger-batch';
+import type { Operation } from 'src/ledger/operations/operation';
 import type { HoldResult } from 'src/ledger/ledger.types';
 import type { Notification } from 'src/plans/notifications';
 import { termsOf, type PlanAccount } from 'src/plans/plan-accounts';

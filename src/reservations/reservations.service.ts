@@ -9,7 +9,7 @@ import { inTransaction, isUniqueViolation, rows } from 'src/common/database/tran
 import { BillingException } from 'src/common/errors/billing.exception';
 import { formatCredits } from 'src/common/money';
 import { Clock } from 'src/infra/clock/clock';
-import { increaseHoldOperation } from 'src/ledger/ledger.decisions';
+import { increaseHoldOperation } from 'src/ledger/operations/increase-hold';
 import { LedgerService } from 'src/ledger/ledger.service';
 import type { Balance } from 'src/ledger/ledger.types';
 import { QuotasService } from 'src/plans/quotas.service';

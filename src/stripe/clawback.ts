@@ -3,8 +3,9 @@ import type { AuditService } from 'src/audit/audit.service';
 import { fingerprint } from 'src/common/canonical-json';
 import { formatCredits } from 'src/common/money';
 import { Accounts, Posting } from 'src/ledger/core/posting';
-import { balanceJson, balanceNow, balanceOf, completeWrite } from 'src/ledger/ledger.decisions';
-import { LedgerStore } from 'src/ledger/ledger.store';
+import { balanceJson, balanceNow, balanceOf } from 'src/ledger/operations/balance';
+import { completeWrite } from 'src/ledger/operations/operation';
+import { LedgerStore } from 'src/ledger/persistence/wallet-store';
 
 export interface ClawBackInput {
   accountId: string;
