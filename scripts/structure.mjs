@@ -3,7 +3,9 @@
 // (imports that close a cycle between modules, i.e. climb back up), SQL calls per module, and the
 // files a reservation and a lifecycle event walk (the value imports reachable from their entry
 // points, outside common/ and infra/).
-// `node scripts/structure.mjs [--json]`
+// `node scripts/structure.mjs [--json] [--types] [--why]`: --types counts `import type` too in the module graph
+// (the walks count value imports only); --why lists, under each pair that climbs back up, the files
+// and what they import.
 import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
@@ -24,14 +26,17 @@ const rel = (f) => relative(root, f);
 const moduleOf = (f) => relative(src, f).split('/')[0].replace(/\.ts$/, '');
 const shared = new Set(['common', 'infra', 'main', 'app', 'app.module', 'cli', 'cli.module']);
 
-/** Value imports (not `import type`) of a file, resolved to files under src. */
-function importsOf(file) {
+const withTypes = process.argv.includes('--types');
+
+/** Value imports (not `import type`) of a file, resolved to files under src; with `types`, type imports too. */
+function importsOf(file, types = false) {
   const out = [];
-  const re = /^import\s+(type\s+)?[^'"]*?from\s+'((?:\.|src\/)[^']+)'/gms;
+  const re = /^(?:import|export)\s+(type\s+)?[^'";]*?from\s+'((?:\.|src\/)[^']+)'/gms;
   for (const m of text.get(file).matchAll(re)) {
-    if (m[1]) continue;
+    if (m[1] && !types) continue;
     const names = m[0];
     if (
+      !types &&
       /^import\s*\{([^}]*)\}/s.test(names) &&
       /^import\s*\{([^}]*)\}/s
         .exec(names)[1]
@@ -46,6 +51,7 @@ function importsOf(file) {
   return out;
 }
 const graph = new Map(files.map((f) => [f, importsOf(f)]));
+const moduleGraph = withTypes ? new Map(files.map((f) => [f, importsOf(f, true)])) : graph;
 
 const lines = files.map((f) => ({ file: rel(f), lines: text.get(f).split('\n').length - 1 })).sort((a, b) => b.lines - a.lines);
 const longLines = files.reduce(
@@ -60,13 +66,17 @@ const longLines = files.reduce(
 
 // Module graph and the imports that climb back up (an edge A→B where B also reaches A).
 const modEdges = new Map();
-for (const [f, targets] of graph) {
+const edgeFiles = new Map();
+for (const [f, targets] of moduleGraph) {
   for (const t of targets) {
     const a = moduleOf(f);
     const b = moduleOf(t);
     if (a === b || shared.has(a) || shared.has(b)) continue;
     if (!modEdges.has(a)) modEdges.set(a, new Map());
     modEdges.get(a).set(b, (modEdges.get(a).get(b) ?? 0) + 1);
+    const key = `${a} ${b}`;
+    if (!edgeFiles.has(key)) edgeFiles.set(key, []);
+    edgeFiles.get(key).push(`${rel(f)} → ${rel(t)}`);
   }
 }
 function reaches(from, to) {
@@ -131,9 +141,12 @@ if (process.argv.includes('--json')) {
   console.log(`over 500 lines: ${figures.over500.length ? figures.over500.map((l) => `${l.file} ${l.lines}`).join(', ') : 'none'}`);
   console.log(`lines over 140 characters: ${longLines}`);
   console.log(
-    `imports that climb back up (module A imports B while B reaches A): ${climbs.reduce((n, c) => n + c.imports, 0)} in ${climbs.length} module pairs`,
+    `imports that climb back up (module A imports B while B reaches A${withTypes ? ', type imports included' : ', value imports'}): ${climbs.reduce((n, c) => n + c.imports, 0)} in ${climbs.length} module pairs`,
   );
-  for (const c of climbs) console.log(`  ${c.from} → ${c.to} (${c.imports})`);
+  for (const c of climbs) {
+    console.log(`  ${c.from} → ${c.to} (${c.imports})`);
+    if (process.argv.includes('--why')) for (const e of edgeFiles.get(`${c.from} ${c.to}`)) console.log(`      ${e}`);
+  }
   console.log(
     `SQL statements per module (${Object.values(sqlCalls).reduce((a, b) => a + b, 0)} in all): ${Object.entries(sqlCalls)
       .sort((a, b) => b[1] - a[1])
