@@ -27,26 +27,24 @@
 // FLEET_ACCOUNTS (500), FLEET_PAUSE_SHARE (0.2: share of runtimes that pause once),
 // BENCH_POOL (20), BENCH_REQUEST_TIMEOUT_MS (10000). A quick check:
 // FLEET_N=20000,40000 FLEET_SECONDS=15 FLEET_WARMUP_SECONDS=5 node bench/fleet.mjs
-import { execFile, execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { execFile } from 'node:child_process';
 import os from 'node:os';
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
 import { FleetLoad } from './lib/fleet-load.mjs';
 import {
   backendCpuMs,
+  benchService,
   cpuBetween,
   cpuMsByPid,
   figure,
   fmt,
-  httpCaller,
+  fundedAccounts,
   machineLine,
   pgbenchCeiling,
   pgbenchText,
   rawConsumeRate,
   rssMiB,
-  scratchDatabase,
-  startService,
 } from './support.mjs';
 
 process.env.KAFKAJS_NO_PARTITIONER_WARNING ??= '1';
@@ -62,20 +60,17 @@ const REQUEST_TIMEOUT_MS = Number(process.env.BENCH_REQUEST_TIMEOUT_MS ?? 10_000
 const MAX_LAG_S = 5;
 const MAX_P99_MS = 10;
 const FUNDS = '10000000.000000';
-const brokers =
-  process.env.KAFKA_BROKERS ??
-  execFileSync('bash', ['scripts/kafka/kafka.sh', 'start'], { encoding: 'utf8' }).trim().split('\n').pop().split('=')[1];
-const tag = randomBytes(3).toString('hex');
-const topic = `bench.fleet.${tag}`;
 
 console.log(machineLine());
 console.log(
   `fleet: N = ${STEPS.map(fmt).join(', ')}; mean lifetime ${LIFETIME_MIN} min; heartbeat every 30 s; ${Math.round(PAUSE_SHARE * 100)} % of runtimes pause once; ` +
     `time compressed ${C}× (N/${C} runtimes alive, the event and launch rates of N in real time); ${WARMUP_SECONDS} s warm-up and ${SECONDS} s measured per N`,
 );
-const scratch = await scratchDatabase('fleet');
-const { service, port, adminKey } = await startService({ databaseUrl: scratch.url, brokers, tag, pool: POOL, topic });
-const call = httpCaller(port, adminKey);
+const { brokers, tag, topic, scratch, service, call, stop } = await benchService({
+  prefix: 'fleet',
+  topicPrefix: 'bench.fleet',
+  pool: POOL,
+});
 const probe = new pg.Client({ connectionString: scratch.url });
 await probe.connect();
 
@@ -86,20 +81,7 @@ console.log(`pgbench: reservation ${pgbenchText(reservationCeiling, 'tx/s')}; ho
 await probe.query('DROP SCHEMA pgb CASCADE');
 
 const accounts = Array.from({ length: ACCOUNTS }, (_, i) => `fleet_${tag}_acc${i}`);
-for (let i = 0; i < accounts.length; i += 16) {
-  await Promise.all(
-    accounts.slice(i, i + 16).map(async (id) => {
-      await call('POST', '/v1/accounts', { id, kind: 'user', plan: 'enterprise' });
-      const g = await call(
-        'POST',
-        `/v1/admin/accounts/${id}/grants`,
-        { credits: FUNDS, reason: 'fleet bench' },
-        { 'idempotency-key': `${id}-funds` },
-      );
-      if (g.status !== 201) throw new Error(`grant for ${id}: HTTP ${g.status} ${JSON.stringify(g.body)}`);
-    }),
-  );
-}
+await fundedAccounts(call, accounts, FUNDS, 'fleet bench');
 
 const kafka = new Kafka({ clientId: 'bench-fleet', brokers: brokers.split(','), logLevel: logLevel.NOTHING });
 const admin = kafka.admin();
@@ -260,9 +242,7 @@ const problems = await conservation();
 await producer.disconnect();
 await admin.disconnect();
 await probe.end();
-service.kill('SIGTERM');
-await new Promise((r) => service.once('exit', r));
-await scratch.drop();
+await stop();
 
 for (const r of results) {
   figure({

@@ -12,23 +12,20 @@
 // (10000: a fixed-rate request not answered by then counts as timed out), BENCH_WARMUP_SECONDS (5:
 // the fixed rate is measured after this long at the same rate; its figures are printed too).
 // BENCH_SERVICE_PROF=<dir> writes the service's V8 CPU profile there (node --cpu-prof) when it exits.
-import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
 import {
   backendCpuMs,
+  benchService,
   cpuBetween,
   cpuMsByPid,
   figure,
   fmt,
-  httpCaller,
+  fundedAccounts,
   machineLine,
   pgbenchCeiling,
   pgbenchText,
   rawConsumeRate,
-  scratchDatabase,
-  startService,
 } from './support.mjs';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 200_000);
@@ -42,27 +39,15 @@ const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
 // BENCH_STREAM=settlement: the events are a settlement-only stream, each runtime started then
 // terminated (BENCH_EVENTS = 2 × BENCH_RUNTIMES); by default heartbeats, pauses and resumes.
 const SETTLEMENT_STREAM = process.env.BENCH_STREAM === 'settlement';
-const brokers =
-  process.env.KAFKA_BROKERS ??
-  execFileSync('bash', ['scripts/kafka/kafka.sh', 'start'], { encoding: 'utf8' }).trim().split('\n').pop().split('=')[1];
-const tag = randomBytes(3).toString('hex');
-const topic = `bench.lifecycle.${tag}`;
-
-const scratch = await scratchDatabase('metering');
+const { brokers, tag, topic, scratch, service, base, call, stop } = await benchService({
+  prefix: 'metering',
+  topicPrefix: 'bench.lifecycle',
+  pool: POOL,
+});
 console.log(machineLine());
-const { service, port, base, adminKey } = await startService({ databaseUrl: scratch.url, brokers, tag, pool: POOL, topic });
-const call = httpCaller(port, adminKey);
 const ACCOUNTS = 50;
 const accounts = Array.from({ length: ACCOUNTS }, (_, i) => `bench_${tag}_acc${i}`);
-for (const id of accounts) {
-  await call('POST', '/v1/accounts', { id, kind: 'user', plan: 'enterprise' });
-  await call(
-    'POST',
-    `/v1/admin/accounts/${id}/grants`,
-    { credits: '1000000.000000', reason: 'bench' },
-    { 'idempotency-key': `${id}-funds` },
-  );
-}
+await fundedAccounts(call, accounts, '1000000.000000', 'bench');
 const env = { variant: 'datalayer', environment: { name: 'python', sizeClass: 'small' } };
 /** Runtime n of the benchmark: its id and account (the events phase uses the same). */
 const runtimeId = (n) => `bench_${tag}_rt${n}`;
@@ -285,9 +270,7 @@ const {
 const e2e = EVENTS / Number(span.s);
 await q.end();
 
-service.kill('SIGTERM');
-await new Promise((r) => service.once('exit', r));
-await scratch.drop();
+await stop();
 
 const reservationCeilingValue = 'error' in reservationCeiling ? null : reservationCeiling.perSecond;
 const lost = fixed.timedOut + fixed.failed + fixed.refused;

@@ -1,8 +1,8 @@
 // What every benchmark script shares: the scratch database on DATABASE_URL's server, a free port,
 // the machine line, PostgreSQL's own ceiling measured with pgbench, and the figures handed to
 // bench/run.mjs (which prints them as one table at the end).
-import { execFile, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { createServer } from 'node:net';
@@ -303,6 +303,42 @@ export async function startService({ databaseUrl, brokers, tag, pool, topic, env
     await new Promise((r) => setTimeout(r, 200));
   }
   return { service, port, base, adminKey };
+}
+
+/**
+ * What a benchmark of the running service starts with: the Kafka brokers (KAFKA_BROKERS, or the
+ * project's broker, started and left running), a scratch database `prefix`, the service on it with its
+ * lifecycle topic `<topicPrefix>.<tag>`, and its HTTP caller. Returns
+ * `{brokers, tag, topic, scratch, service, port, base, adminKey, call, stop}`; `stop()` ends the
+ * service and drops the database.
+ */
+export async function benchService({ prefix, topicPrefix, pool }) {
+  const brokers =
+    process.env.KAFKA_BROKERS ??
+    execFileSync('bash', ['scripts/kafka/kafka.sh', 'start'], { encoding: 'utf8' }).trim().split('\n').pop().split('=')[1];
+  const tag = randomBytes(3).toString('hex');
+  const topic = `${topicPrefix}.${tag}`;
+  const scratch = await scratchDatabase(prefix);
+  const started = await startService({ databaseUrl: scratch.url, brokers, tag, pool, topic });
+  const stop = async () => {
+    started.service.kill('SIGTERM');
+    await new Promise((r) => started.service.once('exit', r));
+    await scratch.drop();
+  };
+  return { brokers, tag, topic, scratch, ...started, call: httpCaller(started.port, started.adminKey), stop };
+}
+
+/** Accounts `ids` created on the Enterprise plan (no quotas), each granted `credits`; 16 at a time. */
+export async function fundedAccounts(call, ids, credits, reason) {
+  for (let i = 0; i < ids.length; i += 16) {
+    await Promise.all(
+      ids.slice(i, i + 16).map(async (id) => {
+        await call('POST', '/v1/accounts', { id, kind: 'user', plan: 'enterprise' });
+        const g = await call('POST', `/v1/admin/accounts/${id}/grants`, { credits, reason }, { 'idempotency-key': `${id}-funds` });
+        if (g.status !== 201) throw new Error(`grant for ${id}: HTTP ${g.status} ${JSON.stringify(g.body)}`);
+      }),
+    );
+  }
 }
 
 /**

@@ -1,4 +1,4 @@
-import { Body, Controller, Headers, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import { Controller, createParamDecorator, type ExecutionContext, HttpCode, Param, Post } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiKeysService } from 'src/accounts/auth/api-keys.service';
 import { Public } from 'src/accounts/auth/auth.decorators';
@@ -17,6 +17,22 @@ import { SpendLimitsService } from 'src/spend-limits/spend-limits.service';
 import { SuspensionService } from 'src/spend-limits/suspension.service';
 import { AdminAuth, type AdminViewer } from './admin-auth';
 import { credits, esc, hidden, shell } from './render';
+
+/** What an action reads from its request: the form, the session cookie, the URL to post the confirmation to, and the reply to redirect. */
+interface ActionRequest {
+  body: unknown;
+  cookies: string | undefined;
+  url: string;
+  id: string;
+  reply: FastifyReply;
+}
+
+/** The request of an action, as one parameter. */
+const ActionForm = createParamDecorator((_: unknown, ctx: ExecutionContext): ActionRequest => {
+  const http = ctx.switchToHttp();
+  const req = http.getRequest<FastifyRequest>();
+  return { body: req.body, cookies: req.headers.cookie, url: req.url, id: req.id, reply: http.getResponse<FastifyReply>() };
+});
 
 /**
  * The console's actions. Each goes through the same validation (the HTTP API's schemas, so the same
@@ -39,16 +55,30 @@ export class AdminActionsController {
     private readonly catalog: PlanCatalog,
   ) {}
 
+  /**
+   * Every action's two steps, behind the session and CSRF checks of `AdminAuth.action`: `prepare`
+   * validates the form and says what would happen; an unconfirmed POST gets the confirmation page,
+   * a confirmed one runs the action and is redirected to `back` with its outcome.
+   */
+  private act(
+    request: ActionRequest,
+    back: string,
+    prepare: (viewer: AdminViewer, form: Record<string, string>) => Promise<Confirmed>,
+  ): Promise<string> {
+    return this.auth.action(request.reply, request.cookies, request.body, async (viewer, form) => {
+      const action = await prepare(viewer, form);
+      if (form.confirmed !== 'yes') {
+        const what = typeof action.what === 'string' ? action.what : await action.what();
+        return confirm(viewer, what, request.url, form, back, action.button);
+      }
+      return done(request.reply, back, await action.run());
+    });
+  }
+
   @Post('accounts/:id/grant')
   @HttpCode(200)
-  grant(
-    @Param('id') id: string,
-    @Body() body: unknown,
-    @Headers('cookie') cookies: string | undefined,
-    @Req() req: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<string> {
-    return this.auth.action(reply, cookies, body, async (viewer, form) => {
+  grant(@Param('id') id: string, @ActionForm() request: ActionRequest): Promise<string> {
+    return this.act(request, back(id), async (viewer, form) => {
       const dto = parseOrThrow(createGrantSchema, {
         credits: form.credits,
         reason: form.reason,
@@ -58,35 +88,26 @@ export class AdminActionsController {
       const key = /^[A-Za-z0-9-]{8,64}$/.test(form.idempotencyKey ?? '') ? form.idempotencyKey! : null;
       if (!key) throw BillingException.invalid([{ field: 'idempotencyKey', message: 'missing: reload the account page' }]);
       const what = `Grant ${credits(dto.credits)} credits to ${id}${dto.expiresAt ? `, expiring ${dto.expiresAt}` : ', not expiring'}, because: ${dto.reason}`;
-      if (form.confirmed !== 'yes') return confirm(viewer, what, req.url, form, back(id), 'Grant');
-      const result = await this.ledger.grantTx({
-        accountId: id,
-        source: 'admin',
-        amount: parseCredits(dto.credits)!,
-        expiresAt: dto.expiresAt ? new Date(dto.expiresAt) : null,
-        idempotencyKey: `admin-console:${key}`,
-        reason: dto.reason,
-        actor: `key:${viewer.keyId}`,
-        correlationId: req.id,
+      return confirmThen(what, 'Grant', async () => {
+        const result = await this.ledger.grantTx({
+          accountId: id,
+          source: 'admin',
+          amount: parseCredits(dto.credits)!,
+          expiresAt: dto.expiresAt ? new Date(dto.expiresAt) : null,
+          idempotencyKey: `admin-console:${key}`,
+          reason: dto.reason,
+          actor: `key:${viewer.keyId}`,
+          correlationId: request.id,
+        });
+        return result.replayed ? 'That grant was already made: nothing more was granted.' : `Granted ${credits(dto.credits)} credits.`;
       });
-      return done(
-        reply,
-        back(id),
-        result.replayed ? 'That grant was already made: nothing more was granted.' : `Granted ${credits(dto.credits)} credits.`,
-      );
     });
   }
 
   @Post('accounts/:id/plan')
   @HttpCode(200)
-  plan(
-    @Param('id') id: string,
-    @Body() body: unknown,
-    @Headers('cookie') cookies: string | undefined,
-    @Req() req: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<string> {
-    return this.auth.action(reply, cookies, body, async (viewer, form) => {
+  plan(@Param('id') id: string, @ActionForm() request: ActionRequest): Promise<string> {
+    return this.act(request, back(id), async (viewer, form) => {
       let overrides: unknown = null;
       if (form.overrides?.trim()) {
         try {
@@ -98,22 +119,17 @@ export class AdminActionsController {
       const dto = parseOrThrow(this.catalog.withPlanIds(setPlanSchema), { plan: form.plan, overrides });
       const current = await this.plans.view(id);
       const what = `Change ${id} from ${current.plan} to ${dto.plan}${overrides ? ` with overrides ${JSON.stringify(overrides)}` : ' without overrides'}`;
-      if (form.confirmed !== 'yes') return confirm(viewer, what, req.url, form, back(id), 'Change plan');
-      await this.plans.setPlan(id, dto, `key:${viewer.keyId}`, req.id);
-      return done(reply, back(id), `Plan set to ${dto.plan}.`);
+      return confirmThen(what, 'Change plan', async () => {
+        await this.plans.setPlan(id, dto, `key:${viewer.keyId}`, request.id);
+        return `Plan set to ${dto.plan}.`;
+      });
     });
   }
 
   @Post('accounts/:id/spend-limit')
   @HttpCode(200)
-  spendLimit(
-    @Param('id') id: string,
-    @Body() body: unknown,
-    @Headers('cookie') cookies: string | undefined,
-    @Req() req: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<string> {
-    return this.auth.action(reply, cookies, body, async (viewer, form) => {
+  spendLimit(@Param('id') id: string, @ActionForm() request: ActionRequest): Promise<string> {
+    return this.act(request, back(id), async (viewer, form) => {
       const thresholds = (form.thresholds ?? '')
         .split(/[\s,%]+/)
         .filter(Boolean)
@@ -130,28 +146,17 @@ export class AdminActionsController {
         dto.credits === null
           ? `Clear the monthly spend limit of ${scope}`
           : `Limit ${scope} to ${credits(dto.credits)} credits a month, alerting at ${dto.thresholds.join(', ')} %. Runtimes are told to terminate if the spend is already past it.`;
-      if (form.confirmed !== 'yes') {
-        return confirm(viewer, what, req.url, form, back(id), dto.credits === null ? 'Clear limit' : 'Set limit');
-      }
-      const view = await this.limits.set(id, dto, `key:${viewer.keyId}`);
-      return done(
-        reply,
-        back(id),
-        `${dto.credits === null ? 'Spend limit cleared' : 'Spend limit set'}${view.terminated.length ? `; ${view.terminated.length} runtime(s) told to terminate` : ''}.`,
-      );
+      return confirmThen(what, dto.credits === null ? 'Clear limit' : 'Set limit', async () => {
+        const view = await this.limits.set(id, dto, `key:${viewer.keyId}`);
+        return `${dto.credits === null ? 'Spend limit cleared' : 'Spend limit set'}${view.terminated.length ? `; ${view.terminated.length} runtime(s) told to terminate` : ''}.`;
+      });
     });
   }
 
   @Post('accounts/:id/suspension')
   @HttpCode(200)
-  suspend(
-    @Param('id') id: string,
-    @Body() body: unknown,
-    @Headers('cookie') cookies: string | undefined,
-    @Req() req: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<string> {
-    return this.auth.action(reply, cookies, body, async (viewer, form) => {
+  suspend(@Param('id') id: string, @ActionForm() request: ActionRequest): Promise<string> {
+    return this.act(request, back(id), async (viewer, form) => {
       if (form.suspended !== 'yes' && form.suspended !== 'no') {
         throw BillingException.invalid([{ field: 'suspended', message: 'must be yes or no' }]);
       }
@@ -163,87 +168,72 @@ export class AdminActionsController {
       const what = dto.suspended
         ? `Suspend ${id}: new launches are refused and its runtimes are told to terminate. Reason: ${dto.reason ?? '—'}`
         : `Reactivate ${id}. Reason: ${dto.reason ?? '—'}`;
-      if (form.confirmed !== 'yes') return confirm(viewer, what, req.url, form, back(id), dto.suspended ? 'Suspend' : 'Reactivate');
-      const result = await this.suspension.set(id, dto.suspended, dto.reason ?? null, `key:${viewer.keyId}`);
-      return done(
-        reply,
-        back(id),
-        dto.suspended ? `Account suspended; ${result.terminated.length} runtime(s) told to terminate.` : 'Account reactivated.',
-      );
+      return confirmThen(what, dto.suspended ? 'Suspend' : 'Reactivate', async () => {
+        const result = await this.suspension.set(id, dto.suspended, dto.reason ?? null, `key:${viewer.keyId}`);
+        return dto.suspended ? `Account suspended; ${result.terminated.length} runtime(s) told to terminate.` : 'Account reactivated.';
+      });
     });
   }
 
   @Post('accounts/:id/runtimes/:runtimeId/terminate')
   @HttpCode(200)
-  terminate(
-    @Param('id') id: string,
-    @Param('runtimeId') runtimeId: string,
-    @Body() body: unknown,
-    @Headers('cookie') cookies: string | undefined,
-    @Req() req: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<string> {
-    return this.auth.action(reply, cookies, body, async (viewer, form) => {
-      if (form.confirmed !== 'yes') {
+  terminate(@Param('id') id: string, @Param('runtimeId') runtimeId: string, @ActionForm() request: ActionRequest): Promise<string> {
+    return this.act(request, back(id), (viewer) => {
+      // What it will do is read for the confirmation page only: the confirmed step terminates whatever the runtime's state.
+      const what = async () => {
         const live = (await this.runtimes.live(id)).find((r) => r.runtimeId === runtimeId);
         if (!live) throw BillingException.notFound(`Live runtime ${runtimeId} of account ${id}`);
-        const what = `Tell runtime ${runtimeId} (${live.status}, running for ${live.runningSeconds} s, ${credits(live.chargedSoFar)} credits so far) to terminate. It is charged for its running time when it reports its termination.`;
-        return confirm(viewer, what, req.url, form, back(id), 'Terminate');
-      }
-      const result = await this.runtimes.terminate(runtimeId, `key:${viewer.keyId}`, id);
-      return done(
-        reply,
-        back(id),
-        result.commandIssued ? `Runtime ${runtimeId} told to terminate.` : `Runtime ${runtimeId} was already told to terminate.`,
+        return `Tell runtime ${runtimeId} (${live.status}, running for ${live.runningSeconds} s, ${credits(live.chargedSoFar)} credits so far) to terminate. It is charged for its running time when it reports its termination.`;
+      };
+      return Promise.resolve(
+        confirmThen(what, 'Terminate', async () => {
+          const result = await this.runtimes.terminate(runtimeId, `key:${viewer.keyId}`, id);
+          return result.commandIssued ? `Runtime ${runtimeId} told to terminate.` : `Runtime ${runtimeId} was already told to terminate.`;
+        }),
       );
     });
   }
 
   @Post('accounts/:id/keys/:keyId/revoke')
   @HttpCode(200)
-  revoke(
-    @Param('id') id: string,
-    @Param('keyId') keyId: string,
-    @Body() body: unknown,
-    @Headers('cookie') cookies: string | undefined,
-    @Req() req: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<string> {
-    return this.auth.action(reply, cookies, body, async (viewer, form) => {
+  revoke(@Param('id') id: string, @Param('keyId') keyId: string, @ActionForm() request: ActionRequest): Promise<string> {
+    return this.act(request, back(id), async (viewer) => {
       const key = (await this.keys.keysOf(id)).find((k) => k.id === keyId);
       if (!key) throw BillingException.notFound(`API key ${keyId} of account ${id}`);
       const what = `Revoke API key ${keyId}${key.name ? ` (${key.name})` : ''}: every request with it is refused from now on.`;
-      if (form.confirmed !== 'yes') return confirm(viewer, what, req.url, form, back(id), 'Revoke');
-      await this.keys.revoke(keyId, `key:${viewer.keyId}`);
-      return done(reply, back(id), `API key ${keyId} revoked.`);
+      return confirmThen(what, 'Revoke', async () => {
+        await this.keys.revoke(keyId, `key:${viewer.keyId}`);
+        return `API key ${keyId} revoked.`;
+      });
     });
   }
 
   @Post('jobs/:job/run')
   @HttpCode(200)
-  runJob(
-    @Param('job') job: string,
-    @Body() body: unknown,
-    @Headers('cookie') cookies: string | undefined,
-    @Req() req: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<string> {
-    return this.auth.action(reply, cookies, body, async (viewer, form) => {
+  runJob(@Param('job') job: string, @ActionForm() request: ActionRequest): Promise<string> {
+    return this.act(request, '/admin/health', (viewer) => {
       if (!this.jobs.names().includes(job)) throw BillingException.notFound(`Job ${job} (jobs available: ${this.jobs.names().join(', ')})`);
-      if (form.confirmed !== 'yes') {
-        return confirm(
-          viewer,
-          `Run the ${job} job now (under its lock: if another instance is running it, nothing happens).`,
-          req.url,
-          form,
-          '/admin/health',
-          'Run job',
-        );
-      }
-      const result = await this.jobs.run(job, `key:${viewer.keyId}`, req.id);
-      return done(reply, '/admin/health', result.ran ? `Job ${job} ran.` : `Job ${job} did not run: ${result.reason}.`);
+      const what = `Run the ${job} job now (under its lock: if another instance is running it, nothing happens).`;
+      return Promise.resolve(
+        confirmThen(what, 'Run job', async () => {
+          const result = await this.jobs.run(job, `key:${viewer.keyId}`, request.id);
+          return result.ran ? `Job ${job} ran.` : `Job ${job} did not run: ${result.reason}.`;
+        }),
+      );
     });
   }
+}
+
+/** What a confirmed action does, and what its confirmation page says (read only for that page when a function). */
+interface Confirmed {
+  what: string | (() => Promise<string>);
+  button: string;
+  /** Acts and returns the message shown after the redirect. */
+  run: () => Promise<string>;
+}
+
+function confirmThen(what: Confirmed['what'], button: string, run: () => Promise<string>): Confirmed {
+  return { what, button, run };
 }
 
 function back(accountId: string): string {

@@ -11,7 +11,7 @@ import { formatCredits, parseCredits } from 'src/common/money';
 import { notifyOnce } from 'src/messaging/notifications';
 import { topicsOf } from 'src/messaging/topics';
 import { createGrantSchema, grantResultSchema, idempotencyHeadersSchema, idempotencyKeySchema, type CreateGrantDto } from './dto/grant.dto';
-import { balanceBody, grantBody } from './http';
+import { balanceJson, grantJson } from './operations/balance';
 import { LedgerService } from './ledger.service';
 
 @Controller('v1/admin/accounts/:id/grants')
@@ -83,6 +83,6 @@ export class GrantsController {
       return granted;
     });
     void reply.status(result.replayed ? 200 : 201);
-    return { grant: grantBody(result.grant), balance: balanceBody(result.balance), transactionId: result.transactionId };
+    return { grant: grantJson(result.grant), balance: balanceJson(result.balance), transactionId: result.transactionId };
   }
 }

@@ -1,24 +1,8 @@
 import { formatCredits } from 'src/common/money';
 import { explain } from './explain';
-import type { Balance, GrantView, StatementEntry } from './ledger.types';
+import type { StatementEntry } from './ledger.types';
 
-/** JSON shapes of the ledger's HTTP API: amounts as 6-decimal credit strings, dates as ISO 8601. */
-export function balanceBody(b: Balance): { total: string; held: string; available: string; debt: string } {
-  return { total: formatCredits(b.total), held: formatCredits(b.held), available: formatCredits(b.available), debt: formatCredits(b.debt) };
-}
-
-export function grantBody(g: GrantView): Record<string, unknown> {
-  return {
-    id: g.id,
-    source: g.source,
-    amount: formatCredits(g.amount),
-    remaining: formatCredits(g.remaining),
-    priority: g.priority,
-    expiresAt: g.expiresAt?.toISOString() ?? null,
-    createdAt: g.createdAt.toISOString(),
-  };
-}
-
+/** A statement entry's JSON in the ledger's HTTP API: amounts as 6-decimal credit strings, dates as ISO 8601 (a balance's and a grant's: `operations/balance.ts`). */
 export function statementBody(e: StatementEntry): Record<string, unknown> {
   return {
     id: e.id,

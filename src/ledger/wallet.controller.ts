@@ -8,7 +8,8 @@ import { formatCredits } from 'src/common/money';
 import { Clock } from 'src/infra/clock/clock';
 import { calendarMonth } from 'src/plans/periods';
 import { ledgerPageSchema, statementQuerySchema, walletSchema } from './dto/grant.dto';
-import { balanceBody, statementBody } from './http';
+import { statementBody } from './http';
+import { balanceJson } from './operations/balance';
 import { LedgerService } from './ledger.service';
 import { WalletExtensions } from './wallet-extensions';
 
@@ -44,7 +45,7 @@ export class WalletController {
     });
     return {
       accountId,
-      ...balanceBody(wallet),
+      ...balanceJson(wallet),
       grants: wallet.grants.map((g) => ({
         id: g.id,
         source: g.source,

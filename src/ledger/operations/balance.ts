@@ -43,7 +43,8 @@ export function grantView(g: GrantRow): GrantView {
   };
 }
 
-export function balanceJson(b: Balance): Record<string, string> {
+/** The JSON of a balance and of a grant, the same in the audit log's rows and in the HTTP answers (the contract's shapes). */
+export function balanceJson(b: Balance): { total: string; held: string; available: string; debt: string } {
   return { total: formatCredits(b.total), held: formatCredits(b.held), available: formatCredits(b.available), debt: formatCredits(b.debt) };
 }
 

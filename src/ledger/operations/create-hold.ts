@@ -1,22 +1,18 @@
 import { ACCOUNT_ID_PATTERN } from 'src/accounts/auth/scopes';
 import { fingerprint } from 'src/common/canonical-json';
-import { BillingException, type Finding } from 'src/common/errors/billing.exception';
+import { BillingException } from 'src/common/errors/billing.exception';
 import { formatCredits } from 'src/common/money';
-import { allocate } from '../core/burn-order';
-import { Accounts, Posting } from '../core/posting';
 import type { CreateHoldInput, HoldResult, HoldView } from '../ledger.types';
-import { checkAffordable, describeParts, checkKey, checkReplay, correlationOf, holdAudit, type Operation } from './operation';
-import { afterBalance, balanceNow } from './balance';
+import { allocateToHold, checkHoldInput, checkReplay, correlationOf, describeParts, holdAudit, type Operation } from './operation';
+import { balanceNow } from './balance';
 
 /** Create a hold: credits move from the wallet's grants (burn order) to the hold, refused if they would overdraw. */
 export function createHoldOperation(input: CreateHoldInput): Operation<HoldResult> {
-  const findings: Finding[] = [];
-  if (input.amount <= 0n) findings.push({ field: 'amount', message: 'must be more than 0' });
-  if (!ACCOUNT_ID_PATTERN.test(input.holdId)) {
-    findings.push({ field: 'holdId', message: 'must be 1-128 characters of letters, digits and _.:-' });
-  }
-  checkKey(input.idempotencyKey, findings);
-  if (findings.length > 0) throw BillingException.invalid(findings);
+  checkHoldInput(
+    input.amount,
+    input.idempotencyKey,
+    ACCOUNT_ID_PATTERN.test(input.holdId) ? [] : [{ field: 'holdId', message: 'must be 1-128 characters of letters, digits and _.:-' }],
+  );
   const expiresAt = input.expiresAt ?? null;
   const fp = fingerprint({
     op: 'hold',
@@ -45,13 +41,7 @@ export function createHoldOperation(input: CreateHoldInput): Operation<HoldResul
           `Hold ${input.holdId} already exists (created with another idempotency key)`,
         );
       }
-      checkAffordable(state, input.amount, now);
-      const { parts } = allocate(state.grants, input.amount, now);
-      const posting = new Posting();
-      for (const p of parts) posting.move(Accounts.grant(p.grantId), Accounts.hold(input.holdId), p.amount);
-      const entries = posting.entries();
-      const before = balanceNow(state, now);
-      const after = afterBalance(state, entries, now);
+      const { parts, entries, before, after, allocationDeltas } = allocateToHold(state, input.holdId, input.amount, now);
       const hold: HoldView = {
         id: input.holdId,
         accountId: input.accountId,
@@ -80,7 +70,7 @@ export function createHoldOperation(input: CreateHoldInput): Operation<HoldResul
           entries,
           explanation: { held: input.amount, parts: describeParts(parts, state), expiresAt },
           newHold: { id: input.holdId, amount: input.amount, reference: input.reference, expiresAt },
-          allocationDeltas: parts.map((p) => ({ holdId: input.holdId, grantId: p.grantId, held: p.amount })),
+          allocationDeltas,
         },
         audit: holdAudit(
           opts,

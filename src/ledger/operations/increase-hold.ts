@@ -1,18 +1,22 @@
 import { fingerprint } from 'src/common/canonical-json';
-import { BillingException, type Finding } from 'src/common/errors/billing.exception';
+import { BillingException } from 'src/common/errors/billing.exception';
 import { formatCredits } from 'src/common/money';
-import { allocate } from '../core/burn-order';
-import { Accounts, Posting } from '../core/posting';
 import type { HoldResult, IncreaseHoldInput } from '../ledger.types';
-import { checkAffordable, requireHold, describeParts, checkKey, checkReplay, correlationOf, holdAudit, type Operation } from './operation';
-import { afterBalance, balanceNow } from './balance';
+import {
+  allocateToHold,
+  checkHoldInput,
+  checkReplay,
+  correlationOf,
+  describeParts,
+  holdAudit,
+  requireHold,
+  type Operation,
+} from './operation';
+import { balanceNow } from './balance';
 
 /** Increase an open hold (a reservation's extension), refused like a new hold when it would overdraw. */
 export function increaseHoldOperation(input: IncreaseHoldInput): Operation<HoldResult> {
-  const findings: Finding[] = [];
-  if (input.amount <= 0n) findings.push({ field: 'amount', message: 'must be more than 0' });
-  checkKey(input.idempotencyKey, findings);
-  if (findings.length > 0) throw BillingException.invalid(findings);
+  checkHoldInput(input.amount, input.idempotencyKey);
   const fp = fingerprint({ op: 'increase', holdId: input.holdId, amount: input.amount });
   const opts = { ...input, correlationId: correlationOf(input) };
   return {
@@ -29,13 +33,7 @@ export function increaseHoldOperation(input: IncreaseHoldInput): Operation<HoldR
       if (hold.status !== 'reserved') {
         throw BillingException.invalid([{ field: 'holdId', message: `the hold is ${hold.status}, only an open hold can be increased` }]);
       }
-      checkAffordable(state, input.amount, now);
-      const { parts } = allocate(state.grants, input.amount, now);
-      const posting = new Posting();
-      for (const p of parts) posting.move(Accounts.grant(p.grantId), Accounts.hold(hold.id), p.amount);
-      const entries = posting.entries();
-      const before = balanceNow(state, now);
-      const after = afterBalance(state, entries, now);
+      const { parts, entries, before, after, allocationDeltas } = allocateToHold(state, hold.id, input.amount, now);
       return {
         write: {
           kind: 'reservation',
@@ -50,7 +48,7 @@ export function increaseHoldOperation(input: IncreaseHoldInput): Operation<HoldR
           entries,
           explanation: { held: input.amount, increase: true, holdAmount: hold.amount + input.amount, parts: describeParts(parts, state) },
           holdUpdates: [{ id: hold.id, amount: input.amount }],
-          allocationDeltas: parts.map((p) => ({ holdId: hold.id, grantId: p.grantId, held: p.amount })),
+          allocationDeltas,
         },
         audit: holdAudit(
           opts,

@@ -5,6 +5,7 @@ import { BillingException, type Finding } from 'src/common/errors/billing.except
 import { formatCredits } from 'src/common/money';
 import { Accounts, Posting, type LedgerAccount } from '../core/posting';
 import type { ReturnPlan } from '../core/returns';
+import { allocate } from '../core/burn-order';
 import type { Part } from '../core/types';
 import type {
   AllocationDelta,
@@ -16,7 +17,7 @@ import type {
   TransactionWrite,
 } from '../persistence/wallet-store';
 import type { AuditOptions, Balance } from '../ledger.types';
-import { balanceNow, balanceJson } from './balance';
+import { afterBalance, balanceNow, balanceJson } from './balance';
 
 /**
  * Each ledger operation is "lock and read one wallet, decide, write": these are the decisions,
@@ -59,6 +60,31 @@ export function checkAffordable(state: LockedWallet, amount: bigint, now: Date):
       { available: formatCredits(available), required: formatCredits(amount) },
     );
   }
+}
+
+/** A new or increased hold's input: an amount above 0 and a well-formed key (`more`: the operation's own findings, in between). */
+export function checkHoldInput(amount: bigint, idempotencyKey: string, more: readonly Finding[] = []): void {
+  const findings: Finding[] = [];
+  if (amount <= 0n) findings.push({ field: 'amount', message: 'must be more than 0' });
+  findings.push(...more);
+  checkKey(idempotencyKey, findings);
+  if (findings.length > 0) throw BillingException.invalid(findings);
+}
+
+/** `amount` moved from the wallet's grants (burn order) into hold `holdId`, refused if it would overdraw. */
+export function allocateToHold(state: LockedWallet, holdId: string, amount: bigint, now: Date) {
+  checkAffordable(state, amount, now);
+  const { parts } = allocate(state.grants, amount, now);
+  const posting = new Posting();
+  for (const p of parts) posting.move(Accounts.grant(p.grantId), Accounts.hold(holdId), p.amount);
+  const entries = posting.entries();
+  return {
+    parts,
+    entries,
+    before: balanceNow(state, now),
+    after: afterBalance(state, entries, now),
+    allocationDeltas: parts.map((p): AllocationDelta => ({ holdId, grantId: p.grantId, held: p.amount })),
+  };
 }
 
 export function requireHold(state: LockedWallet, holdId: string): HoldRow {

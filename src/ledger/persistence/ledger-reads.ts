@@ -2,7 +2,7 @@ import type { EntityManager } from 'typeorm';
 import { rows } from 'src/common/database/transaction';
 import { BillingException } from 'src/common/errors/billing.exception';
 import { inBurnOrder, isExpired } from '../core/burn-order';
-import { balanceOf } from '../operations/balance';
+import { balanceOf, grantView } from '../operations/balance';
 import type { Discrepancy, HoldView, StatementEntry, WalletView } from '../ledger.types';
 import { toGrant, toHold } from './wallet-store';
 
@@ -51,15 +51,7 @@ export async function walletView(db: Db, accountId: string, now: Date): Promise<
   return {
     accountId,
     ...balance,
-    grants: live.map((g) => ({
-      id: g.id,
-      source: g.source,
-      amount: g.amount,
-      remaining: g.remaining,
-      priority: g.priority,
-      expiresAt: g.expiresAt,
-      createdAt: g.createdAt,
-    })),
+    grants: live.map(grantView),
   };
 }
 

@@ -2,21 +2,17 @@ import type { EntityManager } from 'typeorm';
 import { preparedRows } from 'src/common/database/prepared';
 import type { Call, PreparedStatement } from 'src/common/database/pipelined-transaction';
 import type { DebtHold } from '../core/returns';
-import type { Entry } from '../core/posting';
+import type { Entry, WalletDelta } from '../core/posting';
 import { parseWrite, writeCall } from './batch-write';
 import type { GrantBucket, GrantSource } from '../core/types';
 import type { HoldStatus } from '../entities/hold.entity';
 import type { TransactionKind } from '../entities/ledger-transaction.entity';
+import type { HoldView } from '../ledger.types';
 
-export interface WalletRow {
+/** A wallet row: its version and its balances, the fields a transaction's entries change (`WalletDelta`). */
+export interface WalletRow extends WalletDelta {
   accountId: string;
   version: bigint;
-  grants: bigint;
-  holds: bigint;
-  issued: bigint;
-  consumed: bigint;
-  expired: bigint;
-  debt: bigint;
 }
 
 export interface GrantRow extends GrantBucket {
@@ -25,20 +21,8 @@ export interface GrantRow extends GrantBucket {
   status: 'active' | 'expired';
 }
 
-export interface HoldRow {
-  id: string;
-  accountId: string;
-  status: HoldStatus;
-  amount: bigint;
-  settledAmount: bigint;
-  releasedAmount: bigint;
-  chargedAmount: bigint;
-  debtAmount: bigint;
-  reference: string | null;
-  expiresAt: Date | null;
-  createdAt: Date;
-  resolvedAt: Date | null;
-}
+/** A hold as read under its wallet's lock: the same twelve fields as the API's view. */
+export type HoldRow = HoldView;
 
 export interface AllocationRow {
   grant: GrantRow;
