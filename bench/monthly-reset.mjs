@@ -17,7 +17,7 @@ const { LedgerService } = require('../dist/src/ledger/ledger.service.js');
 const { AuditService } = require('../dist/src/audit/audit.service.js');
 const { ManualClock } = require('../dist/src/infra/clock/clock.js');
 const { loadConfig } = require('../dist/src/common/config/config.js');
-const { PlanCatalog } = require('../dist/src/plans/plan-catalog.js');
+const { PlanCatalog } = require('../dist/src/plan-catalog/plan-catalog.js');
 const { AllowancesService } = require('../dist/src/plans/allowances.service.js');
 
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 100_000);

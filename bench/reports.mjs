@@ -20,7 +20,7 @@ require('reflect-metadata');
 const { openDataSource } = require('../dist/src/common/database/database.module.js');
 const { dataSourceOptions } = require('../dist/src/common/database/data-source.js');
 const { ReportsService, toCsv } = require('../dist/src/reports/reports.service.js');
-const { PlanCatalog } = require('../dist/src/plans/plan-catalog.js');
+const { PlanCatalog } = require('../dist/src/plan-catalog/plan-catalog.js');
 const { USAGE_GRAINS, USAGE_ROLLUPS, usageRollupsUpsert } = require('../dist/src/reports/usage-rollups.js');
 
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 10_000_000);

@@ -21,7 +21,7 @@ function shorten(value) {
 // Loading the app module loads every controller, and with them their @Doc entries.
 require('../dist/src/app.module.js');
 const { buildOpenApiDocument } = require('../dist/src/common/http/openapi-document.js');
-const { buildAsyncApiDocument } = require('../dist/src/messaging/asyncapi-document.js');
+const { buildAsyncApiDocument } = require('../dist/src/api-docs/asyncapi-document.js');
 let { RECORDED_EXAMPLES: examples } = require('../dist/src/common/http/openapi-examples.js');
 
 if (process.argv.includes('--examples')) {

@@ -12,7 +12,7 @@ import { BillingException } from './common/errors/billing.exception';
 import { toBillingException } from './common/errors/billing-exception.filter';
 import { createLogger, PinoLogger } from './common/logging/logger';
 import { registerJsonBodyParser } from './common/http/json-body';
-import { registerOpenApi } from './common/http/docs';
+import { registerOpenApi } from './api-docs/docs';
 import { registerRequestChecks } from './common/http/request-checks';
 import { Metrics } from './health/metrics';
 

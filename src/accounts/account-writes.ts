@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import type { PlanId } from 'src/plans/plan-catalog';
+import type { PlanId } from 'src/plan-catalog/plan-catalog';
 import type { AccountStatus } from './entities/account.entity';
 
 /**

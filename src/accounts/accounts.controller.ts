@@ -2,7 +2,7 @@ import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Doc } from 'src/common/http/openapi';
 import { parseOrThrow } from 'src/common/http/zod-validation.pipe';
-import { PlanCatalog } from 'src/plans/plan-catalog';
+import { PlanCatalog } from 'src/plan-catalog/plan-catalog';
 import { AccountsService, type AccountView } from './accounts.service';
 import { Access, CurrentPrincipal } from './auth/auth.decorators';
 import type { Principal } from './auth/scopes';

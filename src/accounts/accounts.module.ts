@@ -3,7 +3,7 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { LedgerModule } from 'src/ledger/ledger.module';
-import { PlanCatalogModule } from 'src/plans/plan-catalog.module';
+import { PlanCatalogModule } from 'src/plan-catalog/plan-catalog.module';
 import { AccountHooks } from './account-hooks';
 import { AccountsController } from './accounts.controller';
 import { AccountsService } from './accounts.service';

@@ -6,7 +6,7 @@ import { inTransaction, rows } from 'src/common/database/transaction';
 import { LedgerService } from 'src/ledger/ledger.service';
 import { AccountHooks } from './account-hooks';
 import type { UpsertAccountDto } from './dto/account.dto';
-import type { PlanId } from 'src/plans/plan-catalog';
+import type { PlanId } from 'src/plan-catalog/plan-catalog';
 import type { AccountKind, AccountStatus } from './entities/account.entity';
 
 export interface AccountView {

@@ -11,7 +11,7 @@ import { LedgerService } from 'src/ledger/ledger.service';
 import { RuntimeAdminService } from 'src/metering/runtime-admin.service';
 import { setPlanSchema } from 'src/plans/dto/plan.dto';
 import { PlanAdminService } from 'src/plans/plan-admin.service';
-import { PlanCatalog } from 'src/plans/plan-catalog';
+import { PlanCatalog } from 'src/plan-catalog/plan-catalog';
 import { spendLimitSchema, suspensionSchema } from 'src/spend-limits/dto/spend-limit.dto';
 import { SpendLimitsService } from 'src/spend-limits/spend-limits.service';
 import { SuspensionService } from 'src/spend-limits/suspension.service';

@@ -6,7 +6,7 @@ import { LedgerModule } from 'src/ledger/ledger.module';
 import { MembersModule } from 'src/members/members.module';
 import { MessagingModule } from 'src/messaging/messaging.module';
 import { MeteringModule } from 'src/metering/metering.module';
-import { PlanCatalogModule } from 'src/plans/plan-catalog.module';
+import { PlanCatalogModule } from 'src/plan-catalog/plan-catalog.module';
 import { PlansModule } from 'src/plans/plans.module';
 import { ReportsModule } from 'src/reports/reports.module';
 import { SpendLimitsModule } from 'src/spend-limits/spend-limits.module';

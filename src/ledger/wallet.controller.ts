@@ -6,7 +6,7 @@ import { Doc } from 'src/common/http/openapi';
 import { ZodPipe } from 'src/common/http/zod-validation.pipe';
 import { formatCredits } from 'src/common/money';
 import { Clock } from 'src/infra/clock/clock';
-import { calendarMonth } from 'src/plans/periods';
+import { calendarMonth } from 'src/plan-catalog/periods';
 import { ledgerPageSchema, statementQuerySchema, walletSchema } from './dto/grant.dto';
 import { statementBody } from './http';
 import { balanceJson } from './operations/balance';

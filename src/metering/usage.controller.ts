@@ -10,7 +10,7 @@ import { parseQueryOrThrow } from 'src/common/http/zod-validation.pipe';
 import { formatCredits } from 'src/common/money';
 import { credits, instant, inputInstant } from 'src/common/http/api-schemas';
 import { Clock } from 'src/infra/clock/clock';
-import { calendarMonth } from 'src/plans/periods';
+import { calendarMonth } from 'src/plan-catalog/periods';
 import { toCsv } from 'src/reports/to-csv';
 import { ancillaryUsageSchema } from 'src/ancillary/dto/ancillary-usage.dto';
 import { ancillaryUsageJson, meteredAncillary } from 'src/ancillary/usage-view';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Period } from './periods';
+import type { Period } from 'src/plan-catalog/periods';
 
 /** Idempotency key of a period's allowance grant (unique per account in ledger_transactions). */
 export function allowanceKey(period: Period): string {

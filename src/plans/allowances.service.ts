@@ -13,8 +13,8 @@ import { notificationMessage } from 'src/messaging/notifications';
 import { allowanceGrantId, allowanceKey, allowanceReason } from './allowance-keys';
 import { notifyOnce, type Notification } from './notifications';
 import { grantsAllowanceHere, type PlanAccount } from './plan-accounts';
-import { PlanCatalog, type Plan } from './plan-catalog';
-import { calendarMonth, type Period } from './periods';
+import { PlanCatalog, type Plan } from 'src/plan-catalog/plan-catalog';
+import { calendarMonth, type Period } from 'src/plan-catalog/periods';
 
 export interface MonthlyResetResult {
   period: { from: string; to: string };

@@ -1,6 +1,6 @@
 import { MICROS_PER_CREDIT } from 'src/common/money';
 import type { Notification as AnyNotification } from 'src/messaging/notifications';
-import type { Plan } from './plan-catalog';
+import type { Plan } from 'src/plan-catalog/plan-catalog';
 
 export { notificationId, notifyOnce } from 'src/messaging/notifications';
 

@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { rows } from 'src/common/database/transaction';
-import { type Plan, type PlanCatalog, type PlanId, type PlanOverrides } from './plan-catalog';
-import { periodFor, type Period } from './periods';
+import { type Plan, type PlanCatalog, type PlanId, type PlanOverrides } from 'src/plan-catalog/plan-catalog';
+import { periodFor, type Period } from 'src/plan-catalog/periods';
 
 /** An account as its plan sees it: plan, overrides and the subscription's cycle anchor. */
 export interface PlanAccount {

@@ -15,7 +15,7 @@ import { AllowancesService } from './allowances.service';
 import type { SetPlanDto } from './dto/plan.dto';
 import { allowanceKey } from './allowance-keys';
 import { grantsAllowanceHere, loadPlanAccount, termsOf, type PlanAccount } from './plan-accounts';
-import { PlanCatalog, planOverridesSchema, type Plan, type PlanOverrides } from './plan-catalog';
+import { PlanCatalog, planOverridesSchema, type Plan, type PlanOverrides } from 'src/plan-catalog/plan-catalog';
 
 export interface PlanView {
   accountId: string;

@@ -3,8 +3,8 @@ import type { PreparedStatement } from 'src/common/database/pipelined-transactio
 import type { TypedRead } from 'src/common/database/typed-read';
 import { allowanceGrantId } from './allowance-keys';
 import { grantsAllowanceHere, planAccountOf, type PlanAccount, type PlanAccountRow } from './plan-accounts';
-import type { Plan } from './plan-catalog';
-import type { Period } from './periods';
+import type { Plan } from 'src/plan-catalog/plan-catalog';
+import type { Period } from 'src/plan-catalog/periods';
 
 const ACCOUNTS_READ: PreparedStatement = {
   name: 'plan_accounts_read_v1',

@@ -6,7 +6,7 @@ import { Doc } from 'src/common/http/openapi';
 import { parseOrThrow } from 'src/common/http/zod-validation.pipe';
 import { planViewSchema, setPlanSchema, type SetPlanDto } from './dto/plan.dto';
 import { PlanAdminService, type PlanView } from './plan-admin.service';
-import { PlanCatalog } from './plan-catalog';
+import { PlanCatalog } from 'src/plan-catalog/plan-catalog';
 
 @Controller('v1/admin/accounts/:id/plan')
 @Access('admin')

@@ -6,7 +6,7 @@ import { MonthlyResetScheduler } from './monthly-reset.scheduler';
 import { PlanAdminService } from './plan-admin.service';
 import { PlanReads } from './plan-reads';
 import { PlansController } from './plans.controller';
-import { PlanCatalogModule } from './plan-catalog.module';
+import { PlanCatalogModule } from 'src/plan-catalog/plan-catalog.module';
 import { QuotaReads } from './quota-reads';
 import { QuotasService } from './quotas.service';
 

@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { rows } from 'src/common/database/transaction';
 import type { PreparedStatement } from 'src/common/database/pipelined-transaction';
 import type { TypedRead } from 'src/common/database/typed-read';
-import type { Period } from './periods';
+import type { Period } from 'src/plan-catalog/periods';
 
 /** An account's use of its period quotas, from the runtimes table. */
 export interface Usage {

@@ -7,7 +7,7 @@ import { Clock } from 'src/infra/clock/clock';
 import type { RunsView, WalletExtension } from 'src/ledger/wallet-extensions';
 import { loadPlanAccount, termsOf } from './plan-accounts';
 import { allowanceGrantId } from './allowance-keys';
-import { PlanCatalog } from './plan-catalog';
+import { PlanCatalog } from 'src/plan-catalog/plan-catalog';
 import { usageOf } from './quota-reads';
 
 /** The statuses a runtime holds a concurrency slot in. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { BillingException } from 'src/common/errors/billing.exception';
 import { parseOrThrow } from 'src/common/http/zod-validation.pipe';
-import { calendarMonth } from 'src/plans/periods';
+import { calendarMonth } from 'src/plan-catalog/periods';
 import { CREDIT_GROUPS, USAGE_GROUPS, type Period } from './reports.service';
 import { inputInstant } from 'src/common/http/api-schemas';
 

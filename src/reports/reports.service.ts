@@ -4,7 +4,7 @@ import { ancillaryUsageJson, meteredAncillary } from 'src/ancillary/usage-view';
 import { DataSource } from 'typeorm';
 import { rows } from 'src/common/database/transaction';
 import { formatCredits } from 'src/common/money';
-import { PlanCatalog } from 'src/plans/plan-catalog';
+import { PlanCatalog } from 'src/plan-catalog/plan-catalog';
 import { usageSource, type UsageLevel } from './usage-rollups';
 
 export const REPORT_NAMES = ['usage', 'credits', 'seats', 'spend-limits', 'reconciliation', 'top-consumers', 'ancillary'] as const;

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { BillingException } from 'src/common/errors/billing.exception';
 import { lowBalanceThreshold } from 'src/plans/notifications';
 import type { PlanAccount } from 'src/plans/plan-accounts';
-import { PlanCatalog } from 'src/plans/plan-catalog';
-import { calendarMonth } from 'src/plans/periods';
+import { PlanCatalog } from 'src/plan-catalog/plan-catalog';
+import { calendarMonth } from 'src/plan-catalog/periods';
 import type { Environment } from 'src/pricing/environment';
 import type { LimitRow } from 'src/spend-limits/spend-limit-reads';
 import {

@@ -2,8 +2,8 @@ import { BillingException } from 'src/common/errors/billing.exception';
 import { formatCredits } from 'src/common/money';
 import { lowBalanceThreshold, type Notification } from 'src/plans/notifications';
 import type { PlanAccount } from 'src/plans/plan-accounts';
-import { planFindings, planForbidsException, type Plan } from 'src/plans/plan-catalog';
-import type { Period } from 'src/plans/periods';
+import { planFindings, planForbidsException, type Plan } from 'src/plan-catalog/plan-catalog';
+import type { Period } from 'src/plan-catalog/periods';
 import type { Environment } from 'src/pricing/environment';
 import type { LimitRow, Spend } from 'src/spend-limits/spend-limit-reads';
 

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Call, PreparedStatement } from 'src/common/database/pipelined-transaction';
 import type { TypedRead } from 'src/common/database/typed-read';
 import { sentCausesRead } from 'src/messaging/notifications';
-import { PlanCatalog } from 'src/plans/plan-catalog';
+import { PlanCatalog } from 'src/plan-catalog/plan-catalog';
 import { PlanReads } from 'src/plans/plan-reads';
 import { QuotaReads } from 'src/plans/quota-reads';
 import { SpendLimitReads, type Scope } from 'src/spend-limits/spend-limit-reads';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LedgerBatch } from 'src/ledger/persistence/ledger-batch';
 import type { PlanAccount } from 'src/plans/plan-accounts';
-import { PlanCatalog } from 'src/plans/plan-catalog';
+import { PlanCatalog } from 'src/plan-catalog/plan-catalog';
 import type { Environment } from 'src/pricing/environment';
 import type { LimitRow } from 'src/spend-limits/spend-limit-reads';
 import { AccountAdmission, admit, type AccountCounts, type Decision, type Launch } from './admission';

@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 import type { PreparedStatement } from 'src/common/database/pipelined-transaction';
 import { rows } from 'src/common/database/transaction';
 import type { TypedRead } from 'src/common/database/typed-read';
-import type { Period } from 'src/plans/periods';
+import type { Period } from 'src/plan-catalog/periods';
 
 export interface LimitRow {
   id: string;

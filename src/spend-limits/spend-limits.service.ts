@@ -15,7 +15,7 @@ import { enqueue } from 'src/messaging/outbox';
 import { topicsOf } from 'src/messaging/topics';
 import { issueTerminate, type TerminateReason } from 'src/messaging/commands';
 import { markTerminating } from 'src/metering/runtime-row';
-import { calendarMonth, type Period } from 'src/plans/periods';
+import { calendarMonth, type Period } from 'src/plan-catalog/periods';
 import type { SpendLimitRequest } from './dto/spend-limit.dto';
 import { spendOf, type LimitRow, type Spend } from './spend-limit-reads';
 

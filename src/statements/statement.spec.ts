@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PlanCatalog } from 'src/plans/plan-catalog';
+import { PlanCatalog } from 'src/plan-catalog/plan-catalog';
 import { BYTES_PER_GIB } from 'src/pricing/ancillary-prices';
 import { movementLines, teamFees, unpricedLines } from './statement';
 import type { Movement } from './statement.store';

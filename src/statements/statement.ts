@@ -1,6 +1,6 @@
 import { formatCredits } from 'src/common/money';
 import { PRICE_KEY_OF, quantityMicros, UNIT_OF, ANCILLARY_KINDS, type AncillaryKind } from 'src/pricing/ancillary-prices';
-import type { Plan } from 'src/plans/plan-catalog';
+import type { Plan } from 'src/plan-catalog/plan-catalog';
 import type { MeteredAncillary } from 'src/ancillary/usage-view';
 import type { InvoiceLineSnapshot } from 'src/stripe/stripe-objects';
 import type { InvoiceRow, Movement } from './statement.store';

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { PlanCatalogModule } from 'src/plans/plan-catalog.module';
+import { PlanCatalogModule } from 'src/plan-catalog/plan-catalog.module';
 import { StatementsController } from './statements.controller';
 import { StatementsService } from './statements.service';
 

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { BillingException } from 'src/common/errors/billing.exception';
 import { formatCredits } from 'src/common/money';
-import { PlanCatalog, type PlanOverrides } from 'src/plans/plan-catalog';
+import { PlanCatalog, type PlanOverrides } from 'src/plan-catalog/plan-catalog';
 import type { StatementJson } from './dto/statement.dto';
 import { movementLines, teamFees, unpricedLines, type StatementLine } from './statement';
 import { ancillaryUsageJson, meteredAncillary } from 'src/ancillary/usage-view';

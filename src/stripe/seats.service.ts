@@ -7,7 +7,7 @@ import { advisoryKey } from 'src/common/database/advisory-lock';
 import { inTransaction, rows } from 'src/common/database/transaction';
 import { Clock } from 'src/infra/clock/clock';
 import { MembersService } from 'src/members/members.service';
-import { PlanCatalog } from 'src/plans/plan-catalog';
+import { PlanCatalog } from 'src/plan-catalog/plan-catalog';
 import { StripeGateway } from './stripe-gateway';
 import { SubscriptionsService, isLive, type SubscriptionRow } from './subscriptions.service';
 

@@ -3,7 +3,7 @@ import { Module } from '@nestjs/common';
 import { AccountsModule } from 'src/accounts/accounts.module';
 import { LedgerModule } from 'src/ledger/ledger.module';
 import { MembersModule } from 'src/members/members.module';
-import { PlanCatalogModule } from 'src/plans/plan-catalog.module';
+import { PlanCatalogModule } from 'src/plan-catalog/plan-catalog.module';
 import { SpendLimitsModule } from 'src/spend-limits/spend-limits.module';
 import { SuspensionService } from 'src/spend-limits/suspension.service';
 import { SeatsService } from './seats.service';

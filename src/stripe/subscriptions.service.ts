@@ -9,7 +9,7 @@ import { BillingException } from 'src/common/errors/billing.exception';
 import { formatCredits } from 'src/common/money';
 import { Clock } from 'src/infra/clock/clock';
 import { MembersService } from 'src/members/members.service';
-import { PlanCatalog, type Plan, type PlanId, type StripeBilling } from 'src/plans/plan-catalog';
+import { PlanCatalog, type Plan, type PlanId, type StripeBilling } from 'src/plan-catalog/plan-catalog';
 import type { SubscriptionStatus } from './entities/stripe-subscription.entity';
 import { StripeGateway } from './stripe-gateway';
 import type { SubscriptionSnapshot } from './stripe-objects';

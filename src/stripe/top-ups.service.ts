@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { rows } from 'src/common/database/transaction';
 import { BillingException } from 'src/common/errors/billing.exception';
 import { formatCredits } from 'src/common/money';
-import { PlanCatalog, type PlanId } from 'src/plans/plan-catalog';
+import { PlanCatalog, type PlanId } from 'src/plan-catalog/plan-catalog';
 import { StripeGateway } from './stripe-gateway';
 
 @Injectable()

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { routesOf } from '../../src/common/http/docs';
+import { routesOf } from '../../src/api-docs/docs';
 import { responseChecker, startApp, type Harness } from '../support/app';
 import { UNDOCUMENTED } from '../support/openapi-check';
 

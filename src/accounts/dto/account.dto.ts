@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { instant } from 'src/common/http/api-schemas';
-import { planIdField } from 'src/plans/plan-catalog';
+import { planIdField } from 'src/plan-catalog/plan-catalog';
 import { ACCOUNT_ID_PATTERN } from '../auth/scopes';
 
 /** `plan` is checked against the plan catalog where the request is handled (PlanCatalog.withPlanIds). */

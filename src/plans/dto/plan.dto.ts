@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { credits, instant, inputInstant } from 'src/common/http/api-schemas';
 import { SIZE_CLASSES } from 'src/pricing/environment';
-import { PERIOD_KINDS } from '../periods';
-import { planIdField } from '../plan-catalog';
+import { PERIOD_KINDS } from 'src/plan-catalog/periods';
+import { planIdField } from 'src/plan-catalog/plan-catalog';
 
 /**
  * PUT /v1/admin/accounts/{id}/plan. `overrides` are validated by planOverridesSchema (findings under `overrides.`);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { instant } from 'src/common/http/api-schemas';
 import { idempotencyKeySchema } from 'src/ledger/dto/grant.dto';
-import { planIdField } from 'src/plans/plan-catalog';
+import { planIdField } from 'src/plan-catalog/plan-catalog';
 
 export const topUpSchema = z.strictObject({ pack: z.string().min(1).max(64).meta({ description: 'A top-up pack id of the plans file' }) });
 export type TopUpDto = z.infer<typeof topUpSchema>;

@@ -2,11 +2,11 @@ import { z } from 'zod';
 import { ancillaryEventSchema } from 'src/ancillary/ancillary-event';
 import { snapshotFlagCommandSchema } from 'src/ancillary/unpaid-storage';
 import { membershipEventSchema } from 'src/members/membership-consumer';
-import { terminateCommandSchema } from './commands';
+import { terminateCommandSchema } from 'src/messaging/commands';
 import { lifecycleEventDocSchema } from 'src/metering/dto/event.dto';
-import { deadLetterHeadersSchema } from './dead-letter';
-import { notificationMessageSchema } from './notifications';
-import { topicsOf } from './topics';
+import { deadLetterHeadersSchema } from 'src/messaging/dead-letter';
+import { notificationMessageSchema } from 'src/messaging/notifications';
+import { topicsOf } from 'src/messaging/topics';
 
 /**
  * The AsyncAPI 3.0 document of the Kafka topics (served at /asyncapi.json, checked in as

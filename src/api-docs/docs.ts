@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { buildAsyncApiDocument } from 'src/messaging/asyncapi-document';
-import { buildOpenApiDocument } from './openapi-document';
-import { RECORDED_EXAMPLES } from './openapi-examples';
+import { buildAsyncApiDocument } from './asyncapi-document';
+import { buildOpenApiDocument } from 'src/common/http/openapi-document';
+import { RECORDED_EXAMPLES } from 'src/common/http/openapi-examples';
 
 /** The files of Swagger UI the page needs, from the npm package (no CDN). */
 const ASSETS: Record<string, string> = {

@@ -6,12 +6,12 @@ import { describe, expect, it } from 'vitest';
 import { ancillaryEventSchema } from 'src/ancillary/ancillary-event';
 import { snapshotFlagCommandSchema } from 'src/ancillary/unpaid-storage';
 import { membershipEventSchema } from 'src/members/membership-consumer';
-import { terminateCommandSchema } from './commands';
+import { terminateCommandSchema } from 'src/messaging/commands';
 import { lifecycleEventDocSchema } from 'src/metering/dto/event.dto';
 import { buildAsyncApiDocument } from './asyncapi-document';
-import { deadLetterHeadersSchema } from './dead-letter';
-import { notificationMessage, notificationMessageSchema } from './notifications';
-import { topicsOf } from './topics';
+import { deadLetterHeadersSchema } from 'src/messaging/dead-letter';
+import { notificationMessage, notificationMessageSchema } from 'src/messaging/notifications';
+import { topicsOf } from 'src/messaging/topics';
 
 const REGENERATE = 'run `npm run openapi` after changing a message schema or a topic';
 
