@@ -3,6 +3,8 @@ import { PLAN_SET_HOOKS, type PlanSetHook } from './accounts/account-hooks';
 import { AncillaryModule, ancillaryEventHandler, pausedMemoryHook } from './ancillary/ancillary.module';
 import { AncillaryUsageService } from './ancillary/ancillary-usage.service';
 import { Clock } from './infra/clock/clock';
+import { LedgerModule } from './ledger/ledger.module';
+import { LedgerService } from './ledger/ledger.service';
 import { WALLET_EXTENSIONS, type WalletExtension } from './ledger/wallet-extensions';
 import { EXTRA_EVENT_HANDLERS, type ExtraEventHandler } from './metering/event-extensions';
 import { SETTLEMENT_HOOKS, type SettlementHook } from './metering/settlement-hooks';
@@ -14,14 +16,14 @@ import { SpendLimitsService } from './spend-limits/spend-limits.service';
 
 /**
  * The extension points of the lower modules, filled in one place by the higher ones: what the wallet
- * view shows besides the ledger (spend limits, runs), what a new plan takes (its allowance), what a
+ * view shows besides the ledger (spend limits, runs), what a new account or plan takes (its wallet, its allowance), what a
  * settlement does besides the ledger (paused memory) and which extra event types the lifecycle paths
  * carry (ancillary usage). Each list is an ordinary provider, so the dependency shows in the module
  * graph; a context without this module (the CLI, a unit test) gets empty lists.
  */
 @Global()
 @Module({
-  imports: [PlansModule, SpendLimitsModule, AncillaryModule],
+  imports: [LedgerModule, PlansModule, SpendLimitsModule, AncillaryModule],
   providers: [
     {
       provide: WALLET_EXTENSIONS,
@@ -33,8 +35,12 @@ import { SpendLimitsService } from './spend-limits/spend-limits.service';
     },
     {
       provide: PLAN_SET_HOOKS,
-      useFactory: (plans: PlanAdminService): PlanSetHook[] => [plans.planSetHook],
-      inject: [PlanAdminService],
+      // The new account's wallet first (the ledger's), then its plan's allowance.
+      useFactory: (ledger: LedgerService, plans: PlanAdminService): PlanSetHook[] => [
+        (em, accountId) => ledger.ensureWallet(em, accountId),
+        plans.planSetHook,
+      ],
+      inject: [LedgerService, PlanAdminService],
     },
     {
       provide: SETTLEMENT_HOOKS,

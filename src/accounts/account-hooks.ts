@@ -9,8 +9,9 @@ export const PLAN_SET_HOOKS = Symbol('PlanSetHook[]');
 
 /**
  * How later modules take part in account changes without the accounts module knowing them
- * (PLAN_SET_HOOKS): the plans module grants a Free account's monthly credits the moment it is
- * created, so its wallet shows them before its first launch.
+ * (PLAN_SET_HOOKS): the ledger creates the new account's wallet, and the plans module grants a
+ * Free account's monthly credits the moment it is created, so its wallet shows them before its
+ * first launch.
  */
 @Injectable()
 export class AccountHooks {

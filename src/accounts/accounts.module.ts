@@ -2,7 +2,6 @@
 // Accounts and their plan terms and status (other modules change them through account-writes.ts), API keys, failed authentications.
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { LedgerModule } from 'src/ledger/ledger.module';
 import { PlanCatalogModule } from 'src/plan-catalog/plan-catalog.module';
 import { AccountHooks } from './account-hooks';
 import { AccountsController } from './accounts.controller';
@@ -13,7 +12,7 @@ import { ApiKeysService } from './auth/api-keys.service';
 import { FailureStore } from './auth/failure-store';
 
 @Module({
-  imports: [LedgerModule, PlanCatalogModule],
+  imports: [PlanCatalogModule],
   controllers: [ApiKeysController, AccountsController],
   providers: [ApiKeysService, AccountsService, AccountHooks, FailureStore, { provide: APP_GUARD, useClass: ApiKeyGuard }],
   exports: [ApiKeysService, AccountsService, AccountHooks, FailureStore],

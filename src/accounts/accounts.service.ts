@@ -3,7 +3,6 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AuditService } from 'src/audit/audit.service';
 import { inTransaction, rows } from 'src/common/database/transaction';
-import { LedgerService } from 'src/ledger/ledger.service';
 import { AccountHooks } from './account-hooks';
 import type { UpsertAccountDto } from './dto/account.dto';
 import type { PlanId } from 'src/plan-catalog/plan-catalog';
@@ -37,7 +36,6 @@ interface AccountRow {
 export class AccountsService {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
-    private readonly ledger: LedgerService,
     private readonly audit: AuditService,
     private readonly hooks: AccountHooks,
   ) {}
@@ -70,7 +68,6 @@ export class AccountsService {
       [input.id, input.kind, input.plan, name],
     );
     const account = view(row!);
-    await this.ledger.ensureWallet(em, input.id);
     const changed = !before || before.kind !== account.kind || before.plan !== account.plan || before.name !== account.name;
     if (changed) {
       await this.audit.record(em, {
