@@ -148,7 +148,8 @@ export class AdminActionsController {
           : `Limit ${scope} to ${credits(dto.credits)} credits a month, alerting at ${dto.thresholds.join(', ')} %. Runtimes are told to terminate if the spend is already past it.`;
       return confirmThen(what, dto.credits === null ? 'Clear limit' : 'Set limit', async () => {
         const view = await this.limits.set(id, dto, `key:${viewer.keyId}`);
-        return `${dto.credits === null ? 'Spend limit cleared' : 'Spend limit set'}${view.terminated.length ? `; ${view.terminated.length} runtime(s) told to terminate` : ''}.`;
+        const terminated = view.terminated.length ? `; ${view.terminated.length} runtime(s) told to terminate` : '';
+        return `${dto.credits === null ? 'Spend limit cleared' : 'Spend limit set'}${terminated}.`;
       });
     });
   }

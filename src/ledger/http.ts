@@ -2,7 +2,10 @@ import { formatCredits } from 'src/common/money';
 import { explain } from './explain';
 import type { StatementEntry } from './ledger.types';
 
-/** A statement entry's JSON in the ledger's HTTP API: amounts as 6-decimal credit strings, dates as ISO 8601 (a balance's and a grant's: `operations/balance.ts`). */
+/**
+ * A statement entry's JSON in the ledger's HTTP API: amounts as 6-decimal credit strings, dates as
+ * ISO 8601 (a balance's and a grant's JSON: `operations/balance.ts`).
+ */
 export function statementBody(e: StatementEntry): Record<string, unknown> {
   return {
     id: e.id,

@@ -4,10 +4,9 @@ import { LedgerModule } from 'src/ledger/ledger.module';
 import { AllowancesService } from './allowances.service';
 import { MonthlyResetScheduler } from './monthly-reset.scheduler';
 import { PlanAdminService } from './plan-admin.service';
-import { PlanReads } from './plan-reads';
+import { PlanReads, QuotaReads } from './plan-reads';
 import { PlansController } from './plans.controller';
 import { PlanCatalogModule } from 'src/plan-catalog/plan-catalog.module';
-import { QuotaReads } from './quota-reads';
 import { QuotasService } from './quotas.service';
 
 /**

@@ -8,7 +8,7 @@ import type { RunsView, WalletExtension } from 'src/ledger/wallet-extensions';
 import { loadPlanAccount, termsOf } from './plan-accounts';
 import { allowanceGrantId } from './allowance-keys';
 import { PlanCatalog } from 'src/plan-catalog/plan-catalog';
-import { usageOf } from './quota-reads';
+import { usageOf } from './plan-reads';
 
 /** The statuses a runtime holds a concurrency slot in. */
 export const ACTIVE_STATUSES = ['reserved', 'running', 'paused', 'terminating'] as const;

@@ -19,7 +19,7 @@ import {
   runsQuota,
   runsRemaining,
   spendLimit,
-} from './admission-checks';
+} from './admission';
 
 const catalog = PlanCatalog.fromFile('config/plans.json');
 const free = catalog.plan('free');

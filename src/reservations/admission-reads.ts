@@ -3,11 +3,9 @@ import type { Call, PreparedStatement } from 'src/common/database/pipelined-tran
 import type { TypedRead } from 'src/common/database/typed-read';
 import { sentCausesRead } from 'src/messaging/notifications';
 import { PlanCatalog } from 'src/plan-catalog/plan-catalog';
-import { PlanReads } from 'src/plans/plan-reads';
-import { QuotaReads } from 'src/plans/quota-reads';
+import { PlanReads, QuotaReads } from 'src/plans/plan-reads';
 import { SpendLimitReads, type Scope } from 'src/spend-limits/spend-limit-reads';
-import { AccountAdmission, type KnownRuntime } from './admission';
-import { launchNoticeCauses } from './admission-checks';
+import { AccountAdmission, launchNoticeCauses, type KnownRuntime } from './admission';
 
 /**
  * What admission reads, under the wallet locks of a batch's accounts, from the modules that own

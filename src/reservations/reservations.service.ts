@@ -18,9 +18,8 @@ import { holdFor } from 'src/pricing/charges';
 import { runningMsOf, type RuntimeRow } from 'src/metering/runtime-row';
 import { abandonedLaunch } from './admission';
 import type { ReservationRequest } from './dto/reservation.dto';
-import { ReservationBatch, type ReservationLaunch, type ReservationOutcome } from './reservation-batch';
+import { PRIOR_EXTENSION, RESERVED_RUNTIME, ReservationBatch, type ReservationLaunch, type ReservationOutcome } from './reservation-batch';
 import { extendRuntimeCall } from 'src/metering/runtime-writes';
-import { PRIOR_EXTENSION, RESERVED_RUNTIME } from './reservation-rows';
 
 export interface ReservationView {
   reservationId: string;
