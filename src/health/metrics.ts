@@ -1,6 +1,5 @@
-import { Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { ledgerWrites, type LedgerFlow } from 'src/ledger/ledger-flows';
 
 /** The Stripe event types the service acts on; any other type is counted as `other` (bounded labels). */
 export const STRIPE_EVENT_TYPES = new Set([
@@ -22,7 +21,7 @@ export const STRIPE_EVENT_TYPES = new Set([
  * scrape time by `DatabaseMetrics`; what happens in this process is counted here.
  */
 @Injectable()
-export class Metrics implements OnModuleDestroy {
+export class Metrics {
   readonly registry = new Registry();
   readonly httpDuration = new Histogram({
     name: 'dl_billing_http_request_duration_seconds',
@@ -115,17 +114,8 @@ export class Metrics implements OnModuleDestroy {
     registers: [this.registry],
   });
 
-  private readonly onWrite = (flows: Map<LedgerFlow, bigint>): void => {
-    for (const [flow, amount] of flows) this.credits.inc({ flow }, Number(amount));
-  };
-
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'dl_billing_' });
-    ledgerWrites.add(this.onWrite);
-  }
-
-  onModuleDestroy(): void {
-    ledgerWrites.delete(this.onWrite);
   }
 
   /** One answered HTTP request; a reservation is also counted by its outcome. */

@@ -1,3 +1,5 @@
+import { Injectable, type OnModuleDestroy, Optional } from '@nestjs/common';
+import { Metrics } from 'src/health/metrics';
 import type { TransactionWrite } from './persistence/wallet-store';
 
 /** What a ledger write moves, in micro-credits, by the flow an operator watches. */
@@ -29,6 +31,25 @@ export function flowsOf(writes: readonly TransactionWrite[]): Map<LedgerFlow, bi
     }
   }
   return flows;
+}
+
+/**
+ * The service's metrics told of every committed write (`dl_billing_credits_microcredits_total` by
+ * flow): the ledger subscribes them, so the metrics module need not know the ledger.
+ */
+@Injectable()
+export class LedgerFlowMetrics implements OnModuleDestroy {
+  private readonly onWrite = (flows: Map<LedgerFlow, bigint>): void => {
+    for (const [flow, amount] of flows) this.metrics?.credits.inc({ flow }, Number(amount));
+  };
+
+  constructor(@Optional() private readonly metrics?: Metrics) {
+    if (metrics) ledgerWrites.add(this.onWrite);
+  }
+
+  onModuleDestroy(): void {
+    ledgerWrites.delete(this.onWrite);
+  }
 }
 
 export function reportLedgerWrites(writes: readonly TransactionWrite[]): void {
