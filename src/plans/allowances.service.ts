@@ -8,8 +8,7 @@ import { formatCredits } from 'src/common/money';
 import { Clock } from 'src/infra/clock/clock';
 import { LedgerService } from 'src/ledger/ledger.service';
 import { topicsOf } from 'src/messaging/topics';
-import { enqueue } from 'src/messaging/outbox';
-import { notificationMessage } from 'src/messaging/notifications';
+import { enqueueNotifications } from 'src/messaging/notifications';
 import { allowanceGrantId, allowanceKey, allowanceReason } from './allowance-keys';
 import { notifyOnce, type Notification } from './notifications';
 import { grantsAllowanceHere, type PlanAccount } from './plan-accounts';
@@ -187,15 +186,21 @@ export class AllowancesService {
       correlationId: correlationId(),
       now,
     });
-    await enqueue(
+    const byAccount = new Map(targets.map((t) => [t.accountId, t]));
+    await enqueueNotifications(
       em,
-      granted.granted.map((g) => notificationMessage(topic, allowanceNotification(g.accountId, g.grantId, g.amount, period), now)),
+      topic,
+      now,
+      granted.granted.map((id) => {
+        const t = byAccount.get(id)!;
+        return allowanceNotification(t.accountId, t.grantId, t.amount, period);
+      }),
     );
     const result: AllowanceBatchResult = {
       granted: granted.granted.length,
-      grantedMicros: granted.granted.reduce((s, g) => s + g.amount, 0n),
-      expiredGrants: granted.expired.length,
-      expiredMicros: granted.expired.reduce((s, g) => s + g.remaining, 0n),
+      grantedMicros: granted.grantedMicros,
+      expiredGrants: granted.expiredGrants,
+      expiredMicros: granted.expiredMicros,
     };
     // A wallet in debt: LedgerService.grant repays the debt first (same key and grant id as the bulk path).
     const inDebt = new Set(granted.inDebt);
