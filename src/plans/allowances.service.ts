@@ -187,13 +187,14 @@ export class AllowancesService {
       now,
     });
     const byAccount = new Map(targets.map((t) => [t.accountId, t]));
+    const notification = allowanceNotifications(period);
     await enqueueNotifications(
       em,
       topic,
       now,
       granted.granted.map((id) => {
         const t = byAccount.get(id)!;
-        return allowanceNotification(t.accountId, t.grantId, t.amount, period);
+        return notification(t.accountId, t.grantId, t.amount);
       }),
     );
     const result: AllowanceBatchResult = {
@@ -238,14 +239,15 @@ export class AllowancesService {
        FROM accounts a JOIN d ON d.plan = a.plan WHERE a.id = ANY(ARRAY(SELECT unnest($1::text[])))`,
       [ids, JSON.stringify(defaults.map((d) => ({ plan: d.plan, amount: d.amount.toString() })))],
     );
-    const names = new Map(defaults.map((d) => [d.plan, d.name]));
+    // Per plan, not per account: thousands of accounts share a few reasons.
+    const reasons = new Map(defaults.map((d) => [d.plan, allowanceReason(d.name, period)]));
     return found
       .filter((a) => BigInt(a.amount) > 0n)
       .map((a) => ({
         accountId: a.id,
         grantId: allowanceGrantId(a.id, period),
         amount: BigInt(a.amount),
-        reason: allowanceReason(names.get(a.plan)!, period),
+        reason: reasons.get(a.plan)!,
       }));
   }
 }
@@ -259,16 +261,17 @@ interface AllowanceBatchResult {
 
 /** A period's allowance granted, once per account and period. */
 function allowanceNotification(accountId: string, grantId: string, amount: bigint, period: Period): Notification {
-  return {
+  return allowanceNotifications(period)(accountId, grantId, amount);
+}
+
+/** allowanceNotification for the accounts of one period (its instants written once, not per account). */
+function allowanceNotifications(period: Period): (accountId: string, grantId: string, amount: bigint) => Notification {
+  const from = period.start.toISOString();
+  const to = period.end.toISOString();
+  return (accountId, grantId, amount) => ({
     type: 'credits.granted',
     accountId,
-    cause: `credits.granted:${accountId}:${period.start.toISOString()}`,
-    data: {
-      grantId,
-      source: 'plan_allowance',
-      credits: formatCredits(amount),
-      expiresAt: period.end.toISOString(),
-      period: { from: period.start.toISOString(), to: period.end.toISOString() },
-    },
-  };
+    cause: `credits.granted:${accountId}:${from}`,
+    data: { grantId, source: 'plan_allowance', credits: formatCredits(amount), expiresAt: to, period: { from, to } },
+  });
 }
