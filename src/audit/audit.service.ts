@@ -147,7 +147,7 @@ export interface AuditBulk {
 
 /** recordBulk's input row: its chain (as prepare() chooses it), and its hashed record as prepare() writes it (canonicalJson). */
 const BULK_CHAIN = `coalesce(r."accountId", '${GLOBAL_CHAIN}')`;
-export const BULK_RECORD_TEXT = canonicalJsonSql(
+const BULK_RECORD_TEXT = canonicalJsonSql(
   jsonSql.object({
     accountId: jsonSql.text('r."accountId"'),
     action: jsonSql.text('$4::text'),
