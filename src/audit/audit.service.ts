@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { canonicalJson } from 'src/common/canonical-json';
+import { canonicalJsonSql, jsonSql, type JsonSql } from 'src/common/canonical-json-sql';
 import { correlationId } from 'src/common/context/correlation';
 import { preparedRows } from 'src/common/database/prepared';
 import type { Call, PreparedStatement } from 'src/common/database/pipelined-transaction';
@@ -128,6 +129,38 @@ const BULK_RECORD_SQL = `
   SELECT ledger_assert((SELECT count(*) FROM logged) = (SELECT count(*) FROM audit_bulk_input), 'audit chain head written concurrently: retry') AS ok`;
 
 /**
+ * One row per chain for recordBulk, with what it says already as canonical JSON text: the writer's
+ * own statement builds them (common/canonical-json-sql.ts), thousands at a time.
+ */
+export interface AuditBulk {
+  actor: string;
+  action: string;
+  at: Date;
+  correlationId: string | null;
+  /**
+   * A JSON array of `{accountId, before, after}`, one per chain: `before` and `after` are each the
+   * canonical JSON text (RFC 8785, as canonicalJson writes normalizeJson's value) of what the row
+   * says, or null. Text that is not canonical is stored, but `audit verify` reports its row.
+   */
+  rows: string;
+}
+
+/** recordBulk's input row: its chain (as prepare() chooses it), and its hashed record as prepare() writes it (canonicalJson). */
+const BULK_CHAIN = `coalesce(r."accountId", '${GLOBAL_CHAIN}')`;
+const BULK_RECORD_TEXT = canonicalJsonSql(
+  jsonSql.object({
+    accountId: jsonSql.text('r."accountId"'),
+    action: jsonSql.text('$4::text'),
+    actor: jsonSql.text('$3::text'),
+    after: jsonSql.json('r.after'),
+    at: jsonSql.text('$2::text'),
+    before: jsonSql.json('r.before'),
+    chain: jsonSql.text(BULK_CHAIN),
+    correlationId: jsonSql.text('$5::text'),
+  } satisfies Record<keyof AuditRecord, JsonSql>),
+);
+
+/**
  * Entries in rounds of one row per chain (a chain head advances once per statement), each chain's
  * rows in the given order: the first row of every chain, then the second, and so on.
  */
@@ -191,26 +224,33 @@ export class AuditService {
    * Appends one row to each of thousands of chains (the monthly reset) in a fixed number of
    * statements whatever their number: recordCall's upsert looks each row's record up in its input,
    * quadratic over thousands of rows; here the heads are advanced by a join through the input's
-   * chains (index lookups, never a scan of every head). The chains' writers must hold their locks
-   * (an account's wallet lock orders its chain's writers); a concurrent first row of a chain fails
-   * the statement as a serialization failure, so the transaction is retried.
+   * chains (index lookups, never a scan of every head). Each row's hashed record is built by
+   * PostgreSQL (BULK_RECORD_TEXT, the same text as recordCall's canonicalJson), so no row passes
+   * through Node as an object. The chains' writers must hold their locks (an account's wallet lock
+   * orders its chain's writers); a concurrent first row of a chain fails the statement as a
+   * serialization failure, so the transaction is retried.
    */
-  async recordBulk(em: EntityManager, entries: readonly AuditEntry[]): Promise<void> {
-    if (entries.length === 0) return;
+  async recordBulk(em: EntityManager, bulk: AuditBulk): Promise<void> {
     await em.query(`DROP TABLE IF EXISTS audit_bulk_input`);
     await em.query(
       `CREATE TEMP TABLE audit_bulk_input (chain text PRIMARY KEY, record text NOT NULL, at timestamptz NOT NULL, actor text NOT NULL,
          action text NOT NULL, account_id text, before jsonb, after jsonb, correlation_id text) ON COMMIT DROP`,
     );
-    await em.query(
-      `INSERT INTO audit_bulk_input (chain, record, at, actor, action, account_id, before, after, correlation_id)
-       SELECT chain, record, at, actor, action, account_id, before, after, correlation_id
-       FROM jsonb_to_recordset($1::jsonb) AS r(chain text, record text, at timestamptz, actor text, action text, account_id text,
-         before jsonb, after jsonb, correlation_id text)`,
-      [JSON.stringify(this.inputOf(entries))],
+    const [input] = await rows<{ n: number }>(
+      em,
+      `WITH ins AS (
+         INSERT INTO audit_bulk_input (chain, record, at, actor, action, account_id, before, after, correlation_id)
+         SELECT ${BULK_CHAIN}, ${BULK_RECORD_TEXT}, $2::text::timestamptz, $3::text, $4::text, r."accountId", r.before::jsonb,
+           r.after::jsonb, $5::text
+         FROM json_to_recordset($1::json) AS r("accountId" text, before text, after text)
+         RETURNING 1
+       ) SELECT count(*)::int AS n FROM ins`,
+      [bulk.rows, bulk.at.toISOString(), bulk.actor, bulk.action, bulk.correlationId],
     );
-    await em.query(`ANALYZE audit_bulk_input`);
-    await em.query(BULK_RECORD_SQL, [GENESIS_HASH]);
+    if (input!.n > 0) {
+      await em.query(`ANALYZE audit_bulk_input`);
+      await em.query(BULK_RECORD_SQL, [GENESIS_HASH]);
+    }
     await em.query(`DROP TABLE audit_bulk_input`);
   }
 

@@ -21,6 +21,11 @@ export function formatCredits(micros: bigint): string {
   return `${negative ? '-' : ''}${whole}.${frac}`;
 }
 
+/** formatCredits in SQL: the credits text ("12.500000", "-0.000001") of an SQL integer expression of micro-credits. */
+export function formatCreditsSql(sql: string): string {
+  return `(CASE WHEN (${sql}) < 0 THEN '-' ELSE '' END || (abs(${sql}) / 1000000)::text || '.' || lpad((abs(${sql}) % 1000000)::text, 6, '0'))`;
+}
+
 /** Converts a pg bigint (returned as a string) to bigint. */
 export function toBigInt(value: string | number | bigint | null | undefined): bigint {
   if (value === null || value === undefined) return 0n;

@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { fingerprint } from 'src/common/canonical-json';
-import { formatCredits } from 'src/common/money';
+import { canonicalJsonSql, isoSql, jsonSql, sha256HexSql } from 'src/common/canonical-json-sql';
+import { formatCredits, formatCreditsSql } from 'src/common/money';
 import { notificationMessage } from 'src/messaging/notifications';
 import type { OutboxEntry } from 'src/messaging/outbox';
 import { Accounts, Posting } from './core/posting';
@@ -39,6 +40,25 @@ export function grantFingerprint(g: GrantTerms): string {
   });
 }
 
+/** grantFingerprint computed by PostgreSQL over SQL expressions of the terms (the bulk grant's statement). */
+export function grantFingerprintSql(t: Record<keyof Required<GrantTerms>, string>): string {
+  return sha256HexSql(
+    canonicalJsonSql(
+      jsonSql.object({
+        op: jsonSql.constant('grant'),
+        accountId: jsonSql.text(t.accountId),
+        source: jsonSql.text(t.source),
+        amount: jsonSql.integer(t.amount),
+        expiresAt: jsonSql.instant(t.expiresAt),
+        priority: jsonSql.integer(t.priority),
+        grantId: jsonSql.text(t.grantId),
+        reason: jsonSql.text(t.reason),
+        reference: jsonSql.text(t.reference),
+      }),
+    ),
+  );
+}
+
 /** A grant whose expiry has passed, with what is left of it unheld. */
 export interface DueGrant {
   accountId: string;
@@ -66,7 +86,7 @@ export function expiryWrite(g: DueGrant, wallet: BalancesBefore, expectedVersion
     accountId: g.accountId,
     kind: 'expiry',
     idempotencyKey: `expire:${g.grantId}`,
-    fingerprint: fingerprint({ op: 'expire', grantId: g.grantId }),
+    fingerprint: expiryFingerprint(g.grantId),
     amount: -g.remaining,
     holdId: null,
     grantId: g.grantId,
@@ -77,6 +97,21 @@ export function expiryWrite(g: DueGrant, wallet: BalancesBefore, expectedVersion
     entries: new Posting().move(Accounts.grant(g.grantId), Accounts.expired, g.remaining).entries(),
     expectedVersion,
   };
+}
+
+/** The fingerprint of a grant's expiry (its key, `expire:<grant>`, is unique). */
+export function expiryFingerprint(grantId: string): string {
+  return fingerprint({ op: 'expire', grantId });
+}
+
+/** expiryFingerprint computed by PostgreSQL, over an SQL expression of the grant id. */
+export function expiryFingerprintSql(grantId: string): string {
+  return sha256HexSql(canonicalJsonSql(jsonSql.object({ op: jsonSql.constant('expire'), grantId: jsonSql.text(grantId) })));
+}
+
+/** An expiry transaction's explanation (expiryWrite's), built by PostgreSQL over a due grant's columns. */
+export function expiryExplanationSql(d: { grantId: string; source: string; expiresAt: string; remaining: string }): string {
+  return `jsonb_build_object('grantId', ${d.grantId}, 'source', ${d.source}, 'expiresAt', ${isoSql(d.expiresAt)}, 'expired', (${d.remaining})::text)`;
 }
 
 /** Marks due grants expired (their remainder was moved by their expiry transactions, written before). */
@@ -97,4 +132,86 @@ export function expiryNotification(topic: string, g: DueGrant, now: Date): Outbo
     },
     now,
   );
+}
+
+/** expiryNotification's Notification (`{type, accountId, cause, data}`) as JSON, built by PostgreSQL over a due grant's columns. */
+export function expiryNotificationSql(d: {
+  accountId: string;
+  grantId: string;
+  source: string;
+  remaining: string;
+  expiresAt: string;
+}): string {
+  return `json_build_object('type', 'credits.expired', 'accountId', ${d.accountId}, 'cause', 'credits.expired:' || ${d.grantId},
+    'data', json_build_object('grantId', ${d.grantId}, 'source', ${d.source}, 'credits', ${formatCreditsSql(d.remaining)},
+      'expiredAt', ${isoSql(d.expiresAt)}))`;
+}
+
+/** What a bulk grant's `credits.granted` audit row tells of one account. */
+export interface BulkGrantAuditTerms {
+  grantId: string;
+  source: string;
+  amount: bigint;
+  expiresAt: Date;
+  /** The wallet before (not in debt). */
+  before: BalancesBefore;
+  /** Its grants that expired with credits left, in their expiry order. */
+  expired: readonly { grantId: string; remaining: bigint }[];
+}
+
+/**
+ * The `credits.granted` audit row of a bulk grant: the balances before and after, the grant, and
+ * what of the account's grants expired. The bulk grant's statement builds the same (grantAuditSql);
+ * this is the definition it is tested against.
+ */
+export function grantAudit(t: BulkGrantAuditTerms): { before: Record<string, unknown>; after: Record<string, unknown> } {
+  const { available, held, debt } = t.before;
+  return {
+    before: { available: formatCredits(available), held: formatCredits(held), total: formatCredits(available + held) },
+    after: {
+      available: formatCredits(available + t.amount),
+      expired: { credits: formatCredits(t.expired.reduce((s, g) => s + g.remaining, 0n)), grants: t.expired.map((g) => g.grantId) },
+      grant: { amount: formatCredits(t.amount), expiresAt: t.expiresAt.toISOString(), id: t.grantId, source: t.source },
+      held: formatCredits(held),
+      total: formatCredits(available + t.amount + held + debt),
+    },
+  };
+}
+
+/**
+ * grantAudit as canonical JSON texts (`before`, `after`), built by PostgreSQL over SQL expressions:
+ * the wallet's balances before, the grant's terms, the credits that expired and the JSON array text
+ * of the expired grants' ids (`["id",…]`).
+ */
+export function grantAuditSql(t: {
+  available: string;
+  held: string;
+  debt: string;
+  amount: string;
+  grantId: string;
+  source: string;
+  expiresAt: string;
+  expiredCredits: string;
+  expiredIds: string;
+}): { before: string; after: string } {
+  const credits = (sql: string) => jsonSql.text(formatCreditsSql(sql));
+  return {
+    before: canonicalJsonSql(
+      jsonSql.object({ available: credits(t.available), held: credits(t.held), total: credits(`${t.available} + ${t.held}`) }),
+    ),
+    after: canonicalJsonSql(
+      jsonSql.object({
+        available: credits(`${t.available} + ${t.amount}`),
+        expired: jsonSql.object({ credits: credits(t.expiredCredits), grants: jsonSql.json(t.expiredIds) }),
+        grant: jsonSql.object({
+          amount: credits(t.amount),
+          expiresAt: jsonSql.instant(t.expiresAt),
+          id: jsonSql.text(t.grantId),
+          source: jsonSql.text(t.source),
+        }),
+        held: credits(t.held),
+        total: credits(`${t.available} + ${t.amount} + ${t.held} + ${t.debt}`),
+      }),
+    ),
+  };
 }

@@ -54,6 +54,12 @@ export class LedgerFlowMetrics implements OnModuleDestroy {
 
 export function reportLedgerWrites(writes: readonly TransactionWrite[]): void {
   if (ledgerWrites.size === 0) return;
-  const flows = flowsOf(writes);
-  for (const listener of ledgerWrites) listener(flows);
+  reportLedgerFlows(flowsOf(writes));
+}
+
+/** Tells the listeners of flows summed by a set-based writer (the bulk grant), zero flows left out as flowsOf does. */
+export function reportLedgerFlows(flows: ReadonlyMap<LedgerFlow, bigint>): void {
+  if (ledgerWrites.size === 0) return;
+  const moved = new Map([...flows].filter(([, amount]) => amount > 0n));
+  for (const listener of ledgerWrites) listener(moved);
 }

@@ -67,6 +67,32 @@ export function notificationMessage(topic: string, n: Notification, at: Date): O
 }
 
 /**
+ * Enqueues notifications as notificationMessage writes them, in their order, in one statement
+ * whatever their number, their ids computed by PostgreSQL (`md5`, as notificationId). `json` is a
+ * JSON array of Notification (`{type, accountId, cause, data}`): a writer that builds them in its own
+ * statement (the ledger's bulk grant) passes them on without making an object of each.
+ */
+export async function enqueueNotificationsJson(em: Pick<EntityManager, 'query'>, topic: string, at: Date, json: string): Promise<void> {
+  await em.query(
+    `INSERT INTO outbox (topic, key, payload)
+     SELECT $1::text, n."accountId",
+       jsonb_build_object('id', 'ntf_' || md5(n.cause), 'type', n.type, 'accountId', n."accountId", 'occurredAt', $2::text, 'data', n.data)
+     FROM json_to_recordset($3::json) AS n(type text, "accountId" text, cause text, data jsonb)`,
+    [topic, at.toISOString(), json],
+  );
+}
+
+/** Enqueues notifications (thousands at a time) as notificationMessage writes them, without a check of their causes (see notifyOnce). */
+export async function enqueueNotifications(
+  em: Pick<EntityManager, 'query'>,
+  topic: string,
+  at: Date,
+  items: readonly Notification[],
+): Promise<void> {
+  if (items.length > 0) await enqueueNotificationsJson(em, topic, at, JSON.stringify(items));
+}
+
+/**
  * Enqueues each notification once per cause, in the caller's transaction: the cause is inserted into
  * `notifications_sent` (primary key) and only a newly inserted cause goes to the outbox. Returns the
  * causes that were new.

@@ -8,8 +8,7 @@ import { formatCredits } from 'src/common/money';
 import { Clock } from 'src/infra/clock/clock';
 import { LedgerService } from 'src/ledger/ledger.service';
 import { topicsOf } from 'src/messaging/topics';
-import { enqueue } from 'src/messaging/outbox';
-import { notificationMessage } from 'src/messaging/notifications';
+import { enqueueNotifications } from 'src/messaging/notifications';
 import { allowanceGrantId, allowanceKey, allowanceReason } from './allowance-keys';
 import { notifyOnce, type Notification } from './notifications';
 import { grantsAllowanceHere, type PlanAccount } from './plan-accounts';
@@ -187,15 +186,22 @@ export class AllowancesService {
       correlationId: correlationId(),
       now,
     });
-    await enqueue(
+    const byAccount = new Map(targets.map((t) => [t.accountId, t]));
+    const notification = allowanceNotifications(period);
+    await enqueueNotifications(
       em,
-      granted.granted.map((g) => notificationMessage(topic, allowanceNotification(g.accountId, g.grantId, g.amount, period), now)),
+      topic,
+      now,
+      granted.granted.map((id) => {
+        const t = byAccount.get(id)!;
+        return notification(t.accountId, t.grantId, t.amount);
+      }),
     );
     const result: AllowanceBatchResult = {
       granted: granted.granted.length,
-      grantedMicros: granted.granted.reduce((s, g) => s + g.amount, 0n),
-      expiredGrants: granted.expired.length,
-      expiredMicros: granted.expired.reduce((s, g) => s + g.remaining, 0n),
+      grantedMicros: granted.grantedMicros,
+      expiredGrants: granted.expiredGrants,
+      expiredMicros: granted.expiredMicros,
     };
     // A wallet in debt: LedgerService.grant repays the debt first (same key and grant id as the bulk path).
     const inDebt = new Set(granted.inDebt);
@@ -233,14 +239,15 @@ export class AllowancesService {
        FROM accounts a JOIN d ON d.plan = a.plan WHERE a.id = ANY(ARRAY(SELECT unnest($1::text[])))`,
       [ids, JSON.stringify(defaults.map((d) => ({ plan: d.plan, amount: d.amount.toString() })))],
     );
-    const names = new Map(defaults.map((d) => [d.plan, d.name]));
+    // Per plan, not per account: thousands of accounts share a few reasons.
+    const reasons = new Map(defaults.map((d) => [d.plan, allowanceReason(d.name, period)]));
     return found
       .filter((a) => BigInt(a.amount) > 0n)
       .map((a) => ({
         accountId: a.id,
         grantId: allowanceGrantId(a.id, period),
         amount: BigInt(a.amount),
-        reason: allowanceReason(names.get(a.plan)!, period),
+        reason: reasons.get(a.plan)!,
       }));
   }
 }
@@ -254,16 +261,17 @@ interface AllowanceBatchResult {
 
 /** A period's allowance granted, once per account and period. */
 function allowanceNotification(accountId: string, grantId: string, amount: bigint, period: Period): Notification {
-  return {
+  return allowanceNotifications(period)(accountId, grantId, amount);
+}
+
+/** allowanceNotification for the accounts of one period (its instants written once, not per account). */
+function allowanceNotifications(period: Period): (accountId: string, grantId: string, amount: bigint) => Notification {
+  const from = period.start.toISOString();
+  const to = period.end.toISOString();
+  return (accountId, grantId, amount) => ({
     type: 'credits.granted',
     accountId,
-    cause: `credits.granted:${accountId}:${period.start.toISOString()}`,
-    data: {
-      grantId,
-      source: 'plan_allowance',
-      credits: formatCredits(amount),
-      expiresAt: period.end.toISOString(),
-      period: { from: period.start.toISOString(), to: period.end.toISOString() },
-    },
-  };
+    cause: `credits.granted:${accountId}:${from}`,
+    data: { grantId, source: 'plan_allowance', credits: formatCredits(amount), expiresAt: to, period: { from, to } },
+  });
 }

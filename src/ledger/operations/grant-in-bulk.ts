@@ -1,15 +1,11 @@
 import type { EntityManager } from 'typeorm';
-import type { AuditEntry, AuditService } from 'src/audit/audit.service';
+import type { AuditService } from 'src/audit/audit.service';
 import { rows } from 'src/common/database/transaction';
-import { formatCredits } from 'src/common/money';
-import { enqueue } from 'src/messaging/outbox';
-import { Accounts, Posting, walletDelta } from '../core/posting';
+import { enqueueNotificationsJson } from 'src/messaging/notifications';
 import { DEFAULT_PRIORITY, type GrantSource } from '../core/types';
-import { expiryNotification, expiryWrite, grantFingerprint, markExpired, type BalancesBefore, type DueGrant } from '../grant-rules';
+import { expiryExplanationSql, expiryFingerprintSql, expiryNotificationSql, grantAuditSql, grantFingerprintSql } from '../grant-rules';
 import { lockWalletsCall } from '../persistence/ledger-batch';
-import type { TransactionWrite } from '../persistence/wallet-store';
-import { reportLedgerWrites } from '../ledger-flows';
-import { bigintAsString } from '../persistence/batch-write';
+import { reportLedgerFlows } from '../ledger-flows';
 
 export interface BulkGrantInput {
   /** One grant per account, each with its own id: an account whose grant id exists already is skipped. */
@@ -26,49 +22,158 @@ export interface BulkGrantInput {
 }
 
 export interface BulkGrantResult {
-  granted: { accountId: string; grantId: string; amount: bigint }[];
+  /** The accounts granted now (in account-id order). */
+  granted: string[];
+  grantedMicros: bigint;
   /** The grants that expired with credits left (each has its expiry transaction and `credits.expired`). */
-  expired: DueGrant[];
+  expiredGrants: number;
+  expiredMicros: bigint;
   /** Accounts left out because their wallet is in debt: a new grant repays debt first, which only LedgerService.grant does. */
   inDebt: string[];
 }
 
 /**
- * Under the wallets' locks, per account not granted yet (its grant id absent), its balances and its
- * live grants: what is available, and the grants due to expire. One index scan of the account's
- * active grants gives both.
+ * Under the wallets' locks, per account not granted yet (its grant id absent): its wallet, and in one
+ * index scan of its active grants what is available and what is due to expire. Accounts in debt are
+ * returned, the others go to `ledger_bulk_grant`, their due grants to `ledger_bulk_due`.
  */
 const READ_SQL = `
-SELECT r.account_id, w.version::text AS version, w.holds_balance::text AS held, w.debt::text AS debt, s.available, s.due
-FROM unnest($1::text[], $2::text[]) AS r(account_id, grant_id)
-JOIN wallets w ON w.account_id = r.account_id
-CROSS JOIN LATERAL (
-  SELECT coalesce(sum(g.remaining) FILTER (WHERE g.remaining > 0 AND (g.expires_at IS NULL OR g.expires_at > $3)), 0)::text AS available,
-    coalesce(json_agg(json_build_object('id', g.id, 'source', g.source, 'remaining', g.remaining::text, 'expiresAt', g.expires_at)
-      ORDER BY g.expires_at, g.id) FILTER (WHERE g.expires_at <= $3), '[]') AS due
-  FROM grants g WHERE g.account_id = r.account_id AND g.status = 'active'
-) s
-WHERE NOT EXISTS (SELECT 1 FROM grants p WHERE p.id = r.grant_id)`;
+WITH r AS MATERIALIZED (
+  SELECT i.account_id, i.grant_id, i.amount, i.reason, w.version, w.holds_balance AS held, w.debt, s.available, s.expired, s.expiries
+  FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[]) AS i(account_id, grant_id, amount, reason)
+  JOIN wallets w ON w.account_id = i.account_id
+  CROSS JOIN LATERAL (
+    SELECT coalesce(sum(g.remaining) FILTER (WHERE g.remaining > 0 AND (g.expires_at IS NULL OR g.expires_at > $5)), 0)::bigint AS available,
+      coalesce(sum(g.remaining) FILTER (WHERE g.remaining > 0 AND g.expires_at <= $5), 0)::bigint AS expired,
+      count(*) FILTER (WHERE g.remaining > 0 AND g.expires_at <= $5)::int AS expiries
+    FROM grants g WHERE g.account_id = i.account_id AND g.status = 'active'
+  ) s
+  WHERE NOT EXISTS (SELECT 1 FROM grants p WHERE p.id = i.grant_id)
+), batch AS (
+  INSERT INTO ledger_bulk_grant (account_id, grant_id, amount, reason, version, held, debt, available, expired, expiries)
+  SELECT account_id, grant_id, amount, reason, version, held, debt, available, expired, expiries FROM r WHERE debt >= 0
+), due AS (
+  INSERT INTO ledger_bulk_due (grant_id, account_id, source, remaining, expires_at)
+  SELECT g.id, g.account_id, g.source, g.remaining, g.expires_at
+  FROM r JOIN grants g ON g.account_id = r.account_id
+  WHERE r.debt >= 0 AND g.status = 'active' AND g.expires_at <= $5
+)
+SELECT ARRAY(SELECT account_id FROM r WHERE debt < 0 ORDER BY account_id) AS in_debt`;
 
-interface ReadRow {
-  account_id: string;
-  version: string;
-  held: string;
-  debt: string;
-  available: string;
-  due: { id: string; source: string; remaining: string; expiresAt: string }[];
+/** The grant's terms, as the write statement's columns and parameters ($1 now, $2 expires at, $3 key, $4 source, $5 priority, $6 actor). */
+const GRANT_FINGERPRINT = grantFingerprintSql({
+  accountId: 'b.account_id',
+  source: '$4::text',
+  amount: 'b.amount',
+  expiresAt: '$2::timestamptz',
+  priority: '$5::int',
+  grantId: 'b.grant_id',
+  reason: 'b.reason',
+  reference: 'NULL::text',
+});
+
+const AUDIT = grantAuditSql({
+  available: 'b.available',
+  held: 'b.held',
+  debt: 'b.debt',
+  amount: 'b.amount',
+  grantId: 'b.grant_id',
+  source: '$4::text',
+  expiresAt: '$2::timestamptz',
+  expiredCredits: 'b.expired',
+  expiredIds: `'[' || coalesce(x.ids, '') || ']'`,
+});
+
+/**
+ * Writes, in one statement: per account, the expiry transaction of each due grant with credits left
+ * (expiryWrite's: key `expire:<grant>`, grant → expired) then the grant's transaction (grantOperation's
+ * for a wallet without debt: issued → grant, grantFingerprint), their entries, the new grants, the due
+ * grants marked expired, and each wallet once by the sum of its entries, checked at the version read
+ * under its lock. It returns what the audit and the outbox are given: the `credits.granted` audit rows
+ * (grantAudit's, as canonical JSON texts) and the `credits.expired` notifications, built here by
+ * PostgreSQL, and the batch's sums.
+ */
+const WRITE_SQL = `
+WITH due AS (
+  SELECT d.*, b.available, b.held, b.debt FROM ledger_bulk_due d JOIN ledger_bulk_grant b ON b.account_id = d.account_id WHERE d.remaining > 0
+), tx AS (
+  INSERT INTO ledger_transactions (account_id, kind, idempotency_key, fingerprint, amount, grant_id, total_after, held_after,
+    available_after, explanation, created_at)
+  SELECT t.account_id, t.kind, t.key, t.fingerprint, t.amount, t.grant_id, t.total_after, t.held_after, t.available_after, t.explanation, $1
+  FROM (
+    SELECT e.account_id, 0 AS ord, e.expires_at, e.grant_id, 'expiry' AS kind, 'expire:' || e.grant_id AS key,
+      ${expiryFingerprintSql('e.grant_id')} AS fingerprint, -e.remaining AS amount, e.available + e.held + e.debt AS total_after,
+      e.held AS held_after, e.available AS available_after,
+      ${expiryExplanationSql({ grantId: 'e.grant_id', source: 'e.source', expiresAt: 'e.expires_at', remaining: 'e.remaining' })} AS explanation
+    FROM due e
+    UNION ALL
+    SELECT b.account_id, 1, NULL, b.grant_id, 'grant', $3::text, ${GRANT_FINGERPRINT}, b.amount,
+      b.available + b.amount + b.held + b.debt, b.held, b.available + b.amount,
+      jsonb_build_object('source', $4::text, 'reason', b.reason, 'actor', $6::text, 'expiresAt', $7::text, 'priority', $5::int, 'repaid', '0')
+    FROM ledger_bulk_grant b
+  ) t
+  ORDER BY t.account_id COLLATE "C", t.ord, t.expires_at, t.grant_id
+  RETURNING id, kind, grant_id, amount
+), ent AS (
+  INSERT INTO ledger_entries (transaction_id, line, ledger_account, amount)
+  SELECT id, 1, CASE WHEN kind = 'grant' THEN 'issued' ELSE 'grant:' || grant_id END, CASE WHEN kind = 'grant' THEN -amount ELSE amount END
+  FROM tx WHERE amount <> 0
+  UNION ALL
+  SELECT id, 2, CASE WHEN kind = 'grant' THEN 'grant:' || grant_id ELSE 'expired' END, CASE WHEN kind = 'grant' THEN amount ELSE -amount END
+  FROM tx WHERE amount <> 0
+), new_grant AS (
+  INSERT INTO grants (id, account_id, source, amount, remaining, priority, expires_at, reason, reference, created_at)
+  SELECT b.grant_id, b.account_id, $4::text, b.amount, b.amount, $5::int, $2::timestamptz, b.reason, NULL, $1 FROM ledger_bulk_grant b
+), expired AS (
+  UPDATE grants g SET status = 'expired', remaining = 0, version = g.version + 1
+  WHERE g.id = ANY(ARRAY(SELECT grant_id FROM ledger_bulk_due))
+), wallet AS (
+  UPDATE wallets w SET grants_balance = w.grants_balance + b.amount - b.expired, issued = w.issued - b.amount,
+    expired = w.expired + b.expired, version = w.version + 1 + b.expiries, updated_at = $1
+  FROM ledger_bulk_grant b
+  WHERE w.account_id = b.account_id AND w.account_id = ANY(ARRAY(SELECT account_id FROM ledger_bulk_grant)) AND w.version = b.version
+  RETURNING 1
+)
+SELECT ledger_assert((SELECT count(*) FROM wallet) = (SELECT count(*) FROM ledger_bulk_grant),
+    'ledger write refused: a wallet is not at the version read under its lock') AS ok,
+  (SELECT json_agg(json_build_object('accountId', b.account_id, 'before', ${AUDIT.before}, 'after', ${AUDIT.after}))::text
+   FROM ledger_bulk_grant b
+   LEFT JOIN (SELECT account_id, string_agg(to_json(grant_id)::text, ',' ORDER BY expires_at, grant_id) AS ids
+              FROM ledger_bulk_due WHERE remaining > 0 GROUP BY account_id) x ON x.account_id = b.account_id) AS audit,
+  (SELECT json_agg(${expiryNotificationSql({
+    accountId: 'd.account_id',
+    grantId: 'd.grant_id',
+    source: 'd.source',
+    remaining: 'd.remaining',
+    expiresAt: 'd.expires_at',
+  })} ORDER BY d.account_id COLLATE "C", d.expires_at, d.grant_id)::text FROM due d) AS expired_notifications,
+  ARRAY(SELECT account_id FROM ledger_bulk_grant ORDER BY account_id COLLATE "C") AS granted,
+  (SELECT coalesce(sum(amount), 0)::text FROM ledger_bulk_grant) AS granted_micros,
+  (SELECT count(*)::int FROM due) AS expired_grants,
+  (SELECT coalesce(sum(remaining), 0)::text FROM due) AS expired_micros`;
+
+interface WriteRow {
+  audit: string | null;
+  expired_notifications: string | null;
+  granted: string[];
+  granted_micros: string;
+  expired_grants: number;
+  expired_micros: string;
 }
 
 /**
  * The set-based grant of the monthly reset: one grant per account for thousands of accounts, in
  * the caller's transaction and a fixed number of statements whatever their number. For each
- * account not granted yet, what is due of its grants expires first (grant-rules.ts: the expiry
- * job's transactions), then the grant is written as LedgerService.grant writes it (same
- * fingerprint, entries and explanation); one `credits.granted` audit row per account tells the
- * balances before and after, the grant and what expired. Wallets in debt are left out (`inDebt`).
+ * account not granted yet, what is due of its grants expires first (as the expiry job expires it,
+ * grant-rules.ts), then the grant is written as LedgerService.grant writes it (same fingerprint,
+ * entries and explanation); one `credits.granted` audit row per account (grantAudit) tells the
+ * balances before and after, the grant and what expired. Every row, fingerprint, audit record and
+ * notification is built by PostgreSQL from the SQL definitions in grant-rules.ts, each tested equal
+ * to its TypeScript definition (test/integration/bulk-grant-sql.test.ts); the audit rows go through
+ * AuditService.recordBulk, the notifications through messaging. Wallets in debt are left out (`inDebt`).
  */
 export async function grantInBulk(em: EntityManager, audit: AuditService, input: BulkGrantInput): Promise<BulkGrantResult> {
-  const result: BulkGrantResult = { granted: [], expired: [], inDebt: [] };
+  const result: BulkGrantResult = { granted: [], grantedMicros: 0n, expiredGrants: 0, expiredMicros: 0n, inDebt: [] };
   if (input.grants.length === 0) return result;
   const accountIds = input.grants.map((g) => g.accountId);
   await em.query(
@@ -79,219 +184,59 @@ export async function grantInBulk(em: EntityManager, audit: AuditService, input:
   );
   const lock = lockWalletsCall(accountIds);
   await em.query(lock.statement.text, lock.values);
-  const found = await rows<ReadRow>(em, READ_SQL, [accountIds, input.grants.map((g) => g.grantId), input.now]);
 
-  const byAccount = new Map(input.grants.map((g) => [g.accountId, g]));
-  const writes: TransactionWrite[] = [];
-  const audits: AuditEntry[] = [];
-  const dueIds: string[] = [];
-  for (const r of found.sort((a, b) => (a.account_id < b.account_id ? -1 : 1))) {
-    const before: BalancesBefore = { available: BigInt(r.available), held: BigInt(r.held), debt: BigInt(r.debt) };
-    if (before.debt < 0n) {
-      result.inDebt.push(r.account_id);
-      continue;
-    }
-    const grant = byAccount.get(r.account_id)!;
-    let version = BigInt(r.version);
-    const expired: DueGrant[] = [];
-    for (const d of r.due) {
-      const due: DueGrant = {
-        accountId: r.account_id,
-        grantId: d.id,
-        source: d.source,
-        remaining: BigInt(d.remaining),
-        expiresAt: new Date(d.expiresAt),
-      };
-      dueIds.push(due.grantId);
-      if (due.remaining <= 0n) continue;
-      writes.push(expiryWrite(due, before, version++, input.now));
-      expired.push(due);
-    }
-    const write = grantWrite(input, r.account_id, grant, before, version);
-    writes.push(write);
-    audits.push(grantAudit(input, write, before, expired));
-    result.granted.push({ accountId: r.account_id, grantId: grant.grantId, amount: grant.amount });
-    result.expired.push(...expired);
-  }
-  await writeInBulk(em, writes);
-  await markExpired(em, dueIds);
-  await audit.recordBulk(em, audits);
-  await enqueue(
-    em,
-    result.expired.map((g) => expiryNotification(input.notificationsTopic, g, input.now)),
+  await em.query(`DROP TABLE IF EXISTS ledger_bulk_grant, ledger_bulk_due`);
+  await em.query(
+    `CREATE TEMP TABLE ledger_bulk_grant (account_id text PRIMARY KEY, grant_id text NOT NULL, amount bigint NOT NULL, reason text NOT NULL,
+       version bigint NOT NULL, held bigint NOT NULL, debt bigint NOT NULL, available bigint NOT NULL, expired bigint NOT NULL,
+       expiries int NOT NULL) ON COMMIT DROP`,
   );
-  return result;
-}
+  await em.query(
+    `CREATE TEMP TABLE ledger_bulk_due (grant_id text PRIMARY KEY, account_id text NOT NULL, source text NOT NULL, remaining bigint NOT NULL,
+       expires_at timestamptz NOT NULL) ON COMMIT DROP`,
+  );
+  const [read] = await rows<{ in_debt: string[] }>(em, READ_SQL, [
+    accountIds,
+    input.grants.map((g) => g.grantId),
+    // Numbers as an array literal: the driver would otherwise quote and escape each of thousands of elements.
+    `{${input.grants.map((g) => g.amount).join(',')}}`,
+    input.grants.map((g) => g.reason),
+    input.now,
+  ]);
+  result.inDebt = read!.in_debt;
+  await em.query(`ANALYZE ledger_bulk_grant`);
+  await em.query(`ANALYZE ledger_bulk_due`);
 
-/** The grant's transaction, as grantOperation writes it for a wallet without debt. */
-function grantWrite(
-  input: BulkGrantInput,
-  accountId: string,
-  grant: BulkGrantInput['grants'][number],
-  before: BalancesBefore,
-  version: bigint,
-): TransactionWrite {
-  const { source, expiresAt } = input;
-  const priority = DEFAULT_PRIORITY[source];
-  const available = before.available + grant.amount;
-  return {
-    accountId,
-    kind: 'grant',
-    idempotencyKey: input.idempotencyKey,
-    fingerprint: grantFingerprint({
-      accountId,
-      source,
-      amount: grant.amount,
-      expiresAt,
-      priority,
-      grantId: grant.grantId,
-      reason: grant.reason,
-      reference: null,
-    }),
-    amount: grant.amount,
-    holdId: null,
-    grantId: grant.grantId,
-    reference: null,
-    after: { available, held: before.held, total: available + before.held + before.debt },
-    explanation: { source, reason: grant.reason, actor: input.actor, expiresAt, priority, repaid: 0n },
-    at: input.now,
-    entries: new Posting().move(Accounts.issued, Accounts.grant(grant.grantId), grant.amount).entries(),
-    expectedVersion: version,
-    newGrant: {
-      id: grant.grantId,
-      source,
-      amount: grant.amount,
-      remaining: grant.amount,
-      priority,
-      expiresAt,
-      reason: grant.reason,
-      reference: null,
-    },
-  };
-}
-
-/** The account's `credits.granted` row: balances before and after, the grant, and what of its grants expired. */
-function grantAudit(input: BulkGrantInput, write: TransactionWrite, before: BalancesBefore, expired: readonly DueGrant[]): AuditEntry {
-  const { after } = write;
-  return {
-    actor: input.actor,
-    action: 'credits.granted',
-    accountId: write.accountId,
-    before: {
-      available: formatCredits(before.available),
-      held: formatCredits(before.held),
-      total: formatCredits(before.available + before.held),
-    },
-    after: {
-      available: formatCredits(after.available),
-      expired: { credits: formatCredits(expired.reduce((s, g) => s + g.remaining, 0n)), grants: expired.map((g) => g.grantId) },
-      grant: { amount: formatCredits(write.amount), expiresAt: input.expiresAt.toISOString(), id: write.grantId, source: input.source },
-      held: formatCredits(after.held),
-      total: formatCredits(after.total),
-    },
-    correlationId: input.correlationId,
-    at: input.now,
-  };
-}
-
-/**
- * Writes thousands of grant and expiry transactions (no holds) in one statement: the transactions in
- * the given order, their entries, the new grants, and each wallet once by the sum of its entries,
- * checked at the version they were decided on. The ledger's general write statement (ledger.write.ts)
- * does the same for any transaction, but from JSON objects per row: over thousands of rows, arrays
- * cost a fraction of it. An expired grant's remainder is left to markExpired.
- */
-const BULK_WRITE_SQL = `
-WITH tx AS (
-  INSERT INTO ledger_transactions (account_id, kind, idempotency_key, fingerprint, amount, grant_id, total_after, held_after,
-    available_after, explanation, created_at)
-  SELECT t.account_id, t.kind, t.key, t.fingerprint, t.amount, t.grant_id, t.total_after, t.held_after, t.available_after,
-    $10::jsonb -> (t.ord::int - 1), $11
-  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[])
-    WITH ORDINALITY AS t(account_id, kind, key, fingerprint, amount, grant_id, total_after, held_after, available_after, ord)
-  ORDER BY t.ord
-  RETURNING id, account_id, idempotency_key
-), ent AS (
-  INSERT INTO ledger_entries (transaction_id, line, ledger_account, amount)
-  SELECT tx.id, e.line, e.account, e.amount
-  FROM unnest($12::text[], $13::text[], $14::smallint[], $15::text[], $16::bigint[]) AS e(account_id, key, line, account, amount)
-  JOIN tx ON tx.account_id = e.account_id AND tx.idempotency_key = e.key
-), new_grant AS (
-  INSERT INTO grants (id, account_id, source, amount, remaining, priority, expires_at, reason, reference, created_at)
-  SELECT g.id, g.account_id, g.source, g.amount, g.amount, g.priority, g.expires_at, g.reason, NULL, $11
-  FROM unnest($17::text[], $18::text[], $19::text[], $20::bigint[], $21::int[], $22::timestamptz[], $23::text[])
-    AS g(id, account_id, source, amount, priority, expires_at, reason)
-), wallet AS (
-  UPDATE wallets w SET grants_balance = w.grants_balance + d.grants, issued = w.issued + d.issued, expired = w.expired + d.expired,
-    version = w.version + d.writes, updated_at = $11
-  FROM unnest($24::text[], $25::bigint[], $26::bigint[], $27::bigint[], $28::bigint[], $29::bigint[])
-    AS d(account_id, grants, issued, expired, writes, expected)
-  WHERE w.account_id = d.account_id AND w.account_id = ANY($24::text[]) AND w.version = d.expected
-  RETURNING 1
-)
-SELECT ledger_assert((SELECT count(*) FROM wallet) = cardinality($24::text[]),
-  'ledger write refused: a wallet is not at the version read under its lock') AS ok`;
-
-async function writeInBulk(em: EntityManager, writes: readonly TransactionWrite[]): Promise<void> {
-  if (writes.length === 0) return;
-  const entries = writes.flatMap((w) => w.entries.map((e, i) => ({ w, line: i + 1, e })));
-  const grants = writes.flatMap((w) => (w.newGrant ? [{ ...w.newGrant, accountId: w.accountId }] : []));
-  const wallets = new Map<string, { grants: bigint; issued: bigint; expired: bigint; writes: bigint; expected: bigint }>();
-  for (const w of writes) {
-    const d = walletDelta(w.entries);
-    if (d.holds !== 0n || d.consumed !== 0n || d.debt !== 0n) {
-      throw new Error(`a bulk write moves grants only (transaction ${w.idempotencyKey})`);
-    }
-    const s = wallets.get(w.accountId) ?? { grants: 0n, issued: 0n, expired: 0n, writes: 0n, expected: w.expectedVersion };
-    if (w.expectedVersion !== s.expected + s.writes) {
-      throw new Error(`a write of wallet ${w.accountId} was decided on version ${w.expectedVersion}`);
-    }
-    wallets.set(w.accountId, {
-      grants: s.grants + d.grants,
-      issued: s.issued + d.issued,
-      expired: s.expired + d.expired,
-      writes: s.writes + 1n,
-      expected: s.expected,
+  const [written] = await rows<WriteRow>(em, WRITE_SQL, [
+    input.now,
+    input.expiresAt,
+    input.idempotencyKey,
+    input.source,
+    DEFAULT_PRIORITY[input.source],
+    input.actor,
+    input.expiresAt.toISOString(),
+  ]);
+  await em.query(`DROP TABLE ledger_bulk_grant, ledger_bulk_due`);
+  const w = written!;
+  result.granted = w.granted;
+  result.grantedMicros = BigInt(w.granted_micros);
+  result.expiredGrants = w.expired_grants;
+  result.expiredMicros = BigInt(w.expired_micros);
+  if (w.audit !== null) {
+    await audit.recordBulk(em, {
+      actor: input.actor,
+      action: 'credits.granted',
+      at: input.now,
+      correlationId: input.correlationId,
+      rows: w.audit,
     });
   }
-  const at = writes[0]!.at;
-  if (writes.some((w) => w.at.getTime() !== at.getTime())) throw new Error('a bulk write is written at one time');
-  // Numbers as array literals: the driver would otherwise quote and escape each of thousands of elements.
-  const big = (values: readonly (bigint | number)[]): string => `{${values.join(',')}}`;
-  const ws = [...wallets.values()];
-  await em.query(BULK_WRITE_SQL, [
-    writes.map((w) => w.accountId),
-    writes.map((w) => w.kind),
-    writes.map((w) => w.idempotencyKey),
-    writes.map((w) => w.fingerprint),
-    big(writes.map((w) => w.amount)),
-    writes.map((w) => w.grantId),
-    big(writes.map((w) => w.after.total)),
-    big(writes.map((w) => w.after.held)),
-    big(writes.map((w) => w.after.available)),
-    JSON.stringify(
-      writes.map((w) => w.explanation),
-      bigintAsString,
-    ),
-    at,
-    entries.map((x) => x.w.accountId),
-    entries.map((x) => x.w.idempotencyKey),
-    big(entries.map((x) => x.line)),
-    entries.map((x) => x.e.account),
-    big(entries.map((x) => x.e.amount)),
-    grants.map((g) => g.id),
-    grants.map((g) => g.accountId),
-    grants.map((g) => g.source),
-    big(grants.map((g) => g.amount)),
-    big(grants.map((g) => g.priority)),
-    grants.map((g) => g.expiresAt?.toISOString() ?? null),
-    grants.map((g) => g.reason),
-    [...wallets.keys()],
-    big(ws.map((w) => w.grants)),
-    big(ws.map((w) => w.issued)),
-    big(ws.map((w) => w.expired)),
-    big(ws.map((w) => w.writes)),
-    big(ws.map((w) => w.expected)),
-  ]);
-  reportLedgerWrites(writes);
+  if (w.expired_notifications !== null) await enqueueNotificationsJson(em, input.notificationsTopic, input.now, w.expired_notifications);
+  reportLedgerFlows(
+    new Map([
+      ['granted', result.grantedMicros],
+      ['expired', result.expiredMicros],
+    ]),
+  );
+  return result;
 }
