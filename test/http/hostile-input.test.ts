@@ -149,6 +149,31 @@ describe('hostile request bodies and headers', () => {
       }
     });
 
+    it('refuses a correctly signed event whose bytes are not UTF-8 with a 400 naming the body, after checking its signature', async () => {
+      const bytes = Buffer.concat([
+        Buffer.from('{"id":"evt_latin1","type":"invoice.paid","created":1,"data":{"object":{"note":"'),
+        Buffer.from([0xe9]),
+        Buffer.from('"}}}'),
+      ]);
+      // Stripe's SDK verifies the bytes as UTF-8 text (U+FFFD for what is not): signed the same way here.
+      const sign = (secret: string) => Stripe.webhooks.generateTestHeaderString({ payload: bytes.toString('utf8'), secret });
+      const send = (signature: string) =>
+        h.app.inject({
+          method: 'POST',
+          url: '/v1/stripe/webhooks',
+          headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+          payload: bytes,
+        });
+      expect(JSON.parse((await send(sign('whsec_forged'))).body).error.code).toBe('DL_BILLING_STRIPE_SIGNATURE_INVALID');
+      const signed = await send(sign(SECRET));
+      expect(signed.statusCode).toBe(400);
+      expect(JSON.parse(signed.body).error).toEqual({
+        code: 'DL_BILLING_REQUEST_INVALID',
+        message: 'The request body is refused',
+        findings: [{ field: 'body', message: 'must be UTF-8 (bytes that are no UTF-8 character were found)' }],
+      });
+    });
+
     it('refuses a signed event with a key twice, and still credits a good top-up event after the hostile ones', async () => {
       const accountId = await fundedAccount(h, admin, { plan: 'enterprise', credits: '5.000000' });
       const started = await h.request('POST', `/v1/accounts/${accountId}/top-ups`, { key: admin, body: { pack: 'credits-100' } });
