@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import { maxHeaderSize, STATUS_CODES, type IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { INestApplication, ModuleMetadata } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -28,6 +29,34 @@ export function requestIdOf(header: string | string[] | undefined): string {
 
 const MAX_PARAM_LENGTH = 384;
 
+/**
+ * What Node's HTTP parser refuses before Fastify has a request (malformed HTTP, a request line and
+ * headers over `maxHeaderSize`, headers too slow to arrive) is answered with the contract's error
+ * body too, then the connection is closed (the parser cannot go on after an error).
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const exception =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? new BillingException('DL_BILLING_HEADERS_TOO_LARGE', 'The request line and headers are too large', [
+          { field: 'headers', message: `must be at most ${maxHeaderSize} bytes with the request line` },
+        ])
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? new BillingException('DL_BILLING_REQUEST_TIMEOUT', 'The request did not arrive in time')
+        : BillingException.invalid(
+            [{ field: 'request', message: 'is not a well-formed HTTP/1.1 request' }],
+            'The request is not valid HTTP',
+          );
+  const body = JSON.stringify(exception.toBody());
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${exception.status} ${STATUS_CODES[exception.status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+        `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}
+
 function fastifyAdapter(): FastifyAdapter {
   return new FastifyAdapter({
     bodyLimit: BODY_LIMIT,
@@ -39,6 +68,7 @@ function fastifyAdapter(): FastifyAdapter {
     genReqId: (request: IncomingMessage) => requestIdOf(request.headers['x-request-id']),
     // Requests are logged by the hook below, without headers (API keys never reach the log).
     logger: false,
+    clientErrorHandler: answerClientError,
     // Errors Fastify answers before any route runs (a URL it cannot decode, a malformed
     // content type) get the contract's error body too.
     frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {

@@ -4,6 +4,7 @@ import { ApiKeysService } from 'src/accounts/auth/api-keys.service';
 import { Public } from 'src/accounts/auth/auth.decorators';
 import { BillingException } from 'src/common/errors/billing.exception';
 import { parseOrThrow } from 'src/common/http/zod-validation.pipe';
+import { jsonLimitProblem } from 'src/common/json-limits';
 import { parseCredits } from 'src/common/money';
 import { JobsService } from 'src/jobs/jobs.service';
 import { createGrantSchema } from 'src/ledger/dto/grant.dto';
@@ -110,6 +111,9 @@ export class AdminActionsController {
     return this.act(request, back(id), async (viewer, form) => {
       let overrides: unknown = null;
       if (form.overrides?.trim()) {
+        // JSON typed into a form: the same limits as a JSON body, before anything recurses over it.
+        const problem = jsonLimitProblem(form.overrides);
+        if (problem !== undefined) throw BillingException.invalid([{ field: 'overrides', message: problem }]);
         try {
           overrides = JSON.parse(form.overrides);
         } catch {

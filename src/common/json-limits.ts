@@ -10,6 +10,9 @@ export const JSON_LIMITS = {
   maxValues: 500_000,
 } as const;
 
+const NUL = 'must not contain NUL characters';
+const LONE_SURROGATE = 'must not contain a lone UTF-16 surrogate (\\uD800-\\uDFFF not in a pair)';
+const LOWER_U = 0x75;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const OPEN_OBJECT = 0x7b;
@@ -22,8 +25,9 @@ const COLON = 0x3a;
 /**
  * Why a JSON text is refused, or undefined when it is within the limits. It does not validate the
  * JSON (the parser does that next); it refuses what no parser output should ever hold: too deep,
- * too many values, NUL characters (PostgreSQL text and jsonb cannot store them), a key twice in one
- * object (parsers disagree on which one wins), or a `__proto__` key (prototype pollution).
+ * too many values, NUL characters (PostgreSQL text and jsonb cannot store them), an escaped lone
+ * surrogate (no UTF-8 text holds one), a key twice in one object (parsers disagree on which one
+ * wins), or a `__proto__` key (prototype pollution).
  */
 export function jsonLimitProblem(text: string, limits: { maxDepth: number; maxValues: number } = JSON_LIMITS): string | undefined {
   // One entry per open container: the keys seen so far for an object, null for an array.
@@ -39,10 +43,25 @@ export function jsonLimitProblem(text: string, limits: { maxDepth: number; maxVa
         const d = text.charCodeAt(end);
         if (d === BACKSLASH) {
           escaped = true;
-          if (text.startsWith('u0000', end + 1)) return 'must not contain NUL characters';
-          end += 2;
+          if (text.charCodeAt(end + 1) !== LOWER_U) {
+            end += 2;
+            continue;
+          }
+          // \uXXXX: a NUL, or half of a surrogate pair without its other half, which no UTF-8 text
+          // can carry (PostgreSQL would store U+FFFD instead: not what was sent).
+          const unit = hexUnit(text, end + 2);
+          if (unit === 0) return NUL;
+          if (unit >= 0xd800 && unit <= 0xdbff) {
+            const low = text.charCodeAt(end + 6) === BACKSLASH && text.charCodeAt(end + 7) === LOWER_U ? hexUnit(text, end + 8) : -1;
+            if (low < 0xdc00 || low > 0xdfff) return LONE_SURROGATE;
+            end += 12;
+          } else if (unit >= 0xdc00 && unit <= 0xdfff) {
+            return LONE_SURROGATE;
+          } else {
+            end += 2;
+          }
         } else if (d === QUOTE) break;
-        else if (d === 0) return 'must not contain NUL characters';
+        else if (d === 0) return NUL;
         else end++;
       }
       const keys = open[open.length - 1];
@@ -67,10 +86,33 @@ export function jsonLimitProblem(text: string, limits: { maxDepth: number; maxVa
     } else if (c === COLON) {
       expectKey = false;
     } else if (c === 0) {
-      return 'must not contain NUL characters';
+      return NUL;
     }
   }
   return undefined;
+}
+
+/** The UTF-16 unit of the 4 hex digits at `at`, or -1 when they are not (the parser refuses those). */
+function hexUnit(text: string, at: number): number {
+  const hex = text.slice(at, at + 4);
+  return /^[0-9a-fA-F]{4}$/.test(hex) ? parseInt(hex, 16) : -1;
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * The text of JSON bytes and why it is refused (undefined: within the limits). JSON is UTF-8
+ * (RFC 8259): bytes that are not would be decoded to U+FFFD, so stored as something else than was
+ * sent; they are refused instead.
+ */
+export function jsonTextOf(bytes: Uint8Array): { text: string; problem: string | undefined } {
+  let text: string;
+  try {
+    text = UTF8.decode(bytes);
+  } catch {
+    return { text: '', problem: 'must be UTF-8 (bytes that are no UTF-8 character were found)' };
+  }
+  return { text, problem: jsonLimitProblem(text) };
 }
 
 /** A key with escapes, as the parser will see it; malformed text is left to the parser to refuse. */

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { z } from 'zod';
 import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
-import { jsonLimitProblem } from 'src/common/json-limits';
+import { jsonTextOf } from 'src/common/json-limits';
 import { withCorrelation } from 'src/common/context/correlation';
 import { DEFAULT_TOPICS } from 'src/common/config/config.schema';
 import { inTransaction } from 'src/common/database/transaction';
@@ -34,8 +34,7 @@ export const membershipEventSchema = z
 
 /** A membership change, or why the message is not one (the JSON limits first: nothing recursive runs before them). */
 export function parseMembershipMessage(value: Buffer | null): MemberChange | { reason: string; findings: Finding[] } {
-  const text = value?.toString('utf8') ?? '';
-  const problem = jsonLimitProblem(text);
+  const { text, problem } = jsonTextOf(value ?? new Uint8Array());
   if (problem !== undefined) return { reason: problem, findings: [{ field: 'value', message: problem }] };
   let json: unknown;
   try {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ACCOUNT_ID_PATTERN } from 'src/accounts/auth/scopes';
 import type { Finding } from 'src/common/errors/billing.exception';
-import { jsonLimitProblem } from 'src/common/json-limits';
+import { jsonTextOf } from 'src/common/json-limits';
 import { messageValidator } from 'src/common/http/zod-validation.pipe';
 
 export const LIFECYCLE_TYPES = [
@@ -103,9 +103,8 @@ export function parseLifecycleMessage(value: Buffer | null, validate: LifecycleV
       findings: [{ field: 'value', message: `must be at most ${MAX_MESSAGE_BYTES} bytes` }],
     };
   }
-  const text = value.toString('utf8');
   // Checked on the text, without recursion, before anything recurses over the parsed value.
-  const problem = jsonLimitProblem(text);
+  const { text, problem } = jsonTextOf(value);
   if (problem !== undefined) return { ok: false, reason: problem, findings: [{ field: 'value', message: problem }] };
   let json: unknown;
   try {

@@ -1,4 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import Stripe from 'stripe';
 import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
 import { BillingException } from 'src/common/errors/billing.exception';
@@ -36,6 +37,7 @@ export interface StripeEventLike {
  */
 @Injectable()
 export class StripeGateway {
+  private readonly logger = new Logger('Stripe');
   private readonly client: Stripe | null;
   private readonly webhookSecret: string | null;
   readonly prorationBehavior: AppConfig['stripe']['prorationBehavior'];
@@ -66,6 +68,19 @@ export class StripeGateway {
     });
   }
 
+  /** A call to Stripe, counted, with Stripe's errors turned into the contract's (see stripeFailure). */
+  private async call<T>(operation: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await this.metrics.stripeCall(operation, work);
+    } catch (error) {
+      const failure = stripeFailure(error);
+      if (failure instanceof BillingException) {
+        this.logger.warn(`Stripe ${operation}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      throw failure;
+    }
+  }
+
   get enabled(): boolean {
     return this.client !== null;
   }
@@ -76,14 +91,17 @@ export class StripeGateway {
   }
 
   async createCustomer(accountId: string, name: string | null, idempotencyKey: string): Promise<string> {
-    const customer = await this.metrics.stripeCall('customers.create', () =>
-      this.stripe().customers.create({ ...(name ? { name } : {}), metadata: { accountId } }, { idempotencyKey }),
+    const customer = await this.call('customers.create', () =>
+      this.stripe().customers.create(
+        { ...(name ? { name } : {}), metadata: { accountId } },
+        { idempotencyKey: stripeIdempotencyKey(idempotencyKey) },
+      ),
     );
     return customer.id;
   }
 
   async createSubscription(input: CreateSubscriptionInput, idempotencyKey: string): Promise<SubscriptionSnapshot> {
-    const created = await this.metrics.stripeCall('subscriptions.create', () =>
+    const created = await this.call('subscriptions.create', () =>
       this.stripe().subscriptions.create(
         {
           customer: input.customerId,
@@ -94,7 +112,7 @@ export class StripeGateway {
           proration_behavior: this.prorationBehavior,
           metadata: { accountId: input.accountId },
         },
-        { idempotencyKey },
+        { idempotencyKey: stripeIdempotencyKey(idempotencyKey) },
       ),
     );
     return parsed(readSubscription(created), 'subscription');
@@ -102,15 +120,19 @@ export class StripeGateway {
 
   async retrieveSubscription(subscriptionId: string): Promise<SubscriptionSnapshot> {
     return parsed(
-      readSubscription(await this.metrics.stripeCall('subscriptions.retrieve', () => this.stripe().subscriptions.retrieve(subscriptionId))),
+      readSubscription(await this.call('subscriptions.retrieve', () => this.stripe().subscriptions.retrieve(subscriptionId))),
       'subscription',
     );
   }
 
   /** Sets the seat item's quantity to an absolute count. */
   async setItemQuantity(itemId: string, quantity: number, idempotencyKey: string): Promise<number> {
-    const item = await this.metrics.stripeCall('subscription_items.update', () =>
-      this.stripe().subscriptionItems.update(itemId, { quantity, proration_behavior: this.prorationBehavior }, { idempotencyKey }),
+    const item = await this.call('subscription_items.update', () =>
+      this.stripe().subscriptionItems.update(
+        itemId,
+        { quantity, proration_behavior: this.prorationBehavior },
+        { idempotencyKey: stripeIdempotencyKey(idempotencyKey) },
+      ),
     );
     return item.quantity ?? 0;
   }
@@ -119,7 +141,7 @@ export class StripeGateway {
     input: CreateCheckoutInput,
     idempotencyKey: string,
   ): Promise<CheckoutSessionSnapshot & { url: string | null }> {
-    const session = await this.metrics.stripeCall('checkout.sessions.create', () =>
+    const session = await this.call('checkout.sessions.create', () =>
       this.stripe().checkout.sessions.create(
         {
           mode: 'payment',
@@ -131,7 +153,7 @@ export class StripeGateway {
           cancel_url: this.config.stripe.checkoutCancelUrl,
           ...(input.customerId ? { customer: input.customerId } : {}),
         },
-        { idempotencyKey },
+        { idempotencyKey: stripeIdempotencyKey(idempotencyKey) },
       ),
     );
     return { ...parsed(readCheckoutSession(session), 'checkout session'), url: session.url ?? null };
@@ -139,7 +161,7 @@ export class StripeGateway {
 
   /** Events created at or after `since`, oldest first. */
   async eventsSince(since: Date, max = 10_000): Promise<StripeEventLike[]> {
-    const out = await this.metrics.stripeCall('events.list', async () => {
+    const out = await this.call('events.list', async () => {
       const listed: StripeEventLike[] = [];
       for await (const event of this.stripe().events.list({ created: { gte: Math.floor(since.getTime() / 1000) }, limit: 100 })) {
         listed.push(event as unknown as StripeEventLike);
@@ -173,6 +195,31 @@ export class StripeGateway {
       ]);
     }
   }
+}
+
+/** Stripe keeps idempotency keys of up to 255 characters: a longer one is sent as its SHA-256. */
+export function stripeIdempotencyKey(key: string): string {
+  return key.length <= 255 ? key : `sha256:${createHash('sha256').update(key).digest('hex')}`;
+}
+
+/**
+ * Stripe's errors as the caller should see them: a key reused for another request is the caller's
+ * 409; Stripe unreachable, failing or rate limiting is a 503 to retry; any other refusal is this
+ * service's fault, a 500 whose Stripe message (ids, parameters) goes to the log and not to the caller.
+ */
+export function stripeFailure(error: unknown): unknown {
+  if (error instanceof Stripe.errors.StripeIdempotencyError) {
+    return new BillingException('DL_BILLING_IDEMPOTENCY_CONFLICT', 'This Idempotency-Key was used for a different request');
+  }
+  if (
+    error instanceof Stripe.errors.StripeConnectionError ||
+    error instanceof Stripe.errors.StripeAPIError ||
+    error instanceof Stripe.errors.StripeRateLimitError
+  ) {
+    return new BillingException('DL_BILLING_UNAVAILABLE', 'Stripe cannot be reached now; try again later');
+  }
+  if (error instanceof Stripe.errors.StripeError) return new Error(`Stripe refused the request: ${error.message}`, { cause: error });
+  return error;
 }
 
 function parsed<T>(value: T | null, what: string): T {

@@ -11,6 +11,7 @@ import { BillingException } from 'src/common/errors/billing.exception';
 import type { LimitedBodyRequest } from 'src/common/http/json-body';
 import { Doc } from 'src/common/http/openapi';
 import { parseOrThrow, ZodPipe } from 'src/common/http/zod-validation.pipe';
+import { idempotencyKeySchema } from 'src/ledger/dto/grant.dto';
 import { jobResultSchema, JobsService, type JobResult } from 'src/jobs/jobs.service';
 import {
   checkoutSchema,
@@ -133,14 +134,15 @@ export class StripeController {
     body: topUpSchema,
     headers: topUpHeadersSchema,
     responses: { 201: { description: 'Checkout started', schema: checkoutSchema } },
-    errors: ['DL_BILLING_NOT_FOUND', 'DL_BILLING_PLAN_FORBIDS', 'DL_BILLING_UNAVAILABLE'],
+    errors: ['DL_BILLING_NOT_FOUND', 'DL_BILLING_PLAN_FORBIDS', 'DL_BILLING_IDEMPOTENCY_CONFLICT', 'DL_BILLING_UNAVAILABLE'],
   })
   topUp(
     @Param('id') accountId: string,
     @Body(new ZodPipe(topUpSchema)) body: TopUpDto,
     @Headers('idempotency-key') key: string | undefined,
   ): Promise<{ checkoutUrl: string; sessionId: string }> {
-    return this.topUps.start(accountId, body.pack, key ? `top-up:${accountId}:${key}` : `top-up:${accountId}:${randomUUID()}`);
+    const idempotencyKey = parseOrThrow(idempotencyKeySchema, key, 'Idempotency-Key') ?? randomUUID();
+    return this.topUps.start(accountId, body.pack, `top-up:${accountId}:${idempotencyKey}`);
   }
 
   @Get('v1/accounts/:id/subscription')

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fundedAccount, SMALL } from '../support/accounts';
 import { startApp, uid, type Harness } from '../support/app';
 import { expectContractAnswer, nestedArrays, nestedObjects } from '../support/hostile';
+import { esc } from '../../src/admin/render';
 import { StripeFake } from '../support/stripe-fake';
 
 const SECRET = 'whsec_hostile_input_secret';
@@ -72,6 +73,11 @@ describe('hostile request bodies and headers', () => {
     ['a key twice', (v: string) => `${v.slice(0, -1)},"minutes":1440}`, 'must not have the key "minutes" twice in one object'],
     ['a __proto__ key', (v: string) => `${v.slice(0, -1)},"__proto__":{"minutes":1}}`, 'must not have a __proto__ key'],
     ['an escaped NUL', (v: string) => v.replace('python-simple', 'python\\u0000simple'), 'must not contain NUL characters'],
+    [
+      'an escaped lone surrogate',
+      (v: string) => v.replace('"minutes":60', '"minutes":60,"note":"\\udc00"'),
+      'must not contain a lone UTF-16 surrogate (\\uD800-\\uDFFF not in a pair)',
+    ],
   ])('refuses a reservation with %s before reading it', async (_what, edit, message) => {
     const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
     const res = await post('/v1/reservations', edit(JSON.stringify({ accountId, runtimeId: uid('rt'), ...SMALL, minutes: 60 })));
@@ -80,6 +86,25 @@ describe('hostile request bodies and headers', () => {
       code: 'DL_BILLING_REQUEST_INVALID',
       message: 'The request body is refused',
       findings: [{ field: 'body', message }],
+    });
+    expect(await available(accountId)).toBe('10.000000');
+  });
+
+  it('refuses bytes that are not UTF-8 (a Latin-1 reason) instead of granting with U+FFFD in the reason', async () => {
+    const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
+    const res = await h.app.inject({
+      method: 'POST',
+      url: `/v1/admin/accounts/${accountId}/grants`,
+      headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json; charset=utf-8' },
+      payload: Buffer.concat([Buffer.from('{"credits":"1.000000","reason":"cr'), Buffer.from([0xe9]), Buffer.from('dit"}')]),
+    });
+    expect(res.statusCode).toBe(400);
+    expect(JSON.parse(res.body)).toEqual({
+      error: {
+        code: 'DL_BILLING_REQUEST_INVALID',
+        message: 'The request body is refused',
+        findings: [{ field: 'body', message: 'must be UTF-8 (bytes that are no UTF-8 character were found)' }],
+      },
     });
     expect(await available(accountId)).toBe('10.000000');
   });
@@ -124,6 +149,31 @@ describe('hostile request bodies and headers', () => {
       }
     });
 
+    it('refuses a correctly signed event whose bytes are not UTF-8 with a 400 naming the body, after checking its signature', async () => {
+      const bytes = Buffer.concat([
+        Buffer.from('{"id":"evt_latin1","type":"invoice.paid","created":1,"data":{"object":{"note":"'),
+        Buffer.from([0xe9]),
+        Buffer.from('"}}}'),
+      ]);
+      // Stripe's SDK verifies the bytes as UTF-8 text (U+FFFD for what is not): signed the same way here.
+      const sign = (secret: string) => Stripe.webhooks.generateTestHeaderString({ payload: bytes.toString('utf8'), secret });
+      const send = (signature: string) =>
+        h.app.inject({
+          method: 'POST',
+          url: '/v1/stripe/webhooks',
+          headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+          payload: bytes,
+        });
+      expect(JSON.parse((await send(sign('whsec_forged'))).body).error.code).toBe('DL_BILLING_STRIPE_SIGNATURE_INVALID');
+      const signed = await send(sign(SECRET));
+      expect(signed.statusCode).toBe(400);
+      expect(JSON.parse(signed.body).error).toEqual({
+        code: 'DL_BILLING_REQUEST_INVALID',
+        message: 'The request body is refused',
+        findings: [{ field: 'body', message: 'must be UTF-8 (bytes that are no UTF-8 character were found)' }],
+      });
+    });
+
     it('refuses a signed event with a key twice, and still credits a good top-up event after the hostile ones', async () => {
       const accountId = await fundedAccount(h, admin, { plan: 'enterprise', credits: '5.000000' });
       const started = await h.request('POST', `/v1/accounts/${accountId}/top-ups`, { key: admin, body: { pack: 'credits-100' } });
@@ -137,6 +187,94 @@ describe('hostile request bodies and headers', () => {
       expect(good.status).toBe(200);
       expect(await available(accountId)).toBe('105.000000');
     });
+  });
+
+  describe("a top-up's Idempotency-Key and Stripe's refusals", () => {
+    const topUp = (accountId: string, pack: string, key?: string) =>
+      h.request('POST', `/v1/accounts/${accountId}/top-ups`, {
+        key: admin,
+        body: { pack },
+        headers: key === undefined ? {} : { 'idempotency-key': key },
+      });
+
+    it.each([
+      ['10 KB long', 'k'.repeat(10_240)],
+      ['with Latin-1 letters', 'clé-\xff'],
+      ['with a space', 'a b'],
+      ['256 characters long', 'k'.repeat(256)],
+    ])('refuses a key %s with a 400 naming the header, before asking Stripe', async (_what, key) => {
+      const accountId = await fundedAccount(h, admin, { plan: 'enterprise' });
+      const sessions = fake.sessions.size;
+      const res = await topUp(accountId, 'credits-100', key);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toEqual({
+        code: 'DL_BILLING_REQUEST_INVALID',
+        message: 'The request is invalid',
+        findings: [{ field: 'Idempotency-Key', message: 'must be 1-255 visible ASCII characters' }],
+      });
+      expect(fake.sessions.size).toBe(sessions);
+    });
+
+    it('takes a 255-character key on a 128-character account id (Stripe keeps 255: sent as a digest), the same session again, another pack a 409', async () => {
+      const accountId = await fundedAccount(h, admin, { plan: 'enterprise', id: uid('acc').padEnd(128, 'x') });
+      const key = `k${'0123456789'.repeat(25)}abcd`;
+      const first = await topUp(accountId, 'credits-100', key);
+      expect(first.status).toBe(201);
+      expect(fake.requests.at(-1)).toMatchObject({
+        path: '/v1/checkout/sessions',
+        idempotencyKey: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+      });
+      const again = await topUp(accountId, 'credits-100', key);
+      expect(again.body.sessionId).toBe(first.body.sessionId);
+      const other = await topUp(accountId, 'credits-500', key);
+      expect(other.status).toBe(409);
+      // Stripe's own message (with the key it was sent) is not passed on.
+      expect(other.body).toEqual({
+        error: { code: 'DL_BILLING_IDEMPOTENCY_CONFLICT', message: 'This Idempotency-Key was used for a different request' },
+      });
+    });
+
+    it('answers 503 unavailable, not 500, when Stripe cannot be reached', async () => {
+      const down = await startApp({ env: { ...fake.env(SECRET), STRIPE_API_URL: 'http://127.0.0.1:9', STRIPE_MAX_NETWORK_RETRIES: '0' } });
+      try {
+        const key = await down.key('admin');
+        const accountId = await fundedAccount(down, key, { plan: 'enterprise' });
+        const res = await down.request('POST', `/v1/accounts/${accountId}/top-ups`, { key, body: { pack: 'credits-100' } });
+        expect(res.status).toBe(503);
+        expect(res.body).toEqual({ error: { code: 'DL_BILLING_UNAVAILABLE', message: 'Stripe cannot be reached now; try again later' } });
+      } finally {
+        await down.close();
+      }
+    });
+  });
+
+  it("refuses overrides 5,000 levels deep typed into the admin console's plan form (400 naming the field, plan unchanged)", async () => {
+    const accountId = await fundedAccount(h, admin, { plan: 'enterprise' });
+    const login = await h.app.inject({
+      method: 'POST',
+      url: '/admin/login',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ key: admin }).toString(),
+    });
+    const cookie = String(login.headers['set-cookie']).split(';')[0]!;
+    const page = await h.app.inject({ method: 'GET', url: `/admin/accounts/${accountId}`, headers: { cookie } });
+    const csrf = /name="csrf" value="([^"]+)"/.exec(page.body)![1]!;
+    for (const [overrides, message] of [
+      [nestedObjects(5_000), 'must not be nested more than 32 levels deep'],
+      [nestedArrays(5_000), 'must not be nested more than 32 levels deep'],
+      ['{"concurrentRuntimes":5,"concurrentRuntimes":500}', 'must not have the key "concurrentRuntimes" twice in one object'],
+    ]) {
+      const res = await h.app.inject({
+        method: 'POST',
+        url: `/admin/accounts/${accountId}/plan`,
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({ csrf, plan: 'enterprise', overrides: overrides!, confirmed: 'yes' }).toString(),
+      });
+      expect(res.statusCode).toBe(400);
+      expect(res.body).toContain(esc(message!));
+    }
+    const plan = await h.request('GET', `/v1/admin/accounts/${accountId}/plan`, { key: admin });
+    expect(plan.body).toMatchObject({ plan: 'enterprise', overrides: null });
   });
 
   describe('x-request-id', () => {

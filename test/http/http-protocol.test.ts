@@ -1,3 +1,4 @@
+import { connect, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fundedAccount, SMALL } from '../support/accounts';
 import { startApp, uid, type Harness } from '../support/app';
@@ -199,5 +200,78 @@ describe('content types and methods over HTTP', () => {
         },
       });
     }
+  });
+
+  describe('what the HTTP parser refuses before there is a request: the contract body too, over a real connection', () => {
+    let port: number;
+    beforeAll(async () => {
+      await h.app.listen(0, '127.0.0.1');
+      port = (h.app.getHttpServer().address() as AddressInfo).port;
+    });
+
+    /** Sends the bytes as they are and reads the answer until the server closes the connection. */
+    const raw = (bytes: string) =>
+      new Promise<{ status: number; headers: string; body: any }>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1');
+        const chunks: Buffer[] = [];
+        socket.on('data', (d: Buffer) => chunks.push(d));
+        socket.on('error', reject);
+        socket.on('close', () => {
+          const text = Buffer.concat(chunks).toString('latin1');
+          const [head = '', body = ''] = text.split('\r\n\r\n');
+          resolve({ status: Number(head.split(' ')[1]), headers: head.toLowerCase(), body: body ? JSON.parse(body) : null });
+        });
+        socket.write(bytes, 'latin1');
+      });
+    const get = (headers: string) => `GET /v1/accounts/acc_1/wallet HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${cp}\r\n${headers}\r\n`;
+    const notHttp = {
+      error: {
+        code: 'DL_BILLING_REQUEST_INVALID',
+        message: 'The request is not valid HTTP',
+        findings: [{ field: 'request', message: 'is not a well-formed HTTP/1.1 request' }],
+      },
+    };
+
+    it('answers headers over 16 KiB (a 20 KB header, a 100 KB URL) with 431 DL_BILLING_HEADERS_TOO_LARGE', async () => {
+      const tooLarge = {
+        error: {
+          code: 'DL_BILLING_HEADERS_TOO_LARGE',
+          message: 'The request line and headers are too large',
+          findings: [{ field: 'headers', message: 'must be at most 16384 bytes with the request line' }],
+        },
+      };
+      for (const bytes of [get(`x-junk: ${'a'.repeat(20_000)}\r\n`), `GET /v1/${'a/'.repeat(50_000)} HTTP/1.1\r\nhost: x\r\n\r\n`]) {
+        const res = await raw(bytes);
+        expect(res.status).toBe(431);
+        expect(res.headers).toContain('content-type: application/json');
+        expect(res.body).toEqual(tooLarge);
+      }
+    });
+
+    it('answers malformed HTTP (junk, an unknown method, both content-length and chunked, a control character in a header, a bad chunk) with a 400 naming the request', async () => {
+      const post = (headers: string, body: string) =>
+        `POST /v1/events HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${cp}\r\ncontent-type: application/json\r\n${headers}\r\n${body}`;
+      for (const bytes of [
+        'garbage\r\n\r\n',
+        'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n',
+        `FOO /v1/events HTTP/1.1\r\nhost: x\r\n\r\n`,
+        post('content-length: 7\r\ntransfer-encoding: chunked\r\n', '7\r\n{"a":1}\r\n0\r\n\r\n'),
+        post('transfer-encoding: chunked\r\n', 'zz\r\n{"a":1}\r\n0\r\n\r\n'),
+        get('idempotency-key: a\u0001b\r\n'),
+      ]) {
+        const res = await raw(bytes);
+        expect({ bytes: bytes.slice(0, 40), status: res.status, body: res.body }).toEqual({
+          bytes: bytes.slice(0, 40),
+          status: 400,
+          body: notHttp,
+        });
+      }
+    });
+
+    it('still answers a well-formed request on the same server', async () => {
+      const res = await raw(get('connection: close\r\n'));
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe('DL_BILLING_NOT_FOUND');
+    });
   });
 });

@@ -29,7 +29,8 @@ import {
  * Short form in `npm test` (FUZZ_OPENAPI_RUNS per operation, 8 by default); the long form:
  *   FUZZ_OPENAPI_RUNS=500 npx vitest run --project http test/http/openapi-fuzz.test.ts
  * A failure prints its seed (replay with FUZZ_OPENAPI_SEED=<seed>) and the request as a JSON line:
- * add that line to openapi-fuzz.regressions.json, which every run replays first.
+ * add that line to openapi-fuzz.regressions.json, which every run replays first (`{fuzzAccount}` in
+ * its URL stands for the fuzzed account, which exists, so that a case can get past the lookup).
  */
 const RUNS = Number(process.env.FUZZ_OPENAPI_RUNS ?? 8);
 const SEED = process.env.FUZZ_OPENAPI_SEED === undefined ? undefined : Number(process.env.FUZZ_OPENAPI_SEED);
@@ -231,7 +232,7 @@ describe('fuzzing every operation of the OpenAPI document', () => {
   }
 
   it('replays the regression cases kept from earlier failures', async () => {
-    for (const request of regressions) await send(request);
+    for (const request of regressions) await send({ ...request, url: request.url.replace('{fuzzAccount}', fuzzAccount) });
   });
 
   it.each(operations.map((op) => [`${op.method} ${op.template} (${op.operationId})`, op] as const))(

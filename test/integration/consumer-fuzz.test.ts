@@ -86,6 +86,7 @@ function hostile(accountId: string): { value: string; reason: RegExp }[] {
     { value: event('').replace('"data":{}', '"data":{"note":"a\\u0000b"}'), reason: /NUL/ },
     { value: event('').replace('"seq":1', `"seq":${'9'.repeat(400)}`), reason: /seq/ },
     { value: event('').replace('"runtimeId":"rt_hostile"', `"runtimeId":"${'\u202E'.repeat(3)}rt"`), reason: /runtimeId/ },
+    { value: event('').replace('"data":{}', '"data":{"note":"a\\ud800"}'), reason: /lone UTF-16 surrogate/ },
   ];
 }
 
@@ -212,5 +213,33 @@ describe('fuzzing the lifecycle consumer on the real broker', () => {
     await produce(h.config.kafka!.topics.lifecycle, [{ key: accountId, value: after }]);
     await eventually(async () => (await counted()).get(runtimes[0]!) === 22, 30_000, 'an event after the fuzz');
     expect((await h.request('GET', '/health/ready')).status).toBe(200);
+  });
+
+  it('parks a message whose bytes are not UTF-8 (instead of reading U+FFFD into it), and applies the next one', async () => {
+    const admin = await h.key('admin');
+    const cp = await h.key('control-plane');
+    const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
+    const runtimeId = uid('rt');
+    expect((await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId, ...SMALL, minutes: 60 } })).status).toBe(
+      201,
+    );
+    const event = (id: string, type: string, seq: number, reason: string) =>
+      `{"id":"${id}","type":"${type}","occurredAt":"${new Date(Date.now() - 60_000).toISOString()}","accountId":"${accountId}","runtimeId":"${runtimeId}","seq":${seq},"data":{${reason}}}`;
+    const bad = uid('evt_latin1');
+    const [head, tail] = event(bad, 'runtime.terminated', 1, '"reason":"user-XX"').split('XX');
+    const good = uid('evt_good');
+    await produce(h.config.kafka!.topics.lifecycle, [
+      { key: accountId, value: Buffer.concat([Buffer.from(head!), Buffer.from([0xe9, 0xff]), Buffer.from(tail!)]) },
+      { key: accountId, value: event(good, 'runtime.started', 2, '') },
+    ]);
+    await eventually(
+      async () => (await h.ds.query(`SELECT 1 FROM runtime_events WHERE id = $1`, [good])).length === 1,
+      60_000,
+      'the good event',
+    );
+    const parked = (await readTopic(h.config.kafka!.topics.lifecycleDlq, 1_000, 5_000, 500)).find((m) => m.value.includes(bad));
+    expect(parked?.headers['x-dlq-code']).toBe('DL_BILLING_REQUEST_INVALID');
+    expect(parked?.headers['x-dlq-reason']).toBe('must be UTF-8 (bytes that are no UTF-8 character were found)');
+    expect(await h.ds.query(`SELECT 1 FROM runtime_events WHERE id = $1`, [bad])).toEqual([]);
   });
 });

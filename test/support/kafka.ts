@@ -14,7 +14,7 @@ export function kafka(): Kafka {
 }
 
 /** Produces messages (values already serialised, or objects turned into JSON). */
-export async function produce(topic: string, messages: { key?: string; value: string | object | null }[]): Promise<void> {
+export async function produce(topic: string, messages: { key?: string; value: string | Buffer | object | null }[]): Promise<void> {
   const producer = kafka().producer({ allowAutoTopicCreation: true, createPartitioner: Partitioners.DefaultPartitioner });
   await producer.connect();
   try {
@@ -23,7 +23,7 @@ export async function produce(topic: string, messages: { key?: string; value: st
       acks: -1,
       messages: messages.map((m) => ({
         key: m.key ?? null,
-        value: m.value === null ? null : typeof m.value === 'string' ? m.value : JSON.stringify(m.value),
+        value: m.value === null ? null : typeof m.value === 'string' || Buffer.isBuffer(m.value) ? m.value : JSON.stringify(m.value),
       })),
     });
   } finally {

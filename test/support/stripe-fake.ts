@@ -8,8 +8,9 @@ import Stripe from 'stripe';
  * Sessions, subscriptions and subscription items, invoices (made by the test) and the events list.
  * Bodies are form-encoded like Stripe's (`items[0][price]=…`); `Idempotency-Key` is honoured like
  * Stripe does (same key and same parameters → the first answer again, with `Idempotent-Replayed`;
- * other parameters → 400 idempotency_error). `delayAfterCommit` makes a matching request answer late
- * AFTER its effect is stored, to play a call that timed out although Stripe acted.
+ * other parameters → 400 idempotency_error; a key over 255 characters → 400). `delayAfterCommit`
+ * makes a matching request answer late AFTER its effect is stored, to play a call that timed out
+ * although Stripe acted.
  */
 type Obj = Record<string, any>;
 
@@ -250,6 +251,11 @@ export class StripeFake {
     this.requests.push(log);
     if (!String(req.headers.authorization ?? '').startsWith('Bearer ')) {
       return this.send(res, 401, { error: { type: 'invalid_request_error', message: 'No API key provided' } });
+    }
+    if (key !== null && key.length > 255) {
+      return this.send(res, 400, {
+        error: { type: 'invalid_request_error', message: 'Idempotency keys can be at most 255 characters long' },
+      });
     }
     const fingerprint = createHash('sha256')
       .update(`${method} ${url.pathname} ${JSON.stringify(params)}`)

@@ -924,7 +924,7 @@ export interface components {
                  */
                 available?: string;
                 /** @enum {string} */
-                code: "DL_BILLING_REQUEST_INVALID" | "DL_BILLING_UNAUTHENTICATED" | "DL_BILLING_FORBIDDEN" | "DL_BILLING_NOT_FOUND" | "DL_BILLING_INSUFFICIENT_CREDITS" | "DL_BILLING_SPEND_LIMIT_REACHED" | "DL_BILLING_PLAN_FORBIDS" | "DL_BILLING_ACCOUNT_SUSPENDED" | "DL_BILLING_QUOTA_EXCEEDED" | "DL_BILLING_IDEMPOTENCY_CONFLICT" | "DL_BILLING_CAPABILITY_UNSUPPORTED" | "DL_BILLING_STRIPE_SIGNATURE_INVALID" | "DL_BILLING_METHOD_NOT_ALLOWED" | "DL_BILLING_PAYLOAD_TOO_LARGE" | "DL_BILLING_UNSUPPORTED_MEDIA_TYPE" | "DL_BILLING_RATE_LIMITED" | "DL_BILLING_UNAVAILABLE" | "DL_BILLING_INTERNAL";
+                code: "DL_BILLING_REQUEST_INVALID" | "DL_BILLING_UNAUTHENTICATED" | "DL_BILLING_FORBIDDEN" | "DL_BILLING_NOT_FOUND" | "DL_BILLING_INSUFFICIENT_CREDITS" | "DL_BILLING_SPEND_LIMIT_REACHED" | "DL_BILLING_PLAN_FORBIDS" | "DL_BILLING_ACCOUNT_SUSPENDED" | "DL_BILLING_QUOTA_EXCEEDED" | "DL_BILLING_IDEMPOTENCY_CONFLICT" | "DL_BILLING_CAPABILITY_UNSUPPORTED" | "DL_BILLING_STRIPE_SIGNATURE_INVALID" | "DL_BILLING_METHOD_NOT_ALLOWED" | "DL_BILLING_REQUEST_TIMEOUT" | "DL_BILLING_PAYLOAD_TOO_LARGE" | "DL_BILLING_UNSUPPORTED_MEDIA_TYPE" | "DL_BILLING_RATE_LIMITED" | "DL_BILLING_HEADERS_TOO_LARGE" | "DL_BILLING_UNAVAILABLE" | "DL_BILLING_INTERNAL";
                 findings?: components["schemas"]["Finding"][];
                 /**
                  * @description DL_BILLING_SPEND_LIMIT_REACHED: open holds in the period
@@ -2780,7 +2780,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The same key again returns the same Checkout Session */
+                /** @description The same key again returns the same Checkout Session; another pack under it is a 409 */
                 "idempotency-key"?: string;
             };
             path: {
@@ -2858,6 +2858,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "DL_BILLING_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description DL_BILLING_IDEMPOTENCY_CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_IDEMPOTENCY_CONFLICT";
                         };
                     };
                 };

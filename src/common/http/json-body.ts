@@ -1,7 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyRequest } from 'fastify';
 import { BillingException } from '../errors/billing.exception';
-import { jsonLimitProblem } from '../json-limits';
+import { jsonTextOf } from '../json-limits';
 
 /** The route whose body is read only after its signature is checked on the raw bytes. */
 export const SIGNED_BODY_ROUTE = '/v1/stripe/webhooks';
@@ -14,7 +14,7 @@ export interface LimitedBodyRequest {
 
 /**
  * The one JSON body parser: the raw bytes are kept (Stripe signatures), then the text is checked
- * against the JSON limits without recursion, then Fastify's own parser (which refuses prototype
+ * to be UTF-8 and within the JSON limits without recursion, then Fastify's own parser (which refuses prototype
  * poisoning) runs. A refusal is a 400 with the finding on `body`. On the signed route the body is
  * neither parsed nor refused here: its signature is checked first, then the route refuses it.
  */
@@ -23,8 +23,7 @@ export function registerJsonBodyParser(app: NestFastifyApplication, bodyLimit: n
   const parse = fastify.getDefaultJsonParser('error', 'error');
   app.useBodyParser('application/json', { bodyLimit }, (req, body, done) => {
     const request = req as FastifyRequest & LimitedBodyRequest;
-    const text = body.toString('utf8');
-    const problem = jsonLimitProblem(text);
+    const { text, problem } = jsonTextOf(body);
     if (request.routeOptions.url === SIGNED_BODY_ROUTE) {
       // Read from the raw bytes by the route once they are known to come from Stripe.
       request.bodyLimitProblem = problem;

@@ -7,7 +7,9 @@ export const topUpSchema = z.strictObject({ pack: z.string().min(1).max(64).meta
 export type TopUpDto = z.infer<typeof topUpSchema>;
 
 export const topUpHeadersSchema = z.object({
-  'idempotency-key': idempotencyKeySchema.meta({ description: 'The same key again returns the same Checkout Session' }),
+  'idempotency-key': idempotencyKeySchema.meta({
+    description: 'The same key again returns the same Checkout Session; another pack under it is a 409',
+  }),
 });
 
 export const checkoutSchema = z
