@@ -1,4 +1,5 @@
 import type { BillingException } from 'src/common/errors/billing.exception';
+import { parseCredits } from 'src/common/money';
 import type { Cell } from 'src/reports/reports.service';
 
 /** Escapes text for HTML content and attribute values. */
@@ -49,6 +50,19 @@ export function dollars(cents: Cell | undefined): string {
   const sign = n < 0 ? '-' : '';
   const abs = Math.abs(Math.round(n));
   return `${sign}$${String(Math.floor(abs / 100)).replace(/\B(?=(\d{3})+(?!\d))/g, ',')}.${String(abs % 100).padStart(2, '0')}`;
+}
+
+/**
+ * What an amount of credits ("12.500000") is worth at `centsPerCredit`, as "$3.75": exact in
+ * micro-credits, rounded to the nearest cent (half away from zero) only at the end.
+ */
+export function creditsInDollars(value: Cell | undefined, centsPerCredit: number): string {
+  const micros = parseCredits(String(value ?? ''));
+  if (micros === undefined) return '';
+  const scaled = micros * BigInt(centsPerCredit);
+  const abs = scaled < 0n ? -scaled : scaled;
+  const cents = (abs + 500_000n) / 1_000_000n;
+  return dollars(Number(scaled < 0n ? -cents : cents));
 }
 
 /** Seconds → "1 h 05 min" / "4 min 10 s". */
