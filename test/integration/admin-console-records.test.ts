@@ -219,6 +219,11 @@ describe('admin console in a browser: records and every action guarded', () => {
     expect(new Set(expiries.slice(2))).toEqual(new Set(['never']));
     expect(expiries).toHaveLength(27);
     expect(await page.textContent('#table-quotas tr:has-text("Runs") td[data-col=resetsAt]')).toBe('2034-06-01 00:00 UTC');
+    // A live reservation whose runtime has not started: its hold, no running time yet.
+    const reserved = page.locator(`#table-runtimes tr:has-text("${runtime}")`);
+    expect(await reserved.locator('td[data-col=status]').textContent()).toBe('reserved');
+    expect(await reserved.locator('td[data-col=reserved]').textContent()).toBe('1.60');
+    expect(await reserved.locator('td[data-col=runningSeconds]').textContent()).toBe('0 s');
 
     // 28 ledger entries (27 grants and the hold): 25 on the first page, the 3 oldest on the next.
     expect(await page.locator('#table-ledger tbody tr').count()).toBe(25);
