@@ -93,7 +93,7 @@ ${d.done ? `<p class="flash" role="status">${esc(d.done)}</p>` : ''}
   const planSection = `<section id="plan"><h2>Plan and quotas</h2>
 <dl class="facts"><dt>Plan</dt><dd>${esc(d.plan.plan)}</dd><dt>Period</dt><dd>${when(d.plan.period.from)} to ${when(d.plan.period.to)}</dd><dt>Included credits</dt><dd>${esc(credits(effective.includedCredits as string))}</dd>
 <dt>Size classes</dt><dd>${esc((effective.sizeClasses as string[]).join(', '))}${effective.gpus ? ' · GPUs' : ' · no GPUs'}</dd><dt>Overrides</dt><dd>${json(d.plan.overrides)}</dd></dl>
-${d.quotas ? table('table-quotas', 'Quotas used in the current period', [{ key: 'quota' }, { key: 'used', num: true }, { key: 'limit', label: 'Limit', num: true }, { key: 'left', num: true }, { key: 'resetsAt', label: 'Resets at', format: 'when' }], [quota('Runs', d.quotas.runs), quota('Agents', d.quotas.agents), quota('Concurrent runtimes', d.quotas.concurrency)]) : ''}
+${d.quotas ? table('table-quotas', 'Quotas used in the current period', [{ key: 'quota' }, { key: 'used', num: true }, { key: 'limit', label: 'Limit', num: true, format: 'text' }, { key: 'left', num: true }, { key: 'resetsAt', label: 'Resets at', format: 'when' }], [quota('Runs', d.quotas.runs), quota('Agents', d.quotas.agents), quota('Concurrent runtimes', d.quotas.concurrency)]) : ''}
 ${actionForm(
   viewer,
   `${base}/plan`,
@@ -197,7 +197,7 @@ ${table(
       key: 'scope',
       value: (l) => ((l.scope as { userId: string } | null)?.userId ? `member ${(l.scope as { userId: string }).userId}` : 'whole account'),
     },
-    { key: 'credits', label: 'Limit', format: 'credits', num: true },
+    { key: 'credits', label: 'Limit', num: true, value: (l) => (l.credits === null ? 'no limit' : credits(l.credits as string)) },
     { key: 'thresholds', value: (l) => (l.thresholds as number[]).map((t) => `${t} %`).join(', ') },
     { key: 'spent', format: 'credits', num: true },
     { key: 'held', format: 'credits', num: true },

@@ -121,6 +121,8 @@ export class AdminActionsController {
         }
       }
       const dto = parseOrThrow(this.catalog.withPlanIds(setPlanSchema), { plan: form.plan, overrides });
+      // Checked before the confirmation too, so a bad override is refused at once with the API's findings.
+      this.plans.checkOverrides(dto);
       const current = await this.plans.view(id);
       const what = `Change ${id} from ${current.plan} to ${dto.plan}${overrides ? ` with overrides ${JSON.stringify(overrides)}` : ' without overrides'}`;
       return confirmThen(what, 'Change plan', async () => {

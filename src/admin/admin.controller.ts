@@ -4,6 +4,7 @@ import { Public } from 'src/accounts/auth/auth.decorators';
 import { ApiKeysService } from 'src/accounts/auth/api-keys.service';
 import { toBillingException } from 'src/common/errors/billing-exception.filter';
 import { Clock } from 'src/infra/clock/clock';
+import { PlanCatalog } from 'src/plans/plan-catalog';
 import { parseReportQuery } from 'src/reports/report-query';
 import { ReportsService, type Report } from 'src/reports/reports.service';
 import { toCsv } from 'src/reports/to-csv';
@@ -25,6 +26,7 @@ export class AdminController {
     private readonly reports: ReportsService,
     private readonly auth: AdminAuth,
     private readonly clock: Clock,
+    private readonly catalog: PlanCatalog,
   ) {}
 
   @Get('login')
@@ -109,6 +111,7 @@ export class AdminController {
         byClass,
         spend,
         reconciliation,
+        centsPerCredit: this.catalog.centsPerCredit,
       });
       return shell(`Reports ${period.from.toISOString()} to ${period.to.toISOString()}`, viewer, 'reports', body);
     });

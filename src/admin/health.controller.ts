@@ -1,10 +1,11 @@
-import { Controller, Get, Headers, Query, Res } from '@nestjs/common';
+import { Controller, Get, Headers, Inject, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { Public } from 'src/accounts/auth/auth.decorators';
+import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
 import { parseOrThrow } from 'src/common/http/zod-validation.pipe';
 import { Metrics } from 'src/health/metrics';
-import { MessageBus, type ConsumerLag } from 'src/infra/kafka/message-bus';
+import { MessageBus } from 'src/infra/kafka/message-bus';
 import { JOB_NAMES, JobsService } from 'src/jobs/jobs.service';
 import { OutboxRelayService } from 'src/messaging/outbox-relay.service';
 import { StripeEventsService } from 'src/stripe/stripe-events.service';
@@ -22,14 +23,15 @@ export class AdminHealthController {
     private readonly stripe: StripeEventsService,
     private readonly bus: MessageBus,
     private readonly metrics: Metrics,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /** The broker's answer within 3 s, so an unreachable broker slows the page down by no more. */
-  private async consumerLag(): Promise<ConsumerLag[] | null | { error: string }> {
+  private async fromBroker<T>(read: () => Promise<T[] | null>): Promise<T[] | null | { error: string }> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('no answer within 3 s')), 3_000)));
     try {
-      return await Promise.race([this.bus.consumerLag(), timeout]);
+      return await Promise.race([read(), timeout]);
     } catch (error) {
       return { error: error instanceof Error ? error.message : String(error) };
     } finally {
@@ -45,18 +47,21 @@ export class AdminHealthController {
   ): Promise<string> {
     return this.auth.page(reply, cookies, async (viewer) => {
       const q = parseOrThrow(z.strictObject({ done: z.string().max(300).optional() }), query);
-      const [backlog, runs, webhooks, deadLettered, lag] = await Promise.all([
+      const topics = this.config.kafka?.topics;
+      const dlqTopics = topics ? [topics.lifecycleDlq, topics.membershipDlq, topics.ancillaryDlq] : [];
+      const [backlog, runs, webhooks, deadLettered, lag, dlq] = await Promise.all([
         this.outbox.backlog(),
         this.jobs.lastRuns(),
         this.stripe.recentWebhooks(20),
         this.metrics.deadLettered.get(),
-        this.consumerLag(),
+        this.fromBroker(() => this.bus.consumerLag()),
+        this.fromBroker(() => this.bus.topicSizes(dlqTopics)),
       ]);
       const pending = backlog.reduce((s, b) => s + b.pending, 0);
       const oldest = backlog.length > 0 ? backlog.reduce((o, b) => (b.oldestAt < o.oldestAt ? b : o)) : null;
       const age = oldest?.oldestAgeSeconds ?? 0;
       const kafka = this.bus.health();
-      const dead = deadLettered.values.reduce((s, v) => s + v.value, 0);
+      const deadHere = deadLettered.values.reduce((s, v) => s + v.value, 0);
       const failedJobs = runs.filter((r) => r.outcome === 'failed').length;
       const failedHooks = webhooks.filter((w) => w.outcome === 'failed').length;
       const names = [...new Set([...JOB_NAMES, ...this.jobs.names()])].sort();
@@ -76,12 +81,25 @@ export class AdminHealthController {
 <section id="summary"><h2>System health</h2><div class="totals">
 <div><b data-health="outbox-pending">${pending}</b>outbox messages waiting</div>
 <div><b data-health="outbox-age">${oldest ? esc(duration(age)) : '—'}</b>oldest waiting for</div>
-<div><b data-health="dead-lettered">${dead}</b>lifecycle messages dead-lettered (this instance, since it started)</div>
+<div><b data-health="dead-lettered">${dlq === null ? 'not applicable' : 'error' in dlq ? 'unknown' : dlq.reduce((s, t) => s + t.messages, 0)}</b>messages on the dead-letter topics</div>
 <div><b class="${failedJobs ? 'error' : 'ok'}">${failedJobs}</b>jobs whose last run failed</div>
 <div><b class="${failedHooks ? 'error' : 'ok'}">${failedHooks}</b>failed Stripe events among the last 20</div>
 <div><b data-health="consumer-lag">${lag === null ? 'not applicable' : 'error' in lag ? 'unknown' : lag.reduce((s, l) => s + l.lag, 0)}</b>messages behind (Kafka consumer lag)</div>
 <div><b class="${kafka.ok ? 'ok' : 'error'}">${!this.bus.enabled ? 'off' : kafka.ok ? 'up' : 'down'}</b>Kafka: ${esc(kafka.detail)}</div></div>
-<p class="none">The dead-letter count is per instance; the messages themselves are on the <code>.dlq</code> topic with their reason.</p></section>
+</section>
+<section id="dead-letters"><h2>Dead-lettered messages</h2>${
+        dlq === null
+          ? '<p>Not applicable: Kafka is not configured, events come over HTTP and a bad one is refused with its 400; nothing is dead-lettered.</p>'
+          : 'error' in dlq
+            ? `<p class="error">Could not read the dead-letter topics from Kafka: ${esc(dlq.error)}</p>`
+            : table(
+                'table-dlq',
+                'Messages refused by the consumers, kept on the dead-letter topics (read from the broker, all instances)',
+                [{ key: 'topic' }, { key: 'messages', num: true }],
+                dlq as unknown as Record<string, unknown>[],
+                { stack: true },
+              )
+      }<p class="none">Each dead letter is the refused message as received, its reason in the <code>x-dlq-reason</code> header. This instance has dead-lettered ${deadHere} lifecycle message${deadHere === 1 ? '' : 's'} since it started.</p></section>
 <section id="lag"><h2>Kafka consumer lag</h2>${
         lag === null
           ? '<p>Not applicable: Kafka is not configured (<code>KAFKA_BROKERS</code> is unset), lifecycle events come over HTTP and nothing is consumed.</p>'

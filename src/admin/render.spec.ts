@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { csrfToken, csrfValid, signSession } from './admin-session';
-import { credits, dollars, duration, esc, label } from './render';
+import { credits, creditsInDollars, dollars, duration, esc, label } from './render';
 
 describe('console formatting', () => {
   it('shows credits exactly, with separators and at least two decimals', () => {
@@ -16,6 +16,15 @@ describe('console formatting', () => {
     expect(dollars(-5)).toBe('-$0.05');
     expect(duration(3900)).toBe('1 h 05 min');
     expect(duration(125)).toBe('2 min 05 s');
+  });
+
+  it('values credits in dollars exactly, rounding only the final cent', () => {
+    expect(creditsInDollars('200.000000', 30)).toBe('$60.00');
+    expect(creditsInDollars('0.016667', 30)).toBe('$0.01');
+    expect(creditsInDollars('0.016666', 30)).toBe('$0.00');
+    expect(creditsInDollars('-1.500000', 30)).toBe('-$0.45');
+    expect(creditsInDollars('123456789.999999', 30)).toBe('$37,037,037.00');
+    expect(creditsInDollars('not credits', 30)).toBe('');
   });
 
   it('labels camelCase columns in words and escapes text', () => {

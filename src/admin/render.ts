@@ -1,4 +1,5 @@
 import type { BillingException } from 'src/common/errors/billing.exception';
+import { parseCredits } from 'src/common/money';
 import type { Cell } from 'src/reports/reports.service';
 
 /** Escapes text for HTML content and attribute values. */
@@ -49,6 +50,19 @@ export function dollars(cents: Cell | undefined): string {
   const sign = n < 0 ? '-' : '';
   const abs = Math.abs(Math.round(n));
   return `${sign}$${String(Math.floor(abs / 100)).replace(/\B(?=(\d{3})+(?!\d))/g, ',')}.${String(abs % 100).padStart(2, '0')}`;
+}
+
+/**
+ * What an amount of credits ("12.500000") is worth at `centsPerCredit`, as "$3.75": exact in
+ * micro-credits, rounded to the nearest cent (half away from zero) only at the end.
+ */
+export function creditsInDollars(value: Cell | undefined, centsPerCredit: number): string {
+  const micros = parseCredits(String(value ?? ''));
+  if (micros === undefined) return '';
+  const scaled = micros * BigInt(centsPerCredit);
+  const abs = scaled < 0n ? -scaled : scaled;
+  const cents = (abs + 500_000n) / 1_000_000n;
+  return dollars(Number(scaled < 0n ? -cents : cents));
 }
 
 /** Seconds → "1 h 05 min" / "4 min 10 s". */
@@ -108,8 +122,10 @@ export interface Column<T> {
 }
 
 /**
- * A table in a scrolling region (wide tables scroll inside their card, never past it), with a
- * caption for screen readers and a row per item.
+ * A table in a scrolling region, with a caption for screen readers and a row per item. Headers
+ * wrap and long ids (the columns the style sheet names) break anywhere, so on a laptop every
+ * column fits its card; the region only scrolls (inside the card, never past it) where even that
+ * is not enough.
  */
 export function table<T extends Record<string, unknown>>(
   id: string,
@@ -204,8 +220,8 @@ h2{font-size:17px;margin:0 0 10px}h3{font-size:15px;margin:14px 0 6px}
 .grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,560px),1fr));gap:16px;margin:0 0 16px}.grid>section{margin:0}
 .scroll{overflow-x:auto;max-width:100%}
 table{border-collapse:collapse;font-size:13px;width:100%}caption{text-align:left;font-size:12px;color:#5a6472;padding:0 0 4px}
-td,th{border-bottom:1px solid #e4e8ee;padding:5px 8px;text-align:left;vertical-align:top}th{background:#f7f9fb;font-weight:600;white-space:nowrap}
-td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+td,th{border-bottom:1px solid #e4e8ee;padding:5px 8px;text-align:left;vertical-align:top}th{background:#f7f9fb;font-weight:600}td[data-col=id],td[data-col=account],td[data-col=accountId],td[data-col=name],td[data-col=runtimeId],td[data-col=subscription],td[data-col=invoice],td[data-col=invoiceId],td[data-col=eventId],td[data-col=type],td[data-col=topic],td[data-col=group],td[data-col=error],td[data-col=explanation],td[data-col=actor],td[data-col=userId],td[data-col=sessionId],td[data-col=status],td[data-col=pack],td[data-col=environment]{overflow-wrap:anywhere}
+td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}td.num{white-space:nowrap;overflow-wrap:normal}
 .totals{display:flex;gap:10px 28px;flex-wrap:wrap;font-size:13px;color:#5a6472;margin:0 0 8px}.totals b{font-size:19px;display:block;color:#1d2430;font-variant-numeric:tabular-nums}
 .error{color:#b00020}.ok{color:#1b7f3b}.warn{color:#9a5b00}.none{color:#8a93a0}
 .flash{background:#e7f5ec;border:1px solid #9fd3b1;padding:8px 12px;border-radius:6px;margin:0 0 16px}

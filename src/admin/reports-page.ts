@@ -1,5 +1,5 @@
 import type { Period, Report } from 'src/reports/reports.service';
-import { barChart, cell, credits, dollars, esc, label, reportTable, table, type Series } from './render';
+import { barChart, cell, credits, creditsInDollars, dollars, esc, label, reportTable, table, type Series } from './render';
 
 export interface ReportsData {
   period: Period;
@@ -14,6 +14,8 @@ export interface ReportsData {
   byClass: Report;
   spend: Report;
   reconciliation: Report;
+  /** What one credit is worth (the plan catalog), to show credit amounts in dollars too. */
+  centsPerCredit: number;
 }
 
 const PALETTE = ['#3b6fd8', '#e07b24', '#2e9e6b', '#8a5ad6', '#c2417a', '#6b7a8f', '#b59a1b', '#1f9aa8'];
@@ -34,7 +36,8 @@ function comparison(d: ReportsData): string {
   const c = d.credits.totals ?? {};
   const cb = d.creditsBefore.totals ?? {};
   for (const k of ['consumed', 'granted', 'topUps', 'expired', 'net']) {
-    rows.push({ measure: `${label(k)} (credits)`, now: credits(c[k]), before: credits(cb[k]), change: delta(c[k], cb[k]) });
+    const worth = (v: unknown) => `${credits(v as string)} · ${creditsInDollars(v as string, d.centsPerCredit)}`;
+    rows.push({ measure: `${label(k)} (credits · dollars)`, now: worth(c[k]), before: worth(cb[k]), change: delta(c[k], cb[k]) });
   }
   const u = d.usage.totals ?? {};
   const ub = d.usageBefore.totals ?? {};
@@ -82,7 +85,10 @@ export function reportsPage(d: ReportsData): string {
     ` <a class="csv" href="/admin/reports/${name}.csv?${range}${extra}">CSV<span class="skip"> of ${esc(label(name))}</span></a>`;
   const t = d.credits.totals ?? {};
   const totals = (['granted', 'topUps', 'consumed', 'refunded', 'expired', 'clawedBack', 'net'] as const)
-    .map((k) => `<div><b data-total="${k}">${esc(credits(t[k]))}</b>${esc(label(k))} (credits)</div>`)
+    .map(
+      (k) =>
+        `<div><b data-total="${k}">${esc(credits(t[k]))}</b>${esc(label(k))} (credits) · <span data-dollars="${k}">${esc(creditsInDollars(t[k], d.centsPerCredit))}</span></div>`,
+    )
     .join('');
   const seatTotals = d.seats.totals ?? {};
   return `<section><form method="get" action="/admin" class="filters">
@@ -90,6 +96,7 @@ export function reportsPage(d: ReportsData): string {
 <label for="to">To (UTC, whole hour, excluded)<input id="to" name="to" value="${esc(d.period.to.toISOString())}" size="24"></label>
 <button type="submit">Show</button></form></section>
 <section id="credits"><h2>Credits${csv('credits', '&groupBy=day')}</h2><div class="totals">${totals}</div>
+<p class="none" data-credit-value>In dollars at 1 credit = ${esc(dollars(d.centsPerCredit))} (the plan catalog's credit value).</p>
 ${barChart(
   'chart-credits',
   'Credits per day: granted (incl. top-ups) and consumed',

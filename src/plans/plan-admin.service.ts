@@ -94,13 +94,16 @@ export class PlanAdminService {
     return this.viewOf(account);
   }
 
+  /** The overrides of a plan change, checked (400 with a finding per field otherwise); null: none. */
+  checkOverrides(input: SetPlanDto): PlanOverrides | null {
+    if (!input.overrides) return null;
+    const parsed = planOverridesSchema.safeParse(input.overrides);
+    if (!parsed.success) throw BillingException.invalid(findingsOf(parsed.error, 'overrides'), 'The plan overrides are invalid');
+    return input.overrides as PlanOverrides;
+  }
+
   setPlan(accountId: string, input: SetPlanDto, actor: string, correlationId: string | null): Promise<PlanView> {
-    let overrides: PlanOverrides | null = null;
-    if (input.overrides) {
-      const parsed = planOverridesSchema.safeParse(input.overrides);
-      if (!parsed.success) throw BillingException.invalid(findingsOf(parsed.error, 'overrides'), 'The plan overrides are invalid');
-      overrides = input.overrides as PlanOverrides;
-    }
+    const overrides = this.checkOverrides(input);
     return inTransaction(this.ds, async (em) => {
       // Wallet first (the lock reservations take before reading the plan), audit last.
       await this.ledger.lockWallet(em, accountId);

@@ -114,6 +114,13 @@ describe('admin reports in a browser', () => {
     // Totals in credits, readable: 0.5 + 1 + 1.5 + 3 = 6 credits consumed.
     expect(credits.totals.consumed).toBe('6.000000');
     expect(await browserPage.textContent('[data-total=consumed]')).toBe('6.00');
+    // And in dollars, at the catalog's 30 cents a credit: 6 credits are $1.80, 200 granted $60.00.
+    expect(await browserPage.textContent('[data-dollars=consumed]')).toBe('$1.80');
+    expect(await browserPage.textContent('[data-dollars=granted]')).toBe('$60.00');
+    expect(await browserPage.textContent('[data-credit-value]')).toContain('1 credit = $0.30');
+    expect(await browserPage.locator('#table-comparison tr', { hasText: 'Consumed' }).locator('td[data-col=now]').textContent()).toBe(
+      '6.00 · $1.80',
+    );
 
     // Top accounts: the same order and numbers as the top-consumers report.
     const top = (await h.request('GET', `/v1/reports/top-consumers?${period}`, { key: admin })).body;
@@ -150,6 +157,7 @@ describe('admin reports in a browser', () => {
     expect(wide).toBeGreaterThan(1000);
     expect(shots.overflow).toEqual({ 1400: 0, 420: 0 });
     expect(shots.stackedWiderThanCard).toEqual([]);
+    expect(shots.widerThanCardOnLaptop).toEqual([]);
     expect(shots.unlabelled).toEqual([]);
     for (const f of shots.files) expect(statSync(f).size).toBeGreaterThan(10_000);
     console.log(`admin console screenshots: ${SCREENSHOTS}`);

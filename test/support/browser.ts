@@ -24,17 +24,25 @@ export function launchChromium(): Promise<Browser> {
 
 /**
  * Full-page screenshots of the current page at a laptop (1400 px) and a phone (420 px) width,
- * whether anything is wider than the viewport (a page that scrolls sideways), the stacked lists that
- * still scroll sideways at 420 px, and the form controls without a label. Returns the files.
+ * whether anything is wider than the viewport (a page that scrolls sideways), the tables that scroll
+ * sideways inside their card at 1400 px, the stacked lists that still do at 420 px, and the form
+ * controls without a label. Returns the files.
  */
 export async function screenshots(
   page: Page,
   name: string,
-): Promise<{ files: string[]; overflow: Record<number, number>; unlabelled: string[]; stackedWiderThanCard: string[] }> {
+): Promise<{
+  files: string[];
+  overflow: Record<number, number>;
+  unlabelled: string[];
+  stackedWiderThanCard: string[];
+  widerThanCardOnLaptop: string[];
+}> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   const files: string[] = [];
   const overflow: Record<number, number> = {};
   let stackedWiderThanCard: string[] = [];
+  let widerThanCardOnLaptop: string[] = [];
   const before = page.viewportSize();
   for (const width of [1400, 420]) {
     await page.setViewportSize({ width, height: 900 });
@@ -43,6 +51,12 @@ export async function screenshots(
         .documentElement;
       return d.scrollWidth - d.clientWidth;
     });
+    // On a laptop every table fits its card: none hides columns behind a sideways scroll.
+    if (width === 1400) {
+      widerThanCardOnLaptop = await page.$$eval('.scroll > table', (tables) =>
+        tables.filter((t) => t.parentElement!.scrollWidth > t.parentElement!.clientWidth).map((t) => t.id),
+      );
+    }
     // On a phone, lists stack each row as labelled lines: none of them may need a sideways scroll.
     if (width === 420) {
       stackedWiderThanCard = await page.$$eval('.scroll > table.stack', (tables) =>
@@ -65,5 +79,5 @@ export async function screenshots(
       )
       .map((e) => e.outerHTML.slice(0, 120)),
   );
-  return { files, overflow, unlabelled, stackedWiderThanCard };
+  return { files, overflow, unlabelled, stackedWiderThanCard, widerThanCardOnLaptop };
 }

@@ -43,7 +43,8 @@ export class ApiKeysService implements OnApplicationBootstrap {
   }
 
   /**
-   * Creates a key (audited as `api_key.created`, without the secret). `knownAccounts`: an
+   * Creates a key (audited as `api_key.created`, without the secret, in its account's trail for an
+   * account key). `knownAccounts`: an
    * `account:<id>` scope must name an existing account (400 with a finding on the scope otherwise).
    */
   async create(scopes: string[], name: string | null, actor = 'system', opts: { knownAccounts?: boolean } = {}): Promise<CreatedKey> {
@@ -52,23 +53,29 @@ export class ApiKeysService implements OnApplicationBootstrap {
     await inTransaction(this.ds, async (em) => {
       if (opts.knownAccounts) await refuseUnknownAccounts(em, scopes);
       await em.query(`INSERT INTO api_keys (id, name, key_hash, scopes) VALUES ($1, $2, $3, $4)`, [id, name, sha256Hex(key), scopes]);
-      await this.audit.record(em, { actor, action: 'api_key.created', after: { id, name, scopes } });
+      await this.audit.record(em, { actor, action: 'api_key.created', accountId: accountOf(scopes), after: { id, name, scopes } });
     });
     return { id, key, scopes, name };
   }
 
-  /** Revokes a key (audited as `api_key.revoked` the first time). */
+  /** Revokes a key (audited as `api_key.revoked` the first time, in its account's trail for an account key). */
   async revoke(id: string, actor = 'system'): Promise<{ id: string; revokedAt: string }> {
     const row = await inTransaction(this.ds, async (em) => {
-      const [found] = await rows<{ revoked_at: Date; was_revoked: boolean }>(
+      const [found] = await rows<{ revoked_at: Date; was_revoked: boolean; scopes: string[] }>(
         em,
         `UPDATE api_keys k SET revoked_at = COALESCE(k.revoked_at, now())
          FROM (SELECT id, revoked_at IS NOT NULL AS was_revoked FROM api_keys WHERE id = $1 FOR UPDATE) old
-         WHERE k.id = old.id RETURNING k.revoked_at, old.was_revoked`,
+         WHERE k.id = old.id RETURNING k.revoked_at, old.was_revoked, k.scopes`,
         [id],
       );
       if (found && !found.was_revoked) {
-        await this.audit.record(em, { actor, action: 'api_key.revoked', before: { id, revoked: false }, after: { id, revoked: true } });
+        await this.audit.record(em, {
+          actor,
+          action: 'api_key.revoked',
+          accountId: accountOf(found.scopes),
+          before: { id, revoked: false },
+          after: { id, revoked: true },
+        });
       }
       return found;
     });
@@ -138,4 +145,10 @@ async function refuseUnknownAccounts(em: EntityManager, scopes: string[]): Promi
     .filter((n) => !known.has(n.id))
     .map((n) => ({ field: `scopes.${n.i}`, message: `account ${n.id} does not exist` }));
   if (findings.length > 0) throw BillingException.invalid(findings);
+}
+
+/** The account a key belongs to (its one `account:<id>` scope), whose audit trail shows the key's creation and revocation. */
+function accountOf(scopes: string[]): string | null {
+  const accounts = scopes.filter((s) => s.startsWith('account:'));
+  return accounts.length === 1 ? accounts[0]!.slice('account:'.length) : null;
 }

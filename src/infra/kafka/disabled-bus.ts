@@ -1,5 +1,5 @@
 import { BillingException } from 'src/common/errors/billing.exception';
-import { MessageBus, type BusHealth, type ConsumerLag, type OutboundMessage, type Subscription } from './message-bus';
+import { MessageBus, type BusHealth, type ConsumerLag, type OutboundMessage, type Subscription, type TopicSize } from './message-bus';
 
 /** Used when KAFKA_BROKERS is unset: events come over HTTP only, and nothing is published. */
 export class DisabledBus extends MessageBus {
@@ -18,6 +18,10 @@ export class DisabledBus extends MessageBus {
   }
 
   consumerLag(): Promise<ConsumerLag[] | null> {
+    return Promise.resolve(null);
+  }
+
+  topicSizes(_topics: string[]): Promise<TopicSize[] | null> {
     return Promise.resolve(null);
   }
 }

@@ -1,7 +1,15 @@
 import { Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { Kafka, logLevel, Partitioners, type Consumer, type Producer } from 'kafkajs';
 import type { KafkaConfig } from 'src/common/config/config';
-import { MessageBus, type BusHealth, type ConsumerLag, type InboundMessage, type OutboundMessage, type Subscription } from './message-bus';
+import {
+  MessageBus,
+  type BusHealth,
+  type ConsumerLag,
+  type InboundMessage,
+  type OutboundMessage,
+  type Subscription,
+  type TopicSize,
+} from './message-bus';
 
 /** Largest slice of a fetched batch handled in one database transaction. */
 const CHUNK = 2_000;
@@ -147,6 +155,23 @@ export class KafkajsBus extends MessageBus implements OnApplicationBootstrap, On
         }
       }
       return lags.sort((a, b) => a.group.localeCompare(b.group) || a.topic.localeCompare(b.topic) || a.partition - b.partition);
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
+  /** Messages kept on each topic (high minus low watermark over its partitions), from the broker. */
+  async topicSizes(topics: string[]): Promise<TopicSize[]> {
+    const admin = this.kafka.admin({ retry: { retries: 1, initialRetryTime: 200 } });
+    await admin.connect();
+    try {
+      const existing = new Set(await admin.listTopics());
+      const sizes: TopicSize[] = [];
+      for (const topic of topics) {
+        const offsets = existing.has(topic) ? await admin.fetchTopicOffsets(topic) : [];
+        sizes.push({ topic, messages: offsets.reduce((n, o) => n + Math.max(0, Number(o.high) - Number(o.low)), 0) });
+      }
+      return sizes;
     } finally {
       await admin.disconnect();
     }

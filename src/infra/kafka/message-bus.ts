@@ -37,6 +37,12 @@ export interface ConsumerLag {
   lag: number;
 }
 
+/** How many messages a topic keeps (end minus start offset, over its partitions), read from the broker. */
+export interface TopicSize {
+  topic: string;
+  messages: number;
+}
+
 export interface BusHealth {
   ok: boolean;
   detail: string;
@@ -54,4 +60,6 @@ export abstract class MessageBus {
   abstract health(): BusHealth;
   /** The lag of this service's consumer groups, per topic and partition, read from the broker; null without Kafka. */
   abstract consumerLag(): Promise<ConsumerLag[] | null>;
+  /** The messages kept on each of these topics, read from the broker (0 for a topic not created yet); null without Kafka. */
+  abstract topicSizes(topics: string[]): Promise<TopicSize[] | null>;
 }
