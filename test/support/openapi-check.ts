@@ -101,7 +101,8 @@ export class ResponseChecker {
       for (const [method, operation] of Object.entries(methods)) {
         const schema =
           operation.operationId === operationId ? operation.responses[status!]?.content?.['application/json']?.schema : undefined;
-        if (schema) return this.validate(`example ${key} (${method.toUpperCase()} ${path})`, key, schema, body);
+        // Validators are kept by operation and status: the examples of each error code share one.
+        if (schema) return this.validate(`example ${key} (${method.toUpperCase()} ${path})`, `${operationId} ${status}`, schema, body);
       }
     }
     throw new Error(`example ${key}: the document has no JSON response ${status} of an operation ${operationId}`);
