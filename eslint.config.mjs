@@ -5,6 +5,7 @@ export default tseslint.config(
   {
     ignores: [
       'dist/**',
+      'clients/typescript/dist/**',
       'test-artifacts/**',
       'node_modules/**',
       'coverage/**',

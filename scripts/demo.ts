@@ -37,7 +37,7 @@ async function ok<T, E>(call: Promise<{ data?: T; error?: E; response: Response 
 }
 
 /** A report asked for as JSON (the document answers a report as JSON or CSV). */
-function json(report: Schemas['Report'] | string): Schemas['Report'] {
+function json<T extends { report: string }>(report: T | string): T {
   if (typeof report === 'string') throw new Error('a report came back as CSV, not JSON');
   return report;
 }
@@ -171,9 +171,9 @@ async function run(base: string, adminKey: string): Promise<void> {
   for (const i of usage.items) {
     say(`  usage  ${String(i.account).padEnd(24)} ${cell(i.runtimes, 2)} runtimes ${cell(i.seconds, 6)} s ${cell(i.credits, 12)} credits`);
   }
-  const total = usage.totals ?? {};
+  const total = usage.totals;
   say(`  total  ${''.padEnd(24)} ${cell(total.runtimes, 2)} runtimes ${cell(total.seconds, 6)} s ${cell(total.credits, 12)} credits`);
-  const t = json(await ok(admin.GET('/v1/reports/credits', { params: { query: { groupBy: 'total' } } }))).totals ?? {};
+  const t = json(await ok(admin.GET('/v1/reports/credits', { params: { query: { groupBy: 'total' } } }))).totals;
   say(`  credits granted ${t.granted}, consumed ${t.consumed}, refunded ${t.refunded}, expired ${t.expired}, net ${t.net}`);
   for (const i of json(await ok(admin.GET('/v1/reports/spend-limits', {}))).items) {
     say(

@@ -12,9 +12,15 @@ import { clientTypes } from './openapi-client.mjs';
 
 const require = createRequire(import.meta.url);
 
-/** An example shows at most two items of a list: enough to read, short enough to keep. */
+/**
+ * An example shows at most two items of a list of objects: enough to read, short enough to keep. A
+ * list of plain values (a report's `columns`, a key's `scopes`) stays whole, so it still describes
+ * the items beside it.
+ */
 function shorten(value) {
-  if (Array.isArray(value)) return value.slice(0, 2).map(shorten);
+  if (Array.isArray(value)) {
+    return value.some((v) => typeof v === 'object' && v !== null) ? value.slice(0, 2).map(shorten) : value;
+  }
   if (typeof value !== 'object' || value === null) return value;
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, shorten(v)]));
 }
@@ -36,7 +42,9 @@ if (process.argv.includes('--examples')) {
     .sort();
   for (const file of files) {
     for (const [key, value] of Object.entries(JSON.parse(readFileSync(`test/.examples/${file}`, 'utf8')))) {
-      if (operations.has(key) && !(key in merged)) merged[key] = shorten(value);
+      // `<operationId> <status>`, and ` <code>` after it for an error.
+      const [operationId, status] = key.split(' ');
+      if (operations.has(`${operationId} ${status}`) && !(key in merged)) merged[key] = shorten(value);
     }
   }
   examples = Object.fromEntries(

@@ -4,7 +4,15 @@ import { Access } from 'src/accounts/auth/auth.decorators';
 import { Doc } from 'src/common/http/openapi';
 import { Clock } from 'src/infra/clock/clock';
 import { parseReportQuery, QUERIES } from './report-query';
-import { reportSchema } from './dto/report.dto';
+import {
+  ancillaryReportSchema,
+  creditsReportSchema,
+  reconciliationReportSchema,
+  seatsReportSchema,
+  spendLimitsReportSchema,
+  topConsumersReportSchema,
+  usageReportSchema,
+} from './dto/report.dto';
 import { ReportsService, type Report } from './reports.service';
 import { toCsv } from './to-csv';
 
@@ -24,7 +32,7 @@ export class ReportsController {
     description: 'from and to are whole UTC hours. JSON, or CSV with `format=csv` or `Accept: text/csv`.',
     tag: 'Reports',
     query: QUERIES['usage'],
-    responses: { 200: { description: 'The report', schema: reportSchema, csv: true } },
+    responses: { 200: { description: 'The report', schema: usageReportSchema, csv: true } },
   })
   async usage(@Query() query: unknown, @Headers('accept') accept: string | undefined, @Res({ passthrough: true }) reply: FastifyReply) {
     const q = parseReportQuery('usage', query, this.clock.now());
@@ -38,7 +46,7 @@ export class ReportsController {
     description: 'groupBy total, day or account. JSON, or CSV with `format=csv` or `Accept: text/csv`.',
     tag: 'Reports',
     query: QUERIES['credits'],
-    responses: { 200: { description: 'The report', schema: reportSchema, csv: true } },
+    responses: { 200: { description: 'The report', schema: creditsReportSchema, csv: true } },
   })
   async credits(@Query() query: unknown, @Headers('accept') accept: string | undefined, @Res({ passthrough: true }) reply: FastifyReply) {
     const q = parseReportQuery('credits', query, this.clock.now());
@@ -52,7 +60,7 @@ export class ReportsController {
     description: 'JSON, or CSV with `format=csv` or `Accept: text/csv`.',
     tag: 'Reports',
     query: QUERIES['seats'],
-    responses: { 200: { description: 'The report', schema: reportSchema, csv: true } },
+    responses: { 200: { description: 'The report', schema: seatsReportSchema, csv: true } },
   })
   async seats(@Query() query: unknown, @Headers('accept') accept: string | undefined, @Res({ passthrough: true }) reply: FastifyReply) {
     const q = parseReportQuery('seats', query, this.clock.now());
@@ -66,7 +74,7 @@ export class ReportsController {
     description: 'JSON, or CSV with `format=csv` or `Accept: text/csv`.',
     tag: 'Reports',
     query: QUERIES['spend-limits'],
-    responses: { 200: { description: 'The report', schema: reportSchema, csv: true } },
+    responses: { 200: { description: 'The report', schema: spendLimitsReportSchema, csv: true } },
   })
   async spendLimits(
     @Query() query: unknown,
@@ -84,7 +92,7 @@ export class ReportsController {
     description: 'JSON, or CSV with `format=csv` or `Accept: text/csv`.',
     tag: 'Reports',
     query: QUERIES['reconciliation'],
-    responses: { 200: { description: 'The report', schema: reportSchema, csv: true } },
+    responses: { 200: { description: 'The report', schema: reconciliationReportSchema, csv: true } },
   })
   async reconciliation(
     @Query() query: unknown,
@@ -102,7 +110,7 @@ export class ReportsController {
     description: 'from and to are whole UTC hours; limit defaults to 10. JSON, or CSV with `format=csv` or `Accept: text/csv`.',
     tag: 'Reports',
     query: QUERIES['top-consumers'],
-    responses: { 200: { description: 'The report', schema: reportSchema, csv: true } },
+    responses: { 200: { description: 'The report', schema: topConsumersReportSchema, csv: true } },
   })
   async topConsumers(
     @Query() query: unknown,
@@ -121,7 +129,7 @@ export class ReportsController {
       'Usage metered in [from, to) (storage hours, egress reports): quantity, credits due, charged and unpaid. JSON, or CSV with `format=csv` or `Accept: text/csv`.',
     tag: 'Reports',
     query: QUERIES['ancillary'],
-    responses: { 200: { description: 'The report', schema: reportSchema, csv: true } },
+    responses: { 200: { description: 'The report', schema: ancillaryReportSchema, csv: true } },
   })
   async ancillary(@Query() query: unknown, @Headers('accept') accept: string | undefined, @Res({ passthrough: true }) reply: FastifyReply) {
     const q = parseReportQuery('ancillary', query, this.clock.now());

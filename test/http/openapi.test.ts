@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { routesOf } from '../../src/api-docs/docs';
 import { responseChecker, startApp, type Harness } from '../support/app';
 import { UNDOCUMENTED } from '../support/openapi-check';
@@ -65,5 +65,23 @@ describe('the OpenAPI document and the docs page', () => {
       /must NOT have additional properties \(extra\)/,
     );
     expect(() => checker.check('GET', '/v1/audit', 200, 'text/csv', 'a,b')).toThrow(/documents application\/json/);
+  });
+
+  it("fails a test's own h.app.inject too, not only the harness' requests and the typed client's", async () => {
+    const key = await h.key('admin');
+    const checker = await responseChecker(h.app);
+    const check = checker.check.bind(checker);
+    // The check as the harness runs it, told the status were one the document lacks.
+    const spy = vi.spyOn(checker, 'check').mockImplementation((method, url, _status, type, body) => check(method, url, 418, type, body));
+    try {
+      await expect(h.app.inject({ method: 'GET', url: '/v1/audit?limit=1', headers: { authorization: `Bearer ${key}` } })).rejects.toThrow(
+        /GET \/v1\/audit → 418: status 418 is not documented for listAudit/,
+      );
+    } finally {
+      spy.mockRestore();
+    }
+    expect((await h.app.inject({ method: 'GET', url: '/v1/audit?limit=1', headers: { authorization: `Bearer ${key}` } })).statusCode).toBe(
+      200,
+    );
   });
 });

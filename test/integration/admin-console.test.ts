@@ -8,6 +8,7 @@ import { startApp, uid, type Harness } from '../support/app';
 import { launchChromium, screenshots } from '../support/browser';
 import { sample } from '../support/metrics-sample';
 import { StripeFake } from '../support/stripe-fake';
+import { serviceFetch } from '../support/openapi-check';
 
 const MIN = 60_000;
 // A month of its own: the dashboard test reads the reports of May 2032 from the same database.
@@ -135,7 +136,7 @@ describe('admin console in a browser', () => {
     });
     failedEventId = String(failing.id);
     const payload = JSON.stringify(failing);
-    const delivered = await fetch(`${base}/v1/stripe/webhooks`, {
+    const delivered = await serviceFetch(`${base}/v1/stripe/webhooks`, {
       method: 'POST',
       body: payload,
       headers: { 'content-type': 'application/json', 'stripe-signature': StripeFake.sign(payload, WEBHOOK_SECRET) },

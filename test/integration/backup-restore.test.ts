@@ -9,6 +9,7 @@ import { uid } from '../support/app';
 import { runCli } from '../support/cli';
 import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
 import { startService, type ServiceProcess } from '../support/service-process';
+import { serviceFetch } from '../support/openapi-check';
 
 const ADMIN_KEY = 'backup-restore-admin-key-0123456789';
 
@@ -39,7 +40,7 @@ describe('back up with pg_dump, restore into a new database, and check it', () =
     const base = `http://127.0.0.1:${service.port}`;
     const headers = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };
     const post = async (path: string, body: unknown, extra: Record<string, string> = {}): Promise<number> =>
-      (await fetch(`${base}${path}`, { method: 'POST', headers: { ...headers, ...extra }, body: JSON.stringify(body) })).status;
+      (await serviceFetch(`${base}${path}`, { method: 'POST', headers: { ...headers, ...extra }, body: JSON.stringify(body) })).status;
     const accounts = [uid('acc'), uid('acc')];
     for (const id of accounts) {
       expect(await post('/v1/accounts', { id, kind: 'user', plan: 'enterprise', name: id })).toBe(201);

@@ -7,6 +7,7 @@ import { SMALL } from '../support/accounts';
 import { uid } from '../support/app';
 import { runCli } from '../support/cli';
 import { freePort, startService, type ServiceProcess } from '../support/service-process';
+import { serviceFetch } from '../support/openapi-check';
 
 const ADMIN_KEY = 'embedded-start-admin-key-0123456789';
 
@@ -32,7 +33,7 @@ describe('starting on embedded defaults', () => {
       BILLING_ADMIN_API_KEY: ADMIN_KEY,
     };
     service = await startService({ ...env, DATABASE_URL: '', KAFKA_BROKERS: '' });
-    const ready = await fetch(`http://127.0.0.1:${service.port}/health/ready`);
+    const ready = await serviceFetch(`http://127.0.0.1:${service.port}/health/ready`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toMatchObject({ status: 'ready', checks: { database: { ok: true } } });
     expect(service.output()).toContain(`data in ${join(dir, 'pg')}`);
@@ -65,13 +66,13 @@ describe('starting on embedded defaults', () => {
     const headers = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };
     const accounts = [uid('acc'), uid('acc'), uid('acc')];
     for (const id of accounts) {
-      const created = await fetch(`${base}/v1/accounts`, {
+      const created = await serviceFetch(`${base}/v1/accounts`, {
         method: 'POST',
         headers,
         body: JSON.stringify({ id, kind: 'user', plan: 'enterprise', name: id }),
       });
       expect(created.status).toBe(201);
-      const granted = await fetch(`${base}/v1/admin/accounts/${id}/grants`, {
+      const granted = await serviceFetch(`${base}/v1/admin/accounts/${id}/grants`, {
         method: 'POST',
         headers: { ...headers, 'idempotency-key': uid('grant') },
         body: JSON.stringify({ credits: '100', reason: 'shutdown test' }),
@@ -86,7 +87,7 @@ describe('starting on embedded defaults', () => {
     await blocker.query('LOCK TABLE wallets IN EXCLUSIVE MODE');
     let answered = 0;
     const reservations = Array.from({ length: 30 }, (_, i) =>
-      fetch(`${base}/v1/reservations`, {
+      serviceFetch(`${base}/v1/reservations`, {
         method: 'POST',
         headers,
         body: JSON.stringify({ accountId: accounts[i % 3], runtimeId: uid('rt'), ...SMALL }),

@@ -8,6 +8,7 @@ import { serviceTestEnv, uid } from '../support/app';
 import { eventually, produce } from '../support/kafka';
 import { plannedHistory } from '../support/scenarios';
 import { startService, type ServiceProcess } from '../support/service-process';
+import { serviceFetch } from '../support/openapi-check';
 
 const RUNTIMES = 1_000;
 const EVENTS_PER_RUNTIME = 50; // 50,000 events
@@ -31,7 +32,7 @@ describe('SIGKILL in the middle of a 50,000-event load', () => {
     const first = await startService(env);
     running.push(first);
     const api = async (port: number, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-      const res = await fetch(`http://127.0.0.1:${port}${path}`, {
+      const res = await serviceFetch(`http://127.0.0.1:${port}${path}`, {
         method,
         headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json', ...headers },
         body: body === undefined ? undefined : JSON.stringify(body),

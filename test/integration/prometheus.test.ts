@@ -7,6 +7,7 @@ import { lifecycle } from '../support/accounts';
 import { uid } from '../support/app';
 import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
 import { freePort, startService, type ServiceProcess } from '../support/service-process';
+import { serviceFetch } from '../support/openapi-check';
 
 const ADMIN_KEY = 'prometheus-test-admin-key-0123456789';
 const RULES = resolve('ops/prometheus/alerts.yml');
@@ -120,13 +121,13 @@ describe('a real Prometheus scrapes the service and fires the outbox alert', () 
     const admin = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };
     const base = `http://127.0.0.1:${service.port}`;
     const accountId = uid('acc');
-    const created = await fetch(`${base}/v1/accounts`, {
+    const created = await serviceFetch(`${base}/v1/accounts`, {
       method: 'POST',
       headers: admin,
       body: JSON.stringify({ id: accountId, kind: 'user', plan: 'free', name: 'prometheus test' }),
     });
     expect(created.status).toBe(201);
-    const events = await fetch(`${base}/v1/events`, {
+    const events = await serviceFetch(`${base}/v1/events`, {
       method: 'POST',
       headers: admin,
       body: JSON.stringify({ events: [lifecycle(accountId, uid('rt'), 'runtime.started', new Date(), 1)] }),

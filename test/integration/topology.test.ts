@@ -7,6 +7,7 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { SMALL } from '../support/accounts';
 import { uid } from '../support/app';
 import { freePort } from '../support/service-process';
+import { serviceFetch } from '../support/openapi-check';
 
 const ADMIN_KEY = 'topology-admin-key-0123456789abcdef';
 
@@ -77,33 +78,33 @@ describe('scripts/topology.sh', () => {
         { timeout: 150_000, interval: 500 },
       )
       .toBe(200);
-    const ready = (await (await fetch(`${base}/health/ready`)).json()) as { checks: { kafka: { ok: boolean; detail: string } } };
+    const ready = (await (await serviceFetch(`${base}/health/ready`)).json()) as { checks: { kafka: { ok: boolean; detail: string } } };
     expect(ready.checks.kafka).toEqual({ ok: true, detail: `connected to 127.0.0.1:${kafkaPort}` });
 
     const headers = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };
     const account = uid('acc');
     expect(
       (
-        await fetch(`${base}/v1/accounts`, {
+        await serviceFetch(`${base}/v1/accounts`, {
           method: 'POST',
           headers,
           body: JSON.stringify({ id: account, kind: 'user', plan: 'enterprise', name: account }),
         })
       ).status,
     ).toBe(201);
-    const grant = await fetch(`${base}/v1/admin/accounts/${account}/grants`, {
+    const grant = await serviceFetch(`${base}/v1/admin/accounts/${account}/grants`, {
       method: 'POST',
       headers: { ...headers, 'idempotency-key': uid('grant') },
       body: JSON.stringify({ credits: '10', reason: 'topology test' }),
     });
     expect(grant.status).toBe(201);
-    const reservation = await fetch(`${base}/v1/reservations`, {
+    const reservation = await serviceFetch(`${base}/v1/reservations`, {
       method: 'POST',
       headers,
       body: JSON.stringify({ accountId: account, runtimeId: uid('rt'), ...SMALL }),
     });
     expect(reservation.status, await reservation.clone().text()).toBe(201);
-    const wallet = (await (await fetch(`${base}/v1/accounts/${account}/wallet`, { headers })).json()) as { held: string };
+    const wallet = (await (await serviceFetch(`${base}/v1/accounts/${account}/wallet`, { headers })).json()) as { held: string };
     expect(wallet.held).not.toBe('0.000000');
 
     script.kill('SIGTERM');

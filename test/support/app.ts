@@ -87,6 +87,34 @@ export async function responseChecker(app: NestFastifyApplication): Promise<Resp
   return (shared ??= new ResponseChecker(JSON.parse((await app.inject({ method: 'GET', url: '/openapi.json' })).body)));
 }
 
+type InjectOptions = Exclude<Parameters<NestFastifyApplication['inject']>[0], string | undefined>;
+type InjectResponse = Awaited<ReturnType<NestFastifyApplication['inject']>>;
+
+/**
+ * Every response the app gives a test goes through the checker: the harness' requests, the typed
+ * client's, and a test's own `h.app.inject({...})` (raw bodies, odd content types, fuzzing) alike.
+ * Answers the unwrapped inject with the same check.
+ */
+function checkEveryInject(app: NestFastifyApplication, checker: ResponseChecker): (opts: InjectOptions) => Promise<InjectResponse> {
+  const raw = app.inject.bind(app) as (opts?: InjectOptions | string) => Promise<InjectResponse>;
+  const checked = async (opts: InjectOptions | string): Promise<InjectResponse> => {
+    const res = await raw(opts);
+    const { method = 'GET', url = '/' } = typeof opts === 'string' ? { url: opts } : opts;
+    const path = typeof url === 'string' ? url : (url.pathname ?? '/');
+    checker.check(
+      String(method).toUpperCase(),
+      path,
+      res.statusCode,
+      res.headers['content-type'] as string | undefined,
+      parseBody(res.body),
+    );
+    return res;
+  };
+  // The chained form (`inject()` with no options) is left as it is: no test uses it.
+  app.inject = ((opts?: InjectOptions | string) => (opts === undefined ? raw() : checked(opts))) as NestFastifyApplication['inject'];
+  return checked;
+}
+
 export async function startApp(opts: { env?: Record<string, string>; kafka?: boolean; clock?: Clock } = {}): Promise<Harness> {
   const config = testConfig(opts.env, { kafka: opts.kafka });
   const overrides = opts.clock ? [{ provide: Clock, useValue: opts.clock }] : [];
@@ -94,6 +122,7 @@ export async function startApp(opts: { env?: Record<string, string>; kafka?: boo
   const ds = app.get<DataSource>(getDataSourceToken());
   const keys = app.get(ApiKeysService);
   const checker = await responseChecker(app);
+  const send = checkEveryInject(app, checker);
   // The failed-authentication limiter counts per client address in the shared database: each
   // harness is a client of its own, so that test files running side by side do not add up.
   const remoteAddress = `127.${randomInt(256)}.${randomInt(256)}.${1 + randomInt(254)}`;
@@ -103,7 +132,7 @@ export async function startApp(opts: { env?: Record<string, string>; kafka?: boo
     config,
     key: async (...scopes) => (await keys.create(scopes, 'test')).key,
     request: async (method, url, { key, body, headers = {} } = {}) => {
-      const res = await app.inject({
+      const res = await send({
         method,
         url,
         remoteAddress,
@@ -118,7 +147,6 @@ export async function startApp(opts: { env?: Record<string, string>; kafka?: boo
             : { payload: body as object }),
       });
       const parsed = parseBody(res.body);
-      checker.check(method, url, res.statusCode, res.headers['content-type'] as string | undefined, parsed);
       return { status: res.statusCode, body: parsed, headers: res.headers };
     },
     client: (key) =>
@@ -128,20 +156,13 @@ export async function startApp(opts: { env?: Record<string, string>; kafka?: boo
         fetch: async (request) => {
           const url = new URL(request.url);
           const body = request.body ? await request.text() : undefined;
-          const res = await app.inject({
+          const res = await send({
             method: request.method as 'GET',
             remoteAddress,
             url: url.pathname + url.search,
             headers: Object.fromEntries(request.headers),
             ...(body === undefined ? {} : { payload: body }),
           });
-          checker.check(
-            request.method,
-            url.pathname,
-            res.statusCode,
-            res.headers['content-type'] as string | undefined,
-            parseBody(res.body),
-          );
           const headers = Object.entries(res.headers).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)] as [string, string]]));
           return new Response(res.body === '' ? null : res.body, { status: res.statusCode, headers });
         },

@@ -1,7 +1,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 
 type Doc = { paths: Record<string, Record<string, Operation>>; components: Record<string, unknown> };
 type Operation = { operationId: string; responses: Record<string, { content?: Record<string, { schema: unknown }> }> };
@@ -37,12 +37,15 @@ export class ResponseChecker {
       .sort((a, b) => b.literal - a.literal);
   }
 
-  /** With RECORD_EXAMPLES set: the first real body of each operation and status, for the document's examples. */
+  /** With RECORD_EXAMPLES set: the first real body of each operation and status (and error code), for the document's examples. */
   private readonly recorded = new Map<string, unknown>();
 
   check(method: string, url: string, status: number, contentType: string | undefined, body: unknown): Checked {
     const checked = this.match(method, url, status, contentType, body);
-    const key = checked.operationId && `${checked.operationId} ${status}`;
+    // An error is recorded once per code it carries, so the document shows each kind (a 402 for
+    // credits and one for a spend limit, with their detail fields).
+    const code = status >= 400 ? (body as { error?: { code?: unknown } } | null)?.error?.code : undefined;
+    const key = checked.operationId && `${checked.operationId} ${status}${typeof code === 'string' ? ` ${code}` : ''}`;
     if (process.env.RECORD_EXAMPLES && key && typeof body === 'object' && body !== null && !this.recorded.has(key)) {
       this.recorded.set(key, redact(body));
     }
@@ -91,14 +94,15 @@ export class ResponseChecker {
     return { operationId: operation.operationId };
   }
 
-  /** Checks a recorded example (`<operationId> <status>`) against the document as it is now. */
+  /** Checks a recorded example (`<operationId> <status>`, and `<code>` for an error) against the document as it is now. */
   checkExample(key: string, body: unknown): void {
     const [operationId, status] = key.split(' ');
     for (const [path, methods] of Object.entries(this.doc.paths)) {
       for (const [method, operation] of Object.entries(methods)) {
         const schema =
           operation.operationId === operationId ? operation.responses[status!]?.content?.['application/json']?.schema : undefined;
-        if (schema) return this.validate(`example ${key} (${method.toUpperCase()} ${path})`, key, schema, body);
+        // Validators are kept by operation and status: the examples of each error code share one.
+        if (schema) return this.validate(`example ${key} (${method.toUpperCase()} ${path})`, `${operationId} ${status}`, schema, body);
       }
     }
     throw new Error(`example ${key}: the document has no JSON response ${status} of an operation ${operationId}`);
@@ -131,4 +135,31 @@ function rebase(value: unknown): unknown {
   return Object.fromEntries(
     Object.entries(value).map(([k, v]) => [k, k === '$ref' && typeof v === 'string' && v.startsWith('#/') ? `doc${v}` : rebase(v)]),
   );
+}
+
+let checkedIn: ResponseChecker | undefined;
+
+/**
+ * `fetch` for a test that talks to the service run as a process of its own (test/support/service-process.ts):
+ * the response is held to the OpenAPI document as the in-process harness holds its own, here the
+ * checked-in docs/openapi.json (a unit test keeps it what the code generates). A failed check throws.
+ */
+export async function serviceFetch(url: string, init: RequestInit = {}): Promise<Response> {
+  const res = await fetch(url, init);
+  const text = await res.clone().text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // not JSON (metrics, CSV, an empty body)
+  }
+  checkedIn ??= new ResponseChecker(JSON.parse(readFileSync('docs/openapi.json', 'utf8')) as Doc);
+  checkedIn.check(
+    (init.method ?? 'GET').toUpperCase(),
+    new URL(url).pathname,
+    res.status,
+    res.headers.get('content-type') ?? undefined,
+    body,
+  );
+  return res;
 }

@@ -821,6 +821,63 @@ export interface components {
             /** @description A plan id of the plans file (as shipped: free, team, enterprise) */
             plan: string;
         };
+        AncillaryReport: {
+            /** @description The keys of each item, in order (also the CSV header) */
+            columns: string[];
+            /** Format: date-time */
+            from: string;
+            items: components["schemas"]["AncillaryReportRow"][];
+            /** @description How to read the figures */
+            notes: string[];
+            /** @enum {string} */
+            report: "ancillary";
+            /** Format: date-time */
+            to: string;
+            totals: {
+                /**
+                 * @description An amount of credits: a decimal string with 6 decimals
+                 * @example 12.500000
+                 */
+                amount: string;
+                /**
+                 * @description An amount of credits: a decimal string with 6 decimals
+                 * @example 12.500000
+                 */
+                charged: string;
+                /**
+                 * @description An amount of credits: a decimal string with 6 decimals
+                 * @example 12.500000
+                 */
+                unpaid: string;
+            };
+        };
+        /** @description Ancillary usage of one account and kind metered in the period */
+        AncillaryReportRow: {
+            account: string;
+            /**
+             * @description Due for this usage
+             * @example 12.500000
+             */
+            amount: string;
+            /**
+             * @description An amount of credits: a decimal string with 6 decimals
+             * @example 12.500000
+             */
+            charged: string;
+            /** @enum {string} */
+            kind: "snapshot" | "volume" | "egress" | "paused_ram";
+            /** @description false: metered while its rate-card item is unpriced, not charged */
+            priced: boolean;
+            /** @description In `unit`, 6 decimals (rounded up) */
+            quantity: string;
+            /** @description GiB-month (storage, 730 hours), GiB (egress) or GiB-hour (paused memory) */
+            unit: string;
+            /**
+             * @description Due but not yet paid (the wallet could not pay it)
+             * @example 12.500000
+             */
+            unpaid: string;
+        };
         /** @description Ancillary usage of one kind metered in the period (storage hours and egress reports in it) */
         AncillaryUsage: {
             /**
@@ -914,6 +971,97 @@ export interface components {
             key: string;
             name: string | null;
             scopes: string[];
+        };
+        CreditsReport: {
+            /** @description The keys of each item, in order (also the CSV header) */
+            columns: string[];
+            /** Format: date-time */
+            from: string;
+            /** @enum {string} */
+            groupBy: "total" | "day" | "account";
+            items: {
+                account?: string;
+                /**
+                 * @description An amount of credits: a decimal string with 6 decimals
+                 * @example 12.500000
+                 */
+                clawedBack: string;
+                /**
+                 * @description An amount of credits: a decimal string with 6 decimals
+                 * @example 12.500000
+                 */
+                consumed: string;
+                /** @description A UTC day, YYYY-MM-DD */
+                day?: string;
+                /**
+                 * @description An amount of credits: a decimal string with 6 decimals
+                 * @example 12.500000
+                 */
+                expired: string;
+                /**
+                 * @description An amount of credits: a decimal string with 6 decimals
+                 * @example 12.500000
+                 */
+                granted: string;
+                /**
+                 * @description granted + topUps − clawedBack − consumed + refunded − expired
+                 * @example 12.500000
+                 */
+                net: string;
+                /**
+                 * @description An amount of credits: a decimal string with 6 decimals
+                 * @example 12.500000
+                 */
+                refunded: string;
+                /**
+                 * @description An amount of credits: a decimal string with 6 decimals
+                 * @example 12.500000
+                 */
+                topUps: string;
+            }[];
+            /** @description How to read the figures */
+            notes: string[];
+            /** @enum {string} */
+            report: "credits";
+            /** Format: date-time */
+            to: string;
+            totals: {
+                /**
+                 * @description An amount of credits: a decimal string with 6 decimals
+                 * @example 12.500000
+                 */
+                clawedBack: string;
+                /**
+                 * @description An amount of credits: a decimal string with 6 decimals
+                 * @example 12.500000
+                 */
+                consumed: string;
+                /**
+                 * @description An amount of credits: a decimal string with 6 decimals
+                 * @example 12.500000
+                 */
+                expired: string;
+                /**
+                 * @description An amount of credits: a decimal string with 6 decimals
+                 * @example 12.500000
+                 */
+                granted: string;
+                /**
+                 * @description granted + topUps − clawedBack − consumed + refunded − expired
+                 * @example 12.500000
+                 */
+                net: string;
+                /**
+                 * @description An amount of credits: a decimal string with 6 decimals
+                 * @example 12.500000
+                 */
+                refunded: string;
+                /**
+                 * @description An amount of credits: a decimal string with 6 decimals
+                 * @example 12.500000
+                 */
+                topUps: string;
+            };
         };
         /** @description Every error: a DL_BILLING_* code, a message, every finding, and detail fields where the code has some */
         ErrorBody: {
@@ -1120,23 +1268,34 @@ export interface components {
             /** @enum {string} */
             status: "ready" | "not ready";
         };
-        Report: {
+        ReconciliationReport: {
             /** @description The keys of each item, in order (also the CSV header) */
             columns: string[];
             /** Format: date-time */
             from: string;
-            groupBy?: string;
-            /** @description One row per item, keyed by `columns`; amounts of credits as 6-decimal strings, USD in cents */
             items: {
-                [key: string]: string | number | boolean | null;
+                account: string;
+                activeSeats: number;
+                /** Format: date-time */
+                correctedAt: string | null;
+                /** Format: date-time */
+                detectedAt: string;
+                /** @description stripeQuantity − activeSeats */
+                difference: number;
+                invoice: string | null;
+                kind: string;
+                stripeQuantity: number;
+                subscription: string;
             }[];
-            notes?: string[];
+            /** @description How to read the figures */
+            notes: string[];
             /** @enum {string} */
-            report: "usage" | "credits" | "seats" | "spend-limits" | "reconciliation" | "top-consumers" | "ancillary";
+            report: "reconciliation";
             /** Format: date-time */
             to: string;
-            totals?: {
-                [key: string]: string | number | boolean | null;
+            totals: {
+                discrepancies: number;
+                openDrift: number;
             };
         };
         Reservation: {
@@ -1272,6 +1431,49 @@ export interface components {
                 subscriptionId: string;
             }[];
         };
+        SeatsReport: {
+            /** @description The keys of each item, in order (also the CSV header) */
+            columns: string[];
+            /** Format: date-time */
+            from: string;
+            items: {
+                account: string;
+                /** @description stripeQuantity − seats */
+                drift: number | null;
+                /** @description USD cents */
+                expectedMrrCents: number;
+                /** @description USD cents */
+                invoicedCents: number;
+                invoicesFailed: number;
+                invoicesPaid: number;
+                name: string | null;
+                plan: string;
+                seats: number;
+                status: string;
+                /** @description USD cents */
+                stripeMrrCents: number;
+                stripeQuantity: number | null;
+                subscription: string | null;
+                subscriptionStatus: string | null;
+            }[];
+            /** @description How to read the figures */
+            notes: string[];
+            /** @enum {string} */
+            report: "seats";
+            /** Format: date-time */
+            to: string;
+            totals: {
+                /** @description USD cents */
+                expectedMrrCents: number;
+                /** @description USD cents */
+                invoicedCents: number;
+                seats: number;
+                /** @description USD cents */
+                stripeMrrCents: number;
+                stripeQuantity: number;
+                teams: number;
+            };
+        };
         SpendLimit: {
             accountId: string;
             /**
@@ -1302,6 +1504,44 @@ export interface components {
             /** @description Runtimes told to terminate because the limit is now passed */
             terminated: string[];
             thresholds: number[];
+        };
+        SpendLimitsReport: {
+            /** @description The keys of each item, in order (also the CSV header) */
+            columns: string[];
+            /** Format: date-time */
+            from: string;
+            items: {
+                account: string;
+                /** Format: date-time */
+                at: string;
+                /** @description An alert: threshold or reached; a termination: its reason */
+                event: string;
+                /**
+                 * @description An amount of credits: a decimal string with 6 decimals
+                 * @example 12.500000
+                 */
+                limit: string | null;
+                runtime: string | null;
+                /**
+                 * @description An amount of credits: a decimal string with 6 decimals
+                 * @example 12.500000
+                 */
+                spent: string | null;
+                threshold: number | null;
+                /** @enum {string} */
+                type: "alert" | "termination";
+                user: string | null;
+            }[];
+            /** @description How to read the figures */
+            notes: string[];
+            /** @enum {string} */
+            report: "spend-limits";
+            /** Format: date-time */
+            to: string;
+            /** @description Rows by `<type>:<event>` */
+            totals: {
+                [key: string]: number;
+            };
         };
         Statement: {
             accountId: string;
@@ -1437,6 +1677,30 @@ export interface components {
             status: "active" | "suspended";
             terminated: string[];
         };
+        TopConsumersReport: {
+            /** @description The keys of each item, in order (also the CSV header) */
+            columns: string[];
+            /** Format: date-time */
+            from: string;
+            items: {
+                account: string;
+                /**
+                 * @description An amount of credits: a decimal string with 6 decimals
+                 * @example 12.500000
+                 */
+                credits: string;
+                name: string | null;
+                plan: string | null;
+                rank: number;
+                runtimes: number;
+                /** @description Running time, whole seconds */
+                seconds: number;
+            }[];
+            /** @enum {string} */
+            report: "top-consumers";
+            /** Format: date-time */
+            to: string;
+        };
         TopUpCheckout: {
             /** @description Stripe Checkout: the credits come with its completion */
             checkoutUrl: string;
@@ -1472,6 +1736,45 @@ export interface components {
                  */
                 credits: string;
                 runtimes: number;
+                seconds: number;
+            };
+        };
+        UsageReport: {
+            /** @description The keys of each item, in order (also the CSV header) */
+            columns: string[];
+            /** Format: date-time */
+            from: string;
+            /** @enum {string} */
+            groupBy: "account" | "environment" | "day" | "user";
+            items: {
+                account?: string;
+                /**
+                 * @description An amount of credits: a decimal string with 6 decimals
+                 * @example 12.500000
+                 */
+                credits: string;
+                /** @description A UTC day, YYYY-MM-DD */
+                day?: string;
+                environment?: string;
+                runtimes: number;
+                /** @description Running time, whole seconds */
+                seconds: number;
+                user?: string;
+            }[];
+            /** @description How to read the figures */
+            notes: string[];
+            /** @enum {string} */
+            report: "usage";
+            /** Format: date-time */
+            to: string;
+            totals: {
+                /**
+                 * @description An amount of credits: a decimal string with 6 decimals
+                 * @example 12.500000
+                 */
+                credits: string;
+                runtimes: number;
+                /** @description Running time, whole seconds */
                 seconds: number;
             };
         };
@@ -4785,7 +5088,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Report"];
+                    "application/json": components["schemas"]["AncillaryReport"];
                     "text/csv": string;
                 };
             };
@@ -4876,7 +5179,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Report"];
+                    "application/json": components["schemas"]["CreditsReport"];
                     "text/csv": string;
                 };
             };
@@ -4966,7 +5269,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Report"];
+                    "application/json": components["schemas"]["ReconciliationReport"];
                     "text/csv": string;
                 };
             };
@@ -5056,7 +5359,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Report"];
+                    "application/json": components["schemas"]["SeatsReport"];
                     "text/csv": string;
                 };
             };
@@ -5146,7 +5449,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Report"];
+                    "application/json": components["schemas"]["SpendLimitsReport"];
                     "text/csv": string;
                 };
             };
@@ -5237,7 +5540,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Report"];
+                    "application/json": components["schemas"]["TopConsumersReport"];
                     "text/csv": string;
                 };
             };
@@ -5328,7 +5631,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Report"];
+                    "application/json": components["schemas"]["UsageReport"];
                     "text/csv": string;
                 };
             };

@@ -30,7 +30,13 @@ describe('the OpenAPI document', () => {
     expect(() => checker.checkExample('getWallet 200', { ...(RECORDED_EXAMPLES['getWallet 200'] as object), extra: 1 })).toThrow(
       /additional properties/,
     );
-    // The operations a control plane calls most have a real example of their success.
+    // Nested objects are closed too: a report row with a column its report does not have.
+    const usage = RECORDED_EXAMPLES['usageReport 200'] as { columns: string[]; items: object[] };
+    expect(() => checker.checkExample('usageReport 200', { ...usage, items: [{ ...usage.items[0], gpuSeconds: 1 }] })).toThrow(
+      /\/items\/0 must NOT have additional properties \(gpuSeconds\)/,
+    );
+    // The operations a control plane calls most have a real example of their success, and of the
+    // errors it must handle: findings, and the detail fields of credits, a spend limit and a quota.
     for (const key of [
       'createReservation 201',
       'getReservation 200',
@@ -38,10 +44,21 @@ describe('the OpenAPI document', () => {
       'getWallet 200',
       'getLedger 200',
       'upsertAccount 201',
+      'usageReport 200',
+      'createReservation 400 DL_BILLING_REQUEST_INVALID',
+      'createReservation 402 DL_BILLING_INSUFFICIENT_CREDITS',
+      'createReservation 402 DL_BILLING_SPEND_LIMIT_REACHED',
+      'createReservation 429 DL_BILLING_QUOTA_EXCEEDED',
     ]) {
       expect(keys).toContain(key);
     }
-  });
+    // An error example is shown under its status, named by its code.
+    const reservations = doc.paths['/v1/reservations'] as any;
+    const spendLimit = reservations.post.responses['402'].content['application/json'].examples.DL_BILLING_SPEND_LIMIT_REACHED.value;
+    expect(Object.keys(spendLimit.error)).toEqual(expect.arrayContaining(['code', 'remaining', 'resetsAt']));
+    // A list of plain values is shown whole: a report's columns name every key of its items.
+    for (const item of usage.items) expect(Object.keys(item)).toEqual(usage.columns);
+  }, 60_000);
 
   it('gives every operation a unique id and one tag, and leaves the HTML admin pages out', () => {
     const operations = Object.entries(doc.paths).flatMap(([path, methods]) => Object.values(methods).map((o) => ({ path, ...o })));

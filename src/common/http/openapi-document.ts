@@ -63,12 +63,18 @@ function scopesText(scopes: string[]): string {
   return `API key scopes: ${named.join(' or ')}.`;
 }
 
-/** Error codes by status, for the codes the route may answer. */
-function errorResponses(codes: ErrorCode[]): Record<number, ResponseConfig> {
+/** Error codes by status, for the codes the route may answer, each with the error bodies recorded for it. */
+function errorResponses(codes: ErrorCode[], recorded: (status: number, code: ErrorCode) => unknown): Record<number, ResponseConfig> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of new Set(codes)) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
   const out: Record<number, ResponseConfig> = {};
   for (const [status, list] of byStatus) {
+    const examples = Object.fromEntries(
+      list.flatMap((code) => {
+        const value = recorded(status, code);
+        return value === undefined ? [] : [[code, { summary: `${code}, recorded from a test run`, value }]];
+      }),
+    );
     out[status] = {
       description: list.join(', '),
       content: {
@@ -80,9 +86,16 @@ function errorResponses(codes: ErrorCode[]): Record<number, ResponseConfig> {
               : {
                   allOf: [
                     { $ref: '#/components/schemas/ErrorBody' },
-                    { type: 'object', properties: { error: { type: 'object', properties: { code: { type: 'string', enum: list } } } } },
+                    // Narrows the code only: ErrorBody closes the object, so this part leaves the other fields to it.
+                    {
+                      type: 'object',
+                      properties: {
+                        error: { type: 'object', properties: { code: { type: 'string', enum: list } }, unevaluatedProperties: true },
+                      },
+                    },
                   ],
                 },
+          ...(Object.keys(examples).length > 0 ? { examples } : {}),
         },
       },
     };
@@ -102,9 +115,9 @@ function commonErrors(e: DocEntry, route: Route, isPublic: boolean): ErrorCode[]
 
 export type Examples = Record<string, unknown>;
 
-/** The key of a recorded example: operation id and status. */
-export function exampleKey(operationId: string, status: number): string {
-  return `${operationId} ${status}`;
+/** The key of a recorded example: operation id and status, and the code of an error body. */
+export function exampleKey(operationId: string, status: number, code?: ErrorCode): string {
+  return `${operationId} ${status}${code ? ` ${code}` : ''}`;
 }
 
 /**
@@ -129,7 +142,10 @@ export function buildOpenApiDocument(examples: Examples = {}): ReturnType<OpenAp
     const access = accessOf(e);
     const names = [...route.path.matchAll(/\{([A-Za-z0-9_]+)\}/g)].map((m) => m[1]!);
     const params = names.length > 0 ? z.object(Object.fromEntries(names.map((n) => [n, e.spec.params?.[n] ?? PATH_ID]))) : undefined;
-    const responses: Record<number, ResponseConfig> = errorResponses([...commonErrors(e, route, access.public), ...(e.spec.errors ?? [])]);
+    const responses: Record<number, ResponseConfig> = errorResponses(
+      [...commonErrors(e, route, access.public), ...(e.spec.errors ?? [])],
+      (status, code) => examples[exampleKey(e.spec.id, status, code)],
+    );
     for (const [status, r] of Object.entries(e.spec.responses)) {
       const example = examples[exampleKey(e.spec.id, Number(status))];
       const content: NonNullable<ResponseConfig['content']> = {};
