@@ -4,7 +4,7 @@ import { Public } from 'src/accounts/auth/auth.decorators';
 import { ApiKeysService } from 'src/accounts/auth/api-keys.service';
 import { toBillingException } from 'src/common/errors/billing-exception.filter';
 import { Clock } from 'src/infra/clock/clock';
-import { PlanCatalog } from 'src/plans/plan-catalog';
+import { PlanCatalog } from 'src/plan-catalog/plan-catalog';
 import { parseReportQuery } from 'src/reports/report-query';
 import { ReportsService, type Report } from 'src/reports/reports.service';
 import { toCsv } from 'src/reports/to-csv';
