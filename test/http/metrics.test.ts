@@ -115,7 +115,7 @@ describe('/metrics: what an on-call engineer alerts on', () => {
     expect(run.status).toBe(200);
     expect(run.body).toMatchObject({ job: 'ledger-reconcile', ran: true, result: { problems: 0, discrepancies: [] } });
     const text = await scrape();
-    const job = { job: 'ledger-reconcile' };
+    const job = { job_name: 'ledger-reconcile' };
     expect(sample(text, 'dl_billing_job_last_start_timestamp_seconds', job)).toBeGreaterThanOrEqual(Math.floor(started) - 1);
     expect(sample(text, 'dl_billing_job_last_success_timestamp_seconds', job)).toBeGreaterThanOrEqual(Math.floor(started) - 1);
     expect(sample(text, 'dl_billing_job_last_problems', job)).toBe(0);
