@@ -20,4 +20,8 @@ export class DisabledBus extends MessageBus {
   consumerLag(): Promise<ConsumerLag[] | null> {
     return Promise.resolve(null);
   }
+
+  stopConsuming(): Promise<void> {
+    return Promise.resolve();
+  }
 }

@@ -54,4 +54,9 @@ export abstract class MessageBus {
   abstract health(): BusHealth;
   /** The lag of this service's consumer groups, per topic and partition, read from the broker; null without Kafka. */
   abstract consumerLag(): Promise<ConsumerLag[] | null>;
+  /**
+   * Shutdown: the consumers finish the batch in hand, commit its offsets and leave their groups
+   * (the database is still open). Publishing still works until the application closes.
+   */
+  abstract stopConsuming(): Promise<void>;
 }
