@@ -123,6 +123,22 @@ describe('/metrics: what an on-call engineer alerts on', () => {
     expect(sample(text, 'dl_billing_job_duration_seconds_count', job)).toBe(1);
   });
 
+  it('documents every metric it exports and gives every shipped alert a runbook (docs/operations.md)', async () => {
+    const text = await scrape();
+    const docs = readFileSync('docs/operations.md', 'utf8');
+    const own = [...text.matchAll(/^# TYPE (dl_billing_\S+) /gm)]
+      .map((m) => m[1]!)
+      .filter((name) => !/^dl_billing_(process|nodejs)_/.test(name));
+    expect(own.length).toBeGreaterThan(25);
+    for (const name of own) expect(docs.includes(`\`${name}\``), `docs/operations.md lists ${name}`).toBe(true);
+    const alerts = [...readFileSync('ops/prometheus/alerts.yml', 'utf8').matchAll(/- alert: (\w+)/g)].map((m) => m[1]!);
+    expect(alerts.length).toBeGreaterThan(10);
+    for (const alert of alerts) {
+      expect(docs, `a runbook for ${alert}`).toContain(`\n### ${alert}\n`);
+      expect(readFileSync('ops/prometheus/alerts.yml', 'utf8')).toContain(`runbook: "docs/operations.md#${alert.toLowerCase()}"`);
+    }
+  });
+
   it('exports every metric the shipped alert rules and dashboard use', async () => {
     const text = await scrape();
     const exported = new Set([...text.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]));
