@@ -63,6 +63,7 @@ describe('shutdown with a Kafka batch in flight', () => {
       30_000,
       'the batch waiting on the lock',
     );
+    const sigterm = new Date().toISOString();
     service.child.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 1_500));
     // Still draining: the process waits for the batch, which waits for the lock.
@@ -88,8 +89,9 @@ describe('shutdown with a Kafka batch in flight', () => {
       .output()
       .split('\n')
       .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l) as { level: string; msg: string });
-    expect(lines.filter((l) => l.level === 'error' || l.level === 'fatal')).toEqual([]);
+      .map((l) => JSON.parse(l) as { level: string; msg: string; time: string });
+    // Nothing went wrong while stopping (kafkajs may log a retried error while a new topic gets its leader at start).
+    expect(lines.filter((l) => l.time >= sigterm && (l.level === 'error' || l.level === 'fatal'))).toEqual([]);
     expect(lines.filter((l) => l.msg === 'stopped')).toHaveLength(1);
   });
 });
