@@ -9,6 +9,7 @@ import { ConfigModule } from './common/config/config.module';
 import type { AppConfig } from './common/config/config';
 import { DatabaseModule } from './common/database/database.module';
 import { ExtensionsModule } from './extensions.module';
+import { ShutdownSequence } from './common/lifecycle/shutdown-sequence';
 import { BillingExceptionFilter } from './common/errors/billing-exception.filter';
 import { InputPipe } from './common/http/input.pipe';
 import { HealthModule } from './health/health.module';
@@ -49,10 +50,7 @@ export class AppModule {
         StripeModule,
         ExtensionsModule,
       ],
-      providers: [
-        { provide: APP_FILTER, useClass: BillingExceptionFilter },
-        { provide: APP_PIPE, useClass: InputPipe },
-      ],
+      providers: [{ provide: APP_FILTER, useClass: BillingExceptionFilter }, { provide: APP_PIPE, useClass: InputPipe }, ShutdownSequence],
     };
   }
 }

@@ -78,17 +78,22 @@ function parseArgsOf(argv: string[]) {
   return parseArgsOfNode({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
 }
 
-/** The usage lines of one command (`audit verify`, `reports usage`…), or every command's. */
+/** The usage lines of one command (`audit verify`, `reports usage`…) or group (`keys`), or every command's. */
 function usageOf(name: string): string {
   const head = name.startsWith('reports ') ? 'reports' : name;
-  const lines = USAGE.split('\n');
-  const at = lines.findIndex((l) => l.trimStart().startsWith(head));
-  if (!head || at < 0) return `${USAGE}\n${EXIT_CODES}`;
-  const own = [lines[at]!];
-  for (const l of lines.slice(at + 1)) {
-    if (!/^\s{20,}/.test(l)) break;
-    own.push(l);
+  const own: string[] = [];
+  let taking = false;
+  for (const l of USAGE.split('\n').slice(1)) {
+    // A line indented further continues the command above it.
+    if (/^\s{20,}/.test(l)) {
+      if (taking) own.push(l);
+      continue;
+    }
+    const command = l.trim();
+    taking = head !== '' && (command === head || command.startsWith(`${head} `));
+    if (taking) own.push(l);
   }
+  if (own.length === 0) return `${USAGE}\n${EXIT_CODES}`;
   return `usage: cli ${own.map((l) => l.trim()).join('\n  ')}\n${EXIT_CODES}`;
 }
 
@@ -96,13 +101,23 @@ const print = (value: unknown): void => {
   process.stdout.write(`${JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2)}\n`);
 };
 
+/**
+ * The CLI's log: JSON lines on stderr (stdout holds only the command's answer). Its own lines
+ * (progress, findings, why it could not run) always; the framework's from `warn` up.
+ */
+const log = createLogger('info', process.stderr);
+/** The command being run, on each of its log lines. */
+let running = '';
+
 const COMMANDS: Record<string, Command> = {
   'audit verify': async (app) => {
     const result = await app.get(AuditService).verify();
     print(result);
     if (!result.ok) {
-      process.stderr.write(
-        `audit log broken at chain ${result.problem.chain} seq ${result.problem.seq}: ${result.problem.reason} (${result.problem.detail})\n`,
+      const { chain, seq, reason, detail } = result.problem;
+      log.error(
+        { command: 'audit verify', chain, seq, reason, detail },
+        `audit log broken at chain ${chain} seq ${seq}: ${reason} (${detail})`,
       );
     }
     return result.ok ? 0 : 1;
@@ -130,8 +145,9 @@ const COMMANDS: Record<string, Command> = {
   },
 };
 
+/** A step of a long command, logged as it happens. */
 const progress = (message: string): void => {
-  process.stderr.write(`[${new Date().toISOString()}] ${message}\n`);
+  log.info({ command: running }, message);
 };
 
 async function readReport(reports: ReportsService, name: ReportName, query: Record<string, string>, now: Date): Promise<Report> {
@@ -219,7 +235,7 @@ COMMANDS.reconcile = async (app) => {
     result = await app.get(JobsService).run('seat-reconciliation');
   } catch (error) {
     if ((error as { code?: string }).code !== 'DL_BILLING_NOT_FOUND') throw error;
-    process.stderr.write('the seat-reconciliation job is not registered in this build (the Stripe module provides it)\n');
+    log.error({ command: 'reconcile' }, 'the seat-reconciliation job is not registered in this build (the Stripe module provides it)');
     return 2;
   }
   print(result);
@@ -281,8 +297,9 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`${name ? `unknown command: ${name}\n` : ''}${USAGE}\n${EXIT_CODES}\n`);
     return 2;
   }
-  // Logs as JSON on stderr (warnings and errors), so that stdout holds only the command's answer.
-  const logger = createLogger('warn', process.stderr);
+  running = name;
+  // The framework's lines: warnings and errors only.
+  const logger = log.child({}, { level: 'warn' });
   const unreachable = await databaseUnreachable();
   if (unreachable) {
     logger.error(
@@ -307,7 +324,7 @@ export async function main(argv: string[]): Promise<number> {
       return 2;
     }
     if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
+      logger.error({ command: name }, error.message);
       return 2;
     }
     const body = (error as { toBody?: () => unknown }).toBody?.();

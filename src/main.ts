@@ -3,6 +3,7 @@ import { Logger } from '@nestjs/common';
 import { createApp } from './app';
 import { ConfigError, loadConfig, type AppConfig } from './common/config/config';
 import { EmbeddedPostgres } from './common/database/embedded-postgres';
+import { createLogger } from './common/logging/logger';
 
 /** How long a graceful shutdown may take before the process exits anyway. */
 const SHUTDOWN_DEADLINE_MS = 15_000;
@@ -13,7 +14,7 @@ async function main(): Promise<void> {
     config = loadConfig();
   } catch (error) {
     if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
+      createLogger('info', process.stderr).fatal({ context: 'Main' }, `startup failed: ${error.message}`);
       process.exit(1);
     }
     throw error;
@@ -52,7 +53,9 @@ async function main(): Promise<void> {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, (s) => void shutdown(s));
 }
 
+// Before the service's logger exists, or after it failed: one JSON line on stderr all the same.
 main().catch((error: unknown) => {
-  process.stderr.write(`startup failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  const err = error instanceof Error ? { type: error.name, message: error.message, stack: error.stack } : { message: String(error) };
+  createLogger('info', process.stderr).fatal({ context: 'Main', err }, `startup failed: ${err.message}`);
   process.exit(1);
 });

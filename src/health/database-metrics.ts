@@ -77,10 +77,10 @@ export class DatabaseMetrics implements OnModuleInit {
     gauge('dl_billing_open_holds', 'Holds reserved and not yet settled, voided or expired', [], (g, s) => s.up && g.set(s.openHolds));
     gauge('dl_billing_open_holds_microcredits', 'Micro-credits held by open holds', [], (g, s) => s.up && g.set(s.heldMicrocredits));
     const perJob = (name: string, help: string, value: (j: Snapshot['jobs'][number]) => number | null): void =>
-      gauge(name, help, ['job'], (g, s) => {
+      gauge(name, help, ['job_name'], (g, s) => {
         for (const j of s.jobs) {
           const v = value(j);
-          if (v !== null) g.set({ job: j.job }, v);
+          if (v !== null) g.set({ job_name: j.job }, v);
         }
       });
     perJob('dl_billing_job_last_start_timestamp_seconds', 'When the job last started (any instance)', (j) => j.started);
@@ -99,10 +99,10 @@ export class DatabaseMetrics implements OnModuleInit {
     new Gauge({
       name: 'dl_billing_job_interval_seconds',
       help: 'How often the job is scheduled to run in this instance',
-      labelNames: ['job'],
+      labelNames: ['job_name'],
       registers,
       collect() {
-        for (const [job, seconds] of jobs.intervals) this.set({ job }, seconds);
+        for (const [job, seconds] of jobs.intervals) this.set({ job_name: job }, seconds);
       },
     });
     const pool = (): { totalCount: number; idleCount: number; waitingCount: number } | undefined =>

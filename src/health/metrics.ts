@@ -17,6 +17,8 @@ export const STRIPE_EVENT_TYPES = new Set([
 /**
  * Prometheus metrics of this process (one registry per application instance). Labels are bounded:
  * route templates, error codes, job names, topics and partitions, never an account or runtime id.
+ * A job's name is `job_name`, never `job`: Prometheus gives every series its scrape job as `job`
+ * and would rename ours to `exported_job`.
  * What the database knows for the whole fleet (outbox, open holds, job runs, pool) is read at
  * scrape time by `DatabaseMetrics`; what happens in this process is counted here.
  */
@@ -91,13 +93,13 @@ export class Metrics {
   readonly jobRuns = new Counter({
     name: 'dl_billing_job_runs_total',
     help: 'Scheduled job runs by this instance, by result (succeeded, failed, skipped: another instance held the lock)',
-    labelNames: ['job', 'result'],
+    labelNames: ['job_name', 'result'],
     registers: [this.registry],
   });
   readonly jobDuration = new Histogram({
     name: 'dl_billing_job_duration_seconds',
     help: 'Duration of the job runs of this instance',
-    labelNames: ['job'],
+    labelNames: ['job_name'],
     buckets: [0.01, 0.1, 0.5, 1, 5, 15, 60, 300, 900],
     registers: [this.registry],
   });

@@ -108,7 +108,7 @@ export class JobsService {
       throw error;
     }
     if (!outcome.ran) {
-      this.metrics.jobRuns.inc({ job: name, result: 'skipped' });
+      this.metrics.jobRuns.inc({ job_name: name, result: 'skipped' });
       if (actor) await this.record(name, trigger, startedAt, new Date(), 'skipped', null, null, actor, correlationId, false);
       return { job: name, runId, ran: false, reason: 'another instance is running it' };
     }
@@ -189,11 +189,11 @@ export class JobsService {
     const started = Date.now();
     // The run's row exists: record() wrote it ('running') before the work started.
     await this.bookkeep(`UPDATE job_runs SET last_started_at = now() WHERE job = $1`, [name]);
-    const end = this.metrics.jobDuration.startTimer({ job: name });
+    const end = this.metrics.jobDuration.startTimer({ job_name: name });
     try {
       const result = await work();
       end();
-      this.metrics.jobRuns.inc({ job: name, result: 'succeeded' });
+      this.metrics.jobRuns.inc({ job_name: name, result: 'succeeded' });
       await this.bookkeep(`UPDATE job_runs SET last_succeeded_at = now(), last_duration_ms = $2, last_problems = $3 WHERE job = $1`, [
         name,
         Date.now() - started,
@@ -202,7 +202,7 @@ export class JobsService {
       return result;
     } catch (error) {
       end();
-      this.metrics.jobRuns.inc({ job: name, result: 'failed' });
+      this.metrics.jobRuns.inc({ job_name: name, result: 'failed' });
       await this.bookkeep(`UPDATE job_runs SET last_failed_at = now(), last_duration_ms = $2, failures = failures + 1 WHERE job = $1`, [
         name,
         Date.now() - started,

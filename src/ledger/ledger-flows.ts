@@ -25,6 +25,8 @@ export function flowsOf(writes: readonly TransactionWrite[]): Map<LedgerFlow, bi
     const clawedBack = w.explanation.clawedBack;
     if (w.kind === 'adjustment' && typeof clawedBack === 'bigint') add('clawed_back', clawedBack);
     for (const h of w.holdUpdates ?? []) {
+      // An open hold increased (a reservation's extension) holds more: reserved too.
+      add('reserved', h.amount);
       add('charged', h.charged);
       add('charge_reduced', h.charged === undefined ? undefined : -h.charged);
       add('released', h.released);

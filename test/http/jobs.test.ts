@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/infra/clock/clock';
 import { fundedAccount } from '../support/accounts';
 import { startApp, uid, type Harness } from '../support/app';
+import { sample } from '../support/prometheus-text';
 
 // Long before the other HTTP test files' clocks: this file's grant-expiry runs expire only its own
 // grants, and theirs never expire its grant.
@@ -28,6 +29,9 @@ describe('jobs run over HTTP', () => {
     expect(granted.status).toBe(201);
 
     clock.set('2011-03-01T11:00:00.000Z');
+    const expiredMetric = async (): Promise<number> =>
+      sample((await h.request('GET', '/metrics')).body as string, 'dl_billing_credits_microcredits_total', { flow: 'expired' });
+    const expiredBefore = await expiredMetric();
     const run = await h.request('POST', '/v1/admin/jobs/grant-expiry/run', { key: admin });
     expect(run.status).toBe(200);
     expect(run.body).toEqual({
@@ -36,6 +40,7 @@ describe('jobs run over HTTP', () => {
       ran: true,
       result: { grants: 1, wallets: 1, amount: '0.833333' },
     });
+    expect((await expiredMetric()) - expiredBefore).toBe(833_333);
     // The run's audit rows carry its run id (not the id of the request that started it).
     const expired: { correlation_id: string }[] = await h.ds.query(
       `SELECT correlation_id FROM audit_log WHERE account_id = $1 AND action = 'credits.expired'`,

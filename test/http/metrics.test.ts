@@ -1,20 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fundedAccount, SMALL } from '../support/accounts';
+import { fundedAccount, lifecycle, SMALL } from '../support/accounts';
 import { startApp, uid, type Harness } from '../support/app';
-
-/** The value of one series in a Prometheus text exposition (0 when absent). */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number {
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-    const found = /^[^{ ]+(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!found) continue;
-    const have = Object.fromEntries([...(found[1] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
-    if (Object.entries(labels).every(([k, v]) => have[k] === v)) return Number(found[2]);
-  }
-  return 0;
-}
+import { sample } from '../support/prometheus-text';
 
 describe('/metrics: what an on-call engineer alerts on', () => {
   let h: Harness;
@@ -70,18 +59,84 @@ describe('/metrics: what an on-call engineer alerts on', () => {
     expect(after).not.toContain(runtimeId);
   });
 
+  it('counts every micro-credit flow as the wallet sees it: granted, reserved (extensions too), charged and released', async () => {
+    const accountId = await fundedAccount(h, admin, { credits: '1' });
+    const wallet = async (): Promise<{ total: string; held: string }> =>
+      (await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body as { total: string; held: string };
+    const micro = (credits: string): number => Math.round(Number(credits) * 1e6);
+    const before = await scrape();
+    const granted = await h.request('POST', `/v1/admin/accounts/${accountId}/grants`, {
+      key: admin,
+      body: { credits: '2', reason: 'metrics test' },
+      headers: { 'idempotency-key': uid('grant') },
+    });
+    expect(granted.status).toBe(201);
+    const runtimeId = uid('rt');
+    expect((await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId, ...SMALL, minutes: 10 } })).status).toBe(
+      201,
+    );
+    const extended = await h.request('POST', `/v1/reservations/${runtimeId}/extend`, {
+      key: cp,
+      body: { minutes: 20 },
+      headers: { 'idempotency-key': uid('x') },
+    });
+    expect(extended.body).toMatchObject({ minutes: 30, reserved: '0.500000' });
+    const held = await scrape();
+    const t0 = new Date(Date.now() - 600_000);
+    const events = await h.request('POST', '/v1/events', {
+      key: cp,
+      body: {
+        events: [
+          lifecycle(accountId, runtimeId, 'runtime.started', t0, 1),
+          lifecycle(accountId, runtimeId, 'runtime.terminated', new Date(t0.getTime() + 300_000), 2, { reason: 'expired' }),
+        ],
+      },
+    });
+    expect(events.status, JSON.stringify(events.body)).toBeLessThan(300);
+    const after = await scrape();
+    const settled = await wallet();
+    expect(settled.held).toBe('0.000000');
+
+    const delta = (from: string, to: string, flow: string): number =>
+      sample(to, 'dl_billing_credits_microcredits_total', { flow }) - sample(from, 'dl_billing_credits_microcredits_total', { flow });
+    expect(delta(before, held, 'granted')).toBe(2_000_000);
+    // 10 minutes at 1 credit/h, then 20 more: the extension is reserved too.
+    expect(delta(before, held, 'reserved')).toBe(500_000);
+    // What the runtime used is charged, the rest of the hold released; the wallet lost the charge.
+    const charged = delta(held, after, 'charged');
+    expect(charged).toBeGreaterThan(0);
+    expect(charged + delta(held, after, 'released')).toBe(500_000);
+    expect(micro('3') - micro(settled.total)).toBe(charged);
+  });
+
   it('records a job run: its last start and success, duration and what a reconcile found', async () => {
     const started = Date.now() / 1000;
     const run = await h.request('POST', '/v1/admin/jobs/ledger-reconcile/run', { key: admin });
     expect(run.status).toBe(200);
     expect(run.body).toMatchObject({ job: 'ledger-reconcile', ran: true, result: { problems: 0, discrepancies: [] } });
     const text = await scrape();
-    const job = { job: 'ledger-reconcile' };
+    const job = { job_name: 'ledger-reconcile' };
     expect(sample(text, 'dl_billing_job_last_start_timestamp_seconds', job)).toBeGreaterThanOrEqual(Math.floor(started) - 1);
     expect(sample(text, 'dl_billing_job_last_success_timestamp_seconds', job)).toBeGreaterThanOrEqual(Math.floor(started) - 1);
     expect(sample(text, 'dl_billing_job_last_problems', job)).toBe(0);
     expect(sample(text, 'dl_billing_job_runs_total', { ...job, result: 'succeeded' })).toBe(1);
     expect(sample(text, 'dl_billing_job_duration_seconds_count', job)).toBe(1);
+  });
+
+  it('documents every metric it exports and gives every shipped alert a runbook (docs/operations.md)', async () => {
+    const text = await scrape();
+    const docs = readFileSync('docs/operations.md', 'utf8');
+    const own = [...text.matchAll(/^# TYPE (dl_billing_\S+) /gm)]
+      .map((m) => m[1]!)
+      .filter((name) => !/^dl_billing_(process|nodejs)_/.test(name));
+    expect(own.length).toBeGreaterThan(25);
+    for (const name of own) expect(docs.includes(`\`${name}\``), `docs/operations.md lists ${name}`).toBe(true);
+    const alerts = [...readFileSync('ops/prometheus/alerts.yml', 'utf8').matchAll(/- alert: (\w+)/g)].map((m) => m[1]!);
+    expect(alerts.length).toBeGreaterThan(10);
+    for (const alert of alerts) {
+      expect(docs, `a runbook for ${alert}`).toContain(`\n### ${alert}\n`);
+      expect(readFileSync('ops/prometheus/alerts.yml', 'utf8')).toContain(`runbook: "docs/operations.md#${alert.toLowerCase()}"`);
+    }
   });
 
   it('exports every metric the shipped alert rules and dashboard use', async () => {

@@ -42,6 +42,13 @@ describe('reports from the CLI', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/usage by environment over .*reading the rollups/);
     expect(run.stderr).toContain(`written ${out}`);
+    // Its log is JSON, one object a line, each naming the command.
+    const lines = run.stderr
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.length).toBeGreaterThanOrEqual(3);
+    for (const line of lines) expect(line).toMatchObject({ level: 'info', command: 'reports usage', pid: expect.any(Number) });
     const api = await h.request(
       'GET',
       '/v1/reports/usage?from=2033-07-01T00:00:00Z&to=2033-08-01T00:00:00Z&groupBy=environment&format=csv',

@@ -3,6 +3,7 @@ import { ManualClock } from '../../src/infra/clock/clock';
 import { SeatsService } from '../../src/stripe/seats.service';
 import { fundedAccount } from '../support/accounts';
 import { startApp, uid, type Harness } from '../support/app';
+import { sample } from '../support/prometheus-text';
 import { StripeFake } from '../support/stripe-fake';
 
 const SECRET = 'whsec_test_secret';
@@ -132,6 +133,9 @@ describe('Stripe over HTTP, against the local fake', () => {
     const session = await paidTopUp(accountId);
     await deliver(fake.emit('checkout.session.completed', session));
     expect((await wallet(accountId)).total).toBe('110.000000');
+    const clawedBack = async (): Promise<number> =>
+      sample((await h.request('GET', '/metrics')).body as string, 'dl_billing_credits_microcredits_total', { flow: 'clawed_back' });
+    const clawedBefore = await clawedBack();
     const charge = { id: uid('ch'), object: 'charge', payment_intent: session.payment_intent, amount: 1000, amount_refunded: 250 };
     const partial = fake.emit('charge.refunded', charge);
     await deliver(partial);
@@ -139,6 +143,8 @@ describe('Stripe over HTTP, against the local fake', () => {
     expect((await wallet(accountId)).total).toBe('85.000000');
     await deliver(fake.emit('charge.refunded', { ...charge, amount_refunded: 1000 }));
     expect((await wallet(accountId)).total).toBe('10.000000');
+    // The 100 credits of the top-up, taken back in two claw-backs.
+    expect((await clawedBack()) - clawedBefore).toBe(100_000_000);
     await deliver(
       fake.emit('charge.dispute.created', { id: uid('dp'), object: 'dispute', payment_intent: session.payment_intent, amount: 1000 }),
     );

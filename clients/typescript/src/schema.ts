@@ -28,7 +28,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Readiness: the database answers and Kafka (if configured) is connected with no crashed consumer
+         * Readiness: 200 when the database answers; Kafka is reported in the body but does not fail it
          * @description No API key needed.
          */
         get: operations["ready"];

@@ -24,4 +24,8 @@ export class DisabledBus extends MessageBus {
   topicSizes(_topics: string[]): Promise<TopicSize[] | null> {
     return Promise.resolve(null);
   }
+
+  stopConsuming(): Promise<void> {
+    return Promise.resolve();
+  }
 }

@@ -32,6 +32,7 @@ export class KafkajsBus extends MessageBus implements OnApplicationBootstrap, On
   private producerReady = false;
   private handledChunks = 0;
   private stopping = false;
+  private consumersStopped?: Promise<void>;
 
   constructor(
     private readonly config: KafkaConfig,
@@ -97,9 +98,15 @@ export class KafkajsBus extends MessageBus implements OnApplicationBootstrap, On
     );
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** kafkajs waits for the batch in hand (its chunk is finished, its offsets committed) before leaving the group. */
+  stopConsuming(): Promise<void> {
     this.stopping = true;
-    await Promise.allSettled(this.consumers.map((c) => c.consumer.disconnect()));
+    this.consumersStopped ??= Promise.allSettled(this.consumers.map((c) => c.consumer.disconnect())).then(() => undefined);
+    return this.consumersStopped;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.stopConsuming();
     await this.producer.disconnect().catch(() => undefined);
     this.producerReady = false;
   }

@@ -62,4 +62,9 @@ export abstract class MessageBus {
   abstract consumerLag(): Promise<ConsumerLag[] | null>;
   /** The messages kept on each of these topics, read from the broker (0 for a topic not created yet); null without Kafka. */
   abstract topicSizes(topics: string[]): Promise<TopicSize[] | null>;
+  /**
+   * Shutdown: the consumers finish the batch in hand, commit its offsets and leave their groups
+   * (the database is still open). Publishing still works until the application closes.
+   */
+  abstract stopConsuming(): Promise<void>;
 }
