@@ -17,7 +17,7 @@ import { grantInBulk, type BulkGrantInput, type BulkGrantResult } from './operat
 import { increaseHoldOperation } from './operations/increase-hold';
 import { resolveOperation } from './operations/resolve-hold';
 import * as reads from './persistence/ledger-reads';
-import { LedgerRunner } from './persistence/ledger-runner';
+import { LedgerRunner, type BatchItem } from './persistence/ledger-runner';
 import { LedgerStore } from './persistence/wallet-store';
 import type {
   AdjustHoldInput,
@@ -158,12 +158,24 @@ export class LedgerService {
     return this.runner.runIn(em, adjustOperation(input));
   }
 
-  /** Creates the account's (empty) wallet if it has none; DL_BILLING_NOT_FOUND for an unknown account. */
+  /**
+   * Many operations (operations/: settlements, corrections, …) in the caller's transaction as one
+   * set-based batch: every wallet they touch, and those of `alsoLock`, locked once in account-id
+   * order and read in one round trip, the operations decided in memory in the order given (each on
+   * its wallet's state with the ones before it applied: the same decisions as one at a time), then
+   * every transaction with its audit rows written in one round trip. A refusal throws and writes
+   * nothing. Returns the answers in the order of `items`.
+   */
+  runBatch(em: EntityManager, items: readonly BatchItem[], alsoLock: readonly string[] = []): Promise<unknown[]> {
+    return this.runner.runManyIn(em, items, alsoLock);
+  }
+
   /** One grant per account for thousands of accounts (the monthly reset), set-based, in the caller's transaction. */
   grantInBulk(em: EntityManager, input: Omit<BulkGrantInput, 'notificationsTopic'>): Promise<BulkGrantResult> {
     return grantInBulk(em, this.audit, { ...input, notificationsTopic: topicsOf(this.config ?? {}).notifications });
   }
 
+  /** Creates the account's (empty) wallet if it has none; DL_BILLING_NOT_FOUND for an unknown account. */
   ensureWallet(em: EntityManager, accountId: string): Promise<void> {
     return reads.ensureWallet(em, accountId);
   }
