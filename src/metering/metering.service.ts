@@ -159,7 +159,13 @@ export class MeteringService {
     // after the others are settled and written, so that admission counts them as they now are.
     const unreserved = rebuilt.filter((r) => runsUnreserved(r.row, r.session));
     const settledFirst = rebuilt.filter((r) => !runsUnreserved(r.row, r.session));
-    await this.settle(em, settledFirst, commanded, pending, unreserved.map((r) => r.row.account_id));
+    await this.settle(
+      em,
+      settledFirst,
+      commanded,
+      pending,
+      unreserved.map((r) => r.row.account_id),
+    );
     for (const r of unreserved) {
       await this.flush(em, pending);
       await withCorrelation({ id: r.t.cause.id, kind: 'event' }, async () => {
@@ -180,7 +186,13 @@ export class MeteringService {
    * `alsoLock`), read once, and every settlement and correction written at once with its audit rows;
    * then the settlement hooks, and the runtimes' rows and rollups queued for the chunk's flush.
    */
-  private async settle(em: EntityManager, rebuilt: Rebuilt[], commanded: Set<string>, pending: Pending, alsoLock: string[] = []): Promise<void> {
+  private async settle(
+    em: EntityManager,
+    rebuilt: Rebuilt[],
+    commanded: Set<string>,
+    pending: Pending,
+    alsoLock: string[] = [],
+  ): Promise<void> {
     const now = pending.now;
     const plans = rebuilt.map((r) =>
       // What a runtime's events cause (a settlement, a correction, a flag) is audited under the event's id.

@@ -46,7 +46,11 @@ export interface SettlementPlan {
   settled: { first: boolean } | null;
 }
 
-export function planSettlement(current: RuntimeRow, session: Session, opts: { now: Date; commanded: boolean; count: number }): SettlementPlan {
+export function planSettlement(
+  current: RuntimeRow,
+  session: Session,
+  opts: { now: Date; commanded: boolean; count: number },
+): SettlementPlan {
   const { now } = opts;
   const fields: SettlementFields = {
     status: current.status,
