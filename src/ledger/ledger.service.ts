@@ -54,8 +54,9 @@ import type {
  * (SELECT … FOR UPDATE), then the grants, holds and allocations of that wallet (only the wallet's
  * lock holder writes them), then the audit chain head (always last). A caller that locks rows of its
  * own in the same transaction takes them always on the same side of the wallet (metering: its
- * runtime rows, sorted, before the wallet) or calls `lockWallet` first. Jobs that lock several
- * wallets lock them in account-id order. Idempotency keys are unique per account.
+ * runtime rows, sorted, before the wallet) or calls `lockWallet` first. Jobs and batches that lock
+ * several wallets (reservations, metering's `runBatch`) lock them in account-id order, in one
+ * statement. Idempotency keys are unique per account.
  */
 @Injectable()
 export class LedgerService {
