@@ -20,7 +20,9 @@ const HOUR = 3_600_000;
 
 type Op = { t: 'settle'; hold: number; units: number } | { t: 'adjust'; hold: number; units: number };
 
-const grantArb = fc.record({
+type GrantSpec = { units: number; expiresInH: number | null; source: GrantSource };
+
+const grantArb: fc.Arbitrary<GrantSpec> = fc.record({
   units: fc.integer({ min: 1, max: 30 }),
   expiresInH: fc.option(fc.integer({ min: 1, max: 3 }), { nil: null }),
   source: fc.constantFrom<GrantSource>('plan_allowance', 'top_up', 'promotion'),
@@ -45,7 +47,7 @@ describe('the ledger batch in the caller transaction against one operation at a 
   afterAll(() => h.close());
 
   /** An account with the given grants and holds (units of 0.1 credit; holds that cannot be afforded are left out), some already settled. */
-  const setUp = async (grants: fc.RecordValue<typeof grantArb>[], holds: number[], settledFirst: number[]): Promise<string> => {
+  const setUp = async (grants: GrantSpec[], holds: number[], settledFirst: number[]): Promise<string> => {
     const acc = await h.account(uid('bm'));
     for (const [i, g] of grants.entries()) {
       await h.ledger.grantTx({
