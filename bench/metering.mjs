@@ -26,6 +26,7 @@ import {
   pgbenchCeiling,
   pgbenchText,
   rawConsumeRate,
+  rssMiB,
 } from './support.mjs';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 200_000);
@@ -223,6 +224,11 @@ const appliedAll = (async () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 })();
+// CPU of the service and of its database's backends over the events phase (from just before the
+// messages are sent to the poll that found them all applied), and the service's resident memory.
+const eventsCpu0 = { service: cpuMsByPid([service.pid]), postgres: await backendCpuMs(q) };
+let eventsMaxRss = rssMiB(service.pid) ?? 0;
+const rssTimer = setInterval(() => (eventsMaxRss = Math.max(eventsMaxRss, rssMiB(service.pid) ?? 0)), 100);
 const producer = kafka.producer();
 await producer.connect();
 const t0 = Date.now() - 3600_000;
@@ -264,6 +270,16 @@ const rawRate = await rawConsumeRate(kafka, topic, `bench-raw-${tag}`, EVENTS);
 // spread of received_at alone leaves out the last chunk's own transaction, which on a small run is
 // most of the work.)
 const { end: appliedAt } = await appliedAll;
+clearInterval(rssTimer);
+const eventsCpu1 = { service: cpuMsByPid([service.pid]), postgres: await backendCpuMs(q) };
+const eventsRssEnd = rssMiB(service.pid);
+// Per runtime settled (the settlement stream) or per event (the lifecycle stream).
+const eventsUnits = SETTLEMENT_STREAM ? RUNTIMES : EVENTS;
+const perUnit = (ms) => (ms === null ? '—' : (ms / eventsUnits).toFixed(3));
+const eventsCpu = {
+  service: perUnit(cpuBetween(eventsCpu0.service, eventsCpu1.service)),
+  postgres: perUnit(cpuBetween(eventsCpu0.postgres, eventsCpu1.postgres)),
+};
 const {
   rows: [span],
 } = await q.query(`SELECT extract(epoch FROM $1::timestamptz - min(received_at)) AS s FROM runtime_events`, [appliedAt]);
@@ -306,7 +322,10 @@ figure({
   name: `${SETTLEMENT_STREAM ? 'settlement-only stream (started + terminated)' : 'lifecycle events'} applied end to end from Kafka (${fmt(EVENTS)} events, ${fmt(RUNTIMES)} runtimes)`,
   value: Math.round(e2e),
   unit: 'events/s',
-  valueText: `${fmt(e2e)} events/s (${fmt(missing.length)} of the runtimes reserved just before the events: the reservation phases had not)`,
+  valueText:
+    `${fmt(e2e)} events/s; CPU per ${SETTLEMENT_STREAM ? 'runtime settled' : 'event'}: service ${eventsCpu.service} ms, ` +
+    `PostgreSQL ${eventsCpu.postgres} ms; service RSS max ${fmt(eventsMaxRss)} MiB, ${fmt(eventsRssEnd)} MiB at the end ` +
+    `(${fmt(missing.length)} of the runtimes reserved just before the events: the reservation phases had not)`,
   ceiling: Math.round(rawRate),
   ceilingText: `${fmt(rawRate)} events/s (raw kafkajs consume of the same messages)`,
   target: SETTLEMENT_STREAM ? '≥ 10,000/s' : '≥ 20,000/s',

@@ -17,7 +17,7 @@ import { grantInBulk, type BulkGrantInput, type BulkGrantResult } from './operat
 import { increaseHoldOperation } from './operations/increase-hold';
 import { resolveOperation } from './operations/resolve-hold';
 import * as reads from './persistence/ledger-reads';
-import { LedgerRunner } from './persistence/ledger-runner';
+import { LedgerRunner, type BatchItem } from './persistence/ledger-runner';
 import { LedgerStore } from './persistence/wallet-store';
 import type {
   AdjustHoldInput,
@@ -54,8 +54,9 @@ import type {
  * (SELECT … FOR UPDATE), then the grants, holds and allocations of that wallet (only the wallet's
  * lock holder writes them), then the audit chain head (always last). A caller that locks rows of its
  * own in the same transaction takes them always on the same side of the wallet (metering: its
- * runtime rows, sorted, before the wallet) or calls `lockWallet` first. Jobs that lock several
- * wallets lock them in account-id order. Idempotency keys are unique per account.
+ * runtime rows, sorted, before the wallet) or calls `lockWallet` first. Jobs and batches that lock
+ * several wallets (reservations, metering's `runBatch`) lock them in account-id order, in one
+ * statement. Idempotency keys are unique per account.
  */
 @Injectable()
 export class LedgerService {
@@ -158,12 +159,24 @@ export class LedgerService {
     return this.runner.runIn(em, adjustOperation(input));
   }
 
-  /** Creates the account's (empty) wallet if it has none; DL_BILLING_NOT_FOUND for an unknown account. */
+  /**
+   * Many operations (operations/: settlements, corrections, …) in the caller's transaction as one
+   * set-based batch: every wallet they touch, and those of `alsoLock`, locked once in account-id
+   * order and read in one round trip, the operations decided in memory in the order given (each on
+   * its wallet's state with the ones before it applied: the same decisions as one at a time), then
+   * every transaction with its audit rows written in one round trip. A refusal throws and writes
+   * nothing. Returns the answers in the order of `items`.
+   */
+  runBatch(em: EntityManager, items: readonly BatchItem[], alsoLock: readonly string[] = []): Promise<unknown[]> {
+    return this.runner.runManyIn(em, items, alsoLock);
+  }
+
   /** One grant per account for thousands of accounts (the monthly reset), set-based, in the caller's transaction. */
   grantInBulk(em: EntityManager, input: Omit<BulkGrantInput, 'notificationsTopic'>): Promise<BulkGrantResult> {
     return grantInBulk(em, this.audit, { ...input, notificationsTopic: topicsOf(this.config ?? {}).notifications });
   }
 
+  /** Creates the account's (empty) wallet if it has none; DL_BILLING_NOT_FOUND for an unknown account. */
   ensureWallet(em: EntityManager, accountId: string): Promise<void> {
     return reads.ensureWallet(em, accountId);
   }

@@ -46,7 +46,21 @@ export class LifecycleIngestService {
   async ingest(events: LifecycleEvent[], opts: { allOrNothing?: boolean } = {}): Promise<IngestResult> {
     const unique = [...new Map(events.map((e) => [e.id, e])).values()];
     if (unique.length === 0) return { accepted: 0, duplicates: events.length, refused: [] };
-    const { fresh, refused } = await inTransaction(this.ds, async (em) => {
+    // All or nothing is one transaction; otherwise one per part of a bounded number of settlements.
+    const parts = opts.allOrNothing ? [unique] : bySettlements(unique, SETTLEMENTS_PER_TRANSACTION);
+    let fresh = 0;
+    const refused: RefusedEvent[] = [];
+    for (const part of parts) {
+      const applied = await this.ingestPart(part, opts);
+      fresh += applied.fresh;
+      refused.push(...applied.refused);
+    }
+    return { accepted: fresh, duplicates: events.length - fresh - refused.length, refused };
+  }
+
+  /** One transaction: the inbox insert and the events applied. */
+  private ingestPart(unique: LifecycleEvent[], opts: { allOrNothing?: boolean }): Promise<{ fresh: number; refused: RefusedEvent[] }> {
+    return inTransaction(this.ds, async (em) => {
       const checked = await refuseForeign(em, unique);
       if (checked.refused.length > 0 && opts.allOrNothing) throw new EventsRefused(checked.refused);
       // Heartbeats carry no money and are most of the stream: not stored, deduplicated by seq (MeteringService).
@@ -58,8 +72,35 @@ export class LifecycleIngestService {
       const counted = await this.metering.apply(em, inserted, heartbeats);
       return { fresh: inserted.length + counted, refused: checked.refused };
     });
-    return { accepted: fresh, duplicates: events.length - fresh - refused.length, refused };
   }
+}
+
+/**
+ * Settlements (terminations and launch failures) per transaction of a Kafka chunk. A chunk's ledger
+ * batch holds the wallet locks it takes until it commits, and reservations of those accounts wait
+ * for them: bounded, a transaction holds them for milliseconds (its batch's two round trips and
+ * its commit), whatever the size of the chunk.
+ */
+export const SETTLEMENTS_PER_TRANSACTION = 256;
+
+/**
+ * Splits events, in their order, into parts of at most `limit` terminations and launch failures
+ * each (heartbeats and other events ride along). A runtime's events in different parts are still
+ * applied correctly: each part rebuilds its runtimes from the set of their stored events.
+ */
+export function bySettlements(events: LifecycleEvent[], limit: number): LifecycleEvent[][] {
+  const parts: LifecycleEvent[][] = [[]];
+  let settlements = 0;
+  for (const e of events) {
+    const settles = e.type === 'runtime.terminated' || e.type === 'runtime.launch_failed';
+    if (settles && settlements === limit) {
+      parts.push([]);
+      settlements = 0;
+    }
+    if (settles) settlements++;
+    parts[parts.length - 1]!.push(e);
+  }
+  return parts;
 }
 
 /**

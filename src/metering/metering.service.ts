@@ -8,19 +8,18 @@ import { BillingException } from 'src/common/errors/billing.exception';
 import { Clock } from 'src/infra/clock/clock';
 import { LedgerService } from 'src/ledger/ledger.service';
 import { topicsOf } from 'src/messaging/topics';
-import { chargeFor } from 'src/pricing/charges';
 import { validateEnvironmentRequest } from 'src/pricing/pricing';
 import { RateCard } from 'src/pricing/rate-card';
 import { addToUsageRollups, rollupDelta } from 'src/reports/usage-rollups';
 import { acknowledgeCommands, issueTerminate } from 'src/messaging/commands';
 import { buildSession, type MeteredEvent, type Session } from './core/sessions';
 import { DEFAULT_MINUTES } from 'src/reservations/dto/reservation.dto';
-import type { RuntimeStatus } from './entities/runtime.entity';
 import type { LifecycleEvent } from './lifecycle-event';
 import { ReservationsService } from 'src/reservations/reservations.service';
 import type { RuntimeRow } from './runtime-row';
 import { sessionHistory } from './session-history';
-import { SettlementHooks } from './settlement-hooks';
+import { planSettlement, type SettlementFields } from './settlement-plan';
+import { SettlementHooks, type SettledRuntime } from './settlement-hooks';
 
 /** Who, in the audit log, for what metering does on its own (reservations on the fly, terminate commands). */
 const METERING_ACTOR = 'system:metering';
@@ -149,20 +148,81 @@ export class MeteringService {
     const commanded = await this.withOpenCommands(em, rebuild);
     const now = this.clock.now();
     const pending: Pending = { rows: [], deltas: [], audits: [], acknowledged: [], now };
+    const rebuilt: Rebuilt[] = [];
     for (const id of rebuild) {
       const t = touched.get(id)!;
       const row = byId.get(id) ?? (await this.insertUnreserved(em, id, t.accountId));
       const events = history.get(id) ?? [];
-      const session = buildSession(events);
-      // What the runtime's events cause (a settlement, a reservation on the fly, a command, a flag) is audited under the event's id.
-      await withCorrelation({ id: t.cause.id, kind: 'event' }, async () => {
-        this.flagContradiction(row, session, events, t, now, pending);
-        await this.applySession(em, row, session, t, now, commanded, pending);
+      rebuilt.push({ row, t, events, session: buildSession(events) });
+    }
+    // Runtimes that run without a usable reservation are reserved on the fly (or told to terminate)
+    // after the others are settled and written, so that admission counts them as they now are.
+    const unreserved = rebuilt.filter((r) => runsUnreserved(r.row, r.session));
+    const settledFirst = rebuilt.filter((r) => !runsUnreserved(r.row, r.session));
+    await this.settle(
+      em,
+      settledFirst,
+      commanded,
+      pending,
+      unreserved.map((r) => r.row.account_id),
+    );
+    for (const r of unreserved) {
+      await this.flush(em, pending);
+      await withCorrelation({ id: r.t.cause.id, kind: 'event' }, async () => {
+        if (!r.row.hold_id) r.current = await this.reserveOnTheFly(em, r.row, r.t, now);
+        else await this.terminateUnreserved(em, r.row, now);
+        if ((await this.withOpenCommands(em, [r.row.runtime_id])).size > 0) commanded.add(r.row.runtime_id);
       });
+      await this.settle(em, [r], commanded, pending);
     }
     await this.flush(em, pending);
     if (pending.audits.length > 0) await this.audit.recordMany(em, pending.audits);
     return counted;
+  }
+
+  /**
+   * Settles rebuilt runtimes as one ledger batch: each one's session decided in memory
+   * (planSettlement), every wallet involved locked once in account-id order (with those of
+   * `alsoLock`), read once, and every settlement and correction written at once with its audit rows;
+   * then the settlement hooks, and the runtimes' rows and rollups queued for the chunk's flush.
+   */
+  private async settle(
+    em: EntityManager,
+    rebuilt: Rebuilt[],
+    commanded: Set<string>,
+    pending: Pending,
+    alsoLock: string[] = [],
+  ): Promise<void> {
+    const now = pending.now;
+    const plans = rebuilt.map((r) =>
+      // What a runtime's events cause (a settlement, a correction, a flag) is audited under the event's id.
+      withCorrelation({ id: r.t.cause.id, kind: 'event' }, () => {
+        this.flagContradiction(r.row, r.session, r.events, r.t, now, pending);
+        const current = r.current ?? r.row;
+        return planSettlement(current, r.session, { now, commanded: commanded.has(current.runtime_id), count: r.t.count });
+      }),
+    );
+    const steps = plans.flatMap((p) => (p.ledger ? [{ step: p.ledger, fields: p.fields }] : []));
+    // A hook may write to the ledger: its wallet is locked with the others, in the same order.
+    const hooked = rebuilt.map((r, i) => {
+      const settled = plans[i]!.settled && settledOf(r, plans[i]!.settled!.first);
+      return settled && this.settlementHooks.wanted(settled) ? settled : null;
+    });
+    const hookedAccounts = hooked.flatMap((h) => (h ? [h.accountId] : []));
+    const answers = await this.ledger.runBatch(
+      em,
+      steps.map((s) => s.step),
+      [...alsoLock, ...hookedAccounts],
+    );
+    steps.forEach(({ step, fields }, i) => step.apply(answers[i], fields));
+    for (const [i, r] of rebuilt.entries()) {
+      const plan = plans[i]!;
+      if (plan.acknowledges) pending.acknowledged.push(r.row.runtime_id);
+      // Paused memory is metered from the same session, recorded with the settlement and corrected with it.
+      const settled = hooked[i];
+      if (settled) await withCorrelation({ id: r.t.cause.id, kind: 'event' }, () => this.settlementHooks.settled(em, settled));
+      this.record(r, plan.fields, pending);
+    }
   }
 
   /**
@@ -187,14 +247,6 @@ export class MeteringService {
       },
       at: now,
     });
-  }
-
-  /**
-   * A hold given back for a launch failure is settled at zero, so a run that turns out to have
-   * happened is charged by correcting it; one voided before that rule cannot be charged again.
-   */
-  private async chargeable(em: EntityManager, holdId: string): Promise<boolean> {
-    return (await this.ledger.hold(em, holdId))?.status === 'settled';
   }
 
   /** Which of these runtimes have a terminate command not yet acknowledged. */
@@ -279,122 +331,33 @@ export class MeteringService {
     return row!;
   }
 
-  private async applySession(
-    em: EntityManager,
-    row: RuntimeRow,
-    session: Session,
-    t: Touched,
-    now: Date,
-    commanded: Set<string>,
-    pending: Pending,
-  ): Promise<void> {
-    let current = row;
-    // Running, or sending events without ever having been reserved (a heartbeat, a pause: it runs).
-    const active = session.status === 'running' || session.status === 'paused' || (!current.hold_id && session.status === 'reserved');
-    if (active && (!current.hold_id || current.status === 'voided')) {
-      // A reservation's checks read the account's runtimes: write this chunk's rows first.
-      await this.flush(em, pending);
-      if (!current.hold_id) current = await this.reserveOnTheFly(em, current, t, now);
-      else await this.terminateUnreserved(em, current, now);
-      if ((await this.withOpenCommands(em, [current.runtime_id])).size > 0) commanded.add(current.runtime_id);
-    }
+  /** Queues a settled (or rebuilt) runtime's row and its rollup delta for the chunk's flush. */
+  private record(r: Rebuilt, fields: SettlementFields, pending: Pending): void {
+    const { row, session, t } = r;
+    const current = r.current ?? row;
     const open = session.intervals.find((i) => i.to === null);
-    const update = {
-      status: current.status,
-      charged: BigInt(current.charged),
-      released: BigInt(current.released),
-      settlement: current.settlement,
-      settledAt: current.settled_at,
-    };
-    const hold = current.hold_id;
-    const cap = BigInt(current.reserved_amount);
-    const voidedByLaunchFailure = current.status === 'voided' && current.settlement === 'launch_failed';
-    if (session.status === 'launch_failed') {
-      if (hold && current.status !== 'voided') {
-        if (current.status === 'settled') {
-          await this.ledger.adjustSettledHold(em, {
-            holdId: hold,
-            newCharge: 0n,
-            idempotencyKey: `adjust:${current.runtime_id}:launch_failed`,
-            reason: 'launch failed',
-          });
-        } else {
-          // Settled at zero, not voided: every credit goes back all the same, and a run that later
-          // events show to have happened can still be charged by a correction of this settlement.
-          await this.ledger.settleHold(em, {
-            holdId: hold,
-            amount: 0n,
-            reason: `launch failed: ${session.terminationReason ?? 'no reason given'}`,
-          });
-        }
-      }
-      Object.assign(update, { status: 'voided', charged: 0n, released: cap, settlement: 'launch_failed', settledAt: now });
-      pending.acknowledged.push(current.runtime_id);
-    } else if (session.status === 'terminated') {
-      const charge = hold ? min(cap, chargeFor(BigInt(current.rate_per_hour), session.closedMs)) : 0n;
-      if (hold && current.status !== 'settled' && current.status !== 'voided') {
-        const result = await this.ledger.settleHold(em, {
-          holdId: hold,
-          amount: charge,
-          reason: `runtime ${current.runtime_id} terminated`,
-        });
-        Object.assign(update, { charged: result.charged, released: result.released });
-      } else if (
-        hold &&
-        (current.status === 'settled' || (voidedByLaunchFailure && (await this.chargeable(em, hold)))) &&
-        charge !== update.charged
-      ) {
-        // A late event changed the history of a settled runtime: post the correction.
-        const result = await this.ledger.adjustSettledHold(em, {
-          holdId: hold,
-          newCharge: charge,
-          idempotencyKey: `adjust:${current.runtime_id}:${t.count}:${now.getTime()}:${charge}`,
-          reason: `late event for runtime ${current.runtime_id}`,
-        });
-        Object.assign(update, { charged: result.charged, released: cap - result.charged });
-      }
-      Object.assign(update, {
-        status: current.status === 'voided' && !hold ? 'voided' : 'settled',
-        settlement: 'events',
-        settledAt: update.settledAt ?? now,
-      });
-      pending.acknowledged.push(current.runtime_id);
-      // Paused memory is metered from the same session, recorded with the settlement and corrected with it.
-      await this.settlementHooks.settled(em, {
-        runtimeId: current.runtime_id,
-        accountId: current.account_id,
-        sizeClass: current.size_class,
-        rateCardVersion: current.rate_card_version,
-        terminatedAt: session.terminatedAt!,
-        pausedIntervals: session.pausedIntervals,
-        pausedMs: session.pausedMs,
-        first: current.status !== 'settled' && current.status !== 'voided',
-      });
-    } else if (current.status !== 'settled' && current.status !== 'voided') {
-      update.status = commanded.has(current.runtime_id) ? 'terminating' : (session.status as RuntimeStatus);
-    }
     // A forced settlement closed the run at its charged end: later events other than a termination
     // or a launch failure (which rebuild the charge) do not reopen it.
     const frozen =
-      update.status === 'settled' && (current.settlement ?? '').startsWith('forced_') && update.settlement === current.settlement;
+      fields.status === 'settled' && (current.settlement ?? '').startsWith('forced_') && fields.settlement === current.settlement;
     const closedMs = frozen ? Number(current.closed_ms) : session.closedMs;
     // The usage rollups move by this charge's difference, in this transaction (reports read them).
     pending.deltas.push(
-      rollupDelta(row, { ...current, status: update.status, closed_ms: closedMs, charged: update.charged, settled_at: update.settledAt }),
+      rollupDelta(row, { ...current, status: fields.status, closed_ms: closedMs, charged: fields.charged, settled_at: fields.settledAt }),
     );
     pending.rows.push({
       runtimeId: current.runtime_id,
-      status: update.status,
+      status: fields.status,
       startedAt: session.startedAt,
       closedMs,
       openSince: frozen ? null : (open?.from ?? null),
       lastSeen: maxDate(session.lastSeenAt, t.lastSeen),
       terminatedAt: frozen ? current.terminated_at : session.terminatedAt,
       terminationReason: session.terminationReason,
-      charged: update.charged,
-      released: update.released,
-      settlement: update.settlement,
-      settledAt: update.settledAt,
+      charged: fields.charged,
+      released: fields.released,
+      settlement: fields.settlement,
+      settledAt: fields.settledAt,
       count: t.count,
       heartbeats: t.heartbeats,
       heartbeatSeq: t.heartbeatSeq,
@@ -463,10 +426,35 @@ function countHeartbeats(t: Touched, highest: string | null): number {
   return t.heartbeats;
 }
 
-function min(a: bigint, b: bigint): bigint {
-  return a < b ? a : b;
-}
-
 function maxDate(a: Date | null, b: Date): Date {
   return a && a > b ? a : b;
+}
+
+/** A rebuilt runtime: its locked row (and the row once reserved on the fly), this call's events for it, its stored events and session. */
+interface Rebuilt {
+  row: RuntimeRow;
+  current?: RuntimeRow;
+  t: Touched;
+  events: MeteredEvent[];
+  session: Session;
+}
+
+/** Whether a runtime runs (or sends events) without a usable reservation: it is reserved on the fly, or told to terminate. */
+function runsUnreserved(row: RuntimeRow, session: Session): boolean {
+  const active = session.status === 'running' || session.status === 'paused' || (!row.hold_id && session.status === 'reserved');
+  return active && (!row.hold_id || row.status === 'voided');
+}
+
+function settledOf(r: Rebuilt, first: boolean): SettledRuntime {
+  const current = r.current ?? r.row;
+  return {
+    runtimeId: current.runtime_id,
+    accountId: current.account_id,
+    sizeClass: current.size_class,
+    rateCardVersion: current.rate_card_version,
+    terminatedAt: r.session.terminatedAt!,
+    pausedIntervals: r.session.pausedIntervals,
+    pausedMs: r.session.pausedMs,
+    first,
+  };
 }

@@ -13,6 +13,9 @@ import {
 
 /** Largest slice of a fetched batch handled in one database transaction. */
 const CHUNK = 2_000;
+/** What one fetch may bring, per partition and in all (kafkajs' defaults: 1 MiB and 10 MiB). */
+const FETCH_BYTES_PER_PARTITION = 1024 * 1024;
+const FETCH_BYTES = 4 * 1024 * 1024;
 
 export interface KafkajsBusOptions {
   /** Test-only: SIGKILL the process after this many handled chunks, before their offsets are resolved. */
@@ -191,7 +194,11 @@ export class KafkajsBus extends MessageBus implements OnApplicationBootstrap, On
       groupId,
       sessionTimeout: this.config.sessionTimeoutMs,
       heartbeatInterval: Math.min(3_000, Math.floor(this.config.sessionTimeoutMs / 3)),
-      maxBytesPerPartition: 4 * 1024 * 1024,
+      // One fetch's messages are in memory at once, decoded and parsed (several times their bytes):
+      // bounded so that a consumer behind its topic stays within the service's memory budget. A
+      // partition's fetch still carries several chunks of events.
+      maxBytesPerPartition: FETCH_BYTES_PER_PARTITION,
+      maxBytes: FETCH_BYTES,
       retry: { retries: 8 },
     });
     const entry = { consumer, topic: topics.join(','), state: 'starting' as 'starting' | 'running' | 'crashed' };

@@ -46,6 +46,33 @@ export class LedgerRunner {
     return [this.remember(decision.result(transactionId)), results.slice(calls.length - also.length)];
   }
 
+  /**
+   * Many operations in the caller's transaction as one set-based batch (ledger-batch.ts): every
+   * wallet they touch (and those of `alsoLock`) locked once, in account-id order, and read, in one
+   * round trip; the operations decided in memory in the order given, each on its wallet's state with
+   * the ones before it applied; every transaction and its audit rows written in one more round trip.
+   * A refusal throws (nothing of the batch is written, the caller's transaction aborts). Returns the
+   * answers in the order of `items`.
+   */
+  async runManyIn(em: EntityManager, items: readonly BatchItem[], alsoLock: readonly string[] = []): Promise<unknown[]> {
+    if (items.length === 0 && alsoLock.length === 0) return [];
+    const locks = new Map<string, LockKey[]>(alsoLock.map((a) => [a, []]));
+    for (const { accountId, op } of items) locks.set(accountId, [...(locks.get(accountId) ?? []), { ...op.lock, accountId }]);
+    const [, found] = await inOneRoundTrip(em, batchReadCalls(locks));
+    const ledger = LedgerBatch.of(found ?? [], this.audit);
+    const now = this.clock.now();
+    const answers = items.map(({ accountId, op }) => {
+      // A hold's wallet exists: an account without one has no hold (runIn answers the same).
+      if (!ledger.has(accountId)) throw BillingException.notFound(op.lock.holdId ? `Hold ${op.lock.holdId}` : `Account ${accountId}`);
+      const decided = ledger.decide(accountId, op, now);
+      if ('refused' in decided) throw decided.refused;
+      return decided.answer;
+    });
+    const calls = ledger.writeCalls();
+    if (calls.length > 0) ledger.written(await inOneRoundTrip(em, calls));
+    return answers.map((answer) => this.remember(answer()));
+  }
+
   async lockIn(em: EntityManager, op: Operation<unknown>): Promise<LockedWallet> {
     const state = await LedgerStore.lock(em, op.lock);
     if (state) return state;
@@ -186,6 +213,12 @@ export class LedgerRunner {
       }
     });
   }
+}
+
+/** An operation of a batch in the caller's transaction, on the wallet of `accountId`. */
+export interface BatchItem {
+  accountId: string;
+  op: Operation<unknown>;
 }
 
 interface Pending {
