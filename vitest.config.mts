@@ -20,7 +20,8 @@ export default defineConfig({
       {
         plugins,
         resolve,
-        test: { name: 'unit', include: ['src/**/*.spec.ts'], environment: 'node' },
+        // Some specs read every source file or build a package: 30 s, for a loaded machine.
+        test: { name: 'unit', include: ['src/**/*.spec.ts'], environment: 'node', testTimeout: 30_000 },
       },
       {
         plugins,
