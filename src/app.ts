@@ -48,14 +48,24 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
             'The request is not valid HTTP',
           );
   const body = JSON.stringify(exception.toBody());
-  if (socket.writable) {
-    socket.write(
-      `HTTP/1.1 ${exception.status} ${STATUS_CODES[exception.status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
-        `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-    );
+  if (!socket.writable) {
+    socket.destroy();
+    return;
   }
-  socket.destroy();
+  // A lingering close: the answer, then our side of the connection closed, while what the client is
+  // still sending (the rest of a 100 KB URL) is read and dropped. Closing at once with unread input
+  // resets the connection, and the client may lose the answer. At most LINGER_MS, then destroyed.
+  socket.end(
+    `HTTP/1.1 ${exception.status} ${STATUS_CODES[exception.status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+  socket.on('data', () => undefined);
+  socket.resume();
+  setTimeout(() => socket.destroy(), LINGER_MS).unref();
 }
+
+/** How long a refused connection may go on sending before it is destroyed. */
+const LINGER_MS = 2_000;
 
 function fastifyAdapter(): FastifyAdapter {
   return new FastifyAdapter({

@@ -69,15 +69,21 @@ describe('scripts/topology.sh', () => {
     );
 
     const base = `http://127.0.0.1:${port}`;
-    await expect
+    // Ready (200), or the script ended (-1): either way the poll stops, and a failure shows the log.
+    const readiness = await expect
       .poll(
         () =>
-          fetch(`${base}/health/ready`)
-            .then((r) => r.status)
-            .catch(() => 0),
+          script!.exitCode !== null
+            ? -1
+            : fetch(`${base}/health/ready`)
+                .then((r) => r.status)
+                .catch(() => 0),
         { timeout: 150_000, interval: 500 },
       )
-      .toBe(200);
+      .toSatisfy((status: number) => status === 200 || status === -1)
+      .then(() => (script!.exitCode === null ? 'ready' : `exited ${script!.exitCode}`))
+      .catch((error: Error) => error.message);
+    expect(readiness, `scripts/topology.sh's output:\n${log.slice(-4000)}`).toBe('ready');
     const ready = (await (await serviceFetch(`${base}/health/ready`)).json()) as { checks: { kafka: { ok: boolean; detail: string } } };
     expect(ready.checks.kafka).toEqual({ ok: true, detail: `connected to 127.0.0.1:${kafkaPort}` });
 
