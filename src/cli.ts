@@ -7,7 +7,7 @@ import { parseArgs as parseArgsOfNode } from 'node:util';
 import { finished } from 'node:stream/promises';
 import { z } from 'zod';
 import { ApiKeysService } from './accounts/auth/api-keys.service';
-import { scopeSchema } from './accounts/auth/scopes';
+import { scopeSchema } from 'src/common/auth/scopes';
 import { AuditService } from './audit/audit.service';
 import { CliModule } from './cli.module';
 import { AppModule } from './app.module';

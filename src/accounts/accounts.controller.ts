@@ -4,8 +4,8 @@ import { Doc } from 'src/common/http/openapi';
 import { parseOrThrow } from 'src/common/http/zod-validation.pipe';
 import { PlanCatalog } from 'src/plan-catalog/plan-catalog';
 import { AccountsService, type AccountView } from './accounts.service';
-import { Access, CurrentPrincipal } from './auth/auth.decorators';
-import type { Principal } from './auth/scopes';
+import { Access, CurrentPrincipal } from 'src/common/auth/auth.decorators';
+import type { Principal } from 'src/common/auth/scopes';
 import { accountSchema, upsertAccountSchema, type UpsertAccountDto } from './dto/account.dto';
 
 @Controller('v1/accounts')

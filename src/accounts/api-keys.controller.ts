@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, HttpCode, Param, Post } from '@nestjs/common';
 import { ZodPipe } from 'src/common/http/zod-validation.pipe';
-import { Access, CurrentPrincipal } from './auth/auth.decorators';
-import type { Principal } from './auth/scopes';
+import { Access, CurrentPrincipal } from 'src/common/auth/auth.decorators';
+import type { Principal } from 'src/common/auth/scopes';
 import { ApiKeysService, type CreatedKey } from './auth/api-keys.service';
 import { createApiKeySchema, createdKeySchema, revokedKeySchema, type CreateApiKeyDto } from './dto/api-key.dto';
 import { Doc } from 'src/common/http/openapi';

@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { AccountsService } from 'src/accounts/accounts.service';
 import { ApiKeysService } from 'src/accounts/auth/api-keys.service';
-import { Public } from 'src/accounts/auth/auth.decorators';
+import { Public } from 'src/common/auth/auth.decorators';
 import { AuditService } from 'src/audit/audit.service';
 import { BillingException } from 'src/common/errors/billing.exception';
 import { parseOrThrow } from 'src/common/http/zod-validation.pipe';

@@ -1,7 +1,7 @@
 import { Controller, createParamDecorator, type ExecutionContext, HttpCode, Param, Post } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiKeysService } from 'src/accounts/auth/api-keys.service';
-import { Public } from 'src/accounts/auth/auth.decorators';
+import { Public } from 'src/common/auth/auth.decorators';
 import { BillingException } from 'src/common/errors/billing.exception';
 import { parseOrThrow } from 'src/common/http/zod-validation.pipe';
 import { jsonLimitProblem } from 'src/common/json-limits';

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { Public } from 'src/accounts/auth/auth.decorators';
+import { Public } from 'src/common/auth/auth.decorators';
 import { ApiKeysService } from 'src/accounts/auth/api-keys.service';
 import { toBillingException } from 'src/common/errors/billing-exception.filter';
 import { Clock } from 'src/infra/clock/clock';

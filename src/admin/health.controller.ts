@@ -1,7 +1,7 @@
 import { Controller, Get, Headers, Inject, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { Public } from 'src/accounts/auth/auth.decorators';
+import { Public } from 'src/common/auth/auth.decorators';
 import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
 import { parseOrThrow } from 'src/common/http/zod-validation.pipe';
 import { Metrics } from 'src/health/metrics';

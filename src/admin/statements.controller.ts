@@ -1,7 +1,7 @@
 import { Controller, Get, Headers, Param, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { AccountsService } from 'src/accounts/accounts.service';
-import { Public } from 'src/accounts/auth/auth.decorators';
+import { Public } from 'src/common/auth/auth.decorators';
 import { BillingException } from 'src/common/errors/billing.exception';
 import { periodParam } from 'src/statements/dto/statement.dto';
 import { StatementsService } from 'src/statements/statements.service';

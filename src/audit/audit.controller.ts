@@ -1,7 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { z } from 'zod';
-import { Access } from 'src/accounts/auth/auth.decorators';
-import { ACCOUNT_ID_PATTERN } from 'src/accounts/auth/scopes';
+import { Access } from 'src/common/auth/auth.decorators';
+import { ACCOUNT_ID_PATTERN } from 'src/common/auth/scopes';
 import { instant, page, inputInstant } from 'src/common/http/api-schemas';
 import { Doc } from 'src/common/http/openapi';
 import { ZodPipe } from 'src/common/http/zod-validation.pipe';

@@ -3,7 +3,6 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { Gauge } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { poolOf } from 'src/common/database/pipelined-transaction';
-import { JobsService } from 'src/jobs/jobs.service';
 import { Metrics } from './metrics';
 
 /** A scrape waits at most this long for the database; then the gauges say the database is down. */
@@ -47,7 +46,6 @@ export class DatabaseMetrics implements OnModuleInit {
 
   constructor(
     private readonly metrics: Metrics,
-    private readonly jobs: JobsService,
     @InjectDataSource() private readonly ds: DataSource,
   ) {}
 
@@ -95,16 +93,6 @@ export class DatabaseMetrics implements OnModuleInit {
       (j) => j.problems,
     );
     perJob('dl_billing_job_failures', 'Failed runs of the job since it was first run (any instance)', (j) => Number(j.failures));
-    const jobs = this.jobs;
-    new Gauge({
-      name: 'dl_billing_job_interval_seconds',
-      help: 'How often the job is scheduled to run in this instance',
-      labelNames: ['job_name'],
-      registers,
-      collect() {
-        for (const [job, seconds] of jobs.intervals) this.set({ job_name: job }, seconds);
-      },
-    });
     const pool = (): { totalCount: number; idleCount: number; waitingCount: number } | undefined =>
       this.ds.isInitialized ? poolOf(this.ds) : undefined;
     new Gauge({

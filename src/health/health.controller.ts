@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { FastifyReply } from 'fastify';
 import { DataSource } from 'typeorm';
 import { z } from 'zod';
-import { Public } from 'src/accounts/auth/auth.decorators';
+import { Public } from 'src/common/auth/auth.decorators';
 import { Doc } from 'src/common/http/openapi';
 import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
 import { BillingException } from 'src/common/errors/billing.exception';

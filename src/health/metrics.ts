@@ -96,6 +96,12 @@ export class Metrics {
     labelNames: ['job_name', 'result'],
     registers: [this.registry],
   });
+  readonly jobInterval = new Gauge({
+    name: 'dl_billing_job_interval_seconds',
+    help: 'How often the job is scheduled to run in this instance',
+    labelNames: ['job_name'],
+    registers: [this.registry],
+  });
   readonly jobDuration = new Histogram({
     name: 'dl_billing_job_duration_seconds',
     help: 'Duration of the job runs of this instance',

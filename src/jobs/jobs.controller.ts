@@ -1,7 +1,7 @@
 import { Controller, HttpCode, Param, Post, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { Access, CurrentPrincipal } from 'src/accounts/auth/auth.decorators';
-import type { Principal } from 'src/accounts/auth/scopes';
+import { Access, CurrentPrincipal } from 'src/common/auth/auth.decorators';
+import type { Principal } from 'src/common/auth/scopes';
 import { Doc } from 'src/common/http/openapi';
 import { z } from 'zod';
 import { JOB_NAMES, jobResultSchema, JobsService, type JobResult } from './jobs.service';

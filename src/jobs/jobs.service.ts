@@ -56,9 +56,6 @@ export interface JobRunView {
 export class JobsService {
   private readonly logger = new Logger('Jobs');
   private readonly jobs = new Map<string, () => Promise<unknown>>();
-  /** How often each scheduled job is meant to run (seconds), published so one alert rule fits all jobs. */
-  readonly intervals = new Map<string, number>();
-
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     private readonly audit: AuditService,
@@ -72,7 +69,7 @@ export class JobsService {
 
   /** Says how often a scheduled job runs (dl_billing_job_interval_seconds), for the alert on late jobs. */
   scheduledEvery(name: JobName, ms: number): void {
-    this.intervals.set(name, ms / 1000);
+    this.metrics.jobInterval.set({ job_name: name }, ms / 1000);
   }
 
   /** The jobs this instance can run, by name. */

@@ -1,8 +1,8 @@
 import { Body, Controller, Headers, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import { Access, CurrentPrincipal } from 'src/accounts/auth/auth.decorators';
-import type { Principal } from 'src/accounts/auth/scopes';
+import { Access, CurrentPrincipal } from 'src/common/auth/auth.decorators';
+import type { Principal } from 'src/common/auth/scopes';
 import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
 import { BillingException } from 'src/common/errors/billing.exception';
 import { Doc } from 'src/common/http/openapi';

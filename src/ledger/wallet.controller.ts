@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import type { z } from 'zod';
-import { Access } from 'src/accounts/auth/auth.decorators';
+import { Access } from 'src/common/auth/auth.decorators';
 import { BillingException } from 'src/common/errors/billing.exception';
 import { Doc } from 'src/common/http/openapi';
 import { ZodPipe } from 'src/common/http/zod-validation.pipe';

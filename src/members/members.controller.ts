@@ -1,7 +1,7 @@
 import { Controller, Delete, Get, HttpCode, Param, Put, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { Access, CurrentPrincipal } from 'src/accounts/auth/auth.decorators';
-import { ACCOUNT_ID_PATTERN, type Principal } from 'src/accounts/auth/scopes';
+import { Access, CurrentPrincipal } from 'src/common/auth/auth.decorators';
+import { ACCOUNT_ID_PATTERN, type Principal } from 'src/common/auth/scopes';
 import { BillingException } from 'src/common/errors/billing.exception';
 import { Doc } from 'src/common/http/openapi';
 import { memberSchema, membersSchema, USER_ID } from './dto/member.dto';

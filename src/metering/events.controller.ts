@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
-import { Access } from 'src/accounts/auth/auth.decorators';
+import { Access } from 'src/common/auth/auth.decorators';
 import { BillingException, type Finding } from 'src/common/errors/billing.exception';
 import { Clock } from 'src/infra/clock/clock';
 import { Metrics } from 'src/health/metrics';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ACCOUNT_ID_PATTERN } from 'src/accounts/auth/scopes';
+import { ACCOUNT_ID_PATTERN } from 'src/common/auth/scopes';
 import type { Finding } from 'src/common/errors/billing.exception';
 import { jsonTextOf } from 'src/common/json-limits';
 import { messageValidator } from 'src/common/http/zod-validation.pipe';

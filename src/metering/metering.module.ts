@@ -5,7 +5,6 @@ import { LedgerModule } from 'src/ledger/ledger.module';
 import { PlansModule } from 'src/plans/plans.module';
 import { PricingModule } from 'src/pricing/pricing.module';
 import { ReservationsModule } from 'src/reservations/reservations.module';
-import { SpendLimitsModule } from 'src/spend-limits/spend-limits.module';
 import { EventExtensions } from './event-extensions';
 import { EventsController } from './events.controller';
 import { LifecycleConsumer } from './lifecycle-consumer';
@@ -18,7 +17,7 @@ import { SweeperService } from './sweeper.service';
 import { UsageController } from './usage.controller';
 
 @Module({
-  imports: [LedgerModule, PricingModule, SpendLimitsModule, PlansModule, ReservationsModule],
+  imports: [LedgerModule, PricingModule, PlansModule, ReservationsModule],
   controllers: [EventsController, RuntimesController, UsageController],
   providers: [
     EventExtensions,

@@ -1,6 +1,6 @@
 import { Controller, HttpCode, Param, Post } from '@nestjs/common';
-import { Access, CurrentPrincipal } from 'src/accounts/auth/auth.decorators';
-import type { Principal } from 'src/accounts/auth/scopes';
+import { Access, CurrentPrincipal } from 'src/common/auth/auth.decorators';
+import type { Principal } from 'src/common/auth/scopes';
 import { z } from 'zod';
 import { Doc } from 'src/common/http/openapi';
 import { RuntimeAdminService } from './runtime-admin.service';

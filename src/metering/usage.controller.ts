@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { z } from 'zod';
-import { Access } from 'src/accounts/auth/auth.decorators';
+import { Access } from 'src/common/auth/auth.decorators';
 import { BillingException } from 'src/common/errors/billing.exception';
 import { Doc } from 'src/common/http/openapi';
 import { parseQueryOrThrow } from 'src/common/http/zod-validation.pipe';

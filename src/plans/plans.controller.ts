@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Param, Put, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { Access, CurrentPrincipal } from 'src/accounts/auth/auth.decorators';
-import type { Principal } from 'src/accounts/auth/scopes';
+import { Access, CurrentPrincipal } from 'src/common/auth/auth.decorators';
+import type { Principal } from 'src/common/auth/scopes';
 import { Doc } from 'src/common/http/openapi';
 import { parseOrThrow } from 'src/common/http/zod-validation.pipe';
 import { planViewSchema, setPlanSchema, type SetPlanDto } from './dto/plan.dto';

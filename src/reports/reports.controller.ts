@@ -1,6 +1,6 @@
 import { Controller, Get, Headers, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { Access } from 'src/accounts/auth/auth.decorators';
+import { Access } from 'src/common/auth/auth.decorators';
 import { Doc } from 'src/common/http/openapi';
 import { Clock } from 'src/infra/clock/clock';
 import { parseReportQuery, QUERIES } from './report-query';

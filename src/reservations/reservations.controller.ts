@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { Access, CurrentPrincipal } from 'src/accounts/auth/auth.decorators';
-import { mayActOn, type Principal } from 'src/accounts/auth/scopes';
+import { Access, CurrentPrincipal } from 'src/common/auth/auth.decorators';
+import { mayActOn, type Principal } from 'src/common/auth/scopes';
 import { BillingException } from 'src/common/errors/billing.exception';
 import { Doc } from 'src/common/http/openapi';
 import { parseOrThrow } from 'src/common/http/zod-validation.pipe';

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Param, Put, Query } from '@nestjs/common';
-import { Access, CurrentPrincipal } from 'src/accounts/auth/auth.decorators';
-import type { Principal } from 'src/accounts/auth/scopes';
+import { Access, CurrentPrincipal } from 'src/common/auth/auth.decorators';
+import type { Principal } from 'src/common/auth/scopes';
 import { Doc } from 'src/common/http/openapi';
 import { parseOrThrow, ZodPipe } from 'src/common/http/zod-validation.pipe';
 import {

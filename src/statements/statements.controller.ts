@@ -1,6 +1,6 @@
 import { Controller, Get, Headers, Param, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { Access } from 'src/accounts/auth/auth.decorators';
+import { Access } from 'src/common/auth/auth.decorators';
 import { BillingException } from 'src/common/errors/billing.exception';
 import { Doc } from 'src/common/http/openapi';
 import { parseQueryOrThrow } from 'src/common/http/zod-validation.pipe';

@@ -4,9 +4,9 @@ import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
 import { BillingException } from 'src/common/errors/billing.exception';
 import { FailureLimiter } from './failure-limiter';
 import { FailureStore } from './failure-store';
-import { ACCESS_KEY, PUBLIC_KEY } from './auth.decorators';
+import { ACCESS_KEY, PUBLIC_KEY } from 'src/common/auth/auth.decorators';
 import { ApiKeysService } from './api-keys.service';
-import { isAllowed, type Principal, type Requirement } from './scopes';
+import { isAllowed, type Principal, type Requirement } from 'src/common/auth/scopes';
 
 interface AuthedRequest {
   ip?: string;

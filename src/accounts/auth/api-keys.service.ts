@@ -7,7 +7,7 @@ import { sha256Hex } from 'src/common/canonical-json';
 import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
 import { inTransaction, rows } from 'src/common/database/transaction';
 import { BillingException } from 'src/common/errors/billing.exception';
-import type { Principal } from './scopes';
+import type { Principal } from 'src/common/auth/scopes';
 
 const CACHE_TTL_MS = 5_000;
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { instant } from 'src/common/http/api-schemas';
 import { planIdField } from 'src/plan-catalog/plan-catalog';
-import { ACCOUNT_ID_PATTERN } from '../auth/scopes';
+import { ACCOUNT_ID_PATTERN } from 'src/common/auth/scopes';
 
 /** `plan` is checked against the plan catalog where the request is handled (PlanCatalog.withPlanIds). */
 export const upsertAccountSchema = z.strictObject({

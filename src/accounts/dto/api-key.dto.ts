@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { instant } from 'src/common/http/api-schemas';
-import { scopeSchema } from '../auth/scopes';
+import { scopeSchema } from 'src/common/auth/scopes';
 
 export const createApiKeySchema = z.strictObject({
   scopes: z.array(scopeSchema).min(1, 'at least one scope is required'),

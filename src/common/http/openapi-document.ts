@@ -2,8 +2,8 @@ import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig } from '@aste
 import { RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { z } from 'zod';
-import { ACCESS_KEY, PUBLIC_KEY } from 'src/accounts/auth/auth.decorators';
-import type { Requirement } from 'src/accounts/auth/scopes';
+import { ACCESS_KEY, PUBLIC_KEY } from 'src/common/auth/auth.decorators';
+import type { Requirement } from 'src/common/auth/scopes';
 import { ERROR_STATUS, type ErrorCode } from '../errors/error-codes';
 import { errorBodySchema } from './api-schemas';
 import { docEntries, type DocEntry } from './openapi';

@@ -1,4 +1,4 @@
-import { ACCOUNT_ID_PATTERN } from 'src/accounts/auth/scopes';
+import { ACCOUNT_ID_PATTERN } from 'src/common/auth/scopes';
 import { fingerprint } from 'src/common/canonical-json';
 import { BillingException } from 'src/common/errors/billing.exception';
 import { formatCredits } from 'src/common/money';

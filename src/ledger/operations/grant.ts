@@ -1,4 +1,4 @@
-import { ACCOUNT_ID_PATTERN } from 'src/accounts/auth/scopes';
+import { ACCOUNT_ID_PATTERN } from 'src/common/auth/scopes';
 import { grantFingerprint } from '../grant-rules';
 import { BillingException, type Finding } from 'src/common/errors/billing.exception';
 import { Accounts, Posting } from '../core/posting';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ACCOUNT_ID_PATTERN } from 'src/accounts/auth/scopes';
+import { ACCOUNT_ID_PATTERN } from 'src/common/auth/scopes';
 import { credits, instant } from 'src/common/http/api-schemas';
 import { environmentRequestShape } from 'src/pricing/environment';
 import { RUNTIME_STATUSES } from 'src/metering/entities/runtime.entity';

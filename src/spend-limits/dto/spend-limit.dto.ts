@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ACCOUNT_ID_PATTERN } from 'src/accounts/auth/scopes';
+import { ACCOUNT_ID_PATTERN } from 'src/common/auth/scopes';
 import { credits } from 'src/common/http/api-schemas';
 import { parseCredits } from 'src/common/money';
 
