@@ -1,6 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { messageValidator } from 'src/common/http/zod-validation.pipe';
 import { TERMINATE_REASONS } from 'src/messaging/commands';
-import { lifecycleValidator, parseLifecycleMessage, TERMINATION_REASONS } from './lifecycle-event';
+import { lifecycleEventSchema, lifecycleValidator, parseLifecycleMessage, TERMINATION_REASONS } from './lifecycle-event';
 
 const now = () => new Date('2026-12-02T10:00:00.000Z');
 const validate = lifecycleValidator(now);
@@ -73,5 +75,85 @@ describe('parseLifecycleMessage', () => {
       expect(r.reason).toMatch(reason);
       expect(r.findings.length).toBeGreaterThan(0);
     }
+  });
+});
+
+describe('lifecycleValidator', () => {
+  // The schema alone: what the validator's hand-checked common case must agree with.
+  const bySchema = messageValidator(lifecycleEventSchema(now), (e) => ({ ...e, occurredAt: new Date(e.occurredAt) }));
+  const pick = <T>(...values: T[]) => fc.constantFrom(...values);
+  /** Mostly values the schema takes, the rest at its edges or beyond them. */
+  const mostly = <T, U>(taken: T[], edges: U[]) =>
+    fc.oneof({ arbitrary: pick(...taken), weight: 5 }, { arbitrary: pick<T | U>(...taken, ...edges), weight: 1 });
+  const field = {
+    id: mostly(['evt_1', 'x'.repeat(200), 'ünïcödé id'], ['', 'x'.repeat(201), 7, null]),
+    type: mostly(
+      ['runtime.started', 'runtime.heartbeat', 'runtime.paused', 'runtime.resumed', 'runtime.terminated', 'runtime.launch_failed'],
+      ['runtime.exploded', 3],
+    ),
+    occurredAt: mostly(
+      [
+        '2026-12-02T09:00:00.000Z',
+        '2026-12-02T09:00:00Z',
+        '2026-12-02T09:00:00.123456789Z',
+        '2026-12-02T11:00:00+02:00',
+        '2026-12-02T09:00:00-00:00',
+        '2024-02-29T00:00:00Z',
+        '2000-01-01T00:00:00Z',
+        '2026-12-03T10:00:00.000Z',
+      ],
+      [
+        '2026-12-02T09:00:00.1234567890Z',
+        '2026-12-02T09:00:00+2400',
+        '2026-12-02T09:00:00+24:00',
+        '2026-12-02T09:00:00+05:60',
+        '2026-12-02T09:00Z',
+        '2026-12-02 09:00:00Z',
+        '2026-12-02T09:00:00',
+        '2026-02-29T00:00:00Z',
+        '2026-04-31T00:00:00Z',
+        '2026-13-01T00:00:00Z',
+        '2026-12-02T24:00:00Z',
+        '2026-12-02T23:60:00Z',
+        '2026-12-02T23:59:60Z',
+        '1999-12-31T23:59:59Z',
+        '2026-12-03T10:00:00.001Z',
+        '+002026-12-02T09:00:00Z',
+        '2026-12-02',
+        1796202000000,
+      ],
+    ),
+    accountId: mostly(['acc_1', 'a', 'x'.repeat(128), 'acc.1:2-3_4'], ['x'.repeat(129), 'acc 1', '-acc', '']),
+    runtimeId: mostly(['rt_1', 'rt.2'], ['', 'rt/1', 'x'.repeat(129)]),
+    seq: mostly([0, 2, Number.MAX_SAFE_INTEGER, -0], [-1, 1.5, Number.MAX_SAFE_INTEGER + 1, '2', 1e21]),
+    data: mostly(
+      [{}, { reason: 'user' }, { reason: 'x'.repeat(500) }, { extra: [1, { a: 2 }] }],
+      [{ reason: '' }, { reason: 7 }, { reason: 'x'.repeat(501) }, [], null, 'data'],
+    ),
+  };
+  const event = fc.record(field);
+  const sometimes = <T>(values: T[]) =>
+    fc.oneof({ arbitrary: fc.constant(undefined), weight: 6 }, { arbitrary: pick(...values), weight: 1 });
+  const extraKey = sometimes(['ID', 'extra', 'data2']);
+  const missing = sometimes(Object.keys(field) as (keyof typeof field)[]);
+
+  it('decides every event as the schema does, with the same event or the same findings', () => {
+    let accepted = 0;
+    fc.assert(
+      fc.property(event, extraKey, missing, (e, extra, left) => {
+        const value: Record<string, unknown> = extra === undefined ? { ...e } : { ...e, [extra]: 1 };
+        if (left !== undefined) delete value[left];
+        const decided = validate(value);
+        expect(decided).toEqual(bySchema(value));
+        if (decided.ok) accepted++;
+      }),
+      { numRuns: 8_000 },
+    );
+    // Both sides were exercised: accepted events (the hand-checked path) and refused ones.
+    expect(accepted).toBeGreaterThan(500);
+  });
+
+  it('refuses what is not an object as the schema does', () => {
+    for (const value of [null, [], 'runtime.started', 7, true]) expect(validate(value)).toEqual(bySchema(value));
   });
 });
