@@ -95,7 +95,7 @@ export function lifecycleValidator(now: () => Date): LifecycleValidator {
 const TYPES = new Set<string>(LIFECYCLE_TYPES);
 const SHAPE_KEYS = new Set(['id', 'type', 'occurredAt', 'accountId', 'runtimeId', 'seq', 'data']);
 /**
- * The common event, checked by hand: a third to a half of the schema's cost, which was most of the cost
+ * The common event, checked by hand: a third to a half of the schema's cost, which was the largest single cost
  * of a heartbeat in this process. It accepts only what the schema accepts (a subset: a plain
  * `occurredAt`, a valid calendar date and time) and gives the same event; anything else —
  * every refusal, every unusual form — is left to the schema, which names the findings. A property
