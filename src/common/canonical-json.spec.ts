@@ -76,7 +76,6 @@ describe('canonicalJson', () => {
   });
 
   it('writes array holes and undefined items as the reference does', () => {
-    // eslint-disable-next-line no-sparse-arrays
     const sparse = [1, , 3, undefined];
     expect(canonicalJson(sparse)).toBe(reference(sparse));
     expect(canonicalJson({ a: undefined, b: [undefined] })).toBe('{"b":[null]}');
