@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TERMINATE_REASONS } from 'src/messaging/commands';
-import { lifecycleValidator, parseLifecycleMessage, TERMINATION_REASONS } from './lifecycle-event';
+import { lifecycleEventSchema, lifecycleValidator, parseLifecycleMessage, plainlyValid, TERMINATION_REASONS } from './lifecycle-event';
 
 const now = () => new Date('2026-12-02T10:00:00.000Z');
 const validate = lifecycleValidator(now);
@@ -73,5 +73,65 @@ describe('parseLifecycleMessage', () => {
       expect(r.reason).toMatch(reason);
       expect(r.findings.length).toBeGreaterThan(0);
     }
+  });
+});
+
+describe('plainlyValid (the direct check of the common case)', () => {
+  const schema = lifecycleEventSchema(now);
+  const variants: unknown[] = [
+    good,
+    { ...good, data: undefined },
+    (({ data: _, ...rest }) => rest)(good),
+    { ...good, type: 'runtime.terminated', data: { reason: 'user', extra: { a: [1] } } },
+    { ...good, type: 'runtime.terminated', data: { reason: '' } },
+    { ...good, type: 'runtime.terminated', data: { reason: 'x'.repeat(501) } },
+    { ...good, type: 'runtime.launch_failed', data: {} },
+    { ...good, type: 'runtime.heartbeat', occurredAt: '2026-12-02T09:00:00+02:00' },
+    { ...good, occurredAt: '2026-12-02T09:00:00' },
+    { ...good, occurredAt: '2026-02-30T09:00:00Z' },
+    { ...good, occurredAt: '2026-12-02T24:00:00Z' },
+    { ...good, occurredAt: '1999-12-31T23:59:59Z' },
+    { ...good, occurredAt: '2026-12-04T10:00:00.001Z' },
+    { ...good, occurredAt: '2026-12-03T10:00:00.000Z' },
+    { ...good, occurredAt: 1764666000000 },
+    { ...good, id: '' },
+    { ...good, id: 'x'.repeat(200) },
+    { ...good, id: 'x'.repeat(201) },
+    { ...good, accountId: 'acc 1' },
+    { ...good, runtimeId: '_rt' },
+    { ...good, runtimeId: 'r'.repeat(129) },
+    { ...good, seq: 1.5 },
+    { ...good, seq: -1 },
+    { ...good, seq: 2 ** 53 },
+    { ...good, seq: '2' },
+    { ...good, type: 'runtime.exploded' },
+    { ...good, extra: 1 },
+    { ...good, data: [] },
+    { ...good, data: null },
+    JSON.parse(
+      '{"id":"e","type":"runtime.started","occurredAt":"2026-12-02T09:00:00Z","accountId":"a","runtimeId":"r","seq":0,"data":{"__proto__":{"x":1}}}',
+    ),
+    JSON.parse(
+      '{"__proto__":{},"id":"e","type":"runtime.started","occurredAt":"2026-12-02T09:00:00Z","accountId":"a","runtimeId":"r","seq":0}',
+    ),
+    null,
+    [],
+    'text',
+  ];
+
+  it.each(variants.map((v, i) => [i, v]))('variant %i: accepts only what the schema accepts, and gives the same event', (_i, value) => {
+    const direct = plainlyValid(value, now);
+    const parsed = schema.safeParse(value);
+    if (direct) {
+      expect(parsed.success).toBe(true);
+      expect(direct).toEqual({ ...parsed.data, occurredAt: new Date(parsed.data!.occurredAt) });
+    }
+    // Either way, the validator answers as the schema does.
+    expect(validate(value).ok).toBe(parsed.success);
+  });
+
+  it('takes the common events directly', () => {
+    expect(plainlyValid(good, now)).not.toBeNull();
+    expect(plainlyValid({ ...good, type: 'runtime.terminated', data: { reason: 'user' } }, now)).not.toBeNull();
   });
 });

@@ -85,7 +85,49 @@ export type LifecycleValidator = (value: unknown, prefix?: string) => ParseResul
  * named by its field. `now` bounds how far in the future an event may be stamped.
  */
 export function lifecycleValidator(now: () => Date): LifecycleValidator {
-  return messageValidator(lifecycleEventSchema(now), (e) => ({ ...e, occurredAt: new Date(e.occurredAt) }));
+  const schema = messageValidator(lifecycleEventSchema(now), (e) => ({ ...e, occurredAt: new Date(e.occurredAt) }));
+  // Every event of the stream goes through here: the ones that plainly pass are checked directly
+  // (the schema's own rules, a tenth of its cost); anything else goes to the schema, for its findings.
+  return (value, prefix) => {
+    const event = plainlyValid(value, now);
+    return event ? { ok: true, event } : schema(value, prefix);
+  };
+}
+
+/** The schema's date-time pattern (z.iso.datetime with an offset). */
+const DATE_TIME = z.regexes.datetime({ offset: true });
+const TYPES: ReadonlySet<string> = new Set(LIFECYCLE_TYPES);
+const KEYS: ReadonlySet<string> = new Set(['id', 'type', 'occurredAt', 'accountId', 'runtimeId', 'seq', 'data']);
+
+/**
+ * The event `value` stands for when it passes every rule of lifecycleEventSchema, checked
+ * directly; null when it does not or may not (the schema then decides and names the findings).
+ * It never accepts what the schema refuses, and gives what the schema's parse gives.
+ */
+export function plainlyValid(value: unknown, now: () => Date): LifecycleEvent | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  const v = value as Record<string, unknown>;
+  for (const key of Object.keys(v)) if (!KEYS.has(key)) return null;
+  const { id, type, occurredAt, accountId, runtimeId, seq, data } = v;
+  if (typeof id !== 'string' || id.length < 1 || id.length > 200) return null;
+  if (typeof type !== 'string' || !TYPES.has(type)) return null;
+  if (typeof occurredAt !== 'string' || !DATE_TIME.test(occurredAt)) return null;
+  const at = Date.parse(occurredAt);
+  if (!(at >= EARLIEST && at <= now().getTime() + FUTURE_TOLERANCE_MS)) return null;
+  if (typeof accountId !== 'string' || !ACCOUNT_ID_PATTERN.test(accountId)) return null;
+  if (typeof runtimeId !== 'string' || !ACCOUNT_ID_PATTERN.test(runtimeId)) return null;
+  if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0) return null;
+  let fields: Record<string, unknown> = {};
+  if (data !== undefined) {
+    if (typeof data !== 'object' || data === null || Array.isArray(data) || Object.getPrototypeOf(data) !== Object.prototype) return null;
+    if (Object.prototype.hasOwnProperty.call(data, '__proto__')) return null;
+    fields = { ...(data as Record<string, unknown>) };
+  }
+  if (type === 'runtime.terminated' || type === 'runtime.launch_failed') {
+    const reason = fields.reason;
+    if (typeof reason !== 'string' || reason.length === 0 || reason.length > MAX_REASON_LENGTH) return null;
+  }
+  return { id, type: type as LifecycleType, occurredAt: new Date(occurredAt), accountId, runtimeId, seq, data: fields };
 }
 
 /** A lifecycle event is a few hundred bytes; a message far larger is not one. */
