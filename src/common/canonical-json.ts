@@ -17,12 +17,29 @@ export function canonicalJson(value: unknown): string {
     case 'string':
       return JSON.stringify(value);
     case 'object': {
-      if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v ?? null)).join(',')}]`;
+      // Written by concatenation, without the intermediate arrays of entries: every ledger write's
+      // fingerprint and every audit row's record goes through here.
+      if (Array.isArray(value)) {
+        let out = '[';
+        for (let i = 0; i < value.length; i++) {
+          if (i > 0) out += ',';
+          // A hole is written as nothing (what mapping and joining the array wrote).
+          if (i in value) out += canonicalJson((value[i] as unknown) ?? null);
+        }
+        return out + ']';
+      }
       if (value instanceof Date) return JSON.stringify(value.toISOString());
-      const entries = Object.entries(value as Record<string, unknown>)
-        .filter(([, v]) => v !== undefined)
-        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-      return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+      const object = value as Record<string, unknown>;
+      // The default sort compares UTF-16 code units, as RFC 8785 orders keys.
+      const keys = Object.keys(object).sort();
+      let out = '{';
+      for (const key of keys) {
+        const v = object[key];
+        if (v === undefined) continue;
+        if (out.length > 1) out += ',';
+        out += JSON.stringify(key) + ':' + canonicalJson(v);
+      }
+      return out + '}';
     }
     default:
       throw new TypeError(`cannot canonicalize a ${typeof value}`);

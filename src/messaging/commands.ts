@@ -3,6 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { z } from 'zod';
 import type { AuditService } from 'src/audit/audit.service';
 import { instant } from 'src/common/http/api-schemas';
+import type { Call, PreparedStatement } from 'src/common/database/pipelined-transaction';
 import { enqueue } from './outbox';
 
 export const TERMINATE_REASONS = ['reservation_expired', 'spend_limit', 'account_suspended', 'admin', 'unreserved', 'unreachable'] as const;
@@ -88,8 +89,26 @@ export async function issueTerminate(em: EntityManager, issuer: CommandIssuer, t
 /** A runtime's `runtime.terminated` acknowledges every command still open for it. */
 export async function acknowledgeCommands(em: EntityManager, runtimeIds: string[], now: Date): Promise<void> {
   if (runtimeIds.length === 0) return;
-  await em.query(`UPDATE runtime_commands SET acknowledged_at = $2 WHERE runtime_id = ANY($1) AND acknowledged_at IS NULL`, [
-    runtimeIds,
-    now.toISOString(),
-  ]);
+  const call = acknowledgeCommandsCall(runtimeIds, now);
+  await em.query(call.statement.text, call.values);
+}
+
+const ACKNOWLEDGE_STATEMENT: PreparedStatement = {
+  name: 'commands_acknowledge_v1',
+  text: `UPDATE runtime_commands SET acknowledged_at = $2 WHERE runtime_id = ANY($1::text[]) AND acknowledged_at IS NULL`,
+};
+
+/** acknowledgeCommands' statement, for a caller that sends it with others in one round trip. */
+export function acknowledgeCommandsCall(runtimeIds: string[], now: Date): Call {
+  return { statement: ACKNOWLEDGE_STATEMENT, values: [runtimeIds, now.toISOString()] };
+}
+
+const OPEN_COMMANDS_STATEMENT: PreparedStatement = {
+  name: 'commands_open_v1',
+  text: `SELECT DISTINCT runtime_id FROM runtime_commands WHERE runtime_id = ANY($1::text[]) AND acknowledged_at IS NULL`,
+};
+
+/** Which of these runtimes have a terminate command not yet acknowledged: rows of `runtime_id`. */
+export function openCommandsCall(runtimeIds: string[]): Call {
+  return { statement: OPEN_COMMANDS_STATEMENT, values: [runtimeIds] };
 }

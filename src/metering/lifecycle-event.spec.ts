@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { messageValidator } from 'src/common/http/zod-validation.pipe';
 import { TERMINATE_REASONS } from 'src/messaging/commands';
-import { lifecycleEventSchema, lifecycleValidator, parseLifecycleMessage, TERMINATION_REASONS } from './lifecycle-event';
+import { lifecycleEventSchema, lifecycleValidator, parseLifecycleMessage, plainlyValid, TERMINATION_REASONS } from './lifecycle-event';
 
 const now = () => new Date('2026-12-02T10:00:00.000Z');
 const validate = lifecycleValidator(now);
@@ -79,7 +79,7 @@ describe('parseLifecycleMessage', () => {
 });
 
 describe('lifecycleValidator', () => {
-  // The schema alone: what the validator's hand-checked common case must agree with.
+  // The schema alone: what the validator's direct check of the common case must agree with.
   const bySchema = messageValidator(lifecycleEventSchema(now), (e) => ({ ...e, occurredAt: new Date(e.occurredAt) }));
   const pick = <T>(...values: T[]) => fc.constantFrom(...values);
   /** Mostly values the schema takes, the rest at its edges or beyond them. */
@@ -149,11 +149,71 @@ describe('lifecycleValidator', () => {
       }),
       { numRuns: 8_000 },
     );
-    // Both sides were exercised: accepted events (the hand-checked path) and refused ones.
+    // Both sides were exercised: accepted events (the direct check) and refused ones.
     expect(accepted).toBeGreaterThan(500);
   });
 
   it('refuses what is not an object as the schema does', () => {
     for (const value of [null, [], 'runtime.started', 7, true]) expect(validate(value)).toEqual(bySchema(value));
+  });
+});
+
+describe('plainlyValid (the direct check of the common case)', () => {
+  const schema = lifecycleEventSchema(now);
+  const variants: unknown[] = [
+    good,
+    { ...good, data: undefined },
+    (({ data: _, ...rest }) => rest)(good),
+    { ...good, type: 'runtime.terminated', data: { reason: 'user', extra: { a: [1] } } },
+    { ...good, type: 'runtime.terminated', data: { reason: '' } },
+    { ...good, type: 'runtime.terminated', data: { reason: 'x'.repeat(501) } },
+    { ...good, type: 'runtime.launch_failed', data: {} },
+    { ...good, type: 'runtime.heartbeat', occurredAt: '2026-12-02T09:00:00+02:00' },
+    { ...good, occurredAt: '2026-12-02T09:00:00' },
+    { ...good, occurredAt: '2026-02-30T09:00:00Z' },
+    { ...good, occurredAt: '2026-12-02T24:00:00Z' },
+    { ...good, occurredAt: '1999-12-31T23:59:59Z' },
+    { ...good, occurredAt: '2026-12-04T10:00:00.001Z' },
+    { ...good, occurredAt: '2026-12-03T10:00:00.000Z' },
+    { ...good, occurredAt: 1764666000000 },
+    { ...good, id: '' },
+    { ...good, id: 'x'.repeat(200) },
+    { ...good, id: 'x'.repeat(201) },
+    { ...good, accountId: 'acc 1' },
+    { ...good, runtimeId: '_rt' },
+    { ...good, runtimeId: 'r'.repeat(129) },
+    { ...good, seq: 1.5 },
+    { ...good, seq: -1 },
+    { ...good, seq: 2 ** 53 },
+    { ...good, seq: '2' },
+    { ...good, type: 'runtime.exploded' },
+    { ...good, extra: 1 },
+    { ...good, data: [] },
+    { ...good, data: null },
+    JSON.parse(
+      '{"id":"e","type":"runtime.started","occurredAt":"2026-12-02T09:00:00Z","accountId":"a","runtimeId":"r","seq":0,"data":{"__proto__":{"x":1}}}',
+    ),
+    JSON.parse(
+      '{"__proto__":{},"id":"e","type":"runtime.started","occurredAt":"2026-12-02T09:00:00Z","accountId":"a","runtimeId":"r","seq":0}',
+    ),
+    null,
+    [],
+    'text',
+  ];
+
+  it.each(variants.map((v, i) => [i, v]))('variant %i: accepts only what the schema accepts, and gives the same event', (_i, value) => {
+    const direct = plainlyValid(value, now);
+    const parsed = schema.safeParse(value);
+    if (direct) {
+      expect(parsed.success).toBe(true);
+      expect(direct).toEqual({ ...parsed.data, occurredAt: new Date(parsed.data!.occurredAt) });
+    }
+    // Either way, the validator answers as the schema does.
+    expect(validate(value).ok).toBe(parsed.success);
+  });
+
+  it('takes the common events directly', () => {
+    expect(plainlyValid(good, now)).not.toBeNull();
+    expect(plainlyValid({ ...good, type: 'runtime.terminated', data: { reason: 'user' } }, now)).not.toBeNull();
   });
 });

@@ -3,6 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { AuditService, type AuditEntry } from 'src/audit/audit.service';
 import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
 import { withCorrelation } from 'src/common/context/correlation';
+import { inOneRoundTrip, type Call, type PreparedStatement } from 'src/common/database/pipelined-transaction';
 import { rows } from 'src/common/database/transaction';
 import { BillingException } from 'src/common/errors/billing.exception';
 import { Clock } from 'src/infra/clock/clock';
@@ -10,16 +11,35 @@ import { LedgerService } from 'src/ledger/ledger.service';
 import { topicsOf } from 'src/messaging/topics';
 import { validateEnvironmentRequest } from 'src/pricing/pricing';
 import { RateCard } from 'src/pricing/rate-card';
-import { addToUsageRollups, rollupDelta } from 'src/reports/usage-rollups';
-import { acknowledgeCommands, issueTerminate } from 'src/messaging/commands';
+import { rollupDelta, usageRollupsCall } from 'src/reports/usage-rollups';
+import { acknowledgeCommandsCall, issueTerminate, openCommandsCall } from 'src/messaging/commands';
 import { buildSession, type MeteredEvent, type Session } from './core/sessions';
 import { DEFAULT_MINUTES } from 'src/reservations/dto/reservation.dto';
 import type { LifecycleEvent } from './lifecycle-event';
 import { ReservationsService } from 'src/reservations/reservations.service';
 import type { RuntimeRow } from './runtime-row';
-import { sessionHistory } from './session-history';
+import { parseSessionHistory, sessionHistoryCall } from './session-history';
 import { planSettlement, type SettlementFields } from './settlement-plan';
 import { SettlementHooks, type SettledRuntime } from './settlement-hooks';
+
+/** Locks the rebuilt runtimes' rows, in runtime-id order (the first locks of a chunk). */
+const LOCK_RUNTIMES_STATEMENT: PreparedStatement = {
+  name: 'metering_lock_runtimes_v1',
+  text: `SELECT * FROM runtimes WHERE runtime_id = ANY($1::text[]) ORDER BY runtime_id FOR UPDATE`,
+};
+
+/** Writes a chunk's rebuilt runtime rows (flush). */
+const UPDATE_RUNTIMES_STATEMENT: PreparedStatement = {
+  name: 'metering_update_runtimes_v1',
+  text: `UPDATE runtimes r SET status = u.status, started_at = u.started_at, closed_ms = u.closed_ms, open_since = u.open_since,
+         last_seen_at = GREATEST(r.last_seen_at, u.last_seen), terminated_at = u.terminated_at, termination_reason = u.reason,
+         charged = u.charged, released = u.released, settlement = u.settlement, settled_at = u.settled_at,
+         events_count = r.events_count + u.n, heartbeats = r.heartbeats + u.hb, heartbeat_seq = GREATEST(r.heartbeat_seq, u.hb_seq), updated_at = now()
+       FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::bigint[], $5::timestamptz[], $6::timestamptz[], $7::timestamptz[],
+         $8::text[], $9::bigint[], $10::bigint[], $11::text[], $12::timestamptz[], $13::int[], $14::int[], $15::bigint[])
+         AS u(id, status, started_at, closed_ms, open_since, last_seen, terminated_at, reason, charged, released, settlement, settled_at, n, hb, hb_seq)
+       WHERE r.runtime_id = u.id`,
+};
 
 /** Who, in the audit log, for what metering does on its own (reservations on the fly, terminate commands). */
 const METERING_ACTOR = 'system:metering';
@@ -138,14 +158,17 @@ export class MeteringService {
     // The others are rebuilt. Lock order: runtime rows (sorted) first, then the ledger's wallet, grants and holds.
     const rebuild = ids.filter((id) => !updated.has(id));
     if (rebuild.length === 0) return counted;
-    const locked = await rows<RuntimeRow>(em, `SELECT * FROM runtimes WHERE runtime_id = ANY($1) ORDER BY runtime_id FOR UPDATE`, [
-      rebuild,
+    // One round trip: the row locks, then (under them) the runtimes' stored events and open commands.
+    const [locked = [], found = [], open = []] = await inOneRoundTrip(em, [
+      { statement: LOCK_RUNTIMES_STATEMENT, values: [rebuild] },
+      sessionHistoryCall(rebuild),
+      openCommandsCall(rebuild),
     ]);
-    const byId = new Map(locked.map((r) => [r.runtime_id, r]));
+    const byId = new Map((locked as unknown as RuntimeRow[]).map((r) => [r.runtime_id, r]));
     for (const id of rebuild) counted += countHeartbeats(touched.get(id)!, byId.get(id)?.heartbeat_seq ?? null);
 
-    const history = await sessionHistory(em, rebuild);
-    const commanded = await this.withOpenCommands(em, rebuild);
+    const history = parseSessionHistory(found);
+    const commanded = new Set(open.map((f) => f.runtime_id as string));
     const now = this.clock.now();
     const pending: Pending = { rows: [], deltas: [], audits: [], acknowledged: [], now };
     const rebuilt: Rebuilt[] = [];
@@ -251,31 +274,30 @@ export class MeteringService {
 
   /** Which of these runtimes have a terminate command not yet acknowledged. */
   private async withOpenCommands(em: EntityManager, ids: string[]): Promise<Set<string>> {
-    const found = await rows<{ runtime_id: string }>(
-      em,
-      `SELECT DISTINCT runtime_id FROM runtime_commands WHERE runtime_id = ANY($1) AND acknowledged_at IS NULL`,
-      [ids],
-    );
-    return new Set(found.map((f) => f.runtime_id));
+    const [found = []] = await inOneRoundTrip(em, [openCommandsCall(ids)]);
+    return new Set(found.map((f) => f.runtime_id as string));
   }
 
-  /** Writes the chunk's runtime rows in one statement and moves the usage rollups by their charges. */
+  /**
+   * Writes the chunk's runtime rows in one statement, moves the usage rollups by their charges and
+   * acknowledges the commands its terminations answer: the three statements in one round trip.
+   */
   private async flush(em: EntityManager, pending: Pending): Promise<void> {
+    const calls: Call[] = [];
+    const rollups = usageRollupsCall(pending.deltas.splice(0));
+    if (rollups) calls.push(rollups);
+    const acknowledged = pending.acknowledged.splice(0);
+    if (acknowledged.length > 0) calls.push(acknowledgeCommandsCall(acknowledged, pending.now));
     const list = pending.rows.splice(0);
-    await addToUsageRollups(em, pending.deltas.splice(0));
-    await acknowledgeCommands(em, pending.acknowledged.splice(0), pending.now);
-    if (list.length === 0) return;
+    if (list.length > 0) calls.push(this.runtimesUpdateCall(list));
+    if (calls.length > 0) await inOneRoundTrip(em, calls);
+  }
+
+  private runtimesUpdateCall(list: Pending['rows']): Call {
     const iso = (d: Date | string | null): string | null => (d ? new Date(d).toISOString() : null);
-    await em.query(
-      `UPDATE runtimes r SET status = u.status, started_at = u.started_at, closed_ms = u.closed_ms, open_since = u.open_since,
-         last_seen_at = GREATEST(r.last_seen_at, u.last_seen), terminated_at = u.terminated_at, termination_reason = u.reason,
-         charged = u.charged, released = u.released, settlement = u.settlement, settled_at = u.settled_at,
-         events_count = r.events_count + u.n, heartbeats = r.heartbeats + u.hb, heartbeat_seq = GREATEST(r.heartbeat_seq, u.hb_seq), updated_at = now()
-       FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::bigint[], $5::timestamptz[], $6::timestamptz[], $7::timestamptz[],
-         $8::text[], $9::bigint[], $10::bigint[], $11::text[], $12::timestamptz[], $13::int[], $14::int[], $15::bigint[])
-         AS u(id, status, started_at, closed_ms, open_since, last_seen, terminated_at, reason, charged, released, settlement, settled_at, n, hb, hb_seq)
-       WHERE r.runtime_id = u.id`,
-      [
+    return {
+      statement: UPDATE_RUNTIMES_STATEMENT,
+      values: [
         list.map((u) => u.runtimeId),
         list.map((u) => u.status),
         list.map((u) => iso(u.startedAt)),
@@ -292,7 +314,7 @@ export class MeteringService {
         list.map((u) => u.heartbeats),
         list.map((u) => u.heartbeatSeq),
       ],
-    );
+    };
   }
 
   /**

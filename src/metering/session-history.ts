@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import type { Call, PreparedStatement } from 'src/common/database/pipelined-transaction';
 import { rows } from 'src/common/database/transaction';
 import type { MeteredEvent } from './core/sessions';
 import type { LifecycleType } from './lifecycle-event';
@@ -12,22 +13,34 @@ export type HistoryEvent = MeteredEvent & { data: Record<string, unknown> };
  * or a launch failure), as parsing timestamps and JSON of every row was most of this read's cost.
  */
 export async function sessionHistory(em: EntityManager, ids: string[]): Promise<Map<string, HistoryEvent[]>> {
-  const found = await rows<{
-    id: string;
-    runtime_id: string;
-    type: LifecycleType;
-    at_ms: number;
-    seq: string;
-    data: Record<string, unknown> | null;
-  }>(
-    em,
-    `SELECT id, runtime_id, type, (extract(epoch FROM occurred_at) * 1000)::float8 AS at_ms, seq,
+  const call = sessionHistoryCall(ids);
+  return parseSessionHistory(await rows<HistoryRow>(em, call.statement.text, call.values));
+}
+
+interface HistoryRow {
+  id: string;
+  runtime_id: string;
+  type: LifecycleType;
+  at_ms: number;
+  seq: string;
+  data: Record<string, unknown> | null;
+}
+
+const HISTORY_STATEMENT: PreparedStatement = {
+  name: 'metering_session_history_v1',
+  text: `SELECT id, runtime_id, type, (extract(epoch FROM occurred_at) * 1000)::float8 AS at_ms, seq,
        CASE WHEN type IN ('runtime.terminated', 'runtime.launch_failed') THEN data END AS data
-     FROM runtime_events WHERE runtime_id = ANY($1) AND type <> 'runtime.heartbeat'`,
-    [ids],
-  );
+     FROM runtime_events WHERE runtime_id = ANY($1::text[]) AND type <> 'runtime.heartbeat'`,
+};
+
+/** The read of sessionHistory as a prepared statement, for a caller that sends it with others (parseSessionHistory reads its rows). */
+export function sessionHistoryCall(ids: string[]): Call {
+  return { statement: HISTORY_STATEMENT, values: [ids] };
+}
+
+export function parseSessionHistory(found: unknown[]): Map<string, HistoryEvent[]> {
   const out = new Map<string, HistoryEvent[]>();
-  for (const e of found) {
+  for (const e of found as HistoryRow[]) {
     const list = out.get(e.runtime_id) ?? [];
     list.push({ id: e.id, type: e.type, occurredAt: new Date(Math.round(e.at_ms)), seq: Number(e.seq), data: e.data ?? {} });
     out.set(e.runtime_id, list);

@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import type { Call, PreparedStatement } from 'src/common/database/pipelined-transaction';
 import type { Period } from './reports.service';
 
 /** What a runtime row contributes to the usage rollups. */
@@ -116,8 +117,16 @@ const UPSERT = usageRollupsUpsert(
      AS u(account_id, hour, environment, user_id, runtimes, running_ms, credits)`,
 );
 
+const UPSERT_STATEMENT: PreparedStatement = { name: 'usage_rollups_add_v1', text: UPSERT };
+
 /** Adds deltas to every usage rollup table in the caller's transaction (one statement; rows sorted so concurrent writers lock in one order). */
 export async function addToUsageRollups(em: EntityManager, deltas: (RollupDelta | null)[]): Promise<void> {
+  const call = usageRollupsCall(deltas);
+  if (call) await em.query(call.statement.text, call.values);
+}
+
+/** addToUsageRollups' statement (null when nothing changes), for a caller that sends it with others in one round trip. */
+export function usageRollupsCall(deltas: (RollupDelta | null)[]): Call | null {
   const merged = new Map<string, RollupDelta>();
   for (const d of deltas) {
     if (!d) continue;
@@ -130,16 +139,19 @@ export async function addToUsageRollups(em: EntityManager, deltas: (RollupDelta 
     } else merged.set(key, { ...d });
   }
   const list = [...merged.values()];
-  if (list.length === 0) return;
-  await em.query(UPSERT, [
-    list.map((d) => d.accountId),
-    list.map((d) => d.hour.toISOString()),
-    list.map((d) => d.environment),
-    list.map((d) => d.userId),
-    list.map((d) => d.runtimes.toString()),
-    list.map((d) => d.runningMs.toString()),
-    list.map((d) => d.credits.toString()),
-  ]);
+  if (list.length === 0) return null;
+  return {
+    statement: UPSERT_STATEMENT,
+    values: [
+      list.map((d) => d.accountId),
+      list.map((d) => d.hour.toISOString()),
+      list.map((d) => d.environment),
+      list.map((d) => d.userId),
+      list.map((d) => d.runtimes.toString()),
+      list.map((d) => d.runningMs.toString()),
+      list.map((d) => d.credits.toString()),
+    ],
+  };
 }
 
 const DAY_MS = 86_400_000;

@@ -127,7 +127,7 @@ class BatchWrite {
   }
 
   call(): Call {
-    const json = (value: unknown): string => JSON.stringify(value, bigintAsString);
+    const json = jsonWithBigints;
     return {
       statement: WRITE_STATEMENT,
       values: [
@@ -272,6 +272,33 @@ export function parseWrite(found: unknown[], writes: readonly TransactionWrite[]
 
 export function bigintAsString(_key: string, value: unknown): unknown {
   return typeof value === 'bigint' ? value.toString() : value;
+}
+
+/**
+ * JSON.stringify(value, bigintAsString), without the replacer: the bigints are turned into strings
+ * first, so that V8 serializes the rest on its fast path (a batch of 256 settlements is thousands of
+ * values; with a replacer, serializing it was a sixth of the settlement path's CPU).
+ */
+export function jsonWithBigints(value: unknown): string {
+  return JSON.stringify(withoutBigints(value));
+}
+
+function withoutBigints(value: unknown): unknown {
+  switch (typeof value) {
+    case 'bigint':
+      return value.toString();
+    case 'object': {
+      if (value === null) return null;
+      if (Array.isArray(value)) return value.map(withoutBigints);
+      // A Date (or anything with toJSON) is written by its toJSON, as with the replacer.
+      if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return value;
+      const out: Record<string, unknown> = {};
+      for (const key of Object.keys(value)) out[key] = withoutBigints((value as Record<string, unknown>)[key]);
+      return out;
+    }
+    default:
+      return value;
+  }
 }
 
 /** Writes `writes` in the caller's transaction, in one statement; returns their transaction ids in order. */
