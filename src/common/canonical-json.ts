@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * RFC 8785 (JCS) canonical JSON for the values this service hashes: objects with keys sorted by
@@ -17,20 +17,33 @@ export function canonicalJson(value: unknown): string {
     case 'string':
       return JSON.stringify(value);
     case 'object': {
-      if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v ?? null)).join(',')}]`;
+      // String building without the intermediate arrays of entries: this runs several times per
+      // reservation (request fingerprint, hold fingerprint, audit records).
+      if (Array.isArray(value)) {
+        let out = '[';
+        for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + canonicalJson(value[i] ?? null);
+        return `${out}]`;
+      }
       if (value instanceof Date) return JSON.stringify(value.toISOString());
-      const entries = Object.entries(value as Record<string, unknown>)
-        .filter(([, v]) => v !== undefined)
-        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-      return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+      const record = value as Record<string, unknown>;
+      // The default sort compares UTF-16 code units, as JCS orders keys.
+      const keys = Object.keys(record).sort();
+      let out = '{';
+      for (const key of keys) {
+        const v = record[key];
+        if (v === undefined) continue;
+        out += `${out.length === 1 ? '' : ','}${JSON.stringify(key)}:${canonicalJson(v)}`;
+      }
+      return `${out}}`;
     }
     default:
       throw new TypeError(`cannot canonicalize a ${typeof value}`);
   }
 }
 
+/** One-shot (no Hash object per call: this runs on every request, for its key and its fingerprints). */
 export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  return hash('sha256', text, 'hex');
 }
 
 /** SHA-256 of the canonical JSON of a request: the fingerprint behind idempotency keys. */
