@@ -28,4 +28,4 @@ EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=60s CMD node -e "fetch('http://127.0.0.1:'+process.env.PORT+'/health/live').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
 # Refuses to start without DATABASE_URL, saying so (exit 2), rather than try an embedded database
 # that is not in the image. exec: node replaces the shell as PID 1, so docker stop's SIGTERM reaches it.
-CMD ["sh", "-c", "[ -n \"$DATABASE_URL\" ] || { echo 'DATABASE_URL is required: this image has no embedded PostgreSQL (see docs/operations.md)' >&2; exit 2; }; exec node --max-semi-space-size=32 dist/src/main.js"]
+CMD ["sh", "-c", "[ -n \"$DATABASE_URL\" ] || { echo 'DATABASE_URL is required: this image has no embedded PostgreSQL (see docs/operations.md)' >&2; exit 2; }; exec node --max-semi-space-size=16 --heap-growing-percent=50 dist/src/main.js"]

@@ -126,6 +126,9 @@ const bySecond = (run) => run.perSecond.map((l) => (l.sort((a, b) => a - b), `${
 // The service was just started on a new database: in its first seconds of load V8 is still
 // compiling the hot code, and the database's connections are still filling their caches. A warm-up
 // at the same rate comes first; its figures are printed beside the measured ones.
+// The service's resident memory over the reservation phases (warm-up, fixed rate, peak), every 100 ms.
+let reservationsMaxRss = rssMiB(service.pid) ?? 0;
+const reservationsRssTimer = setInterval(() => (reservationsMaxRss = Math.max(reservationsMaxRss, rssMiB(service.pid) ?? 0)), 100);
 const warmup = WARMUP_SECONDS > 0 ? await openLoop(RATE, WARMUP_SECONDS) : null;
 const fixed = await openLoop(RATE, SECONDS);
 // Second by second (by when the request was sent), on stderr: where the slow ones were.
@@ -165,6 +168,8 @@ await Promise.all(
 );
 const peak = done / ((performance.now() - peakStart) / 1000);
 const cpu1 = await cpuSample();
+clearInterval(reservationsRssTimer);
+const reservationsRssEnd = rssMiB(service.pid);
 await cpuProbe.end();
 const perReservation = (ms) => (ms === null || done === 0 ? null : Math.round((ms / done) * 100) / 100);
 const peakCpu = {
@@ -313,7 +318,8 @@ figure({
   unit: 'reservations/s',
   valueText:
     `${fmt(peak)} reservations/s${peakErrors > 0 ? ` (${peakErrors} failed)` : ''}; CPU per reservation: service ${peakCpu.serviceMs ?? '—'} ms, ` +
-    `PostgreSQL ${peakCpu.postgresMs ?? '—'} ms, load generator ${peakCpu.generatorMs ?? '—'} ms`,
+    `PostgreSQL ${peakCpu.postgresMs ?? '—'} ms, load generator ${peakCpu.generatorMs ?? '—'} ms; ` +
+    `service RSS max ${fmt(reservationsMaxRss)} MiB over the reservation phases, ${fmt(reservationsRssEnd)} MiB after them`,
   ceiling: reservationCeilingValue,
   ceilingText: pgbenchText(reservationCeiling, 'tx/s'),
   target: '≥ 2,000/s',

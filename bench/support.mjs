@@ -260,16 +260,22 @@ export function pgbenchText(c, unit) {
   return `${fmt(c.perSecond)} ${unit} (pgbench, ${c.clients} clients, ${fmt(c.wallets)} wallet${c.wallets === 1 ? '' : 's'})`;
 }
 
+/** The V8 flags the service is started with in production (package.json's start:prod, the Dockerfile). */
+export const SERVICE_FLAGS = ['--max-semi-space-size=16', '--heap-growing-percent=50'];
+
 /**
  * The service as a real process on `databaseUrl` (as `npm run start:prod` starts it), its topics
  * named after `tag`; resolves once it is ready. Returns `{service, port, base, adminKey}`.
- * BENCH_SERVICE_PROF=<dir> writes its V8 CPU profile there when it exits.
+ * BENCH_SERVICE_PROF=<dir> writes its V8 CPU profile there when it exits; BENCH_SERVICE_FLAGS
+ * replaces its V8 flags.
  */
 export async function startService({ databaseUrl, brokers, tag, pool, topic, env = {} }) {
   const port = await freePort();
   const adminKey = `bench-admin-${tag}-key-0000`;
+  // The service's V8 flags as production starts it (package.json's start:prod, the Dockerfile);
+  // BENCH_SERVICE_FLAGS (space-separated) replaces them, to compare others.
   const flags = [
-    '--max-semi-space-size=32',
+    ...(process.env.BENCH_SERVICE_FLAGS?.split(' ').filter(Boolean) ?? SERVICE_FLAGS),
     ...(process.env.BENCH_SERVICE_PROF ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.BENCH_SERVICE_PROF] : []),
   ];
   const service = spawn(process.execPath, [...flags, 'dist/src/main.js'], {

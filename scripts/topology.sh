@@ -22,7 +22,7 @@ export KAFKA_BROKERS
 # Whatever ends the script (the service failing to start, a crash) stops the broker too.
 trap 'bash scripts/kafka/kafka.sh stop' EXIT
 
-node --max-semi-space-size=32 dist/src/main.js &
+node --max-semi-space-size=16 --heap-growing-percent=50 dist/src/main.js &
 service=$!
 
 # Ctrl-C or SIGTERM: the service drains and stops first (compose's depends_on order, reversed), then

@@ -62,6 +62,9 @@ export class ReservationsService {
     opts: { abandoned?: () => boolean; actor?: string } = {},
   ): Promise<{ created: boolean; view: ReservationView }> {
     if (opts.abandoned?.()) throw abandonedLaunch(request.runtimeId);
+    // Back-pressure: past MAX_QUEUED launches waiting, the service is behind by more than its callers
+    // wait for; a request answered now costs nothing and holds no memory while it waits.
+    if (this.lanes.queued >= this.maxQueued) throw overloaded(request.runtimeId);
     const launch: PendingLaunch = {
       request,
       fingerprint: fingerprint(request),
@@ -118,6 +121,8 @@ export class ReservationsService {
   private readonly logger = new Logger('Reservations');
   /** Counters of the batches (for tests and diagnostics): launches decided in batches, and those run alone. */
   readonly stats = { batches: 0, decided: 0, alone: 0, failedBatches: 0 };
+  /** Launches that may wait in the lanes at once (MAX_QUEUED; tests lower it). */
+  maxQueued = MAX_QUEUED;
 
   /** One launch in a transaction of its own (BEGIN with its first reads). */
   private async reserveAlone(launch: ReservationLaunch): Promise<ReservationOutcome> {
@@ -271,6 +276,23 @@ interface PendingLaunch extends ReservationLaunch {
  */
 const LANES = 2;
 const MAX_BATCH = 64;
+/**
+ * Launches waiting for a batch, across the lanes, before new ones are refused (503 with
+ * `retryAfterSeconds`): about half a second of the service's peak rate. Beyond it a launch would
+ * wait longer than callers do, and every one waiting holds its request, its socket and its
+ * decision's objects: without a bound an overload grows the service's memory without limit.
+ */
+const MAX_QUEUED = 1_024;
+
+/** A launch refused because too many are waiting: nothing is reserved, and a retry may succeed. */
+function overloaded(runtimeId: string): BillingException {
+  return new BillingException(
+    'DL_BILLING_UNAVAILABLE',
+    `Too many reservations are waiting: runtime ${runtimeId} was not reserved; try again shortly`,
+    [],
+    { retryAfterSeconds: 1 },
+  );
+}
 
 /** Who reserves, in the audit log, when the caller does not say (a key's requests say `key:<id>`). */
 const RESERVATION_ACTOR = 'system:reservations';

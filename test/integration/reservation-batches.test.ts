@@ -154,4 +154,43 @@ describe('reservations decided in batches', () => {
     );
     expect((await h.request('POST', '/v1/events', { key: cp, body: ended })).status).toBe(200);
   });
+  it('refuses launches past the bound on those waiting (503, retry after 1 s), reserving nothing for them, and takes launches again once the queue drains', async () => {
+    const accountId = await fundedAccount(h, admin, { credits: '100.000000' });
+    // The lane's first batch is held until the refusals are in: one launch runs, two wait, three are refused.
+    const batches = (reservations as unknown as { batches: { inBatch: (batch: unknown[]) => Promise<unknown> } }).batches;
+    const inBatch = batches.inBatch;
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    batches.inBatch = async (batch) => {
+      await gate;
+      return inBatch.call(batches, batch);
+    };
+    const bound = reservations.maxQueued;
+    reservations.maxQueued = 2;
+    try {
+      const statuses: number[] = [];
+      const answers = Array.from({ length: 6 }, () =>
+        reserve(accountId).then((a) => {
+          statuses.push(a.status);
+          return a;
+        }),
+      );
+      while (statuses.length < 3) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(statuses).toEqual([503, 503, 503]);
+      release();
+      const all = await Promise.all(answers);
+      expect(all.map((a) => a.status).sort()).toEqual([201, 201, 201, 503, 503, 503]);
+      for (const a of all.filter((x) => x.status === 503)) {
+        expect(a.body.error).toMatchObject({ code: 'DL_BILLING_UNAVAILABLE', retryAfterSeconds: 1 });
+      }
+      // Only the three launches answered 201 hold credits.
+      expect(await wallet(accountId)).toMatchObject({ held: '3.000000', available: '97.000000' });
+    } finally {
+      release();
+      batches.inBatch = inBatch;
+      reservations.maxQueued = bound;
+    }
+    expect((await reserve(accountId)).status).toBe(201);
+    expect(await h.app.get(LedgerService).reconcile(accountId)).toEqual([]);
+  });
 });

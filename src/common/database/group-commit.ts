@@ -19,6 +19,13 @@ export class GroupCommitLanes<T> {
     this.lanes = Array.from({ length: count }, () => ({ queue: [], running: false }));
   }
 
+  /** Items waiting in every lane (not counting the batches running). */
+  get queued(): number {
+    let n = 0;
+    for (const lane of this.lanes) n += lane.queue.length;
+    return n;
+  }
+
   push(key: string, item: T): void {
     const lane = this.lanes[laneOf(key, this.lanes.length)]!;
     lane.queue.push(item);
