@@ -7,6 +7,13 @@
 // `runtimes` row (slower; the report does not read them). A scratch database is created on
 // DATABASE_URL's server and dropped after (BENCH_KEEP=1 keeps it; BENCH_REUSE=<database> answers the
 // reports again on a kept one without generating anything).
+// BENCH_FLEET=<runtimes> (e.g. 1000000) instead answers the month of a fleet of that many runtimes
+// running at once, each living BENCH_LIFETIME_MIN (30) on average: N / L sessions settled per
+// second, 1.49 billion in January for 1,000,000. Such a month fills every (account, environment,
+// user) of every day, so its rollups are generated as what they would hold, one delta per account,
+// environment, user and day (the sessions of that day summed), through the same statement: the
+// daily and monthly tables the month's reports read are those of the fleet, row for row; the hourly
+// tables get one row per day instead of up to 24 (only a period cutting days reads them).
 //
 // The sessions are generated set-based (generate_series) and added to the rollups exactly as the
 // metering adds them (same function, same statement), one chunk at a time; then the report service
@@ -19,7 +26,8 @@ const require = createRequire(import.meta.url);
 require('reflect-metadata');
 const { openDataSource } = require('../dist/src/common/database/database.module.js');
 const { dataSourceOptions } = require('../dist/src/common/database/data-source.js');
-const { ReportsService, toCsv } = require('../dist/src/reports/reports.service.js');
+const { ReportsService } = require('../dist/src/reports/reports.service.js');
+const { toCsv } = require('../dist/src/reports/to-csv.js');
 const { PlanCatalog } = require('../dist/src/plan-catalog/plan-catalog.js');
 const { USAGE_GRAINS, USAGE_ROLLUPS, usageRollupsUpsert } = require('../dist/src/reports/usage-rollups.js');
 
@@ -28,6 +36,8 @@ const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 5_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const CHUNK = Number(process.env.BENCH_CHUNK ?? 1_000_000);
 const RUNTIMES = process.env.BENCH_RUNTIMES === '1';
+const FLEET = process.env.BENCH_FLEET ? Number(process.env.BENCH_FLEET) : null;
+const LIFETIME_MIN = Number(process.env.BENCH_LIFETIME_MIN ?? 30);
 const MONTH = { from: new Date('2031-01-01T00:00:00Z'), to: new Date('2031-02-01T00:00:00Z') };
 const ENVIRONMENTS = ['python-simple', 'python-gpu', 'ai-agents', 'r-stats', 'julia', 'spark'];
 const log = (m) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${m}`);
@@ -57,7 +67,25 @@ try {
              (1 + floor(random() * 20))::bigint * 1000000 AS rate
       FROM generate_series(${lo}, ${hi}) g`;
 
-    for (let lo = 1; lo <= SESSIONS; lo += CHUNK) {
+    // A fleet's month: day by day, one delta per account, environment and user, that day's sessions
+    // summed (accounts skewed as above: account a gets a share ∝ 1/√a, like 1 + ⌊random()² × A⌋).
+    const days = Math.round((MONTH.to - MONTH.from) / 86_400_000);
+    const fleetSessions = FLEET === null ? 0 : Math.round((FLEET / (LIFETIME_MIN * 60)) * 86_400 * days);
+    const perComboDay = fleetSessions / (days * ACCOUNTS * ENVIRONMENTS.length * 4);
+    for (let day = 0; FLEET !== null && day < days; day++) {
+      const t0 = Date.now();
+      await ds.query(
+        usageRollupsUpsert(`
+          SELECT account_id, hour, environment, user_id, runtimes, runtimes * ${LIFETIME_MIN * 60_000}::bigint AS running_ms,
+                 runtimes * ${LIFETIME_MIN * 60_000}::bigint * rate / 3600000 AS credits
+          FROM (SELECT 'acc_' || a AS account_id, timestamptz '${MONTH.from.toISOString()}' + interval '1 day' * ${day} + interval '12 hours' AS hour,
+                       environment, 'user_' || u AS user_id, greatest(1, round(${perComboDay} * 0.5 / sqrt(a::float8 / ${ACCOUNTS})))::bigint AS runtimes,
+                       (1 + (a + u) % 20)::bigint * 1000000 AS rate
+                FROM generate_series(1, ${ACCOUNTS}) a, unnest(ARRAY['${ENVIRONMENTS.join("','")}']) environment, generate_series(1, 4) u) f`),
+      );
+      log(`fleet day ${day + 1}/${days} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    }
+    for (let lo = 1; FLEET === null && lo <= SESSIONS; lo += CHUNK) {
       const hi = Math.min(SESSIONS, lo + CHUNK - 1);
       const t0 = Date.now();
       // The metering's own statement (usageRollupsUpsert in usage-rollups.ts), fed a whole chunk pre-aggregated per hour.
@@ -128,7 +156,8 @@ try {
     node: process.version,
     postgres: (await ds.query('SHOW server_version'))[0].server_version,
     settings: {
-      sessions: SESSIONS,
+      sessions: FLEET === null ? SESSIONS : null,
+      fleet: FLEET === null ? null : { runtimes: FLEET, lifetimeMinutes: LIFETIME_MIN },
       accounts: ACCOUNTS,
       runs: RUNS,
       runtimesRows: RUNTIMES,
@@ -146,7 +175,10 @@ try {
   // No raw ceiling is measured for the reports: each is one query over the rollups.
   for (const [name, t] of Object.entries(timings)) {
     figure({
-      name: `report: ${name} (${SESSIONS.toLocaleString('en-US')} sessions)`,
+      name:
+        FLEET === null
+          ? `report: ${name} (${SESSIONS.toLocaleString('en-US')} sessions)`
+          : `report: ${name} (a month of a ${FLEET.toLocaleString('en-US')}-runtime fleet)`,
       value: t.medianMs,
       unit: 'ms',
       valueText: `${t.medianMs} ms median (max ${t.maxMs} ms)`,
