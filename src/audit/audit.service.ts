@@ -239,12 +239,12 @@ export class AuditService {
   }
 
   /**
-   * Appends one row to each of thousands of chains (the monthly reset) in a fixed number of
-   * statements whatever their number: recordCall's upsert looks each row's record up in its input,
-   * quadratic over thousands of rows; here the heads are advanced by a join through the input's
-   * chains (index lookups, never a scan of every head). Each row's hashed record is built by
-   * PostgreSQL (BULK_RECORD_TEXT, the same text as recordCall's canonicalJson), so no row passes
-   * through Node as an object. The chains' writers must hold their locks (an account's wallet lock
+   * Appends one row to each of thousands of chains (the monthly reset) in one statement whatever
+   * their number, reading the rows from the writer's relation (its own tables: no row leaves
+   * PostgreSQL): recordCall's upsert looks each row's record up in its input, quadratic over
+   * thousands of rows; here the heads are advanced by a join through the input's chains (index
+   * lookups, never a scan of every head). Each row's hashed record is built by PostgreSQL
+   * (BULK_RECORD_TEXT, the same text as recordCall's canonicalJson). The chains' writers must hold their locks (an account's wallet lock
    * orders its chain's writers); a concurrent first row of a chain fails the statement as a
    * serialization failure, so the transaction is retried.
    */
