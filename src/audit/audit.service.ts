@@ -6,6 +6,7 @@ import { canonicalJsonSql, jsonSql, type JsonSql } from 'src/common/canonical-js
 import { correlationId } from 'src/common/context/correlation';
 import { preparedRows } from 'src/common/database/prepared';
 import type { Call, PreparedStatement } from 'src/common/database/pipelined-transaction';
+import { withRelation, type SqlRelation } from 'src/common/database/sql-relation';
 import { rows } from 'src/common/database/transaction';
 import { Clock } from 'src/infra/clock/clock';
 import { auditHash, GENESIS_HASH, GLOBAL_CHAIN, normalizeJson, type AuditRecord } from './audit-hash';
@@ -106,50 +107,36 @@ const RECORD_STATEMENT: PreparedStatement = {
   SELECT i.ord, ins.id::text AS id, ins.chain, ins.seq::text AS seq, ins.hash FROM ins JOIN input i ON i.chain = ins.chain`,
 };
 
-/** recordBulk's statement over its input table (one row per chain). */
-const BULK_RECORD_SQL = `
-  WITH updated AS (
-    UPDATE audit_chains c SET seq = c.seq + 1, prev_hash = c.hash, hash = audit_hash(c.hash, c.seq + 1, i.record), updated_at = i.at
-    FROM audit_bulk_input i WHERE c.chain = i.chain AND c.chain = ANY(ARRAY(SELECT chain FROM audit_bulk_input))
-    RETURNING c.chain, c.seq, c.prev_hash, c.hash
-  ), inserted AS (
-    INSERT INTO audit_chains (chain, seq, prev_hash, hash, updated_at)
-    SELECT i.chain, 1, $1, audit_hash($1, 1, i.record), i.at
-    FROM audit_bulk_input i LEFT JOIN updated u ON u.chain = i.chain WHERE u.chain IS NULL
-    ORDER BY i.chain
-    ON CONFLICT (chain) DO NOTHING
-    RETURNING chain, seq, prev_hash, hash
-  ), head AS (SELECT * FROM updated UNION ALL SELECT * FROM inserted),
-  logged AS (
-    INSERT INTO audit_log (chain, seq, at, actor, action, account_id, before, after, correlation_id, prev_hash, hash)
-    SELECT i.chain, h.seq, i.at, i.actor, i.action, i.account_id, i.before, i.after, i.correlation_id, h.prev_hash, h.hash
-    FROM audit_bulk_input i JOIN head h ON h.chain = i.chain
-    RETURNING 1
-  )
-  SELECT ledger_assert((SELECT count(*) FROM logged) = (SELECT count(*) FROM audit_bulk_input), 'audit chain head written concurrently: retry') AS ok`;
-
 /**
  * One row per chain for recordBulk, with what it says already as canonical JSON text: the writer's
  * own statement builds them (common/canonical-json-sql.ts), thousands at a time.
  */
+export interface AuditBulkRow {
+  /** The account (its chain), or null for the global chain. */
+  account_id: string | null;
+  /**
+   * The canonical JSON text (RFC 8785, as canonicalJson writes normalizeJson's value) of what the
+   * row says before and after, or null. Text that is not canonical is stored, but `audit verify`
+   * reports its row.
+   */
+  before: string | null;
+  after: string | null;
+}
+
 export interface AuditBulk {
   actor: string;
   action: string;
   at: Date;
   correlationId: string | null;
-  /**
-   * A JSON array of `{accountId, before, after}`, one per chain: `before` and `after` are each the
-   * canonical JSON text (RFC 8785, as canonicalJson writes normalizeJson's value) of what the row
-   * says, or null. Text that is not canonical is stored, but `audit verify` reports its row.
-   */
-  rows: string;
+  /** The rows, one per chain, as a relation of the writer's (read in the statement that appends them). */
+  rows: SqlRelation<AuditBulkRow>;
 }
 
 /** recordBulk's input row: its chain (as prepare() chooses it), and its hashed record as prepare() writes it (canonicalJson). */
-const BULK_CHAIN = `coalesce(r."accountId", '${GLOBAL_CHAIN}')`;
+const BULK_CHAIN = `coalesce(r.account_id, '${GLOBAL_CHAIN}')`;
 const BULK_RECORD_TEXT = canonicalJsonSql(
   jsonSql.object({
-    accountId: jsonSql.text('r."accountId"'),
+    accountId: jsonSql.text('r.account_id'),
     action: jsonSql.text('$4::text'),
     actor: jsonSql.text('$3::text'),
     after: jsonSql.json('r.after'),
@@ -159,6 +146,37 @@ const BULK_RECORD_TEXT = canonicalJsonSql(
     correlationId: jsonSql.text('$5::text'),
   } satisfies Record<keyof AuditRecord, JsonSql>),
 );
+
+/**
+ * recordBulk's statement ($1 genesis hash, $2 at, $3 actor, $4 action, $5 correlation id) over the
+ * writer's rows: each row's chain and hashed record computed once (`input`), the heads advanced by a
+ * join through the input's chains (index lookups, never a scan of every head), a missing head
+ * inserted, and the rows appended.
+ */
+const bulkRecordSql = (select: string): string => `
+  WITH r AS MATERIALIZED (${select}),
+  input AS MATERIALIZED (
+    SELECT ${BULK_CHAIN} AS chain, ${BULK_RECORD_TEXT} AS record, r.account_id, r.before, r.after FROM r
+  ), updated AS (
+    UPDATE audit_chains c SET seq = c.seq + 1, prev_hash = c.hash, hash = audit_hash(c.hash, c.seq + 1, i.record), updated_at = $2::text::timestamptz
+    FROM input i WHERE c.chain = i.chain AND c.chain = ANY(ARRAY(SELECT chain FROM input))
+    RETURNING c.chain, c.seq, c.prev_hash, c.hash
+  ), inserted AS (
+    INSERT INTO audit_chains (chain, seq, prev_hash, hash, updated_at)
+    SELECT i.chain, 1, $1, audit_hash($1, 1, i.record), $2::text::timestamptz
+    FROM input i LEFT JOIN updated u ON u.chain = i.chain WHERE u.chain IS NULL
+    ORDER BY i.chain
+    ON CONFLICT (chain) DO NOTHING
+    RETURNING chain, seq, prev_hash, hash
+  ), head AS (SELECT * FROM updated UNION ALL SELECT * FROM inserted),
+  logged AS (
+    INSERT INTO audit_log (chain, seq, at, actor, action, account_id, before, after, correlation_id, prev_hash, hash)
+    SELECT i.chain, h.seq, $2::text::timestamptz, $3::text, $4::text, i.account_id, i.before::jsonb, i.after::jsonb, $5::text,
+      h.prev_hash, h.hash
+    FROM input i JOIN head h ON h.chain = i.chain
+    RETURNING 1
+  )
+  SELECT ledger_assert((SELECT count(*) FROM logged) = (SELECT count(*) FROM input), 'audit chain head written concurrently: retry') AS ok`;
 
 /**
  * Entries in rounds of one row per chain (a chain head advances once per statement), each chain's
@@ -221,37 +239,22 @@ export class AuditService {
   }
 
   /**
-   * Appends one row to each of thousands of chains (the monthly reset) in a fixed number of
-   * statements whatever their number: recordCall's upsert looks each row's record up in its input,
-   * quadratic over thousands of rows; here the heads are advanced by a join through the input's
-   * chains (index lookups, never a scan of every head). Each row's hashed record is built by
-   * PostgreSQL (BULK_RECORD_TEXT, the same text as recordCall's canonicalJson), so no row passes
-   * through Node as an object. The chains' writers must hold their locks (an account's wallet lock
+   * Appends one row to each of thousands of chains (the monthly reset) in one statement whatever
+   * their number, reading the rows from the writer's relation (its own tables: no row leaves
+   * PostgreSQL): recordCall's upsert looks each row's record up in its input, quadratic over
+   * thousands of rows; here the heads are advanced by a join through the input's chains (index
+   * lookups, never a scan of every head). Each row's hashed record is built by PostgreSQL
+   * (BULK_RECORD_TEXT, the same text as recordCall's canonicalJson). The chains' writers must hold their locks (an account's wallet lock
    * orders its chain's writers); a concurrent first row of a chain fails the statement as a
    * serialization failure, so the transaction is retried.
    */
   async recordBulk(em: EntityManager, bulk: AuditBulk): Promise<void> {
-    await em.query(`DROP TABLE IF EXISTS audit_bulk_input`);
-    await em.query(
-      `CREATE TEMP TABLE audit_bulk_input (chain text PRIMARY KEY, record text NOT NULL, at timestamptz NOT NULL, actor text NOT NULL,
-         action text NOT NULL, account_id text, before jsonb, after jsonb, correlation_id text) ON COMMIT DROP`,
+    const statement = withRelation(
+      [GENESIS_HASH, bulk.at.toISOString(), bulk.actor, bulk.action, bulk.correlationId],
+      bulk.rows,
+      bulkRecordSql,
     );
-    const [input] = await rows<{ n: number }>(
-      em,
-      `WITH ins AS (
-         INSERT INTO audit_bulk_input (chain, record, at, actor, action, account_id, before, after, correlation_id)
-         SELECT ${BULK_CHAIN}, ${BULK_RECORD_TEXT}, $2::text::timestamptz, $3::text, $4::text, r."accountId", r.before::jsonb,
-           r.after::jsonb, $5::text
-         FROM json_to_recordset($1::json) AS r("accountId" text, before text, after text)
-         RETURNING 1
-       ) SELECT count(*)::int AS n FROM ins`,
-      [bulk.rows, bulk.at.toISOString(), bulk.actor, bulk.action, bulk.correlationId],
-    );
-    if (input!.n > 0) {
-      await em.query(`ANALYZE audit_bulk_input`);
-      await em.query(BULK_RECORD_SQL, [GENESIS_HASH]);
-    }
-    await em.query(`DROP TABLE audit_bulk_input`);
+    await em.query(statement.text, statement.values);
   }
 
   /** The rows to append: each entry's record and its canonical JSON text, which the hash is computed over. */

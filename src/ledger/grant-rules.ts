@@ -134,7 +134,10 @@ export function expiryNotification(topic: string, g: DueGrant, now: Date): Outbo
   );
 }
 
-/** expiryNotification's Notification (`{type, accountId, cause, data}`) as JSON, built by PostgreSQL over a due grant's columns. */
+/**
+ * expiryNotification's Notification as a row (`type`, `account_id`, `cause`, `data`), built by
+ * PostgreSQL over a due grant's columns (messaging's NotificationRow).
+ */
 export function expiryNotificationSql(d: {
   accountId: string;
   grantId: string;
@@ -142,9 +145,9 @@ export function expiryNotificationSql(d: {
   remaining: string;
   expiresAt: string;
 }): string {
-  return `json_build_object('type', 'credits.expired', 'accountId', ${d.accountId}, 'cause', 'credits.expired:' || ${d.grantId},
-    'data', json_build_object('grantId', ${d.grantId}, 'source', ${d.source}, 'credits', ${formatCreditsSql(d.remaining)},
-      'expiredAt', ${isoSql(d.expiresAt)}))`;
+  return `'credits.expired' AS type, ${d.accountId} AS account_id, 'credits.expired:' || ${d.grantId} AS cause,
+    jsonb_build_object('grantId', ${d.grantId}, 'source', ${d.source}, 'credits', ${formatCreditsSql(d.remaining)},
+      'expiredAt', ${isoSql(d.expiresAt)}) AS data`;
 }
 
 /** What a bulk grant's `credits.granted` audit row tells of one account. */

@@ -3,6 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { z } from 'zod';
 import { instant } from 'src/common/http/api-schemas';
 import type { PreparedStatement } from 'src/common/database/pipelined-transaction';
+import { withRelation, type SqlRelation } from 'src/common/database/sql-relation';
 import { rows } from 'src/common/database/transaction';
 import type { TypedRead } from 'src/common/database/typed-read';
 import { enqueue, type OutboxEntry } from './outbox';
@@ -66,20 +67,35 @@ export function notificationMessage(topic: string, n: Notification, at: Date): O
   return { topic, key: n.accountId, payload };
 }
 
+/** A Notification as a row of a writer's relation (enqueueNotificationsFrom): `data` is its JSON. */
+export interface NotificationRow {
+  type: string;
+  account_id: string;
+  cause: string;
+  data: unknown;
+}
+
 /**
- * Enqueues notifications as notificationMessage writes them, in their order, in one statement
- * whatever their number, their ids computed by PostgreSQL (`md5`, as notificationId). `json` is a
- * JSON array of Notification (`{type, accountId, cause, data}`): a writer that builds them in its own
- * statement (the ledger's bulk grant) passes them on without making an object of each.
+ * Enqueues notifications as notificationMessage writes them, in one statement whatever their number,
+ * their ids computed by PostgreSQL (`md5`, as notificationId), in the order the relation yields them:
+ * a writer that builds them in its own tables (the ledger's bulk grant) hands them over without
+ * making JSON or an object of each.
  */
-export async function enqueueNotificationsJson(em: Pick<EntityManager, 'query'>, topic: string, at: Date, json: string): Promise<void> {
-  await em.query(
-    `INSERT INTO outbox (topic, key, payload)
-     SELECT $1::text, n."accountId",
-       jsonb_build_object('id', 'ntf_' || md5(n.cause), 'type', n.type, 'accountId', n."accountId", 'occurredAt', $2::text, 'data', n.data)
-     FROM json_to_recordset($3::json) AS n(type text, "accountId" text, cause text, data jsonb)`,
-    [topic, at.toISOString(), json],
+export async function enqueueNotificationsFrom(
+  em: Pick<EntityManager, 'query'>,
+  topic: string,
+  at: Date,
+  notifications: SqlRelation<NotificationRow>,
+): Promise<void> {
+  const statement = withRelation(
+    [topic, at.toISOString()],
+    notifications,
+    (select) => `INSERT INTO outbox (topic, key, payload)
+     SELECT $1::text, n.account_id,
+       jsonb_build_object('id', 'ntf_' || md5(n.cause), 'type', n.type, 'accountId', n.account_id, 'occurredAt', $2::text, 'data', n.data)
+     FROM (${select}) AS n`,
   );
+  await em.query(statement.text, statement.values);
 }
 
 /** Enqueues notifications (thousands at a time) as notificationMessage writes them, without a check of their causes (see notifyOnce). */
@@ -89,7 +105,12 @@ export async function enqueueNotifications(
   at: Date,
   items: readonly Notification[],
 ): Promise<void> {
-  if (items.length > 0) await enqueueNotificationsJson(em, topic, at, JSON.stringify(items));
+  if (items.length === 0) return;
+  await enqueueNotificationsFrom(em, topic, at, {
+    select: (bind) =>
+      `SELECT n.type, n."accountId" AS account_id, n.cause, n.data
+       FROM json_to_recordset(${bind(JSON.stringify(items))}::json) AS n(type text, "accountId" text, cause text, data jsonb)`,
+  });
 }
 
 /**

@@ -1,7 +1,8 @@
 import type { EntityManager } from 'typeorm';
-import type { AuditService } from 'src/audit/audit.service';
+import type { AuditBulkRow, AuditService } from 'src/audit/audit.service';
+import type { SqlRelation } from 'src/common/database/sql-relation';
 import { rows } from 'src/common/database/transaction';
-import { enqueueNotificationsJson } from 'src/messaging/notifications';
+import { enqueueNotificationsFrom, type NotificationRow } from 'src/messaging/notifications';
 import { DEFAULT_PRIORITY, type GrantSource } from '../core/types';
 import { expiryExplanationSql, expiryFingerprintSql, expiryNotificationSql, grantAuditSql, grantFingerprintSql } from '../grant-rules';
 import { lockWalletsCall } from '../persistence/ledger-batch';
@@ -72,26 +73,54 @@ const GRANT_FINGERPRINT = grantFingerprintSql({
   reference: 'NULL::text',
 });
 
-const AUDIT = grantAuditSql({
-  available: 'b.available',
-  held: 'b.held',
-  debt: 'b.debt',
-  amount: 'b.amount',
-  grantId: 'b.grant_id',
-  source: '$4::text',
-  expiresAt: '$2::timestamptz',
-  expiredCredits: 'b.expired',
-  expiredIds: `'[' || coalesce(x.ids, '') || ']'`,
-});
+/**
+ * The `credits.granted` audit rows (grantAudit's, as canonical JSON texts) of the accounts granted,
+ * read from the batch's tables by the audit's statement (AuditService.recordBulk).
+ */
+function auditRows(source: string, expiresAt: Date): SqlRelation<AuditBulkRow> {
+  return {
+    select: (bind) => {
+      const audit = grantAuditSql({
+        available: 'b.available',
+        held: 'b.held',
+        debt: 'b.debt',
+        amount: 'b.amount',
+        grantId: 'b.grant_id',
+        source: `${bind(source)}::text`,
+        expiresAt: `${bind(expiresAt)}::timestamptz`,
+        expiredCredits: 'b.expired',
+        expiredIds: `'[' || coalesce(x.ids, '') || ']'`,
+      });
+      return `SELECT b.account_id, ${audit.before} AS before, ${audit.after} AS after
+        FROM ledger_bulk_grant b
+        LEFT JOIN (SELECT account_id, string_agg(to_json(grant_id)::text, ',' ORDER BY expires_at, grant_id) AS ids
+                   FROM ledger_bulk_due WHERE remaining > 0 GROUP BY account_id) x ON x.account_id = b.account_id`;
+    },
+  };
+}
+
+/** The `credits.expired` notifications of the grants that expired with credits left, in expiry order per account. */
+const EXPIRED_NOTIFICATIONS: SqlRelation<NotificationRow> = {
+  select: () =>
+    `SELECT ${expiryNotificationSql({
+      accountId: 'd.account_id',
+      grantId: 'd.grant_id',
+      source: 'd.source',
+      remaining: 'd.remaining',
+      expiresAt: 'd.expires_at',
+    })}
+     FROM ledger_bulk_due d WHERE d.remaining > 0
+     ORDER BY d.account_id COLLATE "C", d.expires_at, d.grant_id`,
+};
 
 /**
  * Writes, in one statement: per account, the expiry transaction of each due grant with credits left
  * (expiryWrite's: key `expire:<grant>`, grant → expired) then the grant's transaction (grantOperation's
  * for a wallet without debt: issued → grant, grantFingerprint), their entries, the new grants, the due
  * grants marked expired, and each wallet once by the sum of its entries, checked at the version read
- * under its lock. It returns what the audit and the outbox are given: the `credits.granted` audit rows
- * (grantAudit's, as canonical JSON texts) and the `credits.expired` notifications, built here by
- * PostgreSQL, and the batch's sums.
+ * under its lock. It returns the batch's sums; the batch's tables stay for the audit rows
+ * (auditRows) and the `credits.expired` notifications (EXPIRED_NOTIFICATIONS), which their owners'
+ * statements read.
  */
 const WRITE_SQL = `
 WITH due AS (
@@ -136,25 +165,12 @@ WITH due AS (
 )
 SELECT ledger_assert((SELECT count(*) FROM wallet) = (SELECT count(*) FROM ledger_bulk_grant),
     'ledger write refused: a wallet is not at the version read under its lock') AS ok,
-  (SELECT json_agg(json_build_object('accountId', b.account_id, 'before', ${AUDIT.before}, 'after', ${AUDIT.after}))::text
-   FROM ledger_bulk_grant b
-   LEFT JOIN (SELECT account_id, string_agg(to_json(grant_id)::text, ',' ORDER BY expires_at, grant_id) AS ids
-              FROM ledger_bulk_due WHERE remaining > 0 GROUP BY account_id) x ON x.account_id = b.account_id) AS audit,
-  (SELECT json_agg(${expiryNotificationSql({
-    accountId: 'd.account_id',
-    grantId: 'd.grant_id',
-    source: 'd.source',
-    remaining: 'd.remaining',
-    expiresAt: 'd.expires_at',
-  })} ORDER BY d.account_id COLLATE "C", d.expires_at, d.grant_id)::text FROM due d) AS expired_notifications,
   ARRAY(SELECT account_id FROM ledger_bulk_grant ORDER BY account_id COLLATE "C") AS granted,
   (SELECT coalesce(sum(amount), 0)::text FROM ledger_bulk_grant) AS granted_micros,
   (SELECT count(*)::int FROM due) AS expired_grants,
   (SELECT coalesce(sum(remaining), 0)::text FROM due) AS expired_micros`;
 
 interface WriteRow {
-  audit: string | null;
-  expired_notifications: string | null;
   granted: string[];
   granted_micros: string;
   expired_grants: number;
@@ -170,7 +186,9 @@ interface WriteRow {
  * balances before and after, the grant and what expired. Every row, fingerprint, audit record and
  * notification is built by PostgreSQL from the SQL definitions in grant-rules.ts, each tested equal
  * to its TypeScript definition (test/integration/bulk-grant-sql.test.ts); the audit rows go through
- * AuditService.recordBulk, the notifications through messaging. Wallets in debt are left out (`inDebt`).
+ * AuditService.recordBulk, the notifications through messaging, each reading them from the batch's
+ * temporary tables in its own statement (an SqlRelation: no JSON between the owners). Wallets in
+ * debt are left out (`inDebt`).
  */
 export async function grantInBulk(em: EntityManager, audit: AuditService, input: BulkGrantInput): Promise<BulkGrantResult> {
   const result: BulkGrantResult = { granted: [], grantedMicros: 0n, expiredGrants: 0, expiredMicros: 0n, inDebt: [] };
@@ -204,8 +222,7 @@ export async function grantInBulk(em: EntityManager, audit: AuditService, input:
     input.now,
   ]);
   result.inDebt = read!.in_debt;
-  await em.query(`ANALYZE ledger_bulk_grant`);
-  await em.query(`ANALYZE ledger_bulk_due`);
+  await em.query(`ANALYZE ledger_bulk_grant, ledger_bulk_due`);
 
   const [written] = await rows<WriteRow>(em, WRITE_SQL, [
     input.now,
@@ -216,22 +233,23 @@ export async function grantInBulk(em: EntityManager, audit: AuditService, input:
     input.actor,
     input.expiresAt.toISOString(),
   ]);
-  await em.query(`DROP TABLE ledger_bulk_grant, ledger_bulk_due`);
   const w = written!;
   result.granted = w.granted;
   result.grantedMicros = BigInt(w.granted_micros);
   result.expiredGrants = w.expired_grants;
   result.expiredMicros = BigInt(w.expired_micros);
-  if (w.audit !== null) {
+  // The audit rows and the notifications are read from the batch's tables by their owners' statements: no JSON in between.
+  if (result.granted.length > 0) {
     await audit.recordBulk(em, {
       actor: input.actor,
       action: 'credits.granted',
       at: input.now,
       correlationId: input.correlationId,
-      rows: w.audit,
+      rows: auditRows(input.source, input.expiresAt),
     });
   }
-  if (w.expired_notifications !== null) await enqueueNotificationsJson(em, input.notificationsTopic, input.now, w.expired_notifications);
+  if (result.expiredGrants > 0) await enqueueNotificationsFrom(em, input.notificationsTopic, input.now, EXPIRED_NOTIFICATIONS);
+  await em.query(`DROP TABLE ledger_bulk_grant, ledger_bulk_due`);
   reportLedgerFlows(
     new Map([
       ['granted', result.grantedMicros],
