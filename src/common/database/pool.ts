@@ -32,37 +32,23 @@ export function poolOf(ds: DataSource): pg.Pool {
 }
 
 /**
- * A connection's socket (pg's documented `stream` option) that sends what is written to it in one
- * turn of the event loop in one write. In pipeline mode pg corks the socket around each query it
- * writes (Parse/Bind/Describe/Execute/Sync), so a pipelined round trip of ten statements cost ten
- * `writev` calls: the largest share of the service's CPU on the reservation path. Here the uncork
- * that would send them is held until the turn ends (process.nextTick), and the queries written
- * meanwhile leave with it. A write made uncorked (a simple-protocol query: the BEGIN that opens a
- * pipelined transaction, written just before its statements) is held the same way, so that it
- * leaves with them instead of costing a system call of its own.
+ * A connection's socket (pg's documented `stream` option) that sends the statements written to it
+ * in one turn of the event loop in one write. In pipeline mode pg corks the socket around each
+ * query it writes (Parse/Bind/Describe/Execute/Sync), so a pipelined round trip of ten statements
+ * cost ten `writev` calls: the largest share of the service's CPU on the reservation path. Here the
+ * uncork that would send them is held until the turn ends (process.nextTick), and the queries
+ * written meanwhile leave with it. Writes made uncorked (a simple-protocol query) go at once.
  */
 export class CoalescingSocket extends Socket {
   private held = false;
 
   override uncork(): void {
     if (this.writableCorked !== 1) return super.uncork();
-    this.holdUntilTurnEnds();
-  }
-
-  override write: Socket['write'] = (...args: unknown[]) => {
-    if (this.writableCorked === 0) {
-      this.cork();
-      this.holdUntilTurnEnds();
-    }
-    return (Socket.prototype.write as (...a: unknown[]) => boolean).apply(this, args);
-  };
-
-  private holdUntilTurnEnds(): void {
     if (this.held) return;
     this.held = true;
     process.nextTick(() => {
       this.held = false;
-      if (this.writableCorked > 0) super.uncork();
+      super.uncork();
     });
   }
 }
