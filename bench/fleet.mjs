@@ -29,6 +29,7 @@
 // FLEET_N=20000,40000 FLEET_SECONDS=15 FLEET_WARMUP_SECONDS=5 node bench/fleet.mjs
 import { execFile } from 'node:child_process';
 import os from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
 import { FleetLoad } from './lib/fleet-load.mjs';
@@ -66,7 +67,7 @@ console.log(
   `fleet: N = ${STEPS.map(fmt).join(', ')}; mean lifetime ${LIFETIME_MIN} min; heartbeat every 30 s; ${Math.round(PAUSE_SHARE * 100)} % of runtimes pause once; ` +
     `time compressed ${C}× (N/${C} runtimes alive, the event and launch rates of N in real time); ${WARMUP_SECONDS} s warm-up and ${SECONDS} s measured per N`,
 );
-const { brokers, tag, topic, scratch, service, call, stop } = await benchService({
+const { brokers, tag, topic, scratch, service, base, call, stop } = await benchService({
   prefix: 'fleet',
   topicPrefix: 'bench.fleet',
   pool: POOL,
@@ -124,6 +125,17 @@ async function lag() {
 
 const pct = (sorted, p) => (sorted.length === 0 ? null : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+/**
+ * Event-loop delay over the window, p99 in ms: the load generator's own (a late loop delays the
+ * answers it times) and the service's (prom-client's histogram, which each scrape of /metrics resets).
+ */
+const generatorLoop = monitorEventLoopDelay({ resolution: 10 });
+generatorLoop.enable();
+const serviceLoopP99 = async () => {
+  const text = await fetch(`${base}/metrics`).then((r) => r.text());
+  const m = /^dl_billing_nodejs_eventloop_lag_p99_seconds (\S+)$/m.exec(text);
+  return m ? Number(m[1]) * 1000 : null;
+};
 const dbSize = async () => Number((await probe.query(`SELECT pg_database_size(current_database()) AS b`)).rows[0].b);
 const results = [];
 /** The largest N sustained, every smaller N sustained too; and the largest whose events alone kept up (lag < 5 s). */
@@ -137,6 +149,8 @@ for (const n of STEPS) {
   );
   await sleep(WARMUP_SECONDS * 1000);
   load.resetWindow();
+  generatorLoop.reset();
+  await serviceLoopP99();
   const before = {
     at: performance.now(),
     service: cpuMsByPid([service.pid]),
@@ -163,6 +177,8 @@ for (const n of STEPS) {
     wall: new Date(),
   };
   const endLag = await lag();
+  const serviceLoopMs = await serviceLoopP99();
+  const generatorLoopMs = generatorLoop.percentile(99) / 1e6;
   const w = load.window();
   const seconds = (after.at - before.at) / 1000;
   const settled = Number(
@@ -193,6 +209,8 @@ for (const n of STEPS) {
     maxRss: Math.max(maxRss, rssMiB(service.pid) ?? 0),
     bytesPerRuntimeHour: (after.size - before.size) / runtimeHours,
     generatorBehindMs: w.maxBehindMs,
+    serviceLoopMs,
+    generatorLoopMs,
     load: os.loadavg()[0],
   };
   r.sustained =
@@ -203,7 +221,7 @@ for (const n of STEPS) {
       `launches ${r.launchesPerSecond.toFixed(0)}/s (offered ${r.offeredLaunches.toFixed(0)}/s, ${r.lost} lost${r.lost ? ` ${JSON.stringify(r.lostReasons)}` : ''}), reservation p50 ${r.p50?.toFixed(2)} ms p99 ${r.p99?.toFixed(2)} ms; ` +
       `events ${fmt(r.eventsPerSecond)}/s (${fmt(r.heartbeatsPerSecond)} heartbeats/s); terminated ${r.terminatedPerSecond.toFixed(0)}/s, settled ${r.settledPerSecond.toFixed(0)}/s; ` +
       `lag max ${r.maxLag.toFixed(1)} s, at the end ${r.endLag.toFixed(1)} s; CPU per runtime-hour: PostgreSQL ${r.postgresMsPerRuntimeHour.toFixed(2)} ms, service ${r.serviceMsPerRuntimeHour.toFixed(2)} ms; ` +
-      `service RSS max ${fmt(r.maxRss)} MiB; database +${fmt(r.bytesPerRuntimeHour)} bytes per runtime-hour; load generator at most ${fmt(r.generatorBehindMs)} ms behind its schedule; load average ${r.load.toFixed(1)}`,
+      `service RSS max ${fmt(r.maxRss)} MiB; database +${fmt(r.bytesPerRuntimeHour)} bytes per runtime-hour; load generator at most ${fmt(r.generatorBehindMs)} ms behind its schedule; event-loop delay p99: service ${r.serviceLoopMs?.toFixed(1) ?? '—'} ms, load generator ${r.generatorLoopMs.toFixed(1)} ms; load average ${r.load.toFixed(1)}`,
   );
   r.eventsKeptUp = r.maxLag < MAX_LAG_S;
   if (results.every((x) => x.sustained)) largest = r;

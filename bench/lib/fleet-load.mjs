@@ -7,6 +7,8 @@ const TICK_MS = 20;
 const HEARTBEAT_MS = 30_000;
 const MEAN_PAUSE_MS = 5 * 60_000;
 const ENV = { variant: 'datalayer', environment: { name: 'python', sizeClass: 'small' } };
+/** Messages per producer send: a few hundred KB, well under the broker's message.max.bytes (1 MB). */
+const SEND_SLICE = 2_000;
 
 const exponential = (mean) => -Math.log(1 - Math.random()) * mean;
 const micros = (credits) => {
@@ -256,23 +258,27 @@ export class FleetLoad {
     if (!this.#sending) void this.#flush();
   }
 
-  /** Sends what is pending as one batch (one send at a time; a failed send is retried). */
+  /** Sends what is pending, in slices of SEND_SLICE messages (one send at a time; a failed send is retried). */
   async #flush() {
     if (this.#sending) return this.#sending;
     if (this.#pending.length === 0) return;
     const batch = this.#pending.splice(0);
     this.#sends.push([this.sent + batch.length, performance.now()]);
     this.#sending = (async () => {
-      for (;;) {
-        try {
-          await this.producer.send({ topic: this.topic, messages: batch });
-          break;
-        } catch (error) {
-          console.error(`fleet: send failed (${error.message}); retrying`);
-          await new Promise((r) => setTimeout(r, 200));
+      // In slices: a backlog sent as one record batch would pass the broker's message.max.bytes.
+      for (let i = 0; i < batch.length; i += SEND_SLICE) {
+        const slice = batch.slice(i, i + SEND_SLICE);
+        for (;;) {
+          try {
+            await this.producer.send({ topic: this.topic, messages: slice });
+            break;
+          } catch (error) {
+            console.error(`fleet: send failed (${error.message}); retrying`);
+            await new Promise((r) => setTimeout(r, 200));
+          }
         }
+        this.sent += slice.length;
       }
-      this.sent += batch.length;
     })();
     try {
       await this.#sending;
