@@ -29,6 +29,7 @@ export class FleetLoad {
   #launchRate = 0;
   #nextLaunch = Infinity;
   #timer = null;
+  #launchTimer = null;
   #tick = 0;
   #inflight = new Set();
   #w = null;
@@ -71,6 +72,30 @@ export class FleetLoad {
     }
     this.#launchRate = launchesPerSecond;
     this.#nextLaunch = performance.now() + exponential(1000 / launchesPerSecond);
+    this.#armLaunches();
+  }
+
+  /**
+   * Each launch leaves at its due instant, on a timer of its own: on the 20-ms tick of the events a
+   * launch would leave up to 20 ms after it was due (10 ms on average) and in bursts, and its latency,
+   * timed from when it was due, would carry that.
+   */
+  #armLaunches() {
+    clearTimeout(this.#launchTimer);
+    if (this.#nextLaunch === Infinity) return;
+    this.#launchTimer = setTimeout(
+      () => {
+        const now = performance.now();
+        while (this.#nextLaunch <= now) {
+          const launch = this.#launch(this.#nextLaunch, true);
+          this.#inflight.add(launch);
+          void launch.finally(() => this.#inflight.delete(launch));
+          this.#nextLaunch += exponential(1000 / this.#launchRate);
+        }
+        this.#armLaunches();
+      },
+      Math.max(0, this.#nextLaunch - performance.now()),
+    );
   }
 
   resetWindow() {
@@ -107,6 +132,7 @@ export class FleetLoad {
   /** No more launches; every live runtime terminates now; resolves once everything is sent. */
   async stop() {
     this.#nextLaunch = Infinity;
+    clearTimeout(this.#launchTimer);
     await Promise.all(this.#inflight);
     const at = this.eventTimeAt(performance.now());
     for (const rt of this.#runtimes) if (rt.state !== 'dead') this.#apply({ at, rt, kind: 'term' });
@@ -248,12 +274,6 @@ export class FleetLoad {
       this.#buckets.delete(this.#tick);
       due.sort((a, b) => a.at - b.at);
       for (const item of due) this.#apply(item);
-    }
-    while (this.#nextLaunch <= now) {
-      const launch = this.#launch(this.#nextLaunch, true);
-      this.#inflight.add(launch);
-      void launch.finally(() => this.#inflight.delete(launch));
-      this.#nextLaunch += exponential(1000 / this.#launchRate);
     }
     if (!this.#sending) void this.#flush();
   }
