@@ -13,7 +13,8 @@
 // For each N of FLEET_N (increasing; the live set grows from one to the next) it warms up, measures,
 // and reports: reservation p50/p99 (open loop, after the warm-up), consumer lag (max and at the end,
 // in seconds: how long ago the oldest unconsumed message was sent), settlements/s, PostgreSQL and
-// service CPU per runtime-hour, service RSS, database bytes per runtime-hour, and whether the run was
+// service CPU per runtime-hour, service RSS, database bytes per runtime-hour, the event-loop delay p99
+// of the service and of the load generator (which times the reservations), and whether the run was
 // sustained (lag < 5 s throughout, reservation p99 ≤ 10 ms, no launch lost). It stops at the first N
 // whose events fall behind (the backlog would carry into the next); the largest sustained N is the
 // largest with every N up to it sustained. Beside it, measured in the same run:
