@@ -271,10 +271,12 @@ interface PendingLaunch extends ReservationLaunch {
 }
 
 /**
- * Concurrent batches of launches per process (each holds one connection while it runs): two keep
- * the database working while Node decides the next batch.
+ * Concurrent batches of launches per process (each holds one connection while it runs). One: on
+ * 2 cores shared with PostgreSQL, a second lane made smaller batches and more CPU for the same
+ * launches, and a longer tail (at 1,000/s alone, p50 7.0 against 10.8-11.0 ms and p99 47-73
+ * against 66-102 ms, three runs each; the same peak, 2,486 against 2,532/s; docs/benchmarks.md).
  */
-const LANES = 2;
+const LANES = 1;
 const MAX_BATCH = 64;
 /**
  * Launches waiting for a batch, across the lanes, before new ones are refused (503 with
