@@ -427,8 +427,9 @@ export async function rawConsumeRate(kafka, topic, groupId, expected) {
       last = performance.now();
     },
   });
-  // Until every message held is read, or 30 s without a new one (it then says how many it read).
-  while (count < want && (count === 0 || performance.now() - last < 30_000)) await new Promise((r) => setTimeout(r, 20));
+  // Until every message held is read, or 30 s without a new one (the first included; it then says how many it read).
+  const started = performance.now();
+  while (count < want && performance.now() - (last || started) < 30_000) await new Promise((r) => setTimeout(r, 20));
   await raw.disconnect();
   if (count < want) console.error(`raw consume of ${topic}: ${count} of ${want} messages read, then none for 30 s`);
   if (held < expected)
