@@ -75,6 +75,17 @@ describe('canonicalJson', () => {
     }
   });
 
+  it('orders the keys of objects small and large (sorted in place up to 24 keys, by the default sort past them) as the reference does', () => {
+    const next = generator(7);
+    for (const size of [0, 1, 2, 23, 24, 25, 200]) {
+      for (let round = 0; round < 20; round++) {
+        const value: Record<string, unknown> = {};
+        for (let i = 0; i < size; i++) value[`${KEYS[Math.floor(next() * KEYS.length)]!}${Math.floor(next() * 1000)}`] = i;
+        expect(canonicalJson(value)).toBe(reference(value));
+      }
+    }
+  });
+
   it('writes array holes and undefined items as the reference does', () => {
     const sparse = [1, , 3, undefined];
     expect(canonicalJson(sparse)).toBe(reference(sparse));
