@@ -127,22 +127,31 @@ async function refuseForeign(em: EntityManager, events: LifecycleEvent[]): Promi
   return { ok, refused };
 }
 
-/** Multi-row insert of events; returns those whose id was not seen before. */
+/**
+ * Multi-row insert of events, from one JSON array of rows (instants as epoch milliseconds: exact, as
+ * events carry millisecond precision); returns those whose id was not seen before. (Seven array
+ * parameters, each quoted element by element by the driver, cost more to build.)
+ */
 async function insertEvents(em: EntityManager, events: LifecycleEvent[]): Promise<LifecycleEvent[]> {
   if (events.length === 0) return [];
   const rows: { id: string }[] = await em.query(
     `INSERT INTO runtime_events (id, type, account_id, runtime_id, occurred_at, seq, data)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::bigint[], $7::jsonb[])
+     SELECT e.id, e.type, e.account_id, e.runtime_id, to_timestamp(e.at_ms / 1000), e.seq, e.data FROM json_to_recordset($1::json)
+       AS e(id text, type text, account_id text, runtime_id text, at_ms float8, seq bigint, data jsonb)
      ON CONFLICT (id) DO NOTHING
      RETURNING id`,
     [
-      events.map((e) => e.id),
-      events.map((e) => e.type),
-      events.map((e) => e.accountId),
-      events.map((e) => e.runtimeId),
-      events.map((e) => e.occurredAt.toISOString()),
-      events.map((e) => e.seq),
-      events.map((e) => JSON.stringify(e.data)),
+      JSON.stringify(
+        events.map((e) => ({
+          id: e.id,
+          type: e.type,
+          account_id: e.accountId,
+          runtime_id: e.runtimeId,
+          at_ms: e.occurredAt.getTime(),
+          seq: e.seq,
+          data: e.data,
+        })),
+      ),
     ],
   );
   const inserted = new Set(rows.map((r) => r.id));

@@ -28,16 +28,21 @@ const LOCK_RUNTIMES_STATEMENT: PreparedStatement = {
   text: `SELECT * FROM runtimes WHERE runtime_id = ANY($1::text[]) ORDER BY runtime_id FOR UPDATE`,
 };
 
-/** Writes a chunk's rebuilt runtime rows (flush). */
+/**
+ * Writes a chunk's rebuilt runtime rows (flush), from one JSON array of rows (json_to_recordset),
+ * instants as epoch milliseconds: fifteen array parameters, each quoted element by element by the
+ * driver, and the instants written as ISO text cost about three times as much to build.
+ */
 const UPDATE_RUNTIMES_STATEMENT: PreparedStatement = {
-  name: 'metering_update_runtimes_v1',
-  text: `UPDATE runtimes r SET status = u.status, started_at = u.started_at, closed_ms = u.closed_ms, open_since = u.open_since,
-         last_seen_at = GREATEST(r.last_seen_at, u.last_seen), terminated_at = u.terminated_at, termination_reason = u.reason,
-         charged = u.charged, released = u.released, settlement = u.settlement, settled_at = u.settled_at,
-         events_count = r.events_count + u.n, heartbeats = r.heartbeats + u.hb, heartbeat_seq = GREATEST(r.heartbeat_seq, u.hb_seq), updated_at = now()
-       FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::bigint[], $5::timestamptz[], $6::timestamptz[], $7::timestamptz[],
-         $8::text[], $9::bigint[], $10::bigint[], $11::text[], $12::timestamptz[], $13::int[], $14::int[], $15::bigint[])
-         AS u(id, status, started_at, closed_ms, open_since, last_seen, terminated_at, reason, charged, released, settlement, settled_at, n, hb, hb_seq)
+  name: 'metering_update_runtimes_v2',
+  text: `UPDATE runtimes r SET status = u.status, started_at = to_timestamp(u.started_ms / 1000), closed_ms = u.closed_ms,
+         open_since = to_timestamp(u.open_since_ms / 1000), last_seen_at = GREATEST(r.last_seen_at, to_timestamp(u.last_seen_ms / 1000)),
+         terminated_at = to_timestamp(u.terminated_ms / 1000), termination_reason = u.reason, charged = u.charged, released = u.released,
+         settlement = u.settlement, settled_at = to_timestamp(u.settled_ms / 1000), events_count = r.events_count + u.n,
+         heartbeats = r.heartbeats + u.hb, heartbeat_seq = GREATEST(r.heartbeat_seq, u.hb_seq), updated_at = now()
+       FROM json_to_recordset($1::json) AS u(id text, status text, started_ms float8, closed_ms bigint, open_since_ms float8,
+         last_seen_ms float8, terminated_ms float8, reason text, charged bigint, released bigint, settlement text, settled_ms float8,
+         n int, hb int, hb_seq bigint)
        WHERE r.runtime_id = u.id`,
 };
 
@@ -294,27 +299,24 @@ export class MeteringService {
   }
 
   private runtimesUpdateCall(list: Pending['rows']): Call {
-    const iso = (d: Date | string | null): string | null => (d ? new Date(d).toISOString() : null);
-    return {
-      statement: UPDATE_RUNTIMES_STATEMENT,
-      values: [
-        list.map((u) => u.runtimeId),
-        list.map((u) => u.status),
-        list.map((u) => iso(u.startedAt)),
-        list.map((u) => u.closedMs),
-        list.map((u) => iso(u.openSince)),
-        list.map((u) => iso(u.lastSeen)),
-        list.map((u) => iso(u.terminatedAt)),
-        list.map((u) => u.terminationReason),
-        list.map((u) => u.charged.toString()),
-        list.map((u) => u.released.toString()),
-        list.map((u) => u.settlement),
-        list.map((u) => iso(u.settledAt)),
-        list.map((u) => u.count),
-        list.map((u) => u.heartbeats),
-        list.map((u) => u.heartbeatSeq),
-      ],
-    };
+    const rows = list.map((u) => ({
+      id: u.runtimeId,
+      status: u.status,
+      started_ms: epochMs(u.startedAt),
+      closed_ms: u.closedMs,
+      open_since_ms: epochMs(u.openSince),
+      last_seen_ms: epochMs(u.lastSeen),
+      terminated_ms: epochMs(u.terminatedAt),
+      reason: u.terminationReason,
+      charged: u.charged.toString(),
+      released: u.released.toString(),
+      settlement: u.settlement,
+      settled_ms: epochMs(u.settledAt),
+      n: u.count,
+      hb: u.heartbeats,
+      hb_seq: u.heartbeatSeq,
+    }));
+    return { statement: UPDATE_RUNTIMES_STATEMENT, values: [JSON.stringify(rows)] };
   }
 
   /**
@@ -325,20 +327,25 @@ export class MeteringService {
    */
   private async recordSignsOfLife(em: EntityManager, ids: string[], touched: Map<string, Touched>): Promise<Map<string, number>> {
     if (ids.length === 0) return new Map();
+    // One JSON array of rows (each runtime's id, last sign of life in epoch milliseconds and heartbeat
+    // seqs): the array parameters it replaced were quoted element by element by the driver.
     const updated = await rows<{ runtime_id: string; fresh: number }>(
       em,
-      `WITH u AS (SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::text[]) AS u(id, seen, seqs)),
-         old AS (SELECT r.runtime_id, r.heartbeat_seq FROM runtimes r WHERE r.runtime_id = ANY($1) ORDER BY r.runtime_id FOR UPDATE),
+      `WITH u AS MATERIALIZED (SELECT id, to_timestamp(seen_ms / 1000) AS seen, seqs FROM json_to_recordset($1::json) AS u(id text, seen_ms float8, seqs bigint[])),
+         old AS (SELECT r.runtime_id, r.heartbeat_seq FROM runtimes r WHERE r.runtime_id = ANY(ARRAY(SELECT id FROM u)) ORDER BY r.runtime_id FOR UPDATE),
          c AS (SELECT u.id, u.seen, s.fresh, s.top FROM u JOIN old ON old.runtime_id = u.id,
-           LATERAL (SELECT count(*) FILTER (WHERE seq > coalesce(old.heartbeat_seq, -1))::int AS fresh, max(seq) AS top FROM unnest(u.seqs::bigint[]) seq) s)
+           LATERAL (SELECT count(*) FILTER (WHERE seq > coalesce(old.heartbeat_seq, -1))::int AS fresh, max(seq) AS top FROM unnest(u.seqs) seq) s)
        UPDATE runtimes r SET last_seen_at = GREATEST(r.last_seen_at, c.seen), heartbeats = r.heartbeats + c.fresh, events_count = r.events_count + c.fresh,
          heartbeat_seq = GREATEST(r.heartbeat_seq, c.top), updated_at = now()
        FROM c WHERE r.runtime_id = c.id
        RETURNING r.runtime_id, c.fresh`,
       [
-        ids,
-        ids.map((id) => touched.get(id)!.lastSeen.toISOString()),
-        ids.map((id) => `{${[...touched.get(id)!.heartbeatSeqs].join(',')}}`),
+        JSON.stringify(
+          ids.map((id) => {
+            const t = touched.get(id)!;
+            return { id, seen_ms: t.lastSeen.getTime(), seqs: [...t.heartbeatSeqs] };
+          }),
+        ),
       ],
     );
     return new Map(updated.map((u) => [u.runtime_id, u.fresh]));
@@ -446,6 +453,12 @@ function countHeartbeats(t: Touched, highest: string | null): number {
   t.heartbeatSeq = seqs.length > 0 ? Math.max(...seqs) : null;
   t.count += t.heartbeats;
   return t.heartbeats;
+}
+
+/** An instant as epoch milliseconds for a statement's JSON rows (`to_timestamp(ms / 1000)` is exact to the millisecond). */
+function epochMs(d: Date | string | null): number | null {
+  if (d === null) return null;
+  return typeof d === 'string' ? Date.parse(d) : d.getTime();
 }
 
 function maxDate(a: Date | null, b: Date): Date {
