@@ -27,7 +27,7 @@
 // FLEET_COMPRESSION (60), FLEET_WARMUP_SECONDS (15), FLEET_SECONDS (30, measured per N),
 // FLEET_ACCOUNTS (500), FLEET_PAUSE_SHARE (0.2: share of runtimes that pause once),
 // BENCH_POOL (20), BENCH_REQUEST_TIMEOUT_MS (10000). A quick check:
-// FLEET_N=20000,40000 FLEET_SECONDS=15 FLEET_WARMUP_SECONDS=5 node bench/fleet.mjs
+// FLEET_N=20000,40000 FLEET_SECONDS=15 FLEET_WARMUP_SECONDS=5 bash scripts/node.sh 24 bench/fleet.mjs
 import { execFile } from 'node:child_process';
 import os from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';

@@ -3,7 +3,7 @@
 // (bench/support.mjs: lock the wallet FOR UPDATE, insert the transaction and its entries, update the
 // balances, commit; a hold then a settle), with as many connections as the benchmark uses.
 // Runs on the build (npx nest build; or `npm run bench` which builds and runs bench/run.mjs):
-//   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node bench/ledger.mjs
+//   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bash scripts/node.sh 24 bench/ledger.mjs
 // Options (environment): BENCH_SECONDS (10 per scenario), BENCH_CONCURRENCY (64: callers with a hold+settle in flight), BENCH_POOL (20),
 // BENCH_WALLETS (10000). A scratch database is created on DATABASE_URL's server and dropped after.
 import { createRequire } from 'node:module';

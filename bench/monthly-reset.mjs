@@ -1,6 +1,6 @@
 // Monthly reset benchmark: the set-based Free allowance reset of BENCH_ACCOUNTS (100,000) accounts.
 // Runs on the build (npx nest build; or `npm run bench`):
-//   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node bench/monthly-reset.mjs
+//   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bash scripts/node.sh 24 bench/monthly-reset.mjs
 // Options (environment): BENCH_ACCOUNTS (100000), BENCH_BATCH (5000), BENCH_WORKERS (2), BENCH_POOL (4).
 // A scratch database is created on DATABASE_URL's server and dropped after (BENCH_KEEP keeps it).
 // Three runs: the first month (grants only), the month boundary (expire the 50 left + grant 50 new:

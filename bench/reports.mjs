@@ -1,7 +1,7 @@
 // Reports benchmark: the usage report (by account, environment, day, user) and top consumers for one
 // month over BENCH_SESSIONS settled runtime sessions (default 10 million).
 // Runs on the build (npx nest build; or `npm run bench` which builds and runs bench/run.mjs):
-//   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node bench/reports.mjs
+//   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bash scripts/node.sh 24 bench/reports.mjs
 // Options (environment): BENCH_SESSIONS (10000000), BENCH_ACCOUNTS (5000), BENCH_RUNS (5 per query),
 // BENCH_CHUNK (1000000 sessions per generation step), BENCH_RUNTIMES=1 to also write every session as a
 // `runtimes` row (slower; the report does not read them). A scratch database is created on

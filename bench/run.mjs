@@ -1,7 +1,7 @@
 // Runs every benchmark in bench/ one after the other (on the build), then prints one table of their
 // headline figures: figure, value, ceiling (measured in the same run), ratio, target. The table is
 // Markdown, ready for docs/benchmarks.md; BENCH_OUT=<file> also writes it as JSON.
-// `node bench/run.mjs ledger metering` runs only the scripts whose names contain those words.
+// `bash scripts/node.sh 24 bench/run.mjs ledger metering` (Node 24, as `npm run bench` and the production image) runs only the scripts whose names contain those words.
 // DATABASE_URL defaults to the local server; KAFKA_BROKERS to the project's broker.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
