@@ -10,6 +10,7 @@ import {
   type Subscription,
   type TopicSize,
 } from './message-bus';
+import { fixKafkajsRequestQueue } from './request-queue-fix';
 
 /** Largest slice of a fetched batch handled in one database transaction. */
 const CHUNK = 2_000;
@@ -42,6 +43,8 @@ export class KafkajsBus extends MessageBus implements OnApplicationBootstrap, On
     private readonly options: KafkajsBusOptions = {},
   ) {
     super();
+    const fix = fixKafkajsRequestQueue();
+    if (!fix.applied) this.logger.warn(`${fix.reason}: each broker connection keeps a 1-ms timer (request-queue-fix.ts)`);
     this.kafka = new Kafka({
       clientId: config.clientId,
       brokers: config.brokers,
