@@ -130,8 +130,9 @@ class BatchWrite {
     return {
       statement: WRITE_STATEMENT,
       values: [
-        jsonWithBigints(this.txs),
-        jsonWithBigints(this.entries),
+        // Built JSON-ready (addTransaction): the batch's most numerous rows are not copied again.
+        JSON.stringify(this.txs),
+        JSON.stringify(this.entries),
         jsonWithBigints([...this.newGrants.values()]),
         jsonWithBigints(Object.fromEntries(this.grantChanges)),
         [...this.grantChanges.keys()],
@@ -146,7 +147,11 @@ class BatchWrite {
     };
   }
 
-  /** The transaction (its `ord` keeps the order of the ids) and its entries. */
+  /**
+   * The transaction (its `ord` keeps the order of the ids) and its entries, as the JSON rows the
+   * statement reads: bigints as decimal strings and the instant as ISO text here, so that these rows
+   * (most of a batch's) are serialized as they are, not copied first (withoutBigints) to turn them.
+   */
   private addTransaction(w: TransactionWrite): void {
     this.txs.push({
       ord: this.txs.length,
@@ -154,18 +159,18 @@ class BatchWrite {
       kind: w.kind,
       key: w.idempotencyKey,
       fingerprint: w.fingerprint,
-      amount: w.amount,
+      amount: w.amount.toString(),
       hold_id: w.holdId,
       grant_id: w.grantId,
       reference: w.reference,
-      total_after: w.after.total,
-      held_after: w.after.held,
-      available_after: w.after.available,
-      explanation: w.explanation,
-      at: w.at,
+      total_after: w.after.total.toString(),
+      held_after: w.after.held.toString(),
+      available_after: w.after.available.toString(),
+      explanation: withoutBigints(w.explanation),
+      at: w.at.toISOString(),
     });
     w.entries.forEach((e, i) =>
-      this.entries.push({ account_id: w.accountId, key: w.idempotencyKey, line: i + 1, account: e.account, amount: e.amount }),
+      this.entries.push({ account_id: w.accountId, key: w.idempotencyKey, line: i + 1, account: e.account, amount: e.amount.toString() }),
     );
   }
 
