@@ -50,6 +50,8 @@ interface Lane<T> {
 }
 
 function laneOf(key: string, lanes: number): number {
+  // One lane (the reservations' today): nothing to choose, no key to hash.
+  if (lanes === 1) return 0;
   let h = 2166136261;
   for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 16777619);
   return (h >>> 0) % lanes;
