@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { buildAsyncApiDocument } from './asyncapi-document';
+import { dependencyRequire } from 'src/common/dependency-require';
 import { buildOpenApiDocument } from 'src/common/http/openapi-document';
 import { RECORDED_EXAMPLES } from 'src/common/http/openapi-examples';
 
@@ -24,9 +24,7 @@ const INIT = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#docs
 
 function asset(name: string): Buffer {
   if (name === 'docs.js') return Buffer.from(INIT);
-  // Resolved as the build (CommonJS) does; from the working directory where tests run it as ESM.
-  const from = typeof __filename === 'string' ? __filename : join(process.cwd(), 'package.json');
-  const dir = dirname(createRequire(from).resolve('swagger-ui-dist/package.json'));
+  const dir = dirname(dependencyRequire().resolve('swagger-ui-dist/package.json'));
   return readFileSync(join(dir, name));
 }
 

@@ -12,8 +12,7 @@
  * unpatched and says so), and request-queue-fix.spec.ts tests the behaviour against the library's
  * own queue, so that an upgrade fails loudly instead of silently.
  */
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dependencyRequire } from 'src/common/dependency-require';
 
 export const PATCHED_KAFKAJS_VERSION = '2.2.4';
 
@@ -31,8 +30,7 @@ const PATCHED = Symbol.for('dl-billing.kafkajs.request-queue-fix');
  * when the installed kafkajs is not the version it was written for).
  */
 export function fixKafkajsRequestQueue(): { applied: boolean; reason?: string } {
-  // Resolved as the build (CommonJS) does; from the working directory where tests run it as ESM.
-  const require = createRequire(typeof __filename === 'string' ? __filename : join(process.cwd(), 'package.json'));
+  const require = dependencyRequire();
   const version = (require('kafkajs/package.json') as { version: string }).version;
   if (version !== PATCHED_KAFKAJS_VERSION) {
     return { applied: false, reason: `kafkajs ${version} is not ${PATCHED_KAFKAJS_VERSION}: its request queue is left as it is` };
