@@ -12,6 +12,8 @@ import { AuditService } from './audit/audit.service';
 import { CliModule } from './cli.module';
 import { AppModule } from './app.module';
 import { ConfigError, loadConfig } from './common/config/config';
+import { DataSource } from 'typeorm';
+import { ArchiveRefused, archiveEventMonth } from './metering/event-archive';
 import { EmbeddedPostgres } from './common/database/embedded-postgres';
 import { assertDatabaseReachable, databaseAddress } from './common/database/reachable';
 import { JobsService } from './jobs/jobs.service';
@@ -36,7 +38,9 @@ const USAGE = `usage: cli <command>
   reports <name> [--from t] [--to t] [--group-by g] [--limit n] [--out file.csv]
                                             write a report (${REPORT_NAMES.join(', ')}) as CSV
                                             (--out -: stdout; a .json file name writes JSON); period: this month by default
-  reconcile                                 run the seat-reconciliation job now (Stripe quantity vs active members)`;
+  reconcile                                 run the seat-reconciliation job now (Stripe quantity vs active members)
+  events archive <YYYY-MM>                  detach a settled runtime month's events (then dump and drop the table it names);
+                                            exit 1 if the month is recent or has a runtime not settled`;
 
 const ACTOR = 'cli';
 
@@ -136,6 +140,20 @@ const COMMANDS: Record<string, Command> = {
     if (!parsed.success) throw new UsageError(`--scopes: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
     print(await app.get(ApiKeysService).create(parsed.data, args.flags.get('name') ?? null, ACTOR));
     return 0;
+  },
+  'events archive': async (app, args) => {
+    const month = args.positional[2];
+    if (!month || !/^\d{4}-\d{2}$/.test(month)) throw new UsageError('events archive needs the month, YYYY-MM');
+    try {
+      const archived = await archiveEventMonth(app.get(DataSource), app.get(AuditService), month, new Date());
+      print(archived);
+      progress(`detached ${archived.partition}: dump it (pg_dump --table=${archived.partition}), then DROP TABLE ${archived.partition}`);
+      return 0;
+    } catch (error) {
+      if (!(error instanceof ArchiveRefused)) throw error;
+      log.error({ command: 'events archive', month }, error.message);
+      return 1;
+    }
   },
   'keys revoke': async (app, args) => {
     const id = args.positional[2];

@@ -19,6 +19,7 @@ export const JOB_NAMES = [
   'stripe-recovery',
   'ledger-reconcile',
   'ancillary-accrual',
+  'event-partitions',
 ] as const;
 export type JobName = (typeof JOB_NAMES)[number];
 

@@ -68,6 +68,7 @@ export class LifecycleIngestService {
       const inserted = await insertEvents(
         em,
         checked.ok.filter((e) => e.type !== 'runtime.heartbeat'),
+        checked.months,
       );
       const counted = await this.metering.apply(em, inserted, heartbeats);
       return { fresh: inserted.length + counted, refused: checked.refused };
@@ -107,38 +108,100 @@ export function bySettlements(events: LifecycleEvent[], limit: number): Lifecycl
  * A runtime belongs to one account: the account of its reservation, or of its first event. An event
  * that names another account is refused (the contract keys the topic by account; applied, it would
  * move one account's charges with another's runtime). A runtime first seen in this batch belongs to
- * the account of its first event in it.
+ * the account of its first event in it: its row is created here, before its events are stored,
+ * because they are stored in the partition of its month (a heartbeat-only runtime, whose events are
+ * not stored, gets its row when metering rebuilds it). The events of a runtime whose month is archived
+ * are refused too. Returns each known runtime's month.
  */
-async function refuseForeign(em: EntityManager, events: LifecycleEvent[]): Promise<{ ok: LifecycleEvent[]; refused: RefusedEvent[] }> {
-  const known = await rows<{ runtime_id: string; account_id: string }>(
+async function refuseForeign(
+  em: EntityManager,
+  events: LifecycleEvent[],
+): Promise<{ ok: LifecycleEvent[]; refused: RefusedEvent[]; months: Map<string, string> }> {
+  const first = new Map<string, string>();
+  for (const e of events) if (!first.has(e.runtimeId)) first.set(e.runtimeId, e.accountId);
+  const known = await rows<RuntimeMonthRow>(
     em,
-    `SELECT runtime_id, account_id FROM runtimes WHERE runtime_id = ANY($1)`,
-    [[...new Set(events.map((e) => e.runtimeId))]],
+    `SELECT r.runtime_id, r.account_id, runtime_month(r.created_at)::text AS month, a.month IS NOT NULL AS archived
+     FROM runtimes r LEFT JOIN event_month_archives a ON a.month = runtime_month(r.created_at) WHERE r.runtime_id = ANY($1)`,
+    [[...first.keys()]],
   );
+  const archived = new Map(known.filter((r) => r.archived).map((r) => [r.runtime_id, r.month.slice(0, 7)]));
+  const stored = new Set(events.filter((e) => e.type !== 'runtime.heartbeat').map((e) => e.runtimeId));
+  const found = new Set(known.map((r) => r.runtime_id));
+  const unknown = [...stored].filter((id) => !found.has(id)).sort();
+  if (unknown.length > 0) {
+    known.push(
+      ...(await createRuntimes(
+        em,
+        unknown.map((id) => ({ id, account: first.get(id)! })),
+      )),
+    );
+  }
   const owner = new Map(known.map((r) => [r.runtime_id, r.account_id]));
   const ok: LifecycleEvent[] = [];
   const refused: RefusedEvent[] = [];
   for (const e of events) {
     const account = owner.get(e.runtimeId) ?? e.accountId;
     owner.set(e.runtimeId, account);
-    if (account === e.accountId) ok.push(e);
-    else refused.push({ event: e, findings: [{ field: 'accountId', message: `runtime ${e.runtimeId} belongs to another account` }] });
+    const month = archived.get(e.runtimeId);
+    if (account !== e.accountId) {
+      refused.push({ event: e, findings: [{ field: 'accountId', message: `runtime ${e.runtimeId} belongs to another account` }] });
+    } else if (month !== undefined) {
+      const message = `runtime ${e.runtimeId} is of ${month}, whose events are archived: it was settled for good`;
+      refused.push({ event: e, findings: [{ field: 'runtimeId', message }] });
+    } else {
+      ok.push(e);
+    }
   }
-  return { ok, refused };
+  return { ok, refused, months: new Map(known.map((r) => [r.runtime_id, r.month])) };
+}
+
+interface RuntimeMonthRow {
+  runtime_id: string;
+  account_id: string;
+  month: string;
+  archived?: boolean;
 }
 
 /**
- * Multi-row insert of events, from one JSON array of rows (instants as epoch milliseconds: exact, as
- * events carry millisecond precision); returns those whose id was not seen before. (Seven array
- * parameters, each quoted element by element by the driver, cost more to build.)
+ * Rows for runtimes first seen through their events, in id order (the lock order). One created
+ * meanwhile by a reservation or another ingest keeps its row: the insert waits for it, skips it,
+ * and it is read instead.
  */
-async function insertEvents(em: EntityManager, events: LifecycleEvent[]): Promise<LifecycleEvent[]> {
+async function createRuntimes(em: EntityManager, runtimes: { id: string; account: string }[]): Promise<RuntimeMonthRow[]> {
+  const created = await rows<RuntimeMonthRow>(
+    em,
+    `INSERT INTO runtimes (runtime_id, account_id, status)
+     SELECT q.id, q.account, 'reserved' FROM json_to_recordset($1::json) AS q(id text, account text) ORDER BY q.id
+     ON CONFLICT (runtime_id) DO NOTHING
+     RETURNING runtime_id, account_id, runtime_month(created_at)::text AS month`,
+    [JSON.stringify(runtimes)],
+  );
+  if (created.length === runtimes.length) return created;
+  const done = new Set(created.map((r) => r.runtime_id));
+  const meanwhile = await rows<RuntimeMonthRow>(
+    em,
+    `SELECT runtime_id, account_id, runtime_month(created_at)::text AS month FROM runtimes WHERE runtime_id = ANY($1)`,
+    [runtimes.filter((r) => !done.has(r.id)).map((r) => r.id)],
+  );
+  return [...created, ...meanwhile];
+}
+
+/**
+ * Multi-row insert of events into the partition of their runtime's month, from one JSON array of
+ * rows (instants as epoch milliseconds: exact, as events carry millisecond precision); returns those
+ * whose id was not seen before for their runtime's month, and of a month not archived meanwhile (an
+ * archive that committed after refuseForeign read the list). (Seven array parameters, each quoted
+ * element by element by the driver, cost more to build.)
+ */
+async function insertEvents(em: EntityManager, events: LifecycleEvent[], months: Map<string, string>): Promise<LifecycleEvent[]> {
   if (events.length === 0) return [];
   const rows: { id: string }[] = await em.query(
-    `INSERT INTO runtime_events (id, type, account_id, runtime_id, occurred_at, seq, data)
-     SELECT e.id, e.type, e.account_id, e.runtime_id, to_timestamp(e.at_ms / 1000), e.seq, e.data FROM json_to_recordset($1::json)
-       AS e(id text, type text, account_id text, runtime_id text, at_ms float8, seq bigint, data jsonb)
-     ON CONFLICT (id) DO NOTHING
+    `INSERT INTO runtime_events (id, type, account_id, runtime_id, occurred_at, seq, data, runtime_month)
+     SELECT e.id, e.type, e.account_id, e.runtime_id, to_timestamp(e.at_ms / 1000), e.seq, e.data, e.month FROM json_to_recordset($1::json)
+       AS e(id text, type text, account_id text, runtime_id text, at_ms float8, seq bigint, data jsonb, month date)
+     WHERE NOT EXISTS (SELECT 1 FROM event_month_archives a WHERE a.month = e.month)
+     ON CONFLICT (id, runtime_month) DO NOTHING
      RETURNING id`,
     [
       JSON.stringify(
@@ -150,10 +213,17 @@ async function insertEvents(em: EntityManager, events: LifecycleEvent[]): Promis
           at_ms: e.occurredAt.getTime(),
           seq: e.seq,
           data: e.data,
+          month: monthOf(months, e.runtimeId),
         })),
       ),
     ],
   );
   const inserted = new Set(rows.map((r) => r.id));
   return events.filter((e) => inserted.has(e.id));
+}
+
+function monthOf(months: Map<string, string>, runtimeId: string): string {
+  const month = months.get(runtimeId);
+  if (month === undefined) throw new Error(`runtime ${runtimeId} has no row: its events have no partition`);
+  return month;
 }

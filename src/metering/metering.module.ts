@@ -1,4 +1,5 @@
-// Owns: runtimes, runtime_events, reservation_extensions.
+// Owns: runtimes, runtime_events, event_month_archives, reservation_extensions.
+// runtime_events is partitioned by runtime month (event-partitions.job.ts makes them, event-archive.ts detaches them).
 // Other modules mark runtimes terminating through runtime-row.ts.
 import { Module } from '@nestjs/common';
 import { LedgerModule } from 'src/ledger/ledger.module';
@@ -6,6 +7,7 @@ import { PlansModule } from 'src/plans/plans.module';
 import { PricingModule } from 'src/pricing/pricing.module';
 import { ReservationsModule } from 'src/reservations/reservations.module';
 import { EventExtensions } from './event-extensions';
+import { EventPartitionsJob } from './event-partitions.job';
 import { EventsController } from './events.controller';
 import { LifecycleConsumer } from './lifecycle-consumer';
 import { LifecycleIngestService } from './lifecycle-ingest.service';
@@ -21,6 +23,7 @@ import { UsageController } from './usage.controller';
   controllers: [EventsController, RuntimesController, UsageController],
   providers: [
     EventExtensions,
+    EventPartitionsJob,
     LifecycleIngestService,
     LifecycleConsumer,
     MeteringService,

@@ -7,7 +7,8 @@ import type { LifecycleType } from './lifecycle-event';
 export type HistoryEvent = MeteredEvent & { data: Record<string, unknown> };
 
 /**
- * The events a session is built from, per runtime (heartbeats left out: they only prove life).
+ * The events a session is built from, per runtime (heartbeats left out: they only prove life), in
+ * the partition of the runtime's month only.
  * Read for every rebuilt runtime of every chunk: the instant as epoch milliseconds (events carry
  * millisecond precision) and the data only where a session reads it (the reason of a termination
  * or a launch failure), as parsing timestamps and JSON of every row was most of this read's cost.
@@ -27,10 +28,12 @@ interface HistoryRow {
 }
 
 const HISTORY_STATEMENT: PreparedStatement = {
-  name: 'metering_session_history_v1',
-  text: `SELECT id, runtime_id, type, (extract(epoch FROM occurred_at) * 1000)::float8 AS at_ms, seq,
-       CASE WHEN type IN ('runtime.terminated', 'runtime.launch_failed') THEN data END AS data
-     FROM runtime_events WHERE runtime_id = ANY($1::text[]) AND type <> 'runtime.heartbeat'`,
+  name: 'metering_session_history_v2',
+  text: `SELECT e.id, e.runtime_id, e.type, (extract(epoch FROM e.occurred_at) * 1000)::float8 AS at_ms, e.seq,
+       CASE WHEN e.type IN ('runtime.terminated', 'runtime.launch_failed') THEN e.data END AS data
+     FROM unnest($1::text[]) AS q(id) JOIN runtimes r ON r.runtime_id = q.id
+       JOIN runtime_events e ON e.runtime_month = runtime_month(r.created_at) AND e.runtime_id = r.runtime_id
+     WHERE e.type <> 'runtime.heartbeat'`,
 };
 
 /** The read of sessionHistory as a prepared statement, for a caller that sends it with others (parseSessionHistory reads its rows). */

@@ -48,8 +48,9 @@ export class ReservationDetails {
     const [events, commands] = await Promise.all([
       rows<{ id: string; type: LifecycleType; occurred_at: Date; seq: string; data: Record<string, unknown> }>(
         this.ds,
-        `SELECT id, type, occurred_at, seq, data FROM runtime_events WHERE runtime_id = $1 AND type <> 'runtime.heartbeat'`,
-        [runtimeId],
+        `SELECT id, type, occurred_at, seq, data FROM runtime_events
+         WHERE runtime_month = runtime_month($2) AND runtime_id = $1 AND type <> 'runtime.heartbeat'`,
+        [runtimeId, row.created_at],
       ),
       rows<{ id: string; type: string; reason: string; issued_at: Date; acknowledged_at: Date | null }>(
         this.ds,

@@ -53,6 +53,7 @@ describe('the CLI on an unreachable database', () => {
       'keys create',
       'keys revoke',
       'reconcile',
+      'events archive',
       ...['usage', 'credits', 'seats', 'spend-limits', 'reconciliation', 'top-consumers', 'ancillary'].map((r) => `reports ${r}`),
     ];
     const runs = await Promise.all(commands.map((command) => runCli(build, [...command.split(' '), '--help'], unreachable)));

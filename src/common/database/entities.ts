@@ -15,6 +15,7 @@ import { LedgerTransaction } from 'src/ledger/entities/ledger-transaction.entity
 import { Wallet } from 'src/ledger/entities/wallet.entity';
 import { InboxMessage } from 'src/messaging/entities/inbox-message.entity';
 import { OutboxMessage } from 'src/messaging/entities/outbox-message.entity';
+import { EventMonthArchive } from 'src/metering/entities/event-month-archive.entity';
 import { RuntimeEvent } from 'src/metering/entities/runtime-event.entity';
 import { ReservationExtension } from 'src/metering/entities/reservation-extension.entity';
 import { RuntimeCommand } from 'src/messaging/entities/runtime-command.entity';
@@ -46,6 +47,7 @@ export const ENTITIES = [
   OutboxMessage,
   InboxMessage,
   RuntimeEvent,
+  EventMonthArchive,
   Runtime,
   RuntimeCommand,
   ReservationExtension,

@@ -22,6 +22,7 @@ export const TABLE_OWNERS = {
   runtime_commands: 'messaging',
   runtimes: 'metering',
   runtime_events: 'metering',
+  event_month_archives: 'metering',
   reservation_extensions: 'metering',
   ancillary_events: 'ancillary',
   ancillary_items: 'ancillary',

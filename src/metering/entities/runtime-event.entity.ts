@@ -28,6 +28,10 @@ export class RuntimeEvent {
   @Column({ type: 'bigint' })
   seq: string;
 
+  /** The month of the runtime's row (`runtime_month(runtimes.created_at)`): the partition its events live in. */
+  @PrimaryColumn({ name: 'runtime_month', type: 'date' })
+  runtimeMonth: string;
+
   @Column({ type: 'jsonb', default: () => `'{}'` })
   data: Record<string, unknown>;
 
