@@ -70,7 +70,7 @@ export class LifecycleIngestService {
         checked.ok.filter((e) => e.type !== 'runtime.heartbeat'),
         checked.months,
       );
-      const counted = await this.metering.apply(em, inserted, heartbeats);
+      const counted = await this.metering.apply(em, inserted, heartbeats, checked.months);
       return { fresh: inserted.length + counted, refused: checked.refused };
     });
   }

@@ -18,7 +18,7 @@ import { DEFAULT_MINUTES } from 'src/reservations/dto/reservation.dto';
 import type { LifecycleEvent } from './lifecycle-event';
 import { ReservationsService } from 'src/reservations/reservations.service';
 import type { RuntimeRow } from './runtime-row';
-import { parseSessionHistory, sessionHistoryCall } from './session-history';
+import { parseSessionHistory, sessionHistoryCalls } from './session-history';
 import { planSettlement, type SettlementFields } from './settlement-plan';
 import { SettlementHooks, type SettledRuntime } from './settlement-hooks';
 
@@ -127,9 +127,15 @@ export class MeteringService {
 
   /**
    * Applies `events` (new, already stored) and `heartbeats` (not stored: a heartbeat is new when its
-   * seq is above the highest heartbeat seq its runtime has applied). Returns how many heartbeats were new.
+   * seq is above the highest heartbeat seq its runtime has applied). `months` gives the runtimes'
+   * months as the ingest read them (their events' partition). Returns how many heartbeats were new.
    */
-  async apply(em: EntityManager, events: LifecycleEvent[], heartbeats: LifecycleEvent[] = []): Promise<number> {
+  async apply(
+    em: EntityManager,
+    events: LifecycleEvent[],
+    heartbeats: LifecycleEvent[] = [],
+    months: ReadonlyMap<string, string> = new Map(),
+  ): Promise<number> {
     if (events.length === 0 && heartbeats.length === 0) return 0;
     const touched = new Map<string, Touched>();
     for (const e of [...events, ...heartbeats]) {
@@ -164,11 +170,13 @@ export class MeteringService {
     const rebuild = ids.filter((id) => !updated.has(id));
     if (rebuild.length === 0) return counted;
     // One round trip: the row locks, then (under them) the runtimes' stored events and open commands.
-    const [locked = [], found = [], open = []] = await inOneRoundTrip(em, [
+    const [locked = [], ...read] = await inOneRoundTrip(em, [
       { statement: LOCK_RUNTIMES_STATEMENT, values: [rebuild] },
-      sessionHistoryCall(rebuild),
+      ...sessionHistoryCalls(rebuild.map((id) => ({ id, month: months.get(id) }))),
       openCommandsCall(rebuild),
     ]);
+    const open = read.pop() ?? [];
+    const found = read.flat();
     const byId = new Map((locked as unknown as RuntimeRow[]).map((r) => [r.runtime_id, r]));
     for (const id of rebuild) counted += countHeartbeats(touched.get(id)!, byId.get(id)?.heartbeat_seq ?? null);
 

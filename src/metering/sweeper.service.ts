@@ -15,7 +15,7 @@ import { addToUsageRollups, rollupDelta } from 'src/reports/usage-rollups';
 import { issueTerminate, type CommandIssuer, type TerminateReason } from 'src/messaging/commands';
 import { buildSession, chargedRun, type ChargedRun } from './core/sessions';
 import { markTerminating, type RuntimeRow } from './runtime-row';
-import { sessionHistory } from './session-history';
+import { runtimeMonthOf, sessionHistory } from './session-history';
 import { SettlementHooks } from './settlement-hooks';
 
 const BATCH = 500;
@@ -183,7 +183,7 @@ export class SweeperService implements OnApplicationBootstrap {
       );
       const history = await sessionHistory(
         em,
-        due.map((r) => r.runtime_id),
+        due.map((r) => ({ id: r.runtime_id, month: runtimeMonthOf(r.created_at) })),
       );
       const charges: bigint[] = [];
       const runs: ChargedRun[] = [];

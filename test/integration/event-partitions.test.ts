@@ -1,6 +1,8 @@
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inTransaction } from '../../src/common/database/transaction';
 import { ManualClock } from '../../src/infra/clock/clock';
+import { sessionHistory } from '../../src/metering/session-history';
 import { fundedAccount, lifecycle, SMALL } from '../support/accounts';
 import { pricedRateCardFile } from '../support/ancillary';
 import { startApp, uid, type Harness } from '../support/app';
@@ -69,6 +71,14 @@ describe('runtime_events partitioned by the runtime month', () => {
       { partition: 'runtime_events_2031_01', month: '2031-01-01' },
       { partition: 'runtime_events_2031_01', month: '2031-01-01' },
     ]);
+    // The session read: by the month the ingest knows, or through the runtime's row when it is not given.
+    const read = (runtimes: { id: string; month?: string }[]) =>
+      inTransaction(db.ds, async (em) =>
+        [...(await sessionHistory(em, runtimes)).entries()].map(([id, es]) => [id, es.map((e) => e.id).sort()]),
+      );
+    expect(await read([{ id: january, month: '2031-01-01' }])).toEqual([[january, [started.id, terminated.id].sort()]]);
+    expect(await read([{ id: january }])).toEqual([[january, [started.id, terminated.id].sort()]]);
+    expect(await read([{ id: january, month: '2031-02-01' }])).toEqual([]);
     // A second run has nothing to do.
     expect((await ok(h.request('POST', '/v1/admin/jobs/event-partitions/run', { key: admin }))).result.created).toEqual([]);
 
