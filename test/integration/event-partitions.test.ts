@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inTransaction } from '../../src/common/database/transaction';
 import { ManualClock } from '../../src/infra/clock/clock';
-import { sessionHistory } from '../../src/metering/session-history';
+import { runtimeMonthOf, sessionHistory } from '../../src/metering/session-history';
 import { fundedAccount, lifecycle, SMALL } from '../support/accounts';
 import { pricedRateCardFile } from '../support/ancillary';
 import { startApp, uid, type Harness } from '../support/app';
@@ -184,6 +184,25 @@ describe('runtime_events partitioned by the runtime month', () => {
     const again = await archive('2026-09');
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('month 2026-09 has no partition attached');
+  });
+});
+
+describe('the runtime month', () => {
+  it('is the same in the service (the sweeper reads by it) as runtime_month() in the database, at month ends too', async () => {
+    const db = await freshDatabase('runtime_month');
+    try {
+      const instants = ['2026-11-30T23:59:59.999Z', '2026-12-01T00:00:00.000Z', '2028-02-29T12:00:00.000Z', '2030-12-31T23:59:59.999Z'];
+      for (let i = 0; i < 200; i++) {
+        instants.push(new Date(Date.UTC(2026, 0, 1) + Math.floor(Math.random() * 5 * 365 * 86_400_000)).toISOString());
+      }
+      const found = await db.ds.query(
+        `SELECT runtime_month(at)::text AS month FROM unnest($1::timestamptz[]) WITH ORDINALITY AS u(at, n) ORDER BY n`,
+        [instants],
+      );
+      expect(found.map((r: { month: string }) => r.month)).toEqual(instants.map((at) => runtimeMonthOf(new Date(at))));
+    } finally {
+      await db.drop();
+    }
   });
 });
 
