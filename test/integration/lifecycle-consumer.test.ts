@@ -112,6 +112,34 @@ describe('lifecycle consumer on the real broker', () => {
     expect(row.status).not.toBe('paused');
   });
 
+  it('parks an event of a runtime whose month is archived, and applies its neighbours', async () => {
+    // A runtime of March 2019, its month archived (as `cli events archive` leaves it; no test uses that month).
+    const archived = uid('rt');
+    await h.ds.query(
+      `INSERT INTO runtimes (runtime_id, account_id, status, created_at) VALUES ($1, 'acc_consumer', 'settled', '2019-03-10T00:00:00Z')`,
+      [archived],
+    );
+    await h.ds.query(
+      `INSERT INTO event_month_archives (month, partition, runtimes) VALUES ('2019-03-01', 'runtime_events_2019_03', 1) ON CONFLICT DO NOTHING`,
+    );
+    const late = event(archived, 'runtime.paused', 9);
+    const neighbour = uid('rt');
+    const topics = h.config.kafka!.topics;
+    await produce(topics.lifecycle, [
+      { key: 'acc_consumer', value: late },
+      { key: 'acc_consumer', value: event(neighbour, 'runtime.heartbeat', 1) },
+    ]);
+    await eventually(async () => (await eventsCount(h, neighbour)) === 1, 30_000, 'the neighbour');
+    const dlq = (await readTopic(topics.lifecycleDlq, 7, 20_000, 1_000)).filter((m) => m.value.includes(late.id));
+    expect(dlq).toHaveLength(1);
+    expect(dlq[0]!.headers['x-dlq-code']).toBe('DL_BILLING_REQUEST_INVALID');
+    expect(JSON.parse(dlq[0]!.headers['x-dlq-findings']!)).toEqual([
+      { field: 'runtimeId', message: `runtime ${archived} is of 2019-03, whose events are archived: it was settled for good` },
+    ]);
+    expect(await h.ds.query('SELECT id FROM runtime_events WHERE runtime_id = $1', [archived])).toEqual([]);
+    expect((await h.ds.query('SELECT status FROM runtimes WHERE runtime_id = $1', [archived]))[0].status).toBe('settled');
+  });
+
   it('applies a duplicated event id once, whether it comes twice from Kafka or again over HTTP', async () => {
     const runtimeId = uid('rt');
     const first = event(runtimeId, 'runtime.heartbeat', 1);
