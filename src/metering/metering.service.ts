@@ -18,6 +18,7 @@ import { DEFAULT_MINUTES } from 'src/reservations/dto/reservation.dto';
 import type { LifecycleEvent } from './lifecycle-event';
 import { ReservationsService } from 'src/reservations/reservations.service';
 import type { RuntimeRow } from './runtime-row';
+import { updateRuntimesCall, type RebuiltRuntimeRow } from './runtime-writes';
 import { parseSessionHistory, sessionHistoryCalls } from './session-history';
 import { planSettlement, type SettlementFields } from './settlement-plan';
 import { SettlementHooks, type SettledRuntime } from './settlement-hooks';
@@ -26,24 +27,6 @@ import { SettlementHooks, type SettledRuntime } from './settlement-hooks';
 const LOCK_RUNTIMES_STATEMENT: PreparedStatement = {
   name: 'metering_lock_runtimes_v1',
   text: `SELECT * FROM runtimes WHERE runtime_id = ANY($1::text[]) ORDER BY runtime_id FOR UPDATE`,
-};
-
-/**
- * Writes a chunk's rebuilt runtime rows (flush), from one JSON array of rows (json_to_recordset),
- * instants as epoch milliseconds: fifteen array parameters, each quoted element by element by the
- * driver, and the instants written as ISO text cost about three times as much to build.
- */
-const UPDATE_RUNTIMES_STATEMENT: PreparedStatement = {
-  name: 'metering_update_runtimes_v2',
-  text: `UPDATE runtimes r SET status = u.status, started_at = to_timestamp(u.started_ms / 1000), closed_ms = u.closed_ms,
-         open_since = to_timestamp(u.open_since_ms / 1000), last_seen_at = GREATEST(r.last_seen_at, to_timestamp(u.last_seen_ms / 1000)),
-         terminated_at = to_timestamp(u.terminated_ms / 1000), termination_reason = u.reason, charged = u.charged, released = u.released,
-         settlement = u.settlement, settled_at = to_timestamp(u.settled_ms / 1000), events_count = r.events_count + u.n,
-         heartbeats = r.heartbeats + u.hb, heartbeat_seq = GREATEST(r.heartbeat_seq, u.hb_seq), updated_at = now()
-       FROM json_to_recordset($1::json) AS u(id text, status text, started_ms float8, closed_ms bigint, open_since_ms float8,
-         last_seen_ms float8, terminated_ms float8, reason text, charged bigint, released bigint, settlement text, settled_ms float8,
-         n int, hb int, hb_seq bigint)
-       WHERE r.runtime_id = u.id`,
 };
 
 /** Who, in the audit log, for what metering does on its own (reservations on the fly, terminate commands). */
@@ -79,23 +62,7 @@ function causesMore(e: LifecycleEvent, cause: LifecycleEvent): boolean {
 
 /** A chunk's runtime rows and rollup deltas, written together at its end. */
 interface Pending {
-  rows: {
-    runtimeId: string;
-    status: string;
-    startedAt: Date | null;
-    closedMs: number;
-    openSince: Date | null;
-    lastSeen: Date;
-    terminatedAt: Date | null;
-    terminationReason: string | null;
-    charged: bigint;
-    released: bigint;
-    settlement: string | null;
-    settledAt: Date | string | null;
-    count: number;
-    heartbeats: number;
-    heartbeatSeq: number | null;
-  }[];
+  rows: RebuiltRuntimeRow[];
   deltas: ReturnType<typeof rollupDelta>[];
   /** Recorded after every ledger write of the call (the audit chain head is locked last). */
   audits: AuditEntry[];
@@ -302,29 +269,8 @@ export class MeteringService {
     const acknowledged = pending.acknowledged.splice(0);
     if (acknowledged.length > 0) calls.push(acknowledgeCommandsCall(acknowledged, pending.now));
     const list = pending.rows.splice(0);
-    if (list.length > 0) calls.push(this.runtimesUpdateCall(list));
+    if (list.length > 0) calls.push(updateRuntimesCall(list));
     if (calls.length > 0) await inOneRoundTrip(em, calls);
-  }
-
-  private runtimesUpdateCall(list: Pending['rows']): Call {
-    const rows = list.map((u) => ({
-      id: u.runtimeId,
-      status: u.status,
-      started_ms: epochMs(u.startedAt),
-      closed_ms: u.closedMs,
-      open_since_ms: epochMs(u.openSince),
-      last_seen_ms: epochMs(u.lastSeen),
-      terminated_ms: epochMs(u.terminatedAt),
-      reason: u.terminationReason,
-      charged: u.charged.toString(),
-      released: u.released.toString(),
-      settlement: u.settlement,
-      settled_ms: epochMs(u.settledAt),
-      n: u.count,
-      hb: u.heartbeats,
-      hb_seq: u.heartbeatSeq,
-    }));
-    return { statement: UPDATE_RUNTIMES_STATEMENT, values: [JSON.stringify(rows)] };
   }
 
   /**
@@ -461,12 +407,6 @@ function countHeartbeats(t: Touched, highest: string | null): number {
   t.heartbeatSeq = seqs.length > 0 ? Math.max(...seqs) : null;
   t.count += t.heartbeats;
   return t.heartbeats;
-}
-
-/** An instant as epoch milliseconds for a statement's JSON rows (`to_timestamp(ms / 1000)` is exact to the millisecond). */
-function epochMs(d: Date | string | null): number | null {
-  if (d === null) return null;
-  return typeof d === 'string' ? Date.parse(d) : d.getTime();
 }
 
 function maxDate(a: Date | null, b: Date): Date {
