@@ -5,6 +5,7 @@ import { inTransaction, rows } from 'src/common/database/transaction';
 import type { Finding } from 'src/common/errors/billing.exception';
 import type { LifecycleEvent } from './lifecycle-event';
 import { MeteringService } from './metering.service';
+import { insertUnreservedRuntimes } from './runtime-writes';
 
 export interface IngestResult {
   accepted: number;
@@ -61,7 +62,7 @@ export class LifecycleIngestService {
   /** One transaction: the inbox insert and the events applied. */
   private ingestPart(unique: LifecycleEvent[], opts: { allOrNothing?: boolean }): Promise<{ fresh: number; refused: RefusedEvent[] }> {
     return inTransaction(this.ds, async (em) => {
-      const checked = await refuseForeign(em, unique);
+      const checked = await resolveRuntimes(em, unique);
       if (checked.refused.length > 0 && opts.allOrNothing) throw new EventsRefused(checked.refused);
       // Heartbeats carry no money and are most of the stream: not stored, deduplicated by seq (MeteringService).
       const heartbeats = checked.ok.filter((e) => e.type === 'runtime.heartbeat');
@@ -113,30 +114,26 @@ export function bySettlements(events: LifecycleEvent[], limit: number): Lifecycl
  * not stored, gets its row when metering rebuilds it). The events of a runtime whose month is archived
  * are refused too. Returns each known runtime's month.
  */
-async function refuseForeign(
+async function resolveRuntimes(
   em: EntityManager,
   events: LifecycleEvent[],
 ): Promise<{ ok: LifecycleEvent[]; refused: RefusedEvent[]; months: Map<string, string> }> {
   const first = new Map<string, string>();
   for (const e of events) if (!first.has(e.runtimeId)) first.set(e.runtimeId, e.accountId);
-  const known = await rows<RuntimeMonthRow>(
-    em,
-    `SELECT r.runtime_id, r.account_id, runtime_month(r.created_at)::text AS month, a.month IS NOT NULL AS archived
-     FROM runtimes r LEFT JOIN event_month_archives a ON a.month = runtime_month(r.created_at) WHERE r.runtime_id = ANY($1)`,
-    [[...first.keys()]],
-  );
-  const archived = new Map(known.filter((r) => r.archived).map((r) => [r.runtime_id, r.month.slice(0, 7)]));
+  const known = await readRuntimes(em, [...first.keys()]);
   const stored = new Set(events.filter((e) => e.type !== 'runtime.heartbeat').map((e) => e.runtimeId));
   const found = new Set(known.map((r) => r.runtime_id));
   const unknown = [...stored].filter((id) => !found.has(id)).sort();
   if (unknown.length > 0) {
-    known.push(
-      ...(await createRuntimes(
-        em,
-        unknown.map((id) => ({ id, account: first.get(id)! })),
-      )),
+    const created = await insertUnreservedRuntimes(
+      em,
+      unknown.map((id) => ({ id, account: first.get(id)! })),
     );
+    const done = new Set(created.map((r) => r.runtime_id));
+    const meanwhile = unknown.filter((id) => !done.has(id));
+    known.push(...created, ...(meanwhile.length > 0 ? await readRuntimes(em, meanwhile) : []));
   }
+  const archived = new Map(known.filter((r) => r.archived).map((r) => [r.runtime_id, r.month.slice(0, 7)]));
   const owner = new Map(known.map((r) => [r.runtime_id, r.account_id]));
   const ok: LifecycleEvent[] = [];
   const refused: RefusedEvent[] = [];
@@ -163,35 +160,21 @@ interface RuntimeMonthRow {
   archived?: boolean;
 }
 
-/**
- * Rows for runtimes first seen through their events, in id order (the lock order). One created
- * meanwhile by a reservation or another ingest keeps its row: the insert waits for it, skips it,
- * and it is read instead.
- */
-async function createRuntimes(em: EntityManager, runtimes: { id: string; account: string }[]): Promise<RuntimeMonthRow[]> {
-  const created = await rows<RuntimeMonthRow>(
+/** The runtimes' owners and months, and whether their month is archived. */
+function readRuntimes(em: EntityManager, ids: string[]): Promise<RuntimeMonthRow[]> {
+  return rows<RuntimeMonthRow>(
     em,
-    `INSERT INTO runtimes (runtime_id, account_id, status)
-     SELECT q.id, q.account, 'reserved' FROM json_to_recordset($1::json) AS q(id text, account text) ORDER BY q.id
-     ON CONFLICT (runtime_id) DO NOTHING
-     RETURNING runtime_id, account_id, runtime_month(created_at)::text AS month`,
-    [JSON.stringify(runtimes)],
+    `SELECT r.runtime_id, r.account_id, runtime_month(r.created_at)::text AS month, a.month IS NOT NULL AS archived
+     FROM runtimes r LEFT JOIN event_month_archives a ON a.month = runtime_month(r.created_at) WHERE r.runtime_id = ANY($1)`,
+    [ids],
   );
-  if (created.length === runtimes.length) return created;
-  const done = new Set(created.map((r) => r.runtime_id));
-  const meanwhile = await rows<RuntimeMonthRow>(
-    em,
-    `SELECT runtime_id, account_id, runtime_month(created_at)::text AS month FROM runtimes WHERE runtime_id = ANY($1)`,
-    [runtimes.filter((r) => !done.has(r.id)).map((r) => r.id)],
-  );
-  return [...created, ...meanwhile];
 }
 
 /**
  * Multi-row insert of events into the partition of their runtime's month, from one JSON array of
  * rows (instants as epoch milliseconds: exact, as events carry millisecond precision); returns those
  * whose id was not seen before for their runtime's month, and of a month not archived meanwhile (an
- * archive that committed after refuseForeign read the list). (Seven array parameters, each quoted
+ * archive that committed after resolveRuntimes read the list). (Seven array parameters, each quoted
  * element by element by the driver, cost more to build.)
  */
 async function insertEvents(em: EntityManager, events: LifecycleEvent[], months: Map<string, string>): Promise<LifecycleEvent[]> {

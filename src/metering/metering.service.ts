@@ -18,7 +18,7 @@ import { DEFAULT_MINUTES } from 'src/reservations/dto/reservation.dto';
 import type { LifecycleEvent } from './lifecycle-event';
 import { ReservationsService } from 'src/reservations/reservations.service';
 import type { RuntimeRow } from './runtime-row';
-import { updateRuntimesCall, type RebuiltRuntimeRow } from './runtime-writes';
+import { insertUnreservedRuntimes, updateRuntimesCall, type RebuiltRuntimeRow } from './runtime-writes';
 import { parseSessionHistory, sessionHistoryCalls } from './session-history';
 import { planSettlement, type SettlementFields } from './settlement-plan';
 import { SettlementHooks, type SettledRuntime } from './settlement-hooks';
@@ -152,9 +152,10 @@ export class MeteringService {
     const now = this.clock.now();
     const pending: Pending = { rows: [], deltas: [], audits: [], acknowledged: [], now };
     const rebuilt: Rebuilt[] = [];
+    await this.insertMissing(em, rebuild, byId, touched);
     for (const id of rebuild) {
       const t = touched.get(id)!;
-      const row = byId.get(id) ?? (await this.insertUnreserved(em, id, t.accountId));
+      const row = byId.get(id)!;
       const events = history.get(id) ?? [];
       rebuilt.push({ row, t, events, session: buildSession(events) });
     }
@@ -305,13 +306,26 @@ export class MeteringService {
     return new Map(updated.map((u) => [u.runtime_id, u.fresh]));
   }
 
-  private async insertUnreserved(em: EntityManager, runtimeId: string, accountId: string): Promise<RuntimeRow> {
-    const [row] = await rows<RuntimeRow>(
+  /**
+   * Rows for rebuilt runtimes that have none: seen only through heartbeats (the ingest creates the
+   * rows of runtimes whose events it stores). One created meanwhile by a reservation was not locked
+   * with the others: the chunk fails, and its retry locks it.
+   */
+  private async insertMissing(
+    em: EntityManager,
+    rebuild: string[],
+    byId: Map<string, RuntimeRow>,
+    touched: Map<string, Touched>,
+  ): Promise<void> {
+    const missing = rebuild.filter((id) => !byId.has(id));
+    if (missing.length === 0) return;
+    const created = await insertUnreservedRuntimes(
       em,
-      `INSERT INTO runtimes (runtime_id, account_id, status) VALUES ($1, $2, 'reserved') RETURNING *`,
-      [runtimeId, accountId],
+      missing.map((id) => ({ id, account: touched.get(id)!.accountId })),
     );
-    return row!;
+    for (const row of created) byId.set(row.runtime_id, row);
+    const meanwhile = missing.filter((id) => !byId.has(id));
+    if (meanwhile.length > 0) throw new Error(`runtime ${meanwhile.join(', ')} was created meanwhile: the chunk is retried`);
   }
 
   /** Queues a settled (or rebuilt) runtime's row and its rollup delta for the chunk's flush. */

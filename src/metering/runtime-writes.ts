@@ -1,10 +1,36 @@
+import type { EntityManager } from 'typeorm';
 import type { Call, PreparedStatement } from 'src/common/database/pipelined-transaction';
+import { rows } from 'src/common/database/transaction';
+import type { RuntimeRow } from './runtime-row';
 
 /**
  * The writes of `runtimes` and `reservation_extensions` that admission asks for (metering owns both
  * tables): a batch's reserved runtime rows, and an extension's record with its runtime row grown;
- * and metering's own multi-row update of the runtimes a chunk rebuilt.
+ * and metering's own: the rows of runtimes first seen through their events, and the multi-row update
+ * of the runtimes a chunk rebuilt.
  */
+
+/** A runtime's row with the month its events are stored under (`runtime_month(created_at)`, as text). */
+export type RuntimeWithMonth = RuntimeRow & { month: string };
+
+/**
+ * Rows for runtimes first seen through their events (no reservation yet: status `reserved`, nothing
+ * held), inserted in id order (the lock order). Returns the rows inserted: one created meanwhile by a
+ * reservation or another ingest is kept as it is (the insert waits for it, then skips it).
+ */
+export function insertUnreservedRuntimes(
+  em: EntityManager,
+  runtimes: readonly { id: string; account: string }[],
+): Promise<RuntimeWithMonth[]> {
+  return rows<RuntimeWithMonth>(
+    em,
+    `INSERT INTO runtimes (runtime_id, account_id, status)
+     SELECT q.id, q.account, 'reserved' FROM json_to_recordset($1::json) AS q(id text, account text) ORDER BY q.id
+     ON CONFLICT (runtime_id) DO NOTHING
+     RETURNING *, runtime_month(created_at)::text AS month`,
+    [JSON.stringify(runtimes)],
+  );
+}
 
 const RESERVE_RUNTIMES: PreparedStatement = {
   name: 'reserve_runtimes_v2',
