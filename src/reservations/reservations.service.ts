@@ -16,7 +16,7 @@ import { QuotasService } from 'src/plans/quotas.service';
 import type { Environment } from 'src/pricing/environment';
 import { holdFor } from 'src/pricing/charges';
 import { runningMsOf, type RuntimeRow } from 'src/metering/runtime-row';
-import { abandonedLaunch } from './admission';
+import { abandonedLaunch, ownRuntime } from './admission';
 import type { ReservationRequest } from './dto/reservation.dto';
 import { PRIOR_EXTENSION, RESERVED_RUNTIME, ReservationBatch, type ReservationLaunch, type ReservationOutcome } from './reservation-batch';
 import { extendRuntimeCall } from 'src/metering/runtime-writes';
@@ -134,7 +134,7 @@ export class ReservationsService {
       );
     } catch (error) {
       // A concurrent request for the same runtime won the race: answer as a replay (or a conflict).
-      if (isUniqueViolation(error) && (await this.existing(launch.request.runtimeId, launch.fingerprint))) return { replay: true };
+      if (isUniqueViolation(error) && (await this.existing(launch))) return { replay: true };
       throw error;
     }
   }
@@ -146,15 +146,22 @@ export class ReservationsService {
       const { row, admitted } = outcome.reserved;
       return { created: true, view: this.viewOf(row, admitted.hold!().balance, admitted.runsRemaining) };
     }
-    const existing = await this.existing(launch.request.runtimeId, launch.fingerprint);
+    const existing = await this.existing(launch);
     if (!existing) throw new Error(`runtime ${launch.request.runtimeId} was reserved, and its reservation is gone`);
     return { created: false, view: existing };
   }
 
-  private async existing(runtimeId: string, requestFingerprint: string): Promise<ReservationView | null> {
+  /**
+   * The reservation a launch's runtime has already: its view when the launch repeats its request (a
+   * replay), 409 when the request differs. Another account's reservation is named by nothing but
+   * the finding that the runtime is not this account's.
+   */
+  private async existing(launch: ReservationLaunch): Promise<ReservationView | null> {
+    const { runtimeId, accountId } = launch.request;
     const [row] = await rows<RuntimeRow>(this.ds, RESERVED_RUNTIME, [runtimeId]);
     if (!row) return null;
-    if (row.request_fingerprint !== requestFingerprint) {
+    ownRuntime(runtimeId, accountId, row.account_id);
+    if (row.request_fingerprint !== launch.fingerprint) {
       throw new BillingException(
         'DL_BILLING_IDEMPOTENCY_CONFLICT',
         `Runtime ${runtimeId} already has a reservation made with a different request`,

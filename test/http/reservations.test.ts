@@ -218,6 +218,19 @@ describe('reservations over HTTP', () => {
     expect((await reserve({ accountId: mine, runtimeId: uid('rt'), ...SMALL }, myKey)).status).toBe(403);
     const theirKey = await h.key(`account:${theirs}`);
     expect((await h.request('GET', `/v1/reservations/${runtimeId}`, { key: theirKey })).status).toBe(200);
+    // Reserving their reserved runtime for my account: 409 on runtimeId, and nothing of their reservation in the body.
+    for (const request of [{ ...SMALL }, { ...SMALL, minutes: 30 }]) {
+      const taken = await reserve({ accountId: mine, runtimeId, ...request });
+      expect(taken.status).toBe(409);
+      expect(taken.body).toEqual({
+        error: {
+          code: 'DL_BILLING_IDEMPOTENCY_CONFLICT',
+          message: `Runtime ${runtimeId} belongs to another account`,
+          findings: [{ field: 'runtimeId', message: 'is a runtime of another account' }],
+        },
+      });
+    }
+    expect((await h.request('GET', `/v1/accounts/${mine}/wallet`, { key: admin })).body).toMatchObject({ held: '0.000000' });
   });
 
   it('reserves a runtime that started without a reservation on the fly, and tells one that cannot be reserved to terminate', async () => {
