@@ -33,6 +33,32 @@ describe('explain', () => {
     ).toBe('3.000000 unused credits of plan allowance grant g2 expired at 2027-01-01T00:00:00.000Z.');
     expect(
       explain({
+        kind: 'expiry',
+        amount: -5_000_000n,
+        holdId: null,
+        grantId: 'g3',
+        reference: null,
+        explanation: { source: 'admin', expired: '5000000', expiresAt: '2027-01-01T00:00:00.000Z' },
+      }),
+    ).toBe('5.000000 unused credits of admin grant g3 expired at 2027-01-01T00:00:00.000Z.');
+    expect(
+      explain({
+        kind: 'reservation',
+        amount: -3_000_000n,
+        holdId: 'h2',
+        grantId: null,
+        reference: 'rt_2',
+        explanation: {
+          held: '3000000',
+          parts: [
+            { grantId: 'g4', amount: '1000000', source: 'admin', expiresAt: null },
+            { grantId: 'g5', amount: '2000000', source: 'top_up', expiresAt: null },
+          ],
+        },
+      }),
+    ).toBe('Reserved 3.000000 credits for rt_2 (hold h2): 1.000000 from admin grant g4, 2.000000 from top-up grant g5.');
+    expect(
+      explain({
         kind: 'adjustment',
         amount: -500_000n,
         holdId: 'h1',

@@ -8,6 +8,13 @@ const SOURCE_NAMES: Record<string, string> = {
   promotion: 'promotion',
 };
 
+/** "admin grant g1", "plan allowance grant g2", "grant g3" (no source): the source's name says "grant" once. */
+function grantNamed(source: unknown, grantId: unknown): string {
+  if (source === null || source === undefined || source === '') return `grant ${String(grantId)}`;
+  const name = SOURCE_NAMES[String(source)] ?? String(source);
+  return `${name}${name.endsWith('grant') ? '' : ' grant'} ${String(grantId)}`;
+}
+
 const credits = (v: unknown): string => formatCredits(BigInt(String(v ?? '0')));
 
 function date(v: unknown): string | null {
@@ -18,9 +25,8 @@ function date(v: unknown): string | null {
 function parts(list: unknown): string {
   if (!Array.isArray(list) || list.length === 0) return '';
   const described = (list as { grantId: string; amount: unknown; source?: string | null; expiresAt?: unknown }[]).map((p) => {
-    const source = p.source ? `${SOURCE_NAMES[p.source] ?? p.source} ` : '';
     const expiry = date(p.expiresAt);
-    return `${credits(p.amount)} from ${source}grant ${p.grantId}${expiry ? ` (expires ${expiry})` : ''}`;
+    return `${credits(p.amount)} from ${grantNamed(p.source, p.grantId)}${expiry ? ` (expires ${expiry})` : ''}`;
   });
   return `: ${described.join(', ')}`;
 }
@@ -61,7 +67,7 @@ export function explain(t: Pick<StatementEntry, 'kind' | 'amount' | 'holdId' | '
       } — ${String(e.reason ?? '')}${debt}.`;
     }
     case 'expiry':
-      return `${credits(e.expired)} unused credits of ${SOURCE_NAMES[String(e.source)] ?? String(e.source)} grant ${t.grantId} expired at ${date(e.expiresAt) ?? '?'}.`;
+      return `${credits(e.expired)} unused credits of ${grantNamed(e.source, t.grantId)} expired at ${date(e.expiresAt) ?? '?'}.`;
     case 'adjustment': {
       if (e.clawedBack !== undefined) return clawBack(t, e);
       const delta = BigInt(String(e.delta ?? '0'));
