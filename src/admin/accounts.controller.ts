@@ -7,7 +7,7 @@ import { ApiKeysService } from 'src/accounts/auth/api-keys.service';
 import { Public } from 'src/common/auth/auth.decorators';
 import { AuditService } from 'src/audit/audit.service';
 import { BillingException } from 'src/common/errors/billing.exception';
-import { parseOrThrow } from 'src/common/http/zod-validation.pipe';
+import { parseQueryOrThrow } from 'src/common/http/zod-validation.pipe';
 import { formatCredits } from 'src/common/money';
 import { Clock } from 'src/infra/clock/clock';
 import { statementBody } from 'src/ledger/http';
@@ -64,7 +64,7 @@ export class AdminAccountsController {
   ): Promise<string> {
     return this.auth.page(reply, cookies, async (viewer) => {
       const now = this.clock.now();
-      const q = parseOrThrow(this.directory.querySchema, query);
+      const q = parseQueryOrThrow(this.directory.querySchema, query);
       // Consumption is read from the hourly usage rollups: the period must be whole hours (as the reports).
       const period = parseReportQuery('usage', { from: q.from, to: q.to }, now).period;
       const result = await this.directory.list(q, period, now);
@@ -80,7 +80,7 @@ export class AdminAccountsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<string> {
     return this.auth.page(reply, cookies, async (viewer) => {
-      const q = parseOrThrow(accountQuerySchema, query);
+      const q = parseQueryOrThrow(accountQuerySchema, query);
       const account = await this.accounts.get(id);
       if (!account) throw BillingException.notFound(`Account ${id}`);
       const now = this.clock.now();

@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { Public } from 'src/common/auth/auth.decorators';
 import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
-import { parseOrThrow } from 'src/common/http/zod-validation.pipe';
+import { parseQueryOrThrow } from 'src/common/http/zod-validation.pipe';
 import { Metrics } from 'src/health/metrics';
 import { MessageBus } from 'src/infra/kafka/message-bus';
 import { JOB_NAMES, JobsService } from 'src/jobs/jobs.service';
@@ -46,7 +46,7 @@ export class AdminHealthController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<string> {
     return this.auth.page(reply, cookies, async (viewer) => {
-      const q = parseOrThrow(z.strictObject({ done: z.string().max(300).optional() }), query);
+      const q = parseQueryOrThrow(z.strictObject({ done: z.string().max(300).optional() }), query);
       const topics = this.config.kafka?.topics;
       const dlqTopics = topics ? [topics.lifecycleDlq, topics.membershipDlq, topics.ancillaryDlq] : [];
       const [backlog, runs, webhooks, deadLettered, lag, dlq] = await Promise.all([

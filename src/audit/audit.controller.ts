@@ -4,7 +4,7 @@ import { Access } from 'src/common/auth/auth.decorators';
 import { ACCOUNT_ID_PATTERN } from 'src/common/auth/scopes';
 import { instant, page, inputInstant } from 'src/common/http/api-schemas';
 import { Doc } from 'src/common/http/openapi';
-import { ZodPipe } from 'src/common/http/zod-validation.pipe';
+import { ZodQueryPipe } from 'src/common/http/zod-validation.pipe';
 import { AuditService, type AuditRow } from './audit.service';
 
 const auditQuerySchema = z
@@ -51,7 +51,7 @@ export class AuditController {
     responses: { 200: { description: 'One page', schema: page(auditRowSchema).meta({ id: 'AuditPage' }) } },
   })
   list(
-    @Query(new ZodPipe(auditQuerySchema, 'query')) q: z.output<typeof auditQuerySchema>,
+    @Query(new ZodQueryPipe(auditQuerySchema)) q: z.output<typeof auditQuerySchema>,
   ): Promise<{ items: AuditRow[]; nextCursor: string | null }> {
     return this.audit.list({
       accountId: q.accountId,

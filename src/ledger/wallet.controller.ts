@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { Access } from 'src/common/auth/auth.decorators';
 import { BillingException } from 'src/common/errors/billing.exception';
 import { Doc } from 'src/common/http/openapi';
-import { ZodPipe } from 'src/common/http/zod-validation.pipe';
+import { ZodQueryPipe } from 'src/common/http/zod-validation.pipe';
 import { formatCredits } from 'src/common/money';
 import { Clock } from 'src/infra/clock/clock';
 import { calendarMonth } from 'src/plan-catalog/periods';
@@ -71,7 +71,7 @@ export class WalletController {
   })
   async statement(
     @Param('id') accountId: string,
-    @Query(new ZodPipe(statementQuerySchema, 'query')) q: z.output<typeof statementQuerySchema>,
+    @Query(new ZodQueryPipe(statementQuerySchema)) q: z.output<typeof statementQuerySchema>,
   ): Promise<{ items: Record<string, unknown>[]; nextCursor: string | null }> {
     if (!(await this.ledger.accountExists(accountId))) throw BillingException.notFound(`Account ${accountId}`);
     const page = await this.ledger.statement(accountId, { cursor: q.cursor, limit: q.limit });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { BillingException } from 'src/common/errors/billing.exception';
-import { parseOrThrow } from 'src/common/http/zod-validation.pipe';
+import { parseQueryOrThrow } from 'src/common/http/zod-validation.pipe';
 import { calendarMonth } from 'src/plan-catalog/periods';
 import { CREDIT_GROUPS, USAGE_GROUPS, type Period } from './reports.service';
 import { inputInstant } from 'src/common/http/api-schemas';
@@ -27,7 +27,7 @@ export type Queries = typeof QUERIES;
 
 /** Parses a report's query: the period defaults to the current calendar month; `hourly` reports need whole UTC hours. */
 export function parseReportQuery<K extends keyof Queries>(name: K, query: unknown, now: Date): z.output<Queries[K]> & { period: Period } {
-  const q = parseOrThrow(QUERIES[name], query) as z.output<Queries[K]> & { from?: string; to?: string };
+  const q = parseQueryOrThrow(QUERIES[name], query) as z.output<Queries[K]> & { from?: string; to?: string };
   const month = calendarMonth(now);
   const from = q.from ? new Date(q.from) : month.start;
   const to = q.to ? new Date(q.to) : month.end;

@@ -2,7 +2,7 @@ import { Body, Controller, Get, Param, Put, Query } from '@nestjs/common';
 import { Access, CurrentPrincipal } from 'src/common/auth/auth.decorators';
 import type { Principal } from 'src/common/auth/scopes';
 import { Doc } from 'src/common/http/openapi';
-import { parseOrThrow, ZodPipe } from 'src/common/http/zod-validation.pipe';
+import { parseQueryOrThrow, ZodPipe } from 'src/common/http/zod-validation.pipe';
 import {
   spendLimitQuerySchema,
   spendLimitSchema,
@@ -53,7 +53,7 @@ export class SpendLimitsController {
     errors: ['DL_BILLING_NOT_FOUND'],
   })
   get(@Param('id') accountId: string, @Query() query: unknown): Promise<SpendLimitView> {
-    const q = parseOrThrow(spendLimitQuerySchema, query);
+    const q = parseQueryOrThrow(spendLimitQuerySchema, query);
     return this.limits.get(accountId, q.userId ?? null);
   }
 

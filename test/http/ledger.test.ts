@@ -101,7 +101,9 @@ describe('ledger HTTP API: accounts, grants, wallet, ledger, audit', () => {
         headers,
       });
       expect(conflict.status).toBe(409);
-      expect(conflict.body).toEqual({ error: { code: 'DL_BILLING_IDEMPOTENCY_CONFLICT', message: expect.any(String) } });
+      expect(conflict.body).toEqual({
+        error: { code: 'DL_BILLING_IDEMPOTENCY_CONFLICT', message: 'This idempotency key was already used for a different request' },
+      });
       expect((await h.request('GET', `/v1/accounts/${id}/wallet`, { key: admin })).body.total).toBe('1.000000');
     });
 
@@ -205,7 +207,9 @@ describe('ledger HTTP API: accounts, grants, wallet, ledger, audit', () => {
       expect((await h.request('GET', '/v1/accounts/nobody/ledger', { key: admin })).status).toBe(404);
       const bad = await h.request('GET', `/v1/accounts/${id}/ledger?cursor=abc&limit=0`, { key: own });
       expect(bad.status).toBe(400);
-      expect(bad.body.error.findings.map((f: { field: string }) => f.field).sort()).toEqual(['query.cursor', 'query.limit']);
+      expect(bad.body.error.findings.map((f: { field: string }) => f.field).sort()).toEqual(['cursor', 'limit']);
+      const unknown = await h.request('GET', `/v1/accounts/${id}/ledger?page=2`, { key: own });
+      expect(unknown.body.error.findings).toEqual([{ field: 'page', message: 'is not a parameter of this endpoint' }]);
     });
   });
 
@@ -239,7 +243,15 @@ describe('ledger HTTP API: accounts, grants, wallet, ledger, audit', () => {
       const cp = await h.key('control-plane');
       expect((await h.request('GET', '/v1/audit', { key: cp })).status).toBe(403);
       const bad = await h.request('GET', '/v1/audit?from=yesterday', { key: admin });
-      expect(bad.body.error.findings).toEqual([{ field: 'query.from', message: 'must be an ISO 8601 date-time' }]);
+      expect(bad.body.error.findings).toEqual([{ field: 'from', message: 'must be an ISO 8601 date-time' }]);
+      const unknown = await h.request('GET', '/v1/audit?from=yesterday&bogus=1', { key: admin });
+      expect(unknown.body.error.findings).toEqual(
+        expect.arrayContaining([
+          { field: 'bogus', message: 'is not a parameter of this endpoint' },
+          { field: 'from', message: 'must be an ISO 8601 date-time' },
+        ]),
+      );
+      expect(unknown.body.error.findings).toHaveLength(2);
     });
   });
 });

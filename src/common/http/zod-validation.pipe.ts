@@ -66,3 +66,12 @@ export function parseQueryOrThrow<T extends z.ZodType>(schema: T, query: unknown
   );
   throw BillingException.invalid(findings);
 }
+
+/** Validates a query string as parseQueryOrThrow does: each finding named by its parameter. */
+export class ZodQueryPipe<T extends z.ZodType> implements PipeTransform<unknown, z.output<T>> {
+  constructor(private readonly schema: T) {}
+
+  transform(value: unknown): z.output<T> {
+    return parseQueryOrThrow(this.schema, value);
+  }
+}

@@ -29,7 +29,7 @@ export function adjustOperation(input: AdjustHoldInput): Operation<AdjustResult>
     decide(state, now) {
       const hold = requireHold(state, input.holdId);
       if (state.prior) {
-        checkReplay(state.prior, fp, input.idempotencyKey);
+        checkReplay(state.prior, fp);
         const previous = BigInt(String(state.prior.explanation.previousCharge ?? hold.chargedAmount));
         const charged = BigInt(String(state.prior.explanation.charged ?? hold.chargedAmount));
         return {

@@ -28,7 +28,7 @@ export function createHoldOperation(input: CreateHoldInput): Operation<HoldResul
     createsWallet: true,
     decide(state, now) {
       if (state.prior) {
-        checkReplay(state.prior, fp, input.idempotencyKey);
+        checkReplay(state.prior, fp);
         if (!state.hold) throw new Error(`hold ${input.holdId} of transaction ${state.prior.id} is missing`);
         return {
           write: null,

@@ -34,7 +34,7 @@ export function grantOperation(input: GrantInput): Operation<GrantResult> {
     createsWallet: true,
     decide(state, now) {
       if (state.prior) {
-        checkReplay(state.prior, fp, input.idempotencyKey);
+        checkReplay(state.prior, fp);
         if (!state.prior.grant) throw new Error(`grant of transaction ${state.prior.id} is missing`);
         return {
           write: null,

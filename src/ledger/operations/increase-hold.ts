@@ -24,7 +24,7 @@ export function increaseHoldOperation(input: IncreaseHoldInput): Operation<HoldR
     decide(state, now) {
       const hold = requireHold(state, input.holdId);
       if (state.prior) {
-        checkReplay(state.prior, fp, input.idempotencyKey);
+        checkReplay(state.prior, fp);
         return {
           write: null,
           result: { hold: { ...hold }, balance: balanceNow(state, now), transactionId: state.prior.id, replayed: true },

@@ -160,12 +160,13 @@ export function checkKey(key: string, findings: Finding[]): void {
   }
 }
 
-export function checkReplay(prior: PriorTransaction, fp: string, key: string): void {
+/**
+ * A key seen before must come with the same request. The message does not quote the key: the ledger
+ * stores it namespaced by its source (`http:<the caller's key>`), which is not what the caller sent.
+ */
+export function checkReplay(prior: PriorTransaction, fp: string): void {
   if (prior.fingerprint !== fp) {
-    throw new BillingException(
-      'DL_BILLING_IDEMPOTENCY_CONFLICT',
-      `The idempotency key ${JSON.stringify(key)} was already used for a different request`,
-    );
+    throw new BillingException('DL_BILLING_IDEMPOTENCY_CONFLICT', 'This idempotency key was already used for a different request');
   }
 }
 
