@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sha256Hex } from 'src/common/canonical-json';
 import { startApp, uid, type Harness } from '../support/app';
 
 describe('API keys and scopes', () => {
@@ -51,6 +52,34 @@ describe('API keys and scopes', () => {
     // A revoked key is refused at once on this instance.
     const after = await h.request('POST', '/v1/events', { key: created.body.key, body: { events: [] } });
     expect(after.status).toBe(401);
+  });
+
+  it('rotates BILLING_ADMIN_API_KEY: the previous value works until revoked by its id, and stays revoked after a restart', async () => {
+    const idOf = async (key: string): Promise<string> =>
+      (await h.ds.query('SELECT id FROM api_keys WHERE key_hash = $1', [sha256Hex(key)]))[0].id;
+    const previous = `admin-${uid('k')}-previous`;
+    const next = `admin-${uid('k')}-rotated`;
+    const apps: Harness[] = [];
+    try {
+      apps.push(await startApp({ env: { BILLING_ADMIN_API_KEY: previous } }));
+      const first = await idOf(previous);
+      expect(first).toMatch(/^key_bootstrap_[0-9a-f]{12}$/);
+      const rotated = await startApp({ env: { BILLING_ADMIN_API_KEY: next } });
+      apps.push(rotated);
+      expect(await idOf(next)).not.toBe(first);
+      // Both values are admin keys until the previous one is revoked.
+      for (const key of [previous, next]) expect((await rotated.request('GET', '/v1/audit?limit=1', { key })).status).toBe(200);
+      expect((await rotated.request('DELETE', `/v1/admin/api-keys/${first}`, { key: next })).status).toBe(200);
+      expect((await rotated.request('GET', '/v1/audit?limit=1', { key: previous })).status).toBe(401);
+      expect((await rotated.request('GET', '/v1/audit?limit=1', { key: next })).status).toBe(200);
+      // An instance started again with the revoked value does not revive it.
+      const again = await startApp({ env: { BILLING_ADMIN_API_KEY: previous } });
+      apps.push(again);
+      expect((await again.request('GET', '/v1/audit?limit=1', { key: previous })).status).toBe(401);
+      expect(await idOf(previous)).toBe(first);
+    } finally {
+      for (const app of apps) await app.close();
+    }
   });
 
   it('refuses a key for an account that does not exist, naming the scope, and mints nothing', async () => {

@@ -30,16 +30,28 @@ export class ApiKeysService implements OnApplicationBootstrap {
     private readonly audit: AuditService,
   ) {}
 
-  /** Registers BILLING_ADMIN_API_KEY with the admin scope, so an operator can bootstrap. */
+  /**
+   * Registers BILLING_ADMIN_API_KEY with the admin scope, so an operator can bootstrap. Each value
+   * is a key of its own (`key_bootstrap_<random>`, named in the log line): after a rotation the
+   * previous value keeps working until it is revoked by its id, and a revoked value stays revoked
+   * when an instance restarts with it.
+   */
   async onApplicationBootstrap(): Promise<void> {
     const key = this.config.adminApiKey;
     if (!key) return;
-    await this.ds.query(
-      `INSERT INTO api_keys (id, name, key_hash, scopes) VALUES ('key_bootstrap_admin', 'bootstrap admin', $1, '{admin}')
-       ON CONFLICT (id) DO UPDATE SET key_hash = EXCLUDED.key_hash, scopes = EXCLUDED.scopes, revoked_at = NULL`,
-      [sha256Hex(key)],
+    const [row] = await rows<{ id: string; revoked: boolean }>(
+      this.ds,
+      `WITH added AS (
+         INSERT INTO api_keys (id, name, key_hash, scopes) VALUES ($2, 'bootstrap admin', $1, '{admin}')
+         ON CONFLICT (key_hash) DO NOTHING RETURNING id, false AS revoked)
+       SELECT id, revoked FROM added UNION ALL SELECT id, revoked_at IS NOT NULL FROM api_keys WHERE key_hash = $1`,
+      [sha256Hex(key), `key_bootstrap_${randomBytes(6).toString('hex')}`],
     );
-    this.logger.log('bootstrap admin API key registered from BILLING_ADMIN_API_KEY');
+    if (row!.revoked) {
+      this.logger.warn(`BILLING_ADMIN_API_KEY is revoked key ${row!.id}: it is not registered again; set a new value`);
+      return;
+    }
+    this.logger.log(`bootstrap admin API key ${row!.id} registered from BILLING_ADMIN_API_KEY`);
   }
 
   /**
