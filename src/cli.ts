@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { ApiKeysService } from './accounts/auth/api-keys.service';
 import { scopeSchema } from 'src/common/auth/scopes';
 import { AuditService } from './audit/audit.service';
-import { CliModule } from './cli.module';
+import { CliModule, cliConfig } from './cli.module';
 import { AppModule } from './app.module';
 import { ConfigError, loadConfig } from './common/config/config';
 import { DataSource } from 'typeorm';
@@ -127,8 +127,14 @@ const COMMANDS: Record<string, Command> = {
     return result.ok ? 0 : 1;
   },
   'ledger reconcile': async (app, args) => {
-    const problems = await app.get(LedgerService).reconcile(args.flags.get('account'));
+    const ledger = app.get(LedgerService);
+    const account = args.flags.get('account');
+    if (account !== undefined && !(await ledger.accountExists(account))) throw new UsageError(`--account: no account ${account}`);
+    const problems = await ledger.reconcile(account);
     print({ ok: problems.length === 0, discrepancies: problems });
+    if (problems.length > 0) {
+      log.error({ command: 'ledger reconcile', discrepancies: problems.length }, `ledger reconcile found ${problems.length} discrepancies`);
+    }
     return problems.length === 0 ? 0 : 1;
   },
   'keys create': async (app, args) => {
@@ -143,7 +149,7 @@ const COMMANDS: Record<string, Command> = {
   },
   'events archive': async (app, args) => {
     const month = args.positional[2];
-    if (!month || !/^\d{4}-\d{2}$/.test(month)) throw new UsageError('events archive needs the month, YYYY-MM');
+    if (!month || !/^\d{4}-(0[1-9]|1[0-2])$/.test(month)) throw new UsageError('events archive needs the month, YYYY-MM');
     try {
       const archived = await archiveEventMonth(app.get(DataSource), app.get(AuditService), month, new Date());
       print(archived);
@@ -158,7 +164,12 @@ const COMMANDS: Record<string, Command> = {
   'keys revoke': async (app, args) => {
     const id = args.positional[2];
     if (!id) throw new UsageError('keys revoke needs the key id');
-    print(await app.get(ApiKeysService).revoke(id, ACTOR));
+    try {
+      print(await app.get(ApiKeysService).revoke(id, ACTOR));
+    } catch (error) {
+      if ((error as { code?: string }).code === 'DL_BILLING_NOT_FOUND') throw new UsageError(`keys revoke: no API key ${id}`);
+      throw error;
+    }
     return 0;
   },
 };
@@ -264,7 +275,7 @@ COMMANDS.reconcile = async (app) => {
 /** The context a command needs: reports add their module; reconcile the whole service, without its schedules. */
 function moduleFor(name: string): DynamicModule {
   if (name.startsWith('reports ')) return ReportsCliModule.forRoot();
-  if (name === 'reconcile') return AppModule.forRoot({ ...loadConfig(), cronEnabled: false });
+  if (name === 'reconcile') return AppModule.forRoot({ ...cliConfig(), cronEnabled: false });
   return CliModule.forRoot();
 }
 
@@ -297,6 +308,16 @@ async function databaseUnreachable(): Promise<{ database: string; timeoutMs: num
   }
 }
 
+/** Why the words given name no command: none given, a group without its command, or an unknown one. */
+function whatIsWrong(words: string[]): string {
+  if (words.length === 0) return 'a command is needed';
+  const group = Object.keys(COMMANDS).filter((c) => c.startsWith(`${words[0]} `));
+  if (words.length === 1 && group.length > 0) {
+    return `${words[0]} needs one of: ${group.map((c) => c.slice(words[0]!.length + 1)).join(', ')}`;
+  }
+  return `unknown command: ${words.slice(0, 2).join(' ')}`;
+}
+
 export async function main(argv: string[]): Promise<number> {
   let args: ReturnType<typeof parseArgs>;
   try {
@@ -312,7 +333,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   const command = COMMANDS[name];
   if (!command) {
-    process.stderr.write(`${name ? `unknown command: ${name}\n` : ''}${USAGE}\n${EXIT_CODES}\n`);
+    process.stderr.write(`${whatIsWrong(args.positional)}\n${USAGE}\n${EXIT_CODES}\n`);
     return 2;
   }
   running = name;

@@ -165,4 +165,25 @@ describe('audit log: hash chains and `audit verify`', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--scopes');
   });
+
+  it('names what is wrong in a command line: an id or account that does not exist, a month out of range, a missing command (exit 2)', async () => {
+    const runs = await Promise.all(
+      [
+        ['keys', 'revoke', 'key_nothing_here'],
+        ['ledger', 'reconcile', '--account', 'acc_nobody_here'],
+        ['events', 'archive', '2026-13'],
+        [],
+        ['reports'],
+        ['keys'],
+      ].map((args) => runCli(build, args, env)),
+    );
+    expect(runs.map((r) => [r.code, r.stdout, r.stderr.split('\n')[0]])).toEqual([
+      [2, '', 'keys revoke: no API key key_nothing_here'],
+      [2, '', '--account: no account acc_nobody_here'],
+      [2, '', 'events archive needs the month, YYYY-MM'],
+      [2, '', 'a command is needed'],
+      [2, '', 'reports needs one of: usage, credits, seats, spend-limits, reconciliation, top-consumers, ancillary'],
+      [2, '', 'keys needs one of: create, revoke'],
+    ]);
+  });
 });

@@ -92,6 +92,7 @@ describe('back up with pg_dump, restore into a new database, and check it', () =
     const broken = await runCli(build, ['ledger', 'reconcile'], { DATABASE_URL: restoredUrl });
     expect(broken.code).toBe(1);
     expect(broken.stdout + broken.stderr).toContain(accounts[0]);
+    expect(broken.stderr).toMatch(/ledger reconcile found \d+ discrepancies/);
   });
 });
 

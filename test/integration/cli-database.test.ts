@@ -1,7 +1,11 @@
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
-import { resolve } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import pg from 'pg';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 import { runCli } from '../support/cli';
+import { freshDatabase } from '../support/fresh-database';
 
 /** The CLI's last stderr line, a pino JSON object. */
 function lastLogLine(stderr: string): Record<string, unknown> {
@@ -90,5 +94,66 @@ describe('the CLI on an unreachable database', () => {
     });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('DATABASE_CONNECT_TIMEOUT_MS');
+  });
+});
+
+describe('the CLI on a database that is not at its schema', () => {
+  const build = resolve('dist');
+
+  it('refuses an empty database (exit 3) and leaves it empty: a restore check does not pass on nothing', async () => {
+    const server = inject('databaseUrl');
+    const name = `billing_cli_empty_${process.pid}_${Date.now()}`;
+    const admin = new pg.Client({ connectionString: server });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    try {
+      const url = new URL(server);
+      url.pathname = `/${name}`;
+      for (const command of [
+        ['audit', 'verify'],
+        ['ledger', 'reconcile'],
+      ]) {
+        const run = await runCli(build, command, { DATABASE_URL: url.toString() });
+        expect(run.code, run.stderr).toBe(3);
+        expect(run.stdout).toBe('');
+        expect(String(lastLogLine(run.stderr).msg)).toMatch(
+          /the database has no billing schema \(none of this build's \d+ migrations is applied\)/,
+        );
+      }
+      const empty = new pg.Client({ connectionString: url.toString() });
+      await empty.connect();
+      const { rows } = await empty.query(`SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'`);
+      await empty.end();
+      expect(rows[0].n).toBe(0);
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    }
+  });
+
+  it('refuses a database behind this build (a migration not applied), naming it, exit 3', async () => {
+    const db = await freshDatabase('cli_behind');
+    try {
+      const [last] = await db.ds.query(`SELECT name FROM schema_migrations ORDER BY id DESC LIMIT 1`);
+      await db.ds.query(`DELETE FROM schema_migrations WHERE name = $1`, [last.name]);
+      const run = await runCli(build, ['audit', 'verify'], { DATABASE_URL: db.url });
+      expect(run.code, run.stderr).toBe(3);
+      expect(String(lastLogLine(run.stderr).msg)).toContain(`1 of ${db.ds.migrations.length} migrations not applied (first: ${last.name})`);
+    } finally {
+      await db.drop();
+    }
+  });
+
+  it('refuses an embedded folder without data instead of making a new database there, exit 3', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cli-embedded-'));
+    try {
+      const run = await runCli(build, ['audit', 'verify'], { DATABASE_URL: '', EMBEDDED_PG_DIR: dir });
+      expect(run.code, run.stderr).toBe(3);
+      expect(String(lastLogLine(run.stderr).msg)).toContain(`no embedded PostgreSQL data in ${dir}`);
+      expect(existsSync(join(dir, 'PG_VERSION'))).toBe(false);
+      expect(readdirSync(dir)).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -22,7 +22,15 @@ export interface AppConfig {
   port: number;
   host: string;
   logLevel: Env['LOG_LEVEL'];
-  database: { url?: string; poolSize: number; connectTimeoutMs: number; embeddedDir: string; embeddedPort: number };
+  database: {
+    url?: string;
+    poolSize: number;
+    connectTimeoutMs: number;
+    embeddedDir: string;
+    embeddedPort: number;
+    /** false: the database is not migrated, and one not at this build's schema is refused (the CLI). */
+    migrate?: boolean;
+  };
   kafka?: KafkaConfig;
   adminApiKey?: string;
   authFailuresPerMinute: number;

@@ -6,15 +6,54 @@ import { withAdvisoryLock } from './advisory-lock';
 import { dataSourceOptions } from './data-source';
 import { EmbeddedPostgres } from './embedded-postgres';
 
-/** Resolves the database (embedded when DATABASE_URL is unset) and migrates it under an advisory lock. */
-export async function openDataSource(options: DataSourceOptions): Promise<DataSource> {
-  const ds = new DataSource(options);
+/**
+ * Opens the database. With `migrate` (the service), migrates it under an advisory lock; without (the
+ * CLI), it only reads which of the build's migrations are applied, and refuses a database that is
+ * not at this build's schema (an empty one, another application's, a restore gone wrong): a check
+ * run there would pass on nothing, and migrating it would change the database being checked.
+ */
+export async function openDataSource(options: DataSourceOptions, migrate = true): Promise<DataSource> {
+  // Never TypeORM's own run at initialize: the migrations run here, under the lock.
+  const ds = new DataSource({ ...options, migrationsRun: false });
   await ds.initialize();
+  if (!migrate) {
+    const pending = await pendingMigrations(ds);
+    if (pending.length > 0) {
+      await ds.destroy();
+      throw new SchemaNotCurrent(pending, ds.migrations.length);
+    }
+    return ds;
+  }
   const applied = await withAdvisoryLock(ds, 'migrations', () => ds.runMigrations({ transaction: 'each' }));
   if (applied.length > 0) {
     new Logger('Database').log(`applied migrations: ${applied.map((m) => m.name).join(', ')}`);
   }
   return ds;
+}
+
+/** A database that lacks some of the build's migrations, opened by a caller that does not migrate. */
+export class SchemaNotCurrent extends Error {
+  constructor(
+    readonly pending: string[],
+    total: number,
+  ) {
+    super(
+      pending.length === total
+        ? `the database has no billing schema (none of this build's ${total} migrations is applied): is it the service's database?`
+        : `the database is not at this build's schema: ${pending.length} of ${total} migrations not applied (first: ${pending[0]}); ` +
+            'start the service of this build once (it migrates), or use the CLI of the build that runs there',
+    );
+  }
+}
+
+/** The build's migrations that the database has not applied, read without writing anything. */
+async function pendingMigrations(ds: DataSource): Promise<string[]> {
+  const table = ds.options.migrationsTableName ?? 'migrations';
+  const [found] = (await ds.query(`SELECT to_regclass($1) IS NOT NULL AS present`, [table])) as { present: boolean }[];
+  const applied = new Set<string>(
+    found?.present ? ((await ds.query(`SELECT name FROM ${table}`)) as { name: string }[]).map((r) => r.name) : [],
+  );
+  return ds.migrations.map((m) => m.name ?? m.constructor.name).filter((name) => !applied.has(name));
 }
 
 export async function resolveDatabaseUrl(config: AppConfig): Promise<string> {
@@ -26,8 +65,12 @@ export async function resolveDatabaseUrl(config: AppConfig): Promise<string> {
   imports: [
     TypeOrmModule.forRootAsync({
       inject: [APP_CONFIG],
-      useFactory: async (config: AppConfig) => dataSourceOptions(await resolveDatabaseUrl(config), config.database.poolSize),
-      dataSourceFactory: async (options) => openDataSource(options as DataSourceOptions),
+      // migrationsRun: the service migrates at start; the CLI (database.migrate false) only checks.
+      useFactory: async (config: AppConfig) => ({
+        ...dataSourceOptions(await resolveDatabaseUrl(config), config.database.poolSize),
+        migrationsRun: config.database.migrate !== false,
+      }),
+      dataSourceFactory: async (options) => openDataSource(options as DataSourceOptions, options?.migrationsRun !== false),
     }),
   ],
 })

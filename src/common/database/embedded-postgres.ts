@@ -39,7 +39,8 @@ export class EmbeddedPostgres {
   private static instance?: EmbeddedPostgres;
   /**
    * The CLI's choice: a PostgreSQL already running on the folder (the service's) is connected to
-   * at the port its postmaster.pid names, instead of being refused as another process's.
+   * at the port its postmaster.pid names, instead of being refused as another process's; a folder
+   * with no data is refused rather than initialised.
    */
   static attachToRunning = false;
   private readonly logger = new Logger('EmbeddedPostgres');
@@ -89,8 +90,12 @@ export class EmbeddedPostgres {
         this.logger.log(`${where()}: using the server already running on it`);
         return this.url;
       }
-      const { Server, postgres } = await importWithoutExitHook();
       const fresh = !existsSync(resolve(this.dir, 'PG_VERSION'));
+      // The CLI checks and reads a service's data: it never makes a new, empty one.
+      if (fresh && EmbeddedPostgres.attachToRunning) {
+        throw new Error(`no embedded PostgreSQL data in ${this.dir}: set EMBEDDED_PG_DIR to the service's folder, or DATABASE_URL`);
+      }
+      const { Server, postgres } = await importWithoutExitHook();
       await mkdir(this.dir, { recursive: true });
       if (!fresh) await this.handleLeftover();
       if (await portAnswers(this.port)) {
