@@ -247,17 +247,23 @@ export class StripeEventsService {
       if (!accountId) return { ignored: true };
       const { invoice } = ctx;
       const period: Period = { start: invoice.periodStart!, end: invoice.periodEnd! };
+      // An invoice of prorations only (a seat change invoiced at once) is paid within the cycle: the
+      // cycle stays, and its allowance was granted with the cycle's own invoice.
       await em.query(
         `UPDATE stripe_subscriptions SET
            status = CASE WHEN state_event_created <= $2 AND status IN ('past_due', 'unpaid', 'incomplete') THEN 'active' ELSE status END,
            past_due_since = CASE WHEN state_event_created <= $2 THEN NULL ELSE past_due_since END,
-           current_period_start = CASE WHEN current_period_start IS NULL OR current_period_start <= $3 THEN $3 ELSE current_period_start END,
-           current_period_end = CASE WHEN current_period_start IS NULL OR current_period_start <= $3 THEN $4 ELSE current_period_end END,
+           current_period_start = CASE WHEN $5 AND (current_period_start IS NULL OR current_period_start <= $3) THEN $3 ELSE current_period_start END,
+           current_period_end = CASE WHEN $5 AND (current_period_start IS NULL OR current_period_start <= $3) THEN $4 ELSE current_period_end END,
            state_event_created = GREATEST(state_event_created, $2),
            updated_at = now()
          WHERE account_id = $1`,
-        [accountId, event.created, period.start, period.end],
+        [accountId, event.created, period.start, period.end, invoice.billsCycle],
       );
+      if (!invoice.billsCycle) {
+        await this.recordInvoice(em, accountId, invoice, 'paid');
+        return { accountId };
+      }
       // Runs count per cycle from the anchor: an account without one gets this cycle's start.
       await anchorBillingCycleIfUnset(
         em,

@@ -98,6 +98,7 @@ describe('reading Stripe objects', () => {
       },
     });
     expect(invoice).toMatchObject({
+      billsCycle: true,
       periodStart: new Date('2027-01-01T00:00:00Z'),
       periodEnd: new Date('2027-02-01T00:00:00Z'),
       totalCents: 10150,
@@ -108,6 +109,40 @@ describe('reading Stripe objects', () => {
       { priceId: 'price_seat', quantity: 3, amountCents: 2250, proration: true, description: null },
       { priceId: 'price_seat', quantity: 3, amountCents: 4500, proration: false, description: null },
     ]);
+  });
+
+  it('bills no cycle with an invoice of prorations only, and the invoice period without lines', () => {
+    const rest = { start: t('2026-12-16T00:00:00Z'), end: t('2027-01-01T00:00:00Z') };
+    const prorations = readInvoice({
+      id: 'in_4',
+      subscription: 'sub_4',
+      billing_reason: 'subscription_update',
+      lines: {
+        data: [
+          {
+            amount: -1500,
+            quantity: 2,
+            period: rest,
+            price: { id: 'price_seat' },
+            parent: { subscription_item_details: { proration: true } },
+          },
+          {
+            amount: 2250,
+            quantity: 3,
+            period: rest,
+            price: { id: 'price_seat' },
+            parent: { subscription_item_details: { proration: true } },
+          },
+        ],
+      },
+    });
+    expect(prorations).toMatchObject({ billsCycle: false, periodStart: new Date('2026-12-16T00:00:00Z') });
+    const bare = readInvoice({ id: 'in_5', subscription: 'sub_5', period_start: rest.start, period_end: rest.end });
+    expect(bare).toMatchObject({
+      billsCycle: true,
+      periodStart: new Date('2026-12-16T00:00:00Z'),
+      periodEnd: new Date('2027-01-01T00:00:00Z'),
+    });
   });
 
   it('reads what a refund or a dispute reverses', () => {

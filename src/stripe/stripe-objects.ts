@@ -75,6 +75,12 @@ export interface InvoiceSnapshot {
   id: string;
   customerId: string | null;
   subscriptionId: string | null;
+  /**
+   * Whether the invoice bills a subscription cycle: a regular line (not a proration) with a period,
+   * or no line with a period at all (the invoice's own period then). An invoice of prorations only
+   * (a seat change invoiced at once, `always_invoice`) bills none: no cycle begins with it.
+   */
+  billsCycle: boolean;
   /** The subscription cycle the invoice bills (its subscription lines' period, prorations aside). */
   periodStart: Date | null;
   periodEnd: Date | null;
@@ -111,10 +117,11 @@ export function readInvoice(o: unknown): InvoiceSnapshot | null {
     };
   });
   // A proration's period is the rest of an earlier cycle: the cycle billed is a regular line's.
-  const withPeriod =
-    lines.find((l) => !l.proration && l.start && l.end && l.end > l.start) ?? lines.find((l) => l.start && l.end && l.end > l.start);
+  const cycle = lines.find((l) => !l.proration && l.start && l.end && l.end > l.start);
+  const withPeriod = cycle ?? lines.find((l) => l.start && l.end && l.end > l.start);
   return {
     id: str(o.id)!,
+    billsCycle: cycle !== undefined || withPeriod === undefined,
     customerId: idOf(o.customer),
     subscriptionId: idOf(details.subscription) ?? idOf(o.subscription),
     periodStart: withPeriod?.start ?? time(o.period_start),

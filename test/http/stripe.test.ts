@@ -251,6 +251,48 @@ describe('Stripe over HTTP, against the local fake', () => {
     ]);
   });
 
+  it('grants the cycle allowance once: an invoice of seat prorations only, paid within the cycle, grants nothing and keeps the cycle', async () => {
+    const { accountId, subscriptionId } = await teamAccount();
+    const cycle = fake.invoice(subscriptionId);
+    expect((await deliver(fake.emit('invoice.paid', cycle))).status).toBe(200);
+    const before = (await h.request('GET', `/v1/accounts/${accountId}/subscription`, { key: admin })).body;
+    expect((await wallet(accountId)).total).toBe('500.000000');
+    // A seat added mid-cycle and invoiced at once (always_invoice): the unused time of 1 seat, the rest of the cycle for 2.
+    const now = Math.floor(Date.now() / 1000);
+    const end = cycle.lines.data[0].period.end as number;
+    const added = (cycle.lines.data[0].period.start as number) + 3600;
+    const seatPrice = cycle.lines.data[1].pricing.price_details.price as string;
+    const prorationLine = (quantity: number, amount: number) => ({
+      id: uid('il'),
+      object: 'line_item',
+      quantity,
+      amount,
+      currency: 'usd',
+      period: { start: added, end },
+      pricing: { price_details: { price: seatPrice } },
+      parent: { type: 'subscription_item_details', subscription_item_details: { proration: true, subscription: subscriptionId } },
+    });
+    const prorations = {
+      ...cycle,
+      id: uid('in_prorate'),
+      created: now + 1,
+      billing_reason: 'subscription_update',
+      lines: { object: 'list', data: [prorationLine(1, -1400), prorationLine(2, 2800)] },
+      period_start: added,
+      period_end: added,
+      total: 1400,
+      amount_paid: 1400,
+    };
+    expect((await deliver(fake.emit('invoice.paid', prorations, now + 2))).status).toBe(200);
+    const w = await wallet(accountId);
+    expect(w.total).toBe('500.000000');
+    expect(w.grants.filter((g: { source: string }) => g.source === 'plan_allowance')).toHaveLength(1);
+    const after = (await h.request('GET', `/v1/accounts/${accountId}/subscription`, { key: admin })).body;
+    expect(after.subscription.currentPeriod).toEqual(before.subscription.currentPeriod);
+    const [recorded] = await h.ds.query(`SELECT status, total_cents FROM stripe_invoices WHERE invoice_id = $1`, [prorations.id]);
+    expect(recorded).toEqual({ status: 'paid', total_cents: '1400' });
+  });
+
   it('links a subscription started through Checkout, moves the account to Team and sets its seats to the active members at once', async () => {
     const accountId = await fundedAccount(h, admin, { plan: 'free', kind: 'organization' });
     expect((await h.request('PUT', `/v1/accounts/${accountId}/members/alice`, { key: admin })).status).toBe(200);
