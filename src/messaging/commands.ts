@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { AuditService } from 'src/audit/audit.service';
 import { instant } from 'src/common/http/api-schemas';
 import type { Call, PreparedStatement } from 'src/common/database/pipelined-transaction';
+import { rows } from 'src/common/database/transaction';
 import { enqueue } from './outbox';
 
 export const TERMINATE_REASONS = ['reservation_expired', 'spend_limit', 'account_suspended', 'admin', 'unreserved', 'unreachable'] as const;
@@ -81,6 +82,31 @@ export async function issueTerminate(em: EntityManager, issuer: CommandIssuer, t
       action: 'runtime.terminate_issued',
       accountId: c.accountId,
       after: { command: c.id, runtimeId: c.runtimeId, reason: c.reason },
+      at: now,
+    })),
+  );
+}
+
+/**
+ * A runtime told to terminate because it ran without a reservation (`unreserved`: its first events
+ * did not say what it runs) and reserved on the fly since: the command is closed (`acknowledgedAt`
+ * set, so it is not re-issued) and audited as `runtime.terminate_withdrawn`. A command of another
+ * reason stays open.
+ */
+export async function withdrawUnreserved(em: EntityManager, issuer: CommandIssuer, runtimeId: string, now: Date): Promise<void> {
+  const closed = await rows<{ id: string; account_id: string }>(
+    em,
+    `UPDATE runtime_commands SET acknowledged_at = $2 WHERE runtime_id = $1 AND reason = 'unreserved' AND acknowledged_at IS NULL
+     RETURNING id, account_id`,
+    [runtimeId, now.toISOString()],
+  );
+  await issuer.audit.recordMany(
+    em,
+    closed.map((c) => ({
+      actor: issuer.actor,
+      action: 'runtime.terminate_withdrawn',
+      accountId: c.account_id,
+      after: { command: c.id, runtimeId, reason: 'unreserved', why: 'reserved on the fly since' },
       at: now,
     })),
   );

@@ -12,7 +12,7 @@ import { topicsOf } from 'src/messaging/topics';
 import { validateEnvironmentRequest } from 'src/pricing/pricing';
 import { RateCard } from 'src/pricing/rate-card';
 import { rollupDelta, usageRollupsCall } from 'src/reports/usage-rollups';
-import { acknowledgeCommandsCall, issueTerminate, openCommandsCall } from 'src/messaging/commands';
+import { acknowledgeCommandsCall, issueTerminate, openCommandsCall, withdrawUnreserved } from 'src/messaging/commands';
 import { buildSession, type MeteredEvent, type Session } from './core/sessions';
 import { DEFAULT_MINUTES } from 'src/reservations/dto/reservation.dto';
 import type { LifecycleEvent } from './lifecycle-event';
@@ -173,9 +173,10 @@ export class MeteringService {
     for (const r of unreserved) {
       await this.flush(em, pending);
       await withCorrelation({ id: r.t.cause.id, kind: 'event' }, async () => {
-        if (!r.row.hold_id) r.current = await this.reserveOnTheFly(em, r.row, r.t, now);
+        if (!r.row.hold_id) r.current = await this.reserveOnTheFly(em, r.row, r.t, r.session, now);
         else await this.terminateUnreserved(em, r.row, now);
         if ((await this.withOpenCommands(em, [r.row.runtime_id])).size > 0) commanded.add(r.row.runtime_id);
+        else commanded.delete(r.row.runtime_id);
       });
       await this.settle(em, [r], commanded, pending);
     }
@@ -363,9 +364,11 @@ export class MeteringService {
 
   /**
    * A runtime that started without a reservation: reserved now for the default minutes with the
-   * environment its `runtime.started` carries, or, where that is refused, told to terminate.
+   * environment its `runtime.started` carries, or, where that is refused, told to terminate (unless
+   * its events show it terminated already). One whose events all came before (settled at zero,
+   * without a hold) is reserved the same way, and then settled on its new hold.
    */
-  private async reserveOnTheFly(em: EntityManager, row: RuntimeRow, t: Touched, now: Date): Promise<RuntimeRow> {
+  private async reserveOnTheFly(em: EntityManager, row: RuntimeRow, t: Touched, session: Session, now: Date): Promise<RuntimeRow> {
     const data = t.started?.data ?? {};
     await em.query('SAVEPOINT reserve_on_the_fly');
     try {
@@ -385,11 +388,20 @@ export class MeteringService {
         METERING_ACTOR,
       );
       await em.query('RELEASE SAVEPOINT reserve_on_the_fly');
+      // Told to terminate before its start said what it runs (a heartbeat came first): no longer.
+      await withdrawUnreserved(
+        em,
+        { topic: topicsOf(this.config).commands, actor: METERING_ACTOR, audit: this.audit },
+        row.runtime_id,
+        now,
+      );
       const [reserved] = await rows<RuntimeRow>(em, `SELECT * FROM runtimes WHERE runtime_id = $1`, [row.runtime_id]);
-      return reserved ?? row;
+      // Its hold is new: whatever the row said before (settled at zero without one), it is settled on it now.
+      return reserved ? { ...reserved, status: 'reserved', settlement: null, settled_at: null } : row;
     } catch (error) {
       await em.query('ROLLBACK TO SAVEPOINT reserve_on_the_fly');
       if (!(error instanceof BillingException)) throw error;
+      if (session.status === 'terminated') return row;
       this.logger.warn(`runtime ${row.runtime_id} started without a reservation and cannot be reserved (${error.code}): terminating`);
       await this.terminateUnreserved(em, row, now);
       return row;
@@ -436,10 +448,16 @@ interface Rebuilt {
   session: Session;
 }
 
-/** Whether a runtime runs (or sends events) without a usable reservation: it is reserved on the fly, or told to terminate. */
+/**
+ * Whether a runtime runs (or sends events) without a usable reservation: it is reserved on the fly,
+ * or told to terminate. One that started and terminated without ever having a hold (its events in
+ * one batch, or its start late) is reserved on the fly too, so that its charge does not depend on
+ * the order its events came in.
+ */
 function runsUnreserved(row: RuntimeRow, session: Session): boolean {
   const active = session.status === 'running' || session.status === 'paused' || (!row.hold_id && session.status === 'reserved');
-  return active && (!row.hold_id || row.status === 'voided');
+  const ranWithoutHold = !row.hold_id && session.status === 'terminated' && session.startedAt !== null;
+  return (active && (!row.hold_id || row.status === 'voided')) || ranWithoutHold;
 }
 
 function settledOf(r: Rebuilt, first: boolean): SettledRuntime {

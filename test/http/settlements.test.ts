@@ -350,4 +350,84 @@ describe('settling what ran: our own termination reasons, contradictory launch f
       expect((await view(runtimeId)).runningSeconds).toBe(300);
     });
   });
+
+  describe('a runtime that ran without a reservation', () => {
+    it('is reserved on the fly and charged the same whatever order its events come in, one by one or all at once', async () => {
+      const start = at(T0, 24 * 60 * MIN);
+      clock.set(at(start, 8 * MIN));
+      const outcomes = [];
+      for (const order of ['in order', 'all at once', 'terminated first'] as const) {
+        const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
+        const runtimeId = uid('rt');
+        const started = lifecycle(accountId, runtimeId, 'runtime.started', start, 1, { ...SMALL });
+        const paused = lifecycle(accountId, runtimeId, 'runtime.paused', at(start, 3 * MIN), 2);
+        const terminated = lifecycle(accountId, runtimeId, 'runtime.terminated', at(start, 7 * MIN), 3, { reason: 'user' });
+        if (order === 'all at once') await accepted([started, paused, terminated]);
+        else for (const e of order === 'in order' ? [started, paused, terminated] : [terminated, paused, started]) await accepted([e]);
+        const v = await view(runtimeId);
+        outcomes.push({
+          order,
+          status: v.status,
+          reserved: v.reserved,
+          charged: v.charged,
+          runningSeconds: v.runningSeconds,
+          total: (await wallet(accountId)).total,
+        });
+      }
+      // 3 minutes running at 1.000000 an hour; the on-the-fly reservation is the default 10 minutes.
+      const same = { status: 'settled', reserved: '0.166667', charged: '0.050000', runningSeconds: 180, total: '9.950000' };
+      expect(outcomes).toEqual([
+        { order: 'in order', ...same },
+        { order: 'all at once', ...same },
+        { order: 'terminated first', ...same },
+      ]);
+    });
+
+    it('withdraws the terminate command of a runtime whose heartbeat came before its start, once its start reserves it', async () => {
+      const start = at(T0, 48 * 60 * MIN);
+      clock.set(at(start, MIN));
+      const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
+      const runtimeId = uid('rt');
+      await accepted([lifecycle(accountId, runtimeId, 'runtime.heartbeat', at(start, 30_000), 2)]);
+      expect(await view(runtimeId)).toMatchObject({
+        status: 'terminating',
+        commands: [expect.objectContaining({ reason: 'unreserved', acknowledgedAt: null })],
+      });
+      await accepted([lifecycle(accountId, runtimeId, 'runtime.started', start, 1, { ...SMALL })]);
+      const reserved = await view(runtimeId);
+      expect(reserved).toMatchObject({ status: 'running', reserved: '0.166667' });
+      expect(reserved.commands).toEqual([expect.objectContaining({ reason: 'unreserved', acknowledgedAt: expect.any(String) })]);
+      expect(await audit(accountId, 'runtime.terminate_withdrawn')).toEqual([
+        expect.objectContaining({ after: expect.objectContaining({ runtimeId, reason: 'unreserved' }) }),
+      ]);
+      // It keeps reporting past the grace period: nothing is re-issued.
+      for (let i = 3; i < 6; i++) {
+        clock.advance(2 * MIN);
+        await accepted([lifecycle(accountId, runtimeId, 'runtime.heartbeat', clock.now(), i)]);
+        await sweep();
+      }
+      expect((await view(runtimeId)).commands).toHaveLength(1);
+      await accepted([lifecycle(accountId, runtimeId, 'runtime.terminated', clock.now(), 9, { reason: 'user' })]);
+      expect(await view(runtimeId)).toMatchObject({ status: 'settled', charged: '0.116667' });
+    });
+
+    it('charges by a correction the run that late events show for a reservation given back as never started', async () => {
+      const start = at(T0, 72 * 60 * MIN);
+      clock.set(start);
+      const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
+      const runtimeId = uid('rt');
+      await reserve(accountId, runtimeId, 10);
+      clock.advance(16 * MIN);
+      expect((await sweep()).voidedNeverStarted).toBe(1);
+      expect(await view(runtimeId)).toMatchObject({ status: 'voided', charged: '0.000000', settlement: 'never_started' });
+      expect((await wallet(accountId)).total).toBe('10.000000');
+      // Its events were only late: it started a minute after the reservation and ran 5 minutes.
+      await accepted([
+        lifecycle(accountId, runtimeId, 'runtime.started', at(start, MIN), 1),
+        lifecycle(accountId, runtimeId, 'runtime.terminated', at(start, 6 * MIN), 2, { reason: 'user' }),
+      ]);
+      expect(await view(runtimeId)).toMatchObject({ status: 'settled', charged: '0.083334', runningSeconds: 300 });
+      expect(await wallet(accountId)).toMatchObject({ total: '9.916666', held: '0.000000' });
+    });
+  });
 });
