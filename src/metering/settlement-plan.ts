@@ -29,8 +29,8 @@ export interface LedgerStep {
  * and its session, so that a chunk's runtimes go to the ledger as one batch:
  * - a termination settles the hold (charge = ceil(rate × running ms / 3,600,000), capped at the
  *   hold; the ledger releases the rest), or, once settled, a late event that changes the charge
- *   posts a correction; a hold given back for a launch failure (settled at zero) is corrected the
- *   same way, one voided before that rule cannot be charged again;
+ *   posts a correction; a hold given back for a launch failure or a start that never came (settled
+ *   at zero) is corrected the same way, one voided before that rule cannot be charged again;
  * - a launch failure settles the hold at zero (every credit back, and a run that later events show
  *   can still be charged by a correction), or corrects a settled charge to zero;
  * - otherwise the runtime's status follows the session (or `terminating` under a command).
@@ -91,7 +91,8 @@ export function planSettlement(
   }
   if (session.status === 'terminated') {
     const charge = hold ? min(cap, chargeFor(BigInt(current.rate_per_hour), session.closedMs)) : 0n;
-    const voidedByLaunchFailure = current.status === 'voided' && current.settlement === 'launch_failed';
+    // A hold given back for a launch failure or a start that never came (settled at zero) can be corrected.
+    const givenBack = current.status === 'voided' && (current.settlement === 'launch_failed' || current.settlement === 'never_started');
     let ledger: LedgerStep | null = null;
     if (hold && !resolved) {
       ledger = step<ResolveResult>(
@@ -99,7 +100,7 @@ export function planSettlement(
         resolveOperation(hold, 'settle', charge, { reason: `runtime ${current.runtime_id} terminated` }),
         (result, f) => Object.assign(f, { charged: result.charged, released: result.released }),
       );
-    } else if (hold && (current.status === 'settled' || voidedByLaunchFailure) && charge !== fields.charged) {
+    } else if (hold && (current.status === 'settled' || givenBack) && charge !== fields.charged) {
       // A late event changed the history of a settled runtime: post the correction.
       const correction = adjustOperation({
         holdId: hold,
@@ -107,7 +108,7 @@ export function planSettlement(
         idempotencyKey: `adjust:${current.runtime_id}:${opts.count}:${now.getTime()}:${charge}`,
         reason: `late event for runtime ${current.runtime_id}`,
       });
-      ledger = step<AdjustResult | null>(accountId, voidedByLaunchFailure ? whenSettled(correction) : correction, (result, f) => {
+      ledger = step<AdjustResult | null>(accountId, givenBack ? whenSettled(correction) : correction, (result, f) => {
         if (result) Object.assign(f, { charged: result.charged, released: cap - result.charged });
       });
     }

@@ -94,8 +94,12 @@ export class SweeperService implements OnApplicationBootstrap {
          ORDER BY runtime_id LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`,
         [now.toISOString()],
       );
+      // Settled at zero, not voided: every credit goes back all the same, and a run that late events
+      // show to have happened can still be charged by a correction (as a launch failure's).
       for (const row of due) {
-        await this.ledger.voidHold(em, row.hold_id!, {
+        await this.ledger.settleHold(em, {
+          holdId: row.hold_id!,
+          amount: 0n,
           actor: 'system:expiry-sweep',
           reason: 'the runtime never started within 15 minutes',
         });
