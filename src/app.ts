@@ -15,6 +15,7 @@ import { createLogger, PinoLogger } from './common/logging/logger';
 import { registerJsonBodyParser } from './common/http/json-body';
 import { registerOpenApi } from './api-docs/docs';
 import { registerRequestChecks } from './common/http/request-checks';
+import { errorCodeOf, noteErrorCode, principalOf } from './common/http/request-notes';
 import { Metrics } from './health/metrics';
 
 const BODY_LIMIT = 5 * 1024 * 1024;
@@ -102,7 +103,6 @@ function configure(app: NestFastifyApplication, logger: PinoLogger): void {
     withCorrelation({ id: request.id, kind: 'request' }, done);
   });
   // Every error body is the contract's {"error":{"code":…}}: its code labels the metrics and the access log.
-  const codes = new WeakMap<FastifyRequest, string>();
   // Once the server is closing, the answers to the requests still in flight close their
   // connections: a keep-alive client would otherwise hold the server open until its idle timeout.
   let closing = false;
@@ -115,15 +115,15 @@ function configure(app: NestFastifyApplication, logger: PinoLogger): void {
     if (closing) void reply.header('connection', 'close');
     if (reply.statusCode >= 400 && typeof payload === 'string') {
       const code = /^\{"error":\{"code":"(DL_BILLING_[A-Z_]+)"/.exec(payload)?.[1];
-      if (code) codes.set(request, code);
+      if (code) noteErrorCode(request, code);
     }
   });
   fastify.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
-    const code = codes.get(request) ?? '';
+    const code = errorCodeOf(request) ?? '';
     metrics.observeHttp(request.method, route, reply.statusCode, code, reply.elapsedTime / 1000);
     // The access line: one per request, with the key's id (never the key) and the error code.
-    const keyId = (request as FastifyRequest & { principal?: { keyId: string } }).principal?.keyId;
+    const keyId = principalOf(request)?.keyId;
     const level = reply.statusCode >= 500 ? 'error' : 'info';
     logger.pino[level](
       {
@@ -150,6 +150,9 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     rawBody: true,
     logger,
     bufferLogs: false,
+    // A failure to start (the database unreachable after its retries) reaches main's `startup failed`
+    // line instead of Nest ending the process itself.
+    abortOnError: false,
   });
   configure(app, logger);
   return app;

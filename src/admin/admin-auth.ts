@@ -3,6 +3,7 @@ import type { FastifyReply } from 'fastify';
 import { ApiKeysService } from 'src/accounts/auth/api-keys.service';
 import { BillingException, type Finding } from 'src/common/errors/billing.exception';
 import { toBillingException } from 'src/common/errors/billing-exception.filter';
+import { noteErrorCode, notePrincipal } from 'src/common/http/request-notes';
 import { Clock } from 'src/infra/clock/clock';
 import { csrfToken, csrfValid, parseSession, readCookie, SESSION_COOKIE, sessionValid } from './admin-session';
 import { errorPage, type Viewer } from './render';
@@ -43,12 +44,15 @@ export class AdminAuth {
       void reply.code(303).header('location', '/admin/login');
       return '';
     }
+    // The access line names the session's key and the error page's code, as for an API request.
+    notePrincipal(reply.request, { keyId: viewer.keyId, scopes: viewer.scopes });
     void reply.header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-store');
     try {
       return await render(viewer);
     } catch (error) {
       const e = toBillingException(error);
       void reply.code(e.status);
+      noteErrorCode(reply.request, e.code);
       return errorPage(e, viewer);
     }
   }

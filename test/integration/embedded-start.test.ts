@@ -40,9 +40,42 @@ describe('starting on embedded defaults', () => {
     expect(service.output()).toContain('lifecycle events are taken over HTTP only');
   });
 
+  it("names the console session's key and the error page's code in the access log, as an API request's", async () => {
+    if (!service) throw new Error('the first test did not start the service');
+    const base = `http://127.0.0.1:${service.port}`;
+    const login = await fetch(`${base}/admin/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `key=${encodeURIComponent(ADMIN_KEY)}`,
+      redirect: 'manual',
+    });
+    expect(login.status).toBe(303);
+    const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+    expect((await fetch(`${base}/admin/accounts/acc_nobody_here`, { headers: { cookie } })).status).toBe(404);
+    const keyId = /bootstrap admin API key (key_bootstrap_[0-9a-f]+) registered/.exec(service.output())?.[1];
+    expect(keyId).toBeDefined();
+    let line: Record<string, unknown> | undefined;
+    for (let i = 0; i < 50 && !line; i++) {
+      line = service
+        .output()
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .find((l) => l.msg === 'request' && l.route === '/admin/accounts/:id' && l.status === 404);
+      if (!line) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(line).toMatchObject({ keyId, code: 'DL_BILLING_NOT_FOUND' });
+  });
+
   it('refuses to start on a bad configuration value, naming it', async () => {
     await expect(startService({ PORT: '', DATABASE_URL: 'mysql://nope', KAFKA_BROKERS: '' }, 20_000)).rejects.toThrow(/DATABASE_URL/);
   });
+
+  it('gives up on an unreachable database after its connection retries with one startup failed line, exit 1', async () => {
+    await expect(
+      startService({ PORT: '', DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nothing', KAFKA_BROKERS: '' }, 80_000),
+    ).rejects.toThrow(/"level":"fatal".*"msg":"startup failed: .*ECONNREFUSED/);
+  }, 90_000);
 
   it("the CLI: reaches the running service's embedded database, answers --help, and tells usage, check and could-not-run apart", async () => {
     const build = resolve('dist');
