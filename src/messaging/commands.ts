@@ -75,11 +75,22 @@ export async function issueTerminate(em: EntityManager, issuer: CommandIssuer, t
       } satisfies TerminateCommand,
     })),
   );
-  await issuer.audit.recordMany(
+  await auditCommands(em, issuer, 'runtime.terminate_issued', commands, now);
+}
+
+/** An audit row per command (an enforcement, or its withdrawal): who, the runtime, the reason. */
+function auditCommands(
+  em: EntityManager,
+  issuer: CommandIssuer,
+  action: 'runtime.terminate_issued' | 'runtime.terminate_withdrawn',
+  commands: { id: string; runtimeId: string; accountId: string; reason: string }[],
+  now: Date,
+): Promise<unknown> {
+  return issuer.audit.recordMany(
     em,
     commands.map((c) => ({
       actor: issuer.actor,
-      action: 'runtime.terminate_issued',
+      action,
       accountId: c.accountId,
       after: { command: c.id, runtimeId: c.runtimeId, reason: c.reason },
       at: now,
@@ -100,16 +111,8 @@ export async function withdrawUnreserved(em: EntityManager, issuer: CommandIssue
      RETURNING id, account_id`,
     [runtimeId, now.toISOString()],
   );
-  await issuer.audit.recordMany(
-    em,
-    closed.map((c) => ({
-      actor: issuer.actor,
-      action: 'runtime.terminate_withdrawn',
-      accountId: c.account_id,
-      after: { command: c.id, runtimeId, reason: 'unreserved', why: 'reserved on the fly since' },
-      at: now,
-    })),
-  );
+  const withdrawn = closed.map((c) => ({ id: c.id, runtimeId, accountId: c.account_id, reason: 'unreserved' }));
+  await auditCommands(em, issuer, 'runtime.terminate_withdrawn', withdrawn, now);
 }
 
 /** A runtime's `runtime.terminated` acknowledges every command still open for it. */
