@@ -19,7 +19,7 @@ import type { LifecycleEvent } from './lifecycle-event';
 import { ReservationsService } from 'src/reservations/reservations.service';
 import type { RuntimeRow } from './runtime-row';
 import { insertUnreservedRuntimes, updateRuntimesCall, type RebuiltRuntimeRow } from './runtime-writes';
-import { parseSessionHistory, sessionHistoryCalls } from './session-history';
+import { parseSessionHistory, sessionHistoryCalls, storedStartData } from './session-history';
 import { planSettlement, type SettlementFields } from './settlement-plan';
 import { SettlementHooks, type SettledRuntime } from './settlement-hooks';
 
@@ -369,7 +369,7 @@ export class MeteringService {
    * without a hold) is reserved the same way, and then settled on its new hold.
    */
   private async reserveOnTheFly(em: EntityManager, row: RuntimeRow, t: Touched, session: Session, now: Date): Promise<RuntimeRow> {
-    const data = t.started?.data ?? {};
+    const data = t.started?.data ?? (await storedStartData(em, row.runtime_id, row.created_at)) ?? {};
     await em.query('SAVEPOINT reserve_on_the_fly');
     try {
       const request = validateEnvironmentRequest(this.rateCard.current(), {

@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { inOneRoundTrip, type Call, type PreparedStatement } from 'src/common/database/pipelined-transaction';
+import { rows } from 'src/common/database/transaction';
 import type { MeteredEvent } from './core/sessions';
 import type { LifecycleType } from './lifecycle-event';
 
@@ -79,4 +80,19 @@ export function parseSessionHistory(found: unknown[]): Map<string, HistoryEvent[
 /** The month of a runtime's row, as `runtime_month(created_at)` gives it: the first day of its UTC month. */
 export function runtimeMonthOf(createdAt: Date): string {
   return `${createdAt.toISOString().slice(0, 7)}-01`;
+}
+
+/**
+ * The data of a runtime's first stored `runtime.started` (what it runs: its variant and environment),
+ * or null. The session history leaves a start's data out; a runtime reserved on the fly after its start
+ * was applied (a launch failure had come first, say) reads it here.
+ */
+export async function storedStartData(em: EntityManager, runtimeId: string, createdAt: Date): Promise<Record<string, unknown> | null> {
+  const [found] = await rows<{ data: Record<string, unknown> | null }>(
+    em,
+    `SELECT data FROM runtime_events WHERE runtime_month = $2::date AND runtime_id = $1 AND type = 'runtime.started'
+     ORDER BY occurred_at, seq LIMIT 1`,
+    [runtimeId, runtimeMonthOf(createdAt)],
+  );
+  return found?.data ?? null;
 }

@@ -429,5 +429,36 @@ describe('settling what ran: our own termination reasons, contradictory launch f
       expect(await view(runtimeId)).toMatchObject({ status: 'settled', charged: '0.083334', runningSeconds: 300 });
       expect(await wallet(accountId)).toMatchObject({ total: '9.916666', held: '0.000000' });
     });
+
+    it('charges the run its events show when a launch failure of it came first, as in any other order', async () => {
+      const start = at(T0, 96 * 60 * MIN);
+      clock.set(at(start, 8 * MIN));
+      const outcomes = [];
+      for (const order of ['failure last', 'failure first', 'failure first, all at once'] as const) {
+        const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
+        const runtimeId = uid('rt');
+        const started = lifecycle(accountId, runtimeId, 'runtime.started', start, 1, { ...SMALL });
+        const paused = lifecycle(accountId, runtimeId, 'runtime.paused', at(start, 3 * MIN), 2);
+        const terminated = lifecycle(accountId, runtimeId, 'runtime.terminated', at(start, 7 * MIN), 3, { reason: 'user' });
+        const failed = lifecycle(accountId, runtimeId, 'runtime.launch_failed', at(start, 7.5 * MIN), 4, { reason: 'image' });
+        if (order === 'failure last') for (const e of [started, paused, terminated, failed]) await accepted([e]);
+        else if (order === 'failure first') for (const e of [failed, started, terminated, paused]) await accepted([e]);
+        else await accepted([failed, started, terminated, paused]);
+        const v = await view(runtimeId);
+        outcomes.push({
+          order,
+          status: v.status,
+          charged: v.charged,
+          runningSeconds: v.runningSeconds,
+          total: (await wallet(accountId)).total,
+        });
+      }
+      const same = { status: 'settled', charged: '0.050000', runningSeconds: 180, total: '9.950000' };
+      expect(outcomes).toEqual([
+        { order: 'failure last', ...same },
+        { order: 'failure first', ...same },
+        { order: 'failure first, all at once', ...same },
+      ]);
+    });
   });
 });
