@@ -69,6 +69,8 @@ export async function resolveDatabaseUrl(config: AppConfig): Promise<string> {
       useFactory: async (config: AppConfig) => ({
         ...dataSourceOptions(await resolveDatabaseUrl(config), config.database.poolSize),
         migrationsRun: config.database.migrate !== false,
+        // A database that answers but is not at this build's schema will not become so by waiting.
+        toRetry: (error: unknown) => !(error instanceof SchemaNotCurrent),
       }),
       dataSourceFactory: async (options) => openDataSource(options as DataSourceOptions, options?.migrationsRun !== false),
     }),
