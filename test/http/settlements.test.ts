@@ -352,34 +352,43 @@ describe('settling what ran: our own termination reasons, contradictory launch f
   });
 
   describe('a runtime that ran without a reservation', () => {
+    // One runtime without a reservation, on a fresh account each time: it starts, pauses at 3 minutes and
+    // terminates at 7; a launch failure of it is reported at 7.5. Each order lists the requests made.
+    type Run = Record<'started' | 'paused' | 'terminated' | 'failed', ReturnType<typeof lifecycle>>;
+    const outcomesByOrder = async (start: Date, orders: Record<string, (e: Run) => Run[keyof Run][][]>) => {
+      const outcomes = [];
+      for (const [order, requests] of Object.entries(orders)) {
+        const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
+        const runtimeId = uid('rt');
+        const events: Run = {
+          started: lifecycle(accountId, runtimeId, 'runtime.started', start, 1, { ...SMALL }),
+          paused: lifecycle(accountId, runtimeId, 'runtime.paused', at(start, 3 * MIN), 2),
+          terminated: lifecycle(accountId, runtimeId, 'runtime.terminated', at(start, 7 * MIN), 3, { reason: 'user' }),
+          failed: lifecycle(accountId, runtimeId, 'runtime.launch_failed', at(start, 7.5 * MIN), 4, { reason: 'image' }),
+        };
+        for (const request of requests(events)) await accepted(request);
+        const v = await view(runtimeId);
+        const total = (await wallet(accountId)).total;
+        outcomes.push({ order, status: v.status, reserved: v.reserved, charged: v.charged, runningSeconds: v.runningSeconds, total });
+      }
+      return outcomes;
+    };
+    // 3 minutes running at 1.000000 an hour; the on-the-fly reservation is the default 10 minutes.
+    const chargedTheRun = { status: 'settled', reserved: '0.166667', charged: '0.050000', runningSeconds: 180, total: '9.950000' };
+
     it('is reserved on the fly and charged the same whatever order its events come in, one by one or all at once', async () => {
       const start = at(T0, 24 * 60 * MIN);
       clock.set(at(start, 8 * MIN));
-      const outcomes = [];
-      for (const order of ['in order', 'all at once', 'terminated first'] as const) {
-        const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
-        const runtimeId = uid('rt');
-        const started = lifecycle(accountId, runtimeId, 'runtime.started', start, 1, { ...SMALL });
-        const paused = lifecycle(accountId, runtimeId, 'runtime.paused', at(start, 3 * MIN), 2);
-        const terminated = lifecycle(accountId, runtimeId, 'runtime.terminated', at(start, 7 * MIN), 3, { reason: 'user' });
-        if (order === 'all at once') await accepted([started, paused, terminated]);
-        else for (const e of order === 'in order' ? [started, paused, terminated] : [terminated, paused, started]) await accepted([e]);
-        const v = await view(runtimeId);
-        outcomes.push({
-          order,
-          status: v.status,
-          reserved: v.reserved,
-          charged: v.charged,
-          runningSeconds: v.runningSeconds,
-          total: (await wallet(accountId)).total,
-        });
-      }
-      // 3 minutes running at 1.000000 an hour; the on-the-fly reservation is the default 10 minutes.
-      const same = { status: 'settled', reserved: '0.166667', charged: '0.050000', runningSeconds: 180, total: '9.950000' };
-      expect(outcomes).toEqual([
-        { order: 'in order', ...same },
-        { order: 'all at once', ...same },
-        { order: 'terminated first', ...same },
+      expect(
+        await outcomesByOrder(start, {
+          'in order': (e) => [[e.started], [e.paused], [e.terminated]],
+          'all at once': (e) => [[e.started, e.paused, e.terminated]],
+          'terminated first': (e) => [[e.terminated], [e.paused], [e.started]],
+        }),
+      ).toEqual([
+        { order: 'in order', ...chargedTheRun },
+        { order: 'all at once', ...chargedTheRun },
+        { order: 'terminated first', ...chargedTheRun },
       ]);
     });
 
@@ -433,31 +442,16 @@ describe('settling what ran: our own termination reasons, contradictory launch f
     it('charges the run its events show when a launch failure of it came first, as in any other order', async () => {
       const start = at(T0, 96 * 60 * MIN);
       clock.set(at(start, 8 * MIN));
-      const outcomes = [];
-      for (const order of ['failure last', 'failure first', 'failure first, all at once'] as const) {
-        const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
-        const runtimeId = uid('rt');
-        const started = lifecycle(accountId, runtimeId, 'runtime.started', start, 1, { ...SMALL });
-        const paused = lifecycle(accountId, runtimeId, 'runtime.paused', at(start, 3 * MIN), 2);
-        const terminated = lifecycle(accountId, runtimeId, 'runtime.terminated', at(start, 7 * MIN), 3, { reason: 'user' });
-        const failed = lifecycle(accountId, runtimeId, 'runtime.launch_failed', at(start, 7.5 * MIN), 4, { reason: 'image' });
-        if (order === 'failure last') for (const e of [started, paused, terminated, failed]) await accepted([e]);
-        else if (order === 'failure first') for (const e of [failed, started, terminated, paused]) await accepted([e]);
-        else await accepted([failed, started, terminated, paused]);
-        const v = await view(runtimeId);
-        outcomes.push({
-          order,
-          status: v.status,
-          charged: v.charged,
-          runningSeconds: v.runningSeconds,
-          total: (await wallet(accountId)).total,
-        });
-      }
-      const same = { status: 'settled', charged: '0.050000', runningSeconds: 180, total: '9.950000' };
-      expect(outcomes).toEqual([
-        { order: 'failure last', ...same },
-        { order: 'failure first', ...same },
-        { order: 'failure first, all at once', ...same },
+      expect(
+        await outcomesByOrder(start, {
+          'failure last': (e) => [[e.started], [e.paused], [e.terminated], [e.failed]],
+          'failure first': (e) => [[e.failed], [e.started], [e.terminated], [e.paused]],
+          'failure first, all at once': (e) => [[e.failed, e.started, e.terminated, e.paused]],
+        }),
+      ).toEqual([
+        { order: 'failure last', ...chargedTheRun },
+        { order: 'failure first', ...chargedTheRun },
+        { order: 'failure first, all at once', ...chargedTheRun },
       ]);
     });
   });
