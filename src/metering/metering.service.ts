@@ -173,7 +173,7 @@ export class MeteringService {
     for (const r of unreserved) {
       await this.flush(em, pending);
       await withCorrelation({ id: r.t.cause.id, kind: 'event' }, async () => {
-        if (!r.row.hold_id) r.current = await this.reserveOnTheFly(em, r.row, r.t, r.session, now);
+        if (!r.row.hold_id) r.current = await this.reserveOnTheFly(em, r, commanded.has(r.row.runtime_id), now);
         else await this.terminateUnreserved(em, r.row, now);
         if ((await this.withOpenCommands(em, [r.row.runtime_id])).size > 0) commanded.add(r.row.runtime_id);
         else commanded.delete(r.row.runtime_id);
@@ -366,10 +366,13 @@ export class MeteringService {
    * A runtime that started without a reservation: reserved now for the default minutes with the
    * environment its `runtime.started` carries, or, where that is refused, told to terminate (unless
    * its events show it terminated already). One whose events all came before (settled at zero,
-   * without a hold) is reserved the same way, and then settled on its new hold.
+   * without a hold) is reserved the same way, and then settled on its new hold. `commanded`: it has
+   * a terminate command open (an `unreserved` one is withdrawn once it is reserved).
    */
-  private async reserveOnTheFly(em: EntityManager, row: RuntimeRow, t: Touched, session: Session, now: Date): Promise<RuntimeRow> {
-    const data = t.started?.data ?? (await storedStartData(em, row.runtime_id, row.created_at)) ?? {};
+  private async reserveOnTheFly(em: EntityManager, { row, t, session }: Rebuilt, commanded: boolean, now: Date): Promise<RuntimeRow> {
+    // What it runs: from its start in this call, or stored; a runtime that never reported a start has none.
+    const stored = !t.started && session.startedAt !== null ? await storedStartData(em, row.runtime_id, row.created_at) : null;
+    const data = t.started?.data ?? stored ?? {};
     await em.query('SAVEPOINT reserve_on_the_fly');
     try {
       const request = validateEnvironmentRequest(this.rateCard.current(), {
@@ -389,12 +392,14 @@ export class MeteringService {
       );
       await em.query('RELEASE SAVEPOINT reserve_on_the_fly');
       // Told to terminate before its start said what it runs (a heartbeat came first): no longer.
-      await withdrawUnreserved(
-        em,
-        { topic: topicsOf(this.config).commands, actor: METERING_ACTOR, audit: this.audit },
-        row.runtime_id,
-        now,
-      );
+      if (commanded) {
+        await withdrawUnreserved(
+          em,
+          { topic: topicsOf(this.config).commands, actor: METERING_ACTOR, audit: this.audit },
+          row.runtime_id,
+          now,
+        );
+      }
       const [reserved] = await rows<RuntimeRow>(em, `SELECT * FROM runtimes WHERE runtime_id = $1`, [row.runtime_id]);
       // Its hold is new: whatever the row said before (settled at zero without one), it is settled on it now.
       return reserved ? { ...reserved, status: 'reserved', settlement: null, settled_at: null } : row;
