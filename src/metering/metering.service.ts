@@ -366,50 +366,56 @@ export class MeteringService {
    * A runtime that started without a reservation: reserved now for the default minutes with the
    * environment its `runtime.started` carries, or, where that is refused, told to terminate (unless
    * its events show it terminated already). One whose events all came before (settled at zero,
-   * without a hold) is reserved the same way, and then settled on its new hold. `commanded`: it has
-   * a terminate command open (an `unreserved` one is withdrawn once it is reserved).
+   * without a hold) is reserved the same way, and then settled on its new hold; where its wallet or
+   * spend limit cannot take the default minutes but it ran fewer, it is reserved for the minutes it
+   * ran, so that a run they cover is charged. `commanded`: it has a terminate command open (an
+   * `unreserved` one is withdrawn once it is reserved).
    */
   private async reserveOnTheFly(em: EntityManager, { row, t, session }: Rebuilt, commanded: boolean, now: Date): Promise<RuntimeRow> {
     // What it runs: from its start in this call, or stored; a runtime that never reported a start has none.
     const stored = !t.started && session.startedAt !== null ? await storedStartData(em, row.runtime_id, row.created_at) : null;
     const data = t.started?.data ?? stored ?? {};
+    let refusal = await this.tryReserve(em, row, data, DEFAULT_MINUTES);
+    const ran = minutesRun(session);
+    if (refusal && session.status === 'terminated' && UNAFFORDABLE.has(refusal.code) && ran < DEFAULT_MINUTES) {
+      refusal = await this.tryReserve(em, row, data, ran);
+    }
+    if (refusal) {
+      if (session.status === 'terminated') return row;
+      this.logger.warn(`runtime ${row.runtime_id} started without a reservation and cannot be reserved (${refusal.code}): terminating`);
+      await this.terminateUnreserved(em, row, now);
+      return row;
+    }
+    // Told to terminate before its start said what it runs (a heartbeat came first): no longer.
+    if (commanded) {
+      await withdrawUnreserved(
+        em,
+        { topic: topicsOf(this.config).commands, actor: METERING_ACTOR, audit: this.audit },
+        row.runtime_id,
+        now,
+      );
+    }
+    const [reserved] = await rows<RuntimeRow>(em, `SELECT * FROM runtimes WHERE runtime_id = $1`, [row.runtime_id]);
+    // Its hold is new: whatever the row said before (settled at zero without one), it is settled on it now.
+    return reserved ? { ...reserved, status: 'reserved', settlement: null, settled_at: null } : row;
+  }
+
+  /** Reserves a runtime on the fly for `minutes`, within a savepoint: null once reserved, or why it was refused. */
+  private async tryReserve(em: EntityManager, row: RuntimeRow, data: Record<string, unknown>, minutes: number) {
     await em.query('SAVEPOINT reserve_on_the_fly');
     try {
-      const request = validateEnvironmentRequest(this.rateCard.current(), {
+      const { variant, environment } = validateEnvironmentRequest(this.rateCard.current(), {
         variant: data.variant ?? row.variant,
         environment: data.environment ?? row.environment,
       });
-      await this.reservations.createWithin(
-        em,
-        {
-          accountId: row.account_id,
-          runtimeId: row.runtime_id,
-          variant: request.variant,
-          environment: request.environment,
-          minutes: DEFAULT_MINUTES,
-        },
-        METERING_ACTOR,
-      );
+      const launch = { accountId: row.account_id, runtimeId: row.runtime_id, variant, environment, minutes };
+      await this.reservations.createWithin(em, launch, METERING_ACTOR);
       await em.query('RELEASE SAVEPOINT reserve_on_the_fly');
-      // Told to terminate before its start said what it runs (a heartbeat came first): no longer.
-      if (commanded) {
-        await withdrawUnreserved(
-          em,
-          { topic: topicsOf(this.config).commands, actor: METERING_ACTOR, audit: this.audit },
-          row.runtime_id,
-          now,
-        );
-      }
-      const [reserved] = await rows<RuntimeRow>(em, `SELECT * FROM runtimes WHERE runtime_id = $1`, [row.runtime_id]);
-      // Its hold is new: whatever the row said before (settled at zero without one), it is settled on it now.
-      return reserved ? { ...reserved, status: 'reserved', settlement: null, settled_at: null } : row;
+      return null;
     } catch (error) {
       await em.query('ROLLBACK TO SAVEPOINT reserve_on_the_fly');
       if (!(error instanceof BillingException)) throw error;
-      if (session.status === 'terminated') return row;
-      this.logger.warn(`runtime ${row.runtime_id} started without a reservation and cannot be reserved (${error.code}): terminating`);
-      await this.terminateUnreserved(em, row, now);
-      return row;
+      return error;
     }
   }
 
@@ -463,6 +469,14 @@ function runsUnreserved(row: RuntimeRow, session: Session): boolean {
   const active = session.status === 'running' || session.status === 'paused' || (!row.hold_id && session.status === 'reserved');
   const ranWithoutHold = !row.hold_id && session.status === 'terminated' && session.startedAt !== null;
   return (active && (!row.hold_id || row.status === 'voided')) || ranWithoutHold;
+}
+
+/** Refusals that a smaller reservation may pass: the wallet or a spend limit cannot take the default minutes. */
+const UNAFFORDABLE = new Set(['DL_BILLING_INSUFFICIENT_CREDITS', 'DL_BILLING_SPEND_LIMIT_REACHED']);
+
+/** The whole minutes an ended session ran (its hold pays for running time only), at least 1. */
+function minutesRun(session: Session): number {
+  return Math.max(1, Math.ceil(session.closedMs / 60_000));
 }
 
 function settledOf(r: Rebuilt, first: boolean): SettledRuntime {

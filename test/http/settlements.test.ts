@@ -355,10 +355,10 @@ describe('settling what ran: our own termination reasons, contradictory launch f
     // One runtime without a reservation, on a fresh account each time: it starts, pauses at 3 minutes and
     // terminates at 7; a launch failure of it is reported at 7.5. Each order lists the requests made.
     type Run = Record<'started' | 'paused' | 'terminated' | 'failed', ReturnType<typeof lifecycle>>;
-    const outcomesByOrder = async (start: Date, orders: Record<string, (e: Run) => Run[keyof Run][][]>) => {
+    const outcomesByOrder = async (start: Date, orders: Record<string, (e: Run) => Run[keyof Run][][]>, credits = '10.000000') => {
       const outcomes = [];
       for (const [order, requests] of Object.entries(orders)) {
-        const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
+        const accountId = await fundedAccount(h, admin, { credits });
         const runtimeId = uid('rt');
         const events: Run = {
           started: lifecycle(accountId, runtimeId, 'runtime.started', start, 1, { ...SMALL }),
@@ -389,6 +389,28 @@ describe('settling what ran: our own termination reasons, contradictory launch f
         { order: 'in order', ...chargedTheRun },
         { order: 'all at once', ...chargedTheRun },
         { order: 'terminated first', ...chargedTheRun },
+      ]);
+    });
+
+    it('is reserved for the minutes it ran once it has ended, where the wallet cannot take the default 10, in every order', async () => {
+      const start = at(T0, 120 * 60 * MIN);
+      clock.set(at(start, 8 * MIN));
+      // 0.100000 credits: less than the default 10 minutes' hold (0.166667), more than the 3 minutes it ran.
+      const chargedWhatItRan = { ...chargedTheRun, reserved: '0.050000', total: '0.050000' };
+      expect(
+        await outcomesByOrder(
+          start,
+          {
+            'in order': (e) => [[e.started], [e.paused], [e.terminated]],
+            'all at once': (e) => [[e.started, e.paused, e.terminated]],
+            'terminated first': (e) => [[e.terminated], [e.paused], [e.started]],
+          },
+          '0.100000',
+        ),
+      ).toEqual([
+        { order: 'in order', ...chargedWhatItRan },
+        { order: 'all at once', ...chargedWhatItRan },
+        { order: 'terminated first', ...chargedWhatItRan },
       ]);
     });
 
