@@ -169,8 +169,8 @@ export class SweeperService implements OnApplicationBootstrap {
 
   /**
    * No `runtime.terminated` within the grace period after the first command: settle anyway. A
-   * runtime past its reservation is charged the hold; a silent one up to its last sign of life plus
-   * the heartbeat timeout; others up to now; never more than the hold. The runtime's run is closed
+   * silent runtime is charged up to its last sign of life plus the heartbeat timeout (whatever it
+   * was told); one past its reservation the hold; others up to now; never more than the hold. The runtime's run is closed
    * at the end it was charged up to. A later terminated event corrects the charge from the events.
    */
   private async forceSettle(now: Date): Promise<number> {
@@ -191,16 +191,23 @@ export class SweeperService implements OnApplicationBootstrap {
       );
       const charges: bigint[] = [];
       const runs: ChargedRun[] = [];
+      const bases: TerminateReason[] = [];
       for (const row of due) {
         const cap = BigInt(row.reserved_amount);
-        let until = now.getTime();
-        if (row.reason === 'unreachable' && row.last_seen_at) {
-          until = Math.min(until, row.last_seen_at.getTime() + this.config.metering.heartbeatTimeoutMs);
-        }
+        const reservedMs = row.reserved_minutes * 60_000;
+        // Whatever it was told, a runtime silent for the heartbeat timeout is presumed lost since its
+        // last sign of life plus the timeout: nothing after that is charged.
+        const lost = row.last_seen_at ? row.last_seen_at.getTime() + this.config.metering.heartbeatTimeoutMs : Infinity;
+        const until = Math.min(now.getTime(), lost);
         // The running time up to that end, never past the reserved minutes (whose charge is the hold).
         const session = buildSession(history.get(row.runtime_id) ?? []);
-        const run = chargedRun(session, new Date(until), row.reserved_minutes * 60_000);
-        const charge = row.reason === 'reservation_expired' ? cap : min(cap, chargeFor(BigInt(row.rate_per_hour), run.ms));
+        const run = chargedRun(session, new Date(until), reservedMs);
+        // Cut short by its silence, it is settled as unreachable (e.g. past its reservation only
+        // because the sweep came late): charged what it ran until it was lost, not the hold.
+        const cut = until < now.getTime() && run.ms < chargedRun(session, now, reservedMs).ms;
+        const basis = cut ? 'unreachable' : row.reason;
+        bases.push(basis);
+        const charge = basis === 'reservation_expired' ? cap : min(cap, chargeFor(BigInt(row.rate_per_hour), run.ms));
         const settled = await this.ledger.settleHold(em, {
           holdId: row.hold_id!,
           amount: charge,
@@ -227,7 +234,7 @@ export class SweeperService implements OnApplicationBootstrap {
         em,
         due.map((r) => r.runtime_id),
         'settled',
-        due.map((r) => `forced_${r.reason}`),
+        bases.map((reason) => `forced_${reason}`),
         now,
         charges,
       );

@@ -321,6 +321,34 @@ describe('settling what ran: our own termination reasons, contradictory launch f
       expect(usage.body.items).toEqual([{ runtime: runtimeId, runtimes: 1, seconds: 900, credits: '0.250000' }]);
     });
 
+    it('charges a silent runtime up to its last sign of life + the timeout when the sweep finds it past its reservation too', async () => {
+      clock.set(at(T0, 3 * 60 * MIN));
+      const start = clock.now();
+      const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
+      const runtimeId = uid('rt');
+      await reserve(accountId, runtimeId, 60);
+      await accepted(lifecycle(accountId, runtimeId, 'runtime.started', start, 1));
+      await accepted(lifecycle(accountId, runtimeId, 'runtime.heartbeat', at(start, 30 * MIN), 2));
+      // The sweep comes late (the service was down): past its 60 minutes, and silent since 30.
+      clock.set(at(start, 80 * MIN));
+      expect(await sweep()).toMatchObject({ reservationExpired: 1, forcedSettlements: 0 });
+      clock.advance(h.config.metering.settleGraceMs + MIN);
+      expect((await sweep()).forcedSettlements).toBe(1);
+      const end = at(start, 40 * MIN);
+      const settled = await view(runtimeId);
+      expect(settled).toMatchObject({
+        status: 'settled',
+        settlement: 'forced_unreachable',
+        charged: '0.666667',
+        runningSeconds: 2400,
+        intervals: [{ from: start.toISOString(), to: end.toISOString() }],
+      });
+      expect(settled.explanation).toContain(
+        `charged up to ${end.toISOString()} = its last sign of life (${at(start, 30 * MIN).toISOString()})`,
+      );
+      expect(await wallet(accountId)).toMatchObject({ total: '9.333333', held: '0.000000' });
+    });
+
     it('closes a runtime past its reservation where the reserved minutes ran out, charged the hold', async () => {
       clock.set(at(T0, 4 * 60 * MIN));
       const start = clock.now();

@@ -7,7 +7,13 @@ import { MIN, pausedMemorySuite, PRICED_DAY, UNPRICED_DAY } from '../support/pau
  * late `runtime.terminated`.
  */
 describe('paused-runtime memory of a runtime settled by the sweeper', () => {
-  const suite = pausedMemorySuite('paused_sweeper', { TERMINATE_GRACE_MS: String(2 * MIN), SETTLE_GRACE_MS: String(10 * MIN) });
+  // The runtimes here send no heartbeats: a timeout of 2 hours keeps them from being presumed lost (and
+  // charged only up to their last sign of life), so that the hold is what a forced settlement charges.
+  const suite = pausedMemorySuite('paused_sweeper', {
+    TERMINATE_GRACE_MS: String(2 * MIN),
+    SETTLE_GRACE_MS: String(10 * MIN),
+    HEARTBEAT_TIMEOUT_MS: String(120 * MIN),
+  });
 
   const sweepAt = async (at: Date) => {
     suite.clock.set(at);
