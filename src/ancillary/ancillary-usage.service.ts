@@ -198,7 +198,9 @@ export class AncillaryUsageService {
 
   private async chargeEgress(em: EntityManager, e: AncillaryEvent): Promise<ChargeRow> {
     const to = new Date(String(e.data.to));
-    const row = this.newCharge(e.accountId, 'egress', e.itemKey, to, e.runtimeId, to);
+    // Counted where its last millisecond falls (`to` is exclusive: a report ending at midnight on the 1st
+    // is the month before's), priced by the version in effect at `to`.
+    const row = this.newCharge(e.accountId, 'egress', e.itemKey, new Date(to.getTime() - 1), e.runtimeId, to);
     const quantity = e.bytes ?? 0n;
     return this.settle(em, { ...row, quantity, amount: row.unitPrice === null ? 0n : ancillaryCharge('egress', row.unitPrice, quantity) });
   }

@@ -160,6 +160,22 @@ describe('ancillary usage: snapshots, volumes and egress metered and charged', (
     expect(String(csv.body)).toContain(`${accountId},egress,GiB,true,3.000000,0.300000,0.300000,0.000000`);
   });
 
+  it('counts an egress report in the period its bytes were sent: one ending at midnight on the 1st is the month before', async () => {
+    clock.set(at(1));
+    const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
+    const lastHourOfFebruary = { bytes: GIB, from: at(-1).toISOString(), to: at(0).toISOString() };
+    await accepted(usageEvent(accountId, 'egress.reported', at(0), lastHourOfFebruary, { runtimeId: uid('rt') }));
+    const egressIn = async (from: Date, to: Date) => {
+      const usage = await h.request('GET', `/v1/accounts/${accountId}/usage?from=${from.toISOString()}&to=${to.toISOString()}`, {
+        key: admin,
+      });
+      expect(usage.status, JSON.stringify(usage.body)).toBe(200);
+      return (usage.body.ancillary as { kind: string; quantity: string }[]).map((a) => `${a.kind} ${a.quantity}`);
+    };
+    expect(await egressIn(at(-28 * 24), at(0))).toEqual(['egress 1.000000']);
+    expect(await egressIn(at(0), at(24))).toEqual([]);
+  });
+
   it('charges what the wallet can pay, and the rest once credits come in', async () => {
     clock.set(at(12));
     const accountId = await fundedAccount(h, admin, { credits: '0.050000' });
