@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify';
 import { AccountsService } from 'src/accounts/accounts.service';
 import { Public } from 'src/common/auth/auth.decorators';
 import { BillingException } from 'src/common/errors/billing.exception';
-import { periodParam } from 'src/statements/dto/statement.dto';
+import { PERIOD_MESSAGE, periodParam } from 'src/statements/dto/statement.dto';
 import { StatementsService } from 'src/statements/statements.service';
 import { AdminAuth } from './admin-auth';
 import { statementPage } from './statement-page';
@@ -27,7 +27,7 @@ export class AdminStatementsController {
   ): Promise<string> {
     return this.auth.page(reply, cookies, async (viewer) => {
       if (!periodParam.safeParse(period).success) {
-        throw BillingException.invalid([{ field: 'period', message: 'must be a calendar month, YYYY-MM' }]);
+        throw BillingException.invalid([{ field: 'period', message: PERIOD_MESSAGE }]);
       }
       const account = await this.accounts.get(id);
       if (!account) throw BillingException.notFound(`Account ${id}`);

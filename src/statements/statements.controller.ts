@@ -5,7 +5,7 @@ import { BillingException } from 'src/common/errors/billing.exception';
 import { Doc } from 'src/common/http/openapi';
 import { parseQueryOrThrow } from 'src/common/http/zod-validation.pipe';
 import { toCsv } from 'src/reports/to-csv';
-import { periodParam, statementQuery, statementSchema, type StatementJson } from './dto/statement.dto';
+import { PERIOD_MESSAGE, periodParam, statementQuery, statementSchema, type StatementJson } from './dto/statement.dto';
 import { STATEMENT_CSV_COLUMNS, statementCsvRows, StatementsService } from './statements.service';
 
 @Controller('v1/accounts/:id/statements')
@@ -36,7 +36,7 @@ export class StatementsController {
   ): Promise<StatementJson | string> {
     const q = parseQueryOrThrow(statementQuery, query);
     if (!periodParam.safeParse(period).success) {
-      throw BillingException.invalid([{ field: 'period', message: 'must be a calendar month, YYYY-MM' }]);
+      throw BillingException.invalid([{ field: 'period', message: PERIOD_MESSAGE }]);
     }
     const statement = await this.statements.statement(accountId, period);
     if (q.format === 'csv' || (q.format === undefined && /\btext\/csv\b/i.test(accept ?? ''))) {

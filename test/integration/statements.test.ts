@@ -199,9 +199,19 @@ describe('statements of a generated month reconcile to the ledger to the micro-c
 
   it('refuses a malformed period and an unknown account, and another account’s key', async () => {
     const [free, rich] = accounts as [string, string];
-    const bad = await h.request('GET', `/v1/accounts/${free}/statements/2031-13`, { key: admin });
-    expect(bad.status).toBe(400);
-    expect(bad.body.error.findings).toEqual([expect.objectContaining({ field: 'period' })]);
+    // A month that does not exist, and one before 1970 (Date.UTC would have ended year 50's June in 1950).
+    for (const period of ['2031-13', '0050-06', '1969-12']) {
+      const bad = await h.request('GET', `/v1/accounts/${free}/statements/${period}`, { key: admin });
+      expect(bad.status, period).toBe(400);
+      expect(bad.body.error.findings).toEqual([
+        { field: 'period', message: 'must be a calendar month, YYYY-MM, from 1970-01 through 9999-12' },
+      ]);
+    }
+    expect((await h.request('GET', `/v1/accounts/${free}/statements/1970-01`, { key: admin })).body).toMatchObject({
+      period: '1970-01',
+      from: '1970-01-01T00:00:00.000Z',
+      to: '1970-02-01T00:00:00.000Z',
+    });
     expect((await h.request('GET', `/v1/accounts/acc_nobody/statements/2031-03`, { key: admin })).status).toBe(404);
     const own = await h.key(`account:${free}`);
     expect((await h.request('GET', `/v1/accounts/${free}/statements/2031-03`, { key: own })).status).toBe(200);
