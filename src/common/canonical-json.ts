@@ -68,7 +68,7 @@ function sortedKeys(keys: string[]): string[] {
   return keys;
 }
 
-export function sha256Hex(text: string): string {
+export function sha256Hex(text: string | Buffer): string {
   return createHash('sha256').update(text).digest('hex');
 }
 

@@ -10,7 +10,7 @@ import { inTransaction } from 'src/common/database/transaction';
 import type { Finding } from 'src/common/errors/billing.exception';
 import { findingsOf } from 'src/common/http/zod-validation.pipe';
 import { MessageBus, type InboundMessage, type OutboundMessage } from 'src/infra/kafka/message-bus';
-import { deadLetter } from 'src/messaging/dead-letter';
+import { deadLetter, publishDeadLetters } from 'src/messaging/dead-letter';
 import { receiveOnce } from 'src/messaging/inbox';
 import { MembersService, type MemberChange } from './members.service';
 import { inputInstant } from 'src/common/http/api-schemas';
@@ -83,7 +83,7 @@ export class MembershipConsumer implements OnModuleInit {
     }
     // Parked before the batch's offsets move (as lifecycle messages are), and consumption goes on.
     if (poison.length > 0) {
-      await this.bus.publish(poison);
+      await publishDeadLetters(this.bus, poison);
       this.logger.warn(`${poison.length} membership message(s) sent to ${dlqTopic}: ${poison[0]!.headers!['x-dlq-reason']}`);
     }
     if (changes.length === 0) return;

@@ -4,7 +4,7 @@ import type { Finding } from 'src/common/errors/billing.exception';
 import { Clock } from 'src/infra/clock/clock';
 import { MessageBus, type InboundMessage } from 'src/infra/kafka/message-bus';
 import { Metrics } from 'src/health/metrics';
-import { deadLetter } from 'src/messaging/dead-letter';
+import { deadLetter, publishDeadLetters } from 'src/messaging/dead-letter';
 import { lifecycleValidator, parseLifecycleMessage, type LifecycleEvent, type LifecycleValidator } from './lifecycle-event';
 import { EventExtensions, type ExtraEventHandler } from './event-extensions';
 import { LifecycleIngestService } from './lifecycle-ingest.service';
@@ -129,29 +129,11 @@ export class LifecycleConsumer implements OnModuleInit {
 
   private async deadLetter(poison: Poison[], dlqTopic: string): Promise<void> {
     if (poison.length === 0) return;
-    // Sent in parts: the broker refuses a whole record batch over its message.max.bytes (1 MB by
-    // default), so a few large hostile messages in one send would stop consumption.
-    for (let from = 0; from < poison.length;) {
-      let bytes = 0;
-      let to = from;
-      while (to < poison.length && (to === from || bytes + sizeOf(poison[to]!) <= DLQ_SEND_BYTES)) bytes += sizeOf(poison[to++]!);
-      await this.publishDeadLetters(poison.slice(from, to), dlqTopic);
-      from = to;
-    }
+    const letters = poison.map(({ message, reason, findings, code }) => deadLetter(dlqTopic, message, reason, code, findings));
+    await publishDeadLetters(this.bus, letters);
     this.metrics.deadLettered.inc(poison.length);
-    this.logger.warn(`${poison.length} lifecycle message(s) sent to ${dlqTopic}: ${poison[0]?.reason ?? ''}`);
+    this.logger.warn(`${poison.length} lifecycle message(s) sent to ${dlqTopic}: ${poison[0]?.reason.slice(0, 500) ?? ''}`);
   }
-
-  private async publishDeadLetters(poison: Poison[], dlqTopic: string): Promise<void> {
-    await this.bus.publish(poison.map(({ message, reason, findings, code }) => deadLetter(dlqTopic, message, reason, code, findings)));
-  }
-}
-
-/** What one send to the dead-letter topic may carry, a single larger message going alone. */
-const DLQ_SEND_BYTES = 256 * 1024;
-
-function sizeOf(poison: Poison): number {
-  return (poison.message.value?.length ?? 0) + (poison.message.key?.length ?? 0) + poison.reason.length + 512;
 }
 
 interface Poison {

@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import fc from 'fast-check';
+import { CompressionTypes } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_STATUS } from '../../src/common/errors/error-codes';
 import { fundedAccount, SMALL } from '../support/accounts';
@@ -241,5 +243,60 @@ describe('fuzzing the lifecycle consumer on the real broker', () => {
     expect(parked?.headers['x-dlq-code']).toBe('DL_BILLING_REQUEST_INVALID');
     expect(parked?.headers['x-dlq-reason']).toBe('must be UTF-8 (bytes that are no UTF-8 character were found)');
     expect(await h.ds.query(`SELECT 1 FROM runtime_events WHERE id = $1`, [bad])).toEqual([]);
+  });
+  it('parks, byte for byte, what it refuses: a value the broker took compressed but too large to park whole truncated with its length and digest; other keys and values as received', async () => {
+    const admin = await h.key('admin');
+    const cp = await h.key('control-plane');
+    const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
+    const runtimeId = uid('rt');
+    expect((await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId, ...SMALL, minutes: 60 } })).status).toBe(
+      201,
+    );
+    const marker = uid('huge');
+    // 3 MiB of an invalid event, gzip-compressed by the producer: the broker takes it, the service reads 3 MiB.
+    const huge = Buffer.from(JSON.stringify({ id: marker, type: 'runtime.bogus', data: { pad: 'x'.repeat(3 * 1024 * 1024) } }));
+    const notUtf8 = Buffer.from([0xff, 0xfe, 0x7b, ...Buffer.from(uid('raw'))]);
+    const good = uid('evt_good');
+    const started = {
+      id: good,
+      type: 'runtime.started',
+      occurredAt: new Date(Date.now() - 60_000).toISOString(),
+      accountId,
+      runtimeId,
+      seq: 1,
+      data: {},
+    };
+    await produce(
+      h.config.kafka!.topics.lifecycle,
+      [
+        { key: accountId, value: huge },
+        { key: Buffer.from([0x80, 0x81]), value: notUtf8 },
+        { key: null, value: `not JSON ${marker}` },
+        { key: marker, value: null },
+        { key: accountId, value: started },
+      ],
+      CompressionTypes.GZIP,
+    );
+    await eventually(
+      async () => (await h.ds.query(`SELECT 1 FROM runtime_events WHERE id = $1`, [good])).length === 1,
+      60_000,
+      'the good event',
+    );
+    const parked = await readTopic(h.config.kafka!.topics.lifecycleDlq, 1_000, 5_000, 500);
+
+    const truncated = parked.find((m) => m.value.includes(marker) && m.headers['x-dlq-truncated']);
+    expect(truncated?.headers).toMatchObject({
+      'x-dlq-code': 'DL_BILLING_REQUEST_INVALID',
+      'x-dlq-truncated': String(huge.length),
+      'x-dlq-value-sha256': createHash('sha256').update(huge).digest('hex'),
+    });
+    expect(truncated?.raw.value?.equals(huge.subarray(0, 960 * 1024))).toBe(true);
+    const raw = parked.find((m) => m.raw.value?.equals(notUtf8));
+    expect(raw?.raw.key?.equals(Buffer.from([0x80, 0x81]))).toBe(true);
+    const keyless = parked.find((m) => m.value === `not JSON ${marker}`);
+    expect(keyless?.raw.key).toBeNull();
+    const valueless = parked.find((m) => m.raw.key?.toString() === marker);
+    expect(valueless?.raw.value).toBeNull();
+    expect((await h.request('GET', '/health/ready')).status).toBe(200);
   });
 });

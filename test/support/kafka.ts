@@ -1,9 +1,11 @@
-import { Kafka, logLevel, Partitioners, type IHeaders } from 'kafkajs';
+import { CompressionTypes, Kafka, logLevel, Partitioners, type IHeaders } from 'kafkajs';
 import { inject } from 'vitest';
 
 export interface ReadMessage {
   key: string | null;
   value: string;
+  /** Key and value as the broker holds them, byte for byte. */
+  raw: { key: Buffer | null; value: Buffer | null };
   headers: Record<string, string>;
   partition: number;
   offset: string;
@@ -14,13 +16,18 @@ export function kafka(): Kafka {
 }
 
 /** Produces messages (values already serialised, or objects turned into JSON). */
-export async function produce(topic: string, messages: { key?: string; value: string | Buffer | object | null }[]): Promise<void> {
+export async function produce(
+  topic: string,
+  messages: { key?: string | Buffer | null; value: string | Buffer | object | null }[],
+  compression = CompressionTypes.None,
+): Promise<void> {
   const producer = kafka().producer({ allowAutoTopicCreation: true, createPartitioner: Partitioners.DefaultPartitioner });
   await producer.connect();
   try {
     await producer.send({
       topic,
       acks: -1,
+      compression,
       messages: messages.map((m) => ({
         key: m.key ?? null,
         value: m.value === null ? null : typeof m.value === 'string' || Buffer.isBuffer(m.value) ? m.value : JSON.stringify(m.value),
@@ -53,6 +60,7 @@ export async function readTopic(topic: string, count: number, timeoutMs = 30_000
         received.push({
           key: message.key?.toString() ?? null,
           value: message.value?.toString() ?? '',
+          raw: { key: message.key, value: message.value },
           headers: headersOf(message.headers),
           partition,
           offset: message.offset,

@@ -3,6 +3,7 @@ import { Kafka, logLevel, Partitioners, type Consumer, type Producer } from 'kaf
 import type { KafkaConfig } from 'src/common/config/config';
 import {
   MessageBus,
+  MessageTooLarge,
   type BusHealth,
   type ConsumerLag,
   type InboundMessage,
@@ -72,13 +73,17 @@ export class KafkajsBus extends MessageBus implements OnApplicationBootstrap, On
     if (messages.length === 0) return;
     const byTopic = new Map<string, OutboundMessage[]>();
     for (const m of messages) byTopic.set(m.topic, [...(byTopic.get(m.topic) ?? []), m]);
-    await this.producer.sendBatch({
-      acks: -1,
-      topicMessages: [...byTopic].map(([topic, list]) => ({
-        topic,
-        messages: list.map((m) => ({ key: m.key, value: m.value, headers: m.headers })),
-      })),
-    });
+    try {
+      await this.producer.sendBatch({
+        acks: -1,
+        topicMessages: [...byTopic].map(([topic, list]) => ({
+          topic,
+          messages: list.map((m) => ({ key: m.key, value: m.value, headers: m.headers })),
+        })),
+      });
+    } catch (error) {
+      throw tooLarge(error) ? new MessageTooLarge(error) : error;
+    }
   }
 
   health(): BusHealth {
@@ -231,7 +236,7 @@ export class KafkajsBus extends MessageBus implements OnApplicationBootstrap, On
             topic: batch.topic,
             partition: batch.partition,
             offset: m.offset,
-            key: m.key ? m.key.toString() : null,
+            key: m.key,
             value: m.value,
           }));
           await handle(messages);
@@ -255,4 +260,13 @@ export class KafkajsBus extends MessageBus implements OnApplicationBootstrap, On
     this.handledChunks += 1;
     if (this.handledChunks >= limit) process.kill(process.pid, 'SIGKILL');
   }
+}
+
+/** Whether kafkajs failed a send because the broker refused a message or record batch as too large (codes 10 and 18). */
+function tooLarge(error: unknown): boolean {
+  for (let e = error as { type?: string; cause?: unknown; originalError?: unknown } | undefined; e;) {
+    if (e.type === 'MESSAGE_TOO_LARGE' || e.type === 'RECORD_LIST_TOO_LARGE') return true;
+    e = (e.originalError ?? e.cause) as typeof e;
+  }
+  return false;
 }

@@ -3,16 +3,25 @@ export interface InboundMessage {
   topic: string;
   partition: number;
   offset: string;
-  key: string | null;
+  /** Key and value as received, byte for byte. */
+  key: Buffer | null;
   value: Buffer | null;
 }
 
-/** A message to publish; the value is JSON text. */
+/** A message to publish: the service's own are JSON text; a dead letter's key and value are the refused message's bytes. */
 export interface OutboundMessage {
   topic: string;
-  key: string;
-  value: string;
+  key: string | Buffer | null;
+  value: string | Buffer | null;
   headers?: Record<string, string>;
+}
+
+/** The broker refused a message (or a send's record batch) as larger than it takes. */
+export class MessageTooLarge extends Error {
+  constructor(cause: unknown) {
+    super(`the broker refused a message as too large: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+    this.name = 'MessageTooLarge';
+  }
 }
 
 /** What a subscription does with a batch: its effects must be committed when the promise resolves. */
