@@ -24,6 +24,7 @@ import { parseReportQuery } from 'src/reports/report-query';
 import { SpendLimitsService } from 'src/spend-limits/spend-limits.service';
 import { SubscriptionsService } from 'src/stripe/subscriptions.service';
 import { AdminAuth } from './admin-auth';
+import { signedFlash } from './admin-session';
 import { accountPage } from './account-page';
 import { accountsPage } from './accounts-page';
 import { shell } from './render';
@@ -32,7 +33,12 @@ const cursor = z
   .string()
   .regex(/^\d{1,18}$/, 'must be a cursor from this page')
   .optional();
-const accountQuerySchema = z.strictObject({ ledgerCursor: cursor, auditCursor: cursor, done: z.string().max(300).optional() });
+const accountQuerySchema = z.strictObject({
+  ledgerCursor: cursor,
+  auditCursor: cursor,
+  done: z.string().max(300).optional(),
+  sig: z.string().max(100).optional(),
+});
 
 /** The accounts list and one account's page, read through the owning modules' services. */
 @Controller('admin/accounts')
@@ -144,7 +150,7 @@ export class AdminAccountsController {
           billing,
           keys,
           audit: { items: audit.items, nextCursor: audit.nextCursor, cursor: q.auditCursor },
-          done: q.done,
+          done: signedFlash(viewer.csrf, q.done, q.sig),
           idempotencyKey: randomUUID(),
         },
         viewer,

@@ -17,6 +17,7 @@ import { spendLimitSchema, suspensionSchema } from 'src/spend-limits/dto/spend-l
 import { SpendLimitsService } from 'src/spend-limits/spend-limits.service';
 import { SuspensionService } from 'src/spend-limits/suspension.service';
 import { AdminAuth, type AdminViewer } from './admin-auth';
+import { flashSignature } from './admin-session';
 import { credits, esc, hidden, shell } from './render';
 
 /** What an action reads from its request: the form, the session cookie, the URL to post the confirmation to, and the reply to redirect. */
@@ -72,7 +73,7 @@ export class AdminActionsController {
         const what = typeof action.what === 'string' ? action.what : await action.what();
         return confirm(viewer, what, request.url, form, back, action.button);
       }
-      return done(request.reply, back, await action.run());
+      return done(request.reply, back, await action.run(), viewer.csrf);
     });
   }
 
@@ -259,8 +260,9 @@ function confirm(viewer: AdminViewer, what: string, action: string, form: Record
   );
 }
 
-/** After an action: back to where it came from, with what happened (Post/Redirect/Get). */
-function done(reply: FastifyReply, to: string, message: string): string {
-  void reply.code(303).header('location', `${to}?done=${encodeURIComponent(message)}`);
+/** After an action: back to where it came from, with what happened, signed for this session (Post/Redirect/Get). */
+function done(reply: FastifyReply, to: string, message: string, csrf: string): string {
+  const sig = flashSignature(csrf, message);
+  void reply.code(303).header('location', `${to}?done=${encodeURIComponent(message)}&sig=${sig}`);
   return '';
 }

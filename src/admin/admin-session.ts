@@ -49,6 +49,19 @@ export function csrfToken(keyHash: string, sessionSignature: string): string {
   return createHmac('sha256', `dl-admin-csrf:${keyHash}`).update(sessionSignature).digest('base64url');
 }
 
+/**
+ * The signature of an action's outcome shown on the page it returns to (`?done=…&sig=…`), keyed by
+ * the session's CSRF token: a link made elsewhere cannot make the console say that something happened.
+ */
+export function flashSignature(csrf: string, message: string): string {
+  return createHmac('sha256', `dl-admin-flash:${csrf}`).update(message).digest('base64url');
+}
+
+/** The outcome to show: `done` when this session signed it, otherwise nothing. */
+export function signedFlash(csrf: string, done: string | undefined, sig: string | undefined): string | undefined {
+  return done !== undefined && csrfValid(flashSignature(csrf, done), sig) ? done : undefined;
+}
+
 export function csrfValid(expected: string, given: unknown): boolean {
   if (typeof given !== 'string') return false;
   const a = Buffer.from(expected);

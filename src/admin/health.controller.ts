@@ -10,6 +10,7 @@ import { JOB_NAMES, JobsService } from 'src/jobs/jobs.service';
 import { OutboxRelayService } from 'src/messaging/outbox-relay.service';
 import { StripeEventsService } from 'src/stripe/stripe-events.service';
 import { AdminAuth } from './admin-auth';
+import { signedFlash } from './admin-session';
 import { duration, esc, hidden, shell, table } from './render';
 
 /** System health for operators: what waits to be published, what is not yet consumed, what failed, when each job last ran. */
@@ -46,7 +47,7 @@ export class AdminHealthController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<string> {
     return this.auth.page(reply, cookies, async (viewer) => {
-      const q = parseQueryOrThrow(z.strictObject({ done: z.string().max(300).optional() }), query);
+      const q = parseQueryOrThrow(z.strictObject({ done: z.string().max(300).optional(), sig: z.string().max(100).optional() }), query);
       const topics = this.config.kafka?.topics;
       const dlqTopics = topics ? [topics.lifecycleDlq, topics.membershipDlq, topics.ancillaryDlq] : [];
       const [backlog, runs, webhooks, deadLettered, lag, dlq] = await Promise.all([
@@ -77,7 +78,8 @@ export class AdminHealthController {
           result: run?.result === undefined || run?.result === null ? null : JSON.stringify(run.result),
         };
       });
-      const body = `${q.done ? `<p class="flash" role="status">${esc(q.done)}</p>` : ''}
+      const flash = signedFlash(viewer.csrf, q.done, q.sig);
+      const body = `${flash ? `<p class="flash" role="status">${esc(flash)}</p>` : ''}
 <section id="summary"><h2>System health</h2><div class="totals">
 <div><b data-health="outbox-pending">${pending}</b>outbox messages waiting</div>
 <div><b data-health="outbox-age">${oldest ? esc(duration(age)) : '—'}</b>oldest waiting for</div>

@@ -279,6 +279,15 @@ describe('admin console in a browser', () => {
     ).toContain('Granted 20.00 credits');
     expect((await wallet(gamma)).available).toBe('68.333333');
     expect(before).toBe('48.333333');
+    // The outcome shown is signed for this session: the same words in a link made elsewhere show nothing.
+    const shown = new URL(page.url());
+    expect(shown.searchParams.get('sig')).toBeTruthy();
+    await page.goto(`${base}/admin/accounts/${gamma}?done=${encodeURIComponent('Granted 99999.00 credits')}`);
+    expect(await page.locator('.flash').count()).toBe(0);
+    shown.searchParams.set('done', 'Granted 99999.00 credits');
+    await page.goto(shown.toString());
+    expect(await page.locator('.flash').count()).toBe(0);
+    await page.goto(`${base}/admin/accounts/${gamma}`);
     expect(await audit('credits.granted')).toMatchObject({ actor, account_id: gamma });
     expect(await auditShown('credits.granted')).toContain(actor);
 
