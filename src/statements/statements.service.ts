@@ -78,7 +78,7 @@ export class StatementsService {
   }
 }
 
-/** The statement as CSV rows (the reports' CSV writer turns them into text): balances, lines, fees. */
+/** The statement as CSV rows (the reports' CSV writer turns them into text): balances, lines, fees, top-ups, ancillary usage. */
 export function statementCsvRows(s: StatementJson): Record<string, string | number | null>[] {
   const row = (section: string, description: string, credits: string | null, extra: Record<string, string | number | null> = {}) => ({
     section,
@@ -90,6 +90,9 @@ export function statementCsvRows(s: StatementJson): Record<string, string | numb
     beyond_included: null,
     credits,
     usd_cents: null,
+    due: null,
+    charged: null,
+    unpaid: null,
     ...extra,
   });
   return [
@@ -106,6 +109,16 @@ export function statementCsvRows(s: StatementJson): Record<string, string | numb
     row('closing_balance', `Closing balance ${s.to}`, s.closingBalance),
     ...s.fees.map((f) => row('fees', `${f.description} (${f.invoiceId}, ${f.status})`, null, { usd_cents: f.amountCents })),
     ...s.topUps.map((t) => row('top_up_purchases', `Top-up ${t.pack} (${t.sessionId})`, t.credits, { usd_cents: t.amountCents })),
+    // The ancillary usage metered in the month, as in the JSON: what is due, charged and still unpaid.
+    ...s.ancillary.map((a) =>
+      row('ancillary_usage', `${a.kind}${a.priced ? '' : ' (unpriced)'}`, null, {
+        quantity: a.quantity,
+        unit: a.unit,
+        due: a.amount,
+        charged: a.charged,
+        unpaid: a.unpaid,
+      }),
+    ),
   ];
 }
 
@@ -119,4 +132,7 @@ export const STATEMENT_CSV_COLUMNS = [
   'beyond_included',
   'credits',
   'usd_cents',
+  'due',
+  'charged',
+  'unpaid',
 ];

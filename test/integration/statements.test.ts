@@ -171,9 +171,14 @@ describe('statements of a generated month reconcile to the ledger to the micro-c
     expect(csv.status).toBe(200);
     expect(String(csv.headers['content-type'])).toMatch(/^text\/csv/);
     const lines = String(csv.body).trim().split('\r\n');
-    expect(lines[0]).toBe('section,description,count,quantity,unit,included,beyond_included,credits,usd_cents');
-    expect(lines[1]).toBe('opening_balance,Opening balance 2031-03-01T00:00:00.000Z,,,,,,100.000000,');
-    expect(lines.at(-1)).toBe(`closing_balance,Closing balance 2031-04-01T00:00:00.000Z,,,,,,${march.closingBalance},`);
+    expect(lines[0]).toBe('section,description,count,quantity,unit,included,beyond_included,credits,usd_cents,due,charged,unpaid');
+    expect(lines[1]).toBe('opening_balance,Opening balance 2031-03-01T00:00:00.000Z,,,,,,100.000000,,,,');
+    expect(lines).toContain(`closing_balance,Closing balance 2031-04-01T00:00:00.000Z,,,,,,${march.closingBalance},,,,`);
+    // What the wallet could not pay yet shows in the CSV as in the JSON.
+    const expiringCsv = await h.request('GET', `/v1/accounts/${expiring}/statements/2031-03?format=csv`, { key: admin });
+    const ancillary = String(expiringCsv.body).trim().split('\r\n').filter((l) => l.startsWith('ancillary_usage,'));
+    const snapshot = expiringMarch.ancillary[0]!;
+    expect(ancillary).toEqual([`ancillary_usage,snapshot,,${snapshot.quantity},GiB-month,,,,,0.008000,0.000000,0.008000`]);
   });
 
   it('is a printable page of the admin console, linked from the account page', async () => {
