@@ -90,7 +90,15 @@ export class ReservationDetails {
       settlement: row.settlement,
       terminationReason: row.termination_reason,
       intervals: intervals.map((i) => ({ from: i.from.toISOString(), to: i.to?.toISOString() ?? null })),
-      explanation: explain({ row, runningMs, rate, charged, session, heartbeatTimeoutMs: this.config.metering.heartbeatTimeoutMs }),
+      explanation: explain({
+        row,
+        runningMs,
+        rate,
+        charged,
+        session,
+        heartbeatTimeoutMs: this.config.metering.heartbeatTimeoutMs,
+        firstCommand: (commands[0]?.reason as string | undefined) ?? null,
+      }),
       review: flagged
         ? [
             {
@@ -120,6 +128,8 @@ interface Explained {
   charged: bigint;
   session: Session;
   heartbeatTimeoutMs: number;
+  /** The reason of its first terminate command (a forced settlement's basis may differ: silence). */
+  firstCommand: string | null;
 }
 
 function explain(x: Explained): string {
@@ -143,9 +153,9 @@ function explain(x: Explained): string {
 }
 
 /** Why a settlement without runtime.terminated charged up to where it did. */
-function forcedBasis({ row, session, heartbeatTimeoutMs }: Explained): string {
+function forcedBasis({ row, session, heartbeatTimeoutMs, firstCommand }: Explained): string {
   const reason = (row.settlement ?? '').replace(/^forced_/, '');
-  const told = `settled without runtime.terminated (${row.settlement}): told to terminate (${reason}), no runtime.terminated came within the grace period`;
+  const told = `settled without runtime.terminated (${row.settlement}): told to terminate (${firstCommand ?? reason}), no runtime.terminated came within the grace period`;
   const end = row.terminated_at;
   if (!end) return `${told}; nothing ran`;
   const at = end.toISOString();

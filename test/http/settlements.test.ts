@@ -344,7 +344,8 @@ describe('settling what ran: our own termination reasons, contradictory launch f
         intervals: [{ from: start.toISOString(), to: end.toISOString() }],
       });
       expect(settled.explanation).toContain(
-        `charged up to ${end.toISOString()} = its last sign of life (${at(start, 30 * MIN).toISOString()})`,
+        `(forced_unreachable): told to terminate (reservation_expired), no runtime.terminated came within the grace period; ` +
+          `charged up to ${end.toISOString()} = its last sign of life (${at(start, 30 * MIN).toISOString()})`,
       );
       expect(await wallet(accountId)).toMatchObject({ total: '9.333333', held: '0.000000' });
     });
