@@ -302,5 +302,12 @@ export function reservedRows(found: unknown[]): Map<string, RuntimeRow> {
 /** A runtime's row once it is reserved (none before). */
 export const RESERVED_RUNTIME = `SELECT * FROM runtimes WHERE runtime_id = $1 AND reservation_id IS NOT NULL`;
 
+/**
+ * The reserved runtime an extension changes, locked (the runtime, then its wallet: the order metering
+ * takes them in), so that parallel extensions take turns: each prices its increase from the hold the
+ * one before left, and a copy sent at the same time finds the first one's record and replays it.
+ */
+export const RESERVED_RUNTIME_FOR_UPDATE = `${RESERVED_RUNTIME} FOR UPDATE`;
+
 /** An extension's idempotency record (its key and request fingerprint). */
 export const PRIOR_EXTENSION = `SELECT fingerprint FROM reservation_extensions WHERE idempotency_key = $1`;

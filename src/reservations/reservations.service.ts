@@ -18,7 +18,14 @@ import { holdFor } from 'src/pricing/charges';
 import { runningMsOf, type RuntimeRow } from 'src/metering/runtime-row';
 import { abandonedLaunch, ownRuntime } from './admission';
 import type { ReservationRequest } from './dto/reservation.dto';
-import { PRIOR_EXTENSION, RESERVED_RUNTIME, ReservationBatch, type ReservationLaunch, type ReservationOutcome } from './reservation-batch';
+import {
+  PRIOR_EXTENSION,
+  RESERVED_RUNTIME,
+  RESERVED_RUNTIME_FOR_UPDATE,
+  ReservationBatch,
+  type ReservationLaunch,
+  type ReservationOutcome,
+} from './reservation-batch';
 import { extendRuntimeCall } from 'src/metering/runtime-writes';
 
 export interface ReservationView {
@@ -189,7 +196,7 @@ export class ReservationsService {
   async extend(runtimeId: string, minutes: number, idempotencyKey: string, actor = RESERVATION_ACTOR): Promise<ReservationView> {
     return inTransaction(this.ds, async (em) => {
       const now = this.clock.now();
-      const [row] = await rows<RuntimeRow>(em, RESERVED_RUNTIME, [runtimeId]);
+      const [row] = await rows<RuntimeRow>(em, RESERVED_RUNTIME_FOR_UPDATE, [runtimeId]);
       if (!row?.hold_id) throw BillingException.notFound(`Reservation of runtime ${runtimeId}`);
       const key = `extend:${runtimeId}:${idempotencyKey}`;
       // The hold covers the whole reserved time, rounded once: extensions of 10 + 20 + 30 minutes hold

@@ -155,6 +155,24 @@ describe('reservations over HTTP', () => {
     ).toBe(404);
   });
 
+  it('extended in parallel, holds what one reservation of the same minutes would; parallel copies of one extension replay it', async () => {
+    const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
+    const runtimeId = uid('rt');
+    expect((await reserve({ accountId, runtimeId, ...SMALL, minutes: 10 })).body).toMatchObject({ reserved: '0.166667' });
+    const extend = (key: string) =>
+      h.request('POST', `/v1/reservations/${runtimeId}/extend`, { key: cp, body: { minutes: 10 }, headers: { 'idempotency-key': key } });
+    const distinct = await Promise.all(['p1', 'p2', 'p3', 'p4'].map(extend));
+    expect(distinct.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    // 50 minutes at 1.000000 an hour, rounded up once: 0.833334 (five rounded tenths would be 0.833335).
+    const view = await h.request('GET', `/v1/reservations/${runtimeId}`, { key: cp });
+    expect(view.body).toMatchObject({ minutes: 50, reserved: '0.833334' });
+    const copies = await Promise.all(Array.from({ length: 8 }, () => extend('same')));
+    expect(copies.map((r) => r.status)).toEqual(Array(8).fill(200));
+    expect(new Set(copies.map((r) => r.body.minutes))).toEqual(new Set([60]));
+    expect((await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body).toMatchObject({ held: '1.000000' });
+    await terminate(accountId, [runtimeId]);
+  });
+
   it('audits every reservation, extension and terminate command, once, with who did it and the balances around it', async () => {
     const accountId = await fundedAccount(h, admin, { credits: '2.000000' });
     const runtimeId = uid('rt');
