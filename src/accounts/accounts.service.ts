@@ -56,17 +56,28 @@ export class AccountsService {
     actor: string,
     correlationId: string | null,
   ): Promise<{ created: boolean; account: AccountView }> {
-    const [before] = await rows<AccountRow>(em, `SELECT * FROM accounts WHERE id = $1 FOR NO KEY UPDATE`, [input.id]);
-    const name = input.name === undefined ? (before?.name ?? null) : input.name;
-    const [row] = await rows<AccountRow>(
-      em,
-      `INSERT INTO accounts (id, kind, plan, name) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (id) DO UPDATE SET kind = EXCLUDED.kind, plan = EXCLUDED.plan, name = EXCLUDED.name,
-         updated_at = CASE WHEN (accounts.kind, accounts.plan, accounts.name) IS DISTINCT FROM (EXCLUDED.kind, EXCLUDED.plan, EXCLUDED.name)
-                           THEN now() ELSE accounts.updated_at END
-       RETURNING *`,
-      [input.id, input.kind, input.plan, name],
-    );
+    const locked = `SELECT * FROM accounts WHERE id = $1 FOR NO KEY UPDATE`;
+    let [before] = await rows<AccountRow>(em, locked, [input.id]);
+    let row: AccountRow | undefined;
+    if (!before) {
+      // Created here, or by a request that got there first (the insert waits for it): then it is an update.
+      [row] = await rows<AccountRow>(
+        em,
+        `INSERT INTO accounts (id, kind, plan, name) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING RETURNING *`,
+        [input.id, input.kind, input.plan, input.name ?? null],
+      );
+      if (!row) [before] = await rows<AccountRow>(em, locked, [input.id]);
+    }
+    if (before) {
+      const name = input.name === undefined ? before.name : input.name;
+      [row] = await rows<AccountRow>(
+        em,
+        `UPDATE accounts SET kind = $2, plan = $3, name = $4,
+           updated_at = CASE WHEN (kind, plan, name) IS DISTINCT FROM ($2, $3, $4) THEN now() ELSE updated_at END
+         WHERE id = $1 RETURNING *`,
+        [input.id, input.kind, input.plan, name],
+      );
+    }
     const account = view(row!);
     const changed = !before || before.kind !== account.kind || before.plan !== account.plan || before.name !== account.name;
     if (changed) {

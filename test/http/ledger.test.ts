@@ -48,6 +48,19 @@ describe('ledger HTTP API: accounts, grants, wallet, ledger, audit', () => {
       });
     });
 
+    it('creates an account sent several times at once once: one 201, the others 200, one account.created', async () => {
+      const id = uid('acc');
+      const body = { id, kind: 'organization', plan: 'free', name: 'Twice' };
+      const sent = await Promise.all(Array.from({ length: 6 }, () => h.request('POST', '/v1/accounts', { key: admin, body })));
+      expect(sent.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 201]);
+      const audit = await h.request('GET', `/v1/audit?accountId=${id}`, { key: admin });
+      expect(audit.body.items.map((r: { action: string }) => r.action).filter((a: string) => a.startsWith('account.'))).toEqual([
+        'account.created',
+      ]);
+      // The Free allowance is granted once.
+      expect((await h.request('GET', `/v1/accounts/${id}/wallet`, { key: admin })).body.grants).toHaveLength(1);
+    });
+
     it('lists every finding with its field, and refuses keys without the scope', async () => {
       const bad = await h.request('POST', '/v1/accounts', { key: admin, body: { id: 'no spaces', kind: 'robot', plan: 'gold', extra: 1 } });
       expect(bad.status).toBe(400);
