@@ -106,8 +106,8 @@ describe('a statement shows the Team fees Stripe invoiced and the top-ups it cha
       .split('\r\n')
       .filter((r) => r.startsWith('fees,'));
     expect(fees).toEqual([
-      `fees,"Team base fee (${invoice.id}, paid)",,,,,,,4900`,
-      `fees,"Team seats: 3 × $15.00 (${invoice.id}, paid)",,,,,,,4500`,
+      `fees,"Team base fee (${invoice.id}, paid)",,,,,,,4900,,,`,
+      `fees,"Team seats: 3 × $15.00 (${invoice.id}, paid)",,,,,,,4500,,,`,
     ]);
 
     // The admin console's printable page shows them in dollars.
