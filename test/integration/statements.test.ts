@@ -176,7 +176,10 @@ describe('statements of a generated month reconcile to the ledger to the micro-c
     expect(lines).toContain(`closing_balance,Closing balance 2031-04-01T00:00:00.000Z,,,,,,${march.closingBalance},,,,`);
     // What the wallet could not pay yet shows in the CSV as in the JSON.
     const expiringCsv = await h.request('GET', `/v1/accounts/${expiring}/statements/2031-03?format=csv`, { key: admin });
-    const ancillary = String(expiringCsv.body).trim().split('\r\n').filter((l) => l.startsWith('ancillary_usage,'));
+    const ancillary = String(expiringCsv.body)
+      .trim()
+      .split('\r\n')
+      .filter((l) => l.startsWith('ancillary_usage,'));
     const snapshot = expiringMarch.ancillary[0]!;
     expect(ancillary).toEqual([`ancillary_usage,snapshot,,${snapshot.quantity},GiB-month,,,,,0.008000,0.000000,0.008000`]);
   });
