@@ -22,6 +22,11 @@ const FETCH_BYTES = 4 * 1024 * 1024;
 export interface KafkajsBusOptions {
   /** Test-only: SIGKILL the process after this many handled chunks, before their offsets are resolved. */
   killAfterBatch?: number;
+  /**
+   * How long after a crash kafkajs does not recover from (a non-retriable error) the consumer is
+   * started again, doubled at each crash in a row up to 5 minutes (default 5 s).
+   */
+  restartAfterMs?: number;
   /** Told, after each handled chunk, how many messages of the partition remain behind it. */
   observeLag?: (topic: string, partition: number, lag: number) => void;
 }
@@ -37,6 +42,8 @@ export class KafkajsBus extends MessageBus implements OnApplicationBootstrap, On
   private producerReady = false;
   private handledChunks = 0;
   private stopping = false;
+  /** Crashes kafkajs did not recover from since the group last handled a batch, per group: the restart's backoff. */
+  private readonly crashesInARow = new Map<string, number>();
   private consumersStopped?: Promise<void>;
 
   constructor(
@@ -214,10 +221,23 @@ export class KafkajsBus extends MessageBus implements OnApplicationBootstrap, On
     consumer.on(consumer.events.GROUP_JOIN, () => {
       entry.state = 'running';
     });
+    consumer.on(consumer.events.END_BATCH_PROCESS, () => {
+      this.crashesInARow.set(groupId, 0);
+    });
     consumer.on(consumer.events.CRASH, (event) => {
       const restart = event.payload.restart;
-      this.logger.error(`consumer of ${entry.topic} crashed (${restart ? 'restarting' : 'stopped'}): ${String(event.payload.error)}`);
-      if (!restart && !this.stopping) entry.state = 'crashed';
+      if (restart || this.stopping) {
+        this.logger.error(`consumer of ${entry.topic} crashed (restarting): ${String(event.payload.error)}`);
+        return;
+      }
+      // kafkajs gives up on a non-retriable error: the consumer is started again after a pause, so
+      // that one such error does not stop consumption until the next deployment.
+      entry.state = 'crashed';
+      const crashes = (this.crashesInARow.get(groupId) ?? 0) + 1;
+      this.crashesInARow.set(groupId, crashes);
+      const delay = Math.min(300_000, (this.options.restartAfterMs ?? 5_000) * 2 ** (crashes - 1));
+      this.logger.error(`consumer of ${entry.topic} crashed (started again in ${delay} ms): ${String(event.payload.error)}`);
+      setTimeout(() => void this.restartConsumer(entry, groupId, subs), delay).unref();
     });
     await consumer.connect();
     await consumer.subscribe({ topics, fromBeginning: true });
@@ -250,6 +270,16 @@ export class KafkajsBus extends MessageBus implements OnApplicationBootstrap, On
         }
         await commitOffsetsIfNecessary();
       },
+    });
+  }
+
+  /** A consumer kafkajs stopped, replaced by a new one of the same group and topics. */
+  private async restartConsumer(entry: { consumer: Consumer }, groupId: string, subs: Subscription[]): Promise<void> {
+    if (this.stopping) return;
+    this.consumers.splice(this.consumers.indexOf(entry as (typeof this.consumers)[number]), 1);
+    await entry.consumer.disconnect().catch(() => undefined);
+    await this.startConsumer(groupId, subs).catch((error: unknown) => {
+      this.logger.error(`consumer of group ${groupId} could not be started again: ${String(error)}`);
     });
   }
 
