@@ -150,7 +150,7 @@ export class AdminAccountsController {
           billing,
           keys,
           audit: { items: audit.items, nextCursor: audit.nextCursor, cursor: q.auditCursor },
-          done: signedFlash(viewer.csrf, q.done, q.sig),
+          done: signedFlash(viewer.csrf, `/admin/accounts/${encodeURIComponent(id)}`, q.done, q.sig),
           idempotencyKey: randomUUID(),
         },
         viewer,

@@ -262,7 +262,7 @@ function confirm(viewer: AdminViewer, what: string, action: string, form: Record
 
 /** After an action: back to where it came from, with what happened, signed for this session (Post/Redirect/Get). */
 function done(reply: FastifyReply, to: string, message: string, csrf: string): string {
-  const sig = flashSignature(csrf, message);
+  const sig = flashSignature(csrf, to, message);
   void reply.code(303).header('location', `${to}?done=${encodeURIComponent(message)}&sig=${sig}`);
   return '';
 }

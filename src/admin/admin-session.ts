@@ -51,15 +51,16 @@ export function csrfToken(keyHash: string, sessionSignature: string): string {
 
 /**
  * The signature of an action's outcome shown on the page it returns to (`?done=…&sig=…`), keyed by
- * the session's CSRF token: a link made elsewhere cannot make the console say that something happened.
+ * the session's CSRF token and covering that page's path: a link made elsewhere cannot make the
+ * console say that something happened, nor move an outcome to another account's page.
  */
-export function flashSignature(csrf: string, message: string): string {
-  return createHmac('sha256', `dl-admin-flash:${csrf}`).update(message).digest('base64url');
+export function flashSignature(csrf: string, path: string, message: string): string {
+  return createHmac('sha256', `dl-admin-flash:${csrf}`).update(`${path}\n${message}`).digest('base64url');
 }
 
-/** The outcome to show: `done` when this session signed it, otherwise nothing. */
-export function signedFlash(csrf: string, done: string | undefined, sig: string | undefined): string | undefined {
-  return done !== undefined && csrfValid(flashSignature(csrf, done), sig) ? done : undefined;
+/** The outcome to show on the page at `path`: `done` when this session signed it for that page, otherwise nothing. */
+export function signedFlash(csrf: string, path: string, done: string | undefined, sig: string | undefined): string | undefined {
+  return done !== undefined && csrfValid(flashSignature(csrf, path, done), sig) ? done : undefined;
 }
 
 export function csrfValid(expected: string, given: unknown): boolean {

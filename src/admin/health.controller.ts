@@ -78,7 +78,7 @@ export class AdminHealthController {
           result: run?.result === undefined || run?.result === null ? null : JSON.stringify(run.result),
         };
       });
-      const flash = signedFlash(viewer.csrf, q.done, q.sig);
+      const flash = signedFlash(viewer.csrf, '/admin/health', q.done, q.sig);
       const body = `${flash ? `<p class="flash" role="status">${esc(flash)}</p>` : ''}
 <section id="summary"><h2>System health</h2><div class="totals">
 <div><b data-health="outbox-pending">${pending}</b>outbox messages waiting</div>

@@ -284,6 +284,11 @@ describe('admin console in a browser', () => {
     expect(shown.searchParams.get('sig')).toBeTruthy();
     await page.goto(`${base}/admin/accounts/${gamma}?done=${encodeURIComponent('Granted 99999.00 credits')}`);
     expect(await page.locator('.flash').count()).toBe(0);
+    // Nor does this outcome, signed, on another account's page or another page.
+    for (const path of [`/admin/accounts/${alpha}`, '/admin/health']) {
+      await page.goto(`${base}${path}${shown.search}`);
+      expect(await page.locator('.flash').count(), path).toBe(0);
+    }
     shown.searchParams.set('done', 'Granted 99999.00 credits');
     await page.goto(shown.toString());
     expect(await page.locator('.flash').count()).toBe(0);
