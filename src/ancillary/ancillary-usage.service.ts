@@ -170,7 +170,7 @@ export class AncillaryUsageService {
     if (row.unitPrice === null) this.unpriced.add(em, 'paused_ram', quantity - row.quantity);
   }
 
-  /** A new charge row priced by the rate-card version in effect at `priceAt` (the hour's start, or the report's end). */
+  /** A new charge row priced by the rate-card version in effect at `priceAt` (the hour's start, or the report's last millisecond). */
   private newCharge(
     accountId: string,
     kind: AncillaryKind,
@@ -197,10 +197,10 @@ export class AncillaryUsageService {
   }
 
   private async chargeEgress(em: EntityManager, e: AncillaryEvent): Promise<ChargeRow> {
-    const to = new Date(String(e.data.to));
-    // Counted where its last millisecond falls (`to` is exclusive: a report ending at midnight on the 1st
-    // is the month before's), priced by the version in effect at `to`.
-    const row = this.newCharge(e.accountId, 'egress', e.itemKey, new Date(to.getTime() - 1), e.runtimeId, to);
+    // Counted and priced where its last millisecond falls (`to` is exclusive: a report ending at
+    // midnight on the 1st is the month before's, at the month before's price).
+    const last = new Date(new Date(String(e.data.to)).getTime() - 1);
+    const row = this.newCharge(e.accountId, 'egress', e.itemKey, last, e.runtimeId, last);
     const quantity = e.bytes ?? 0n;
     return this.settle(em, { ...row, quantity, amount: row.unitPrice === null ? 0n : ancillaryCharge('egress', row.unitPrice, quantity) });
   }

@@ -174,6 +174,27 @@ describe('ancillary usage: snapshots, volumes and egress metered and charged', (
     };
     expect(await egressIn(at(-28 * 24), at(0))).toEqual(['egress 1.000000']);
     expect(await egressIn(at(0), at(24))).toEqual([]);
+    // Priced the same way: a report ending as the price takes effect (05:00) is the hour before's, unpriced.
+    await accepted(
+      usageEvent(
+        accountId,
+        'egress.reported',
+        at(5),
+        { bytes: GIB, from: at(4).toISOString(), to: at(5).toISOString() },
+        { runtimeId: uid('rt') },
+      ),
+    );
+    expect(await total(accountId)).toBe('10.000000');
+    await accepted(
+      usageEvent(
+        accountId,
+        'egress.reported',
+        at(6),
+        { bytes: GIB, from: at(5).toISOString(), to: at(6).toISOString() },
+        { runtimeId: uid('rt') },
+      ),
+    );
+    expect(await total(accountId)).toBe('9.900000');
   });
 
   it('charges what the wallet can pay, and the rest once credits come in', async () => {
