@@ -207,12 +207,12 @@ describe('statements of a generated month reconcile to the ledger to the micro-c
 
   it('refuses a malformed period and an unknown account, and another account’s key', async () => {
     const [free, rich] = accounts as [string, string];
-    // A month that does not exist, and one before 1970 (Date.UTC would have ended year 50's June in 1950).
-    for (const period of ['2031-13', '0050-06', '1969-12']) {
+    // A month that does not exist, one before 1970 (Date.UTC would have ended year 50's June in 1950), and one ending in year 10000.
+    for (const period of ['2031-13', '0050-06', '1969-12', '9999-12']) {
       const bad = await h.request('GET', `/v1/accounts/${free}/statements/${period}`, { key: admin });
       expect(bad.status, period).toBe(400);
       expect(bad.body.error.findings).toEqual([
-        { field: 'period', message: 'must be a calendar month, YYYY-MM, from 1970-01 through 9999-12' },
+        { field: 'period', message: 'must be a calendar month, YYYY-MM, from 1970-01 through 9999-11' },
       ]);
     }
     expect((await h.request('GET', `/v1/accounts/${free}/statements/1970-01`, { key: admin })).body).toMatchObject({

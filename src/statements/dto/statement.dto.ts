@@ -84,10 +84,13 @@ export type StatementJson = z.infer<typeof statementSchema>;
 export const statementQuery = z.strictObject({ format: z.enum(['json', 'csv']).optional() });
 
 /** What a malformed statement period is told (the API and the console alike). */
-export const PERIOD_MESSAGE = 'must be a calendar month, YYYY-MM, from 1970-01 through 9999-12';
+export const PERIOD_MESSAGE = 'must be a calendar month, YYYY-MM, from 1970-01 through 9999-11';
 
-/** A statement's month: from 1970 (as every date the API takes), so that its period is a real calendar month. */
+/**
+ * A statement's month: from 1970 (as every date the API takes), through 9999-11, whose end is the
+ * last the API can write in four-digit years (9999-12 would end in year 10000).
+ */
 export const periodParam = z
   .string()
-  .regex(/^(19[7-9]\d|[2-9]\d{3})-(0[1-9]|1[0-2])$/, PERIOD_MESSAGE)
+  .regex(/^(?!9999-12)(19[7-9]\d|[2-9]\d{3})-(0[1-9]|1[0-2])$/, PERIOD_MESSAGE)
   .meta({ description: 'A calendar month, YYYY-MM (UTC)', examples: ['2031-03'] });
