@@ -100,6 +100,18 @@ describe('fuzzing the lifecycle consumer on the real broker', () => {
   });
   afterAll(() => h.close());
 
+  /** A runtime reserved for an hour on a new account with 10 credits. */
+  const reservedRuntime = async () => {
+    const accountId = await fundedAccount(h, await h.key('admin'), { credits: '10.000000' });
+    const runtimeId = uid('rt');
+    const reserved = await h.request('POST', '/v1/reservations', {
+      key: await h.key('control-plane'),
+      body: { accountId, runtimeId, ...SMALL, minutes: 60 },
+    });
+    expect(reserved.status).toBe(201);
+    return { accountId, runtimeId };
+  };
+
   it('parks every malformed message with a contract code and its reason, applies every good event mixed in, and keeps consuming', async () => {
     const admin = await h.key('admin');
     const cp = await h.key('control-plane');
@@ -218,13 +230,7 @@ describe('fuzzing the lifecycle consumer on the real broker', () => {
   });
 
   it('parks a message whose bytes are not UTF-8 (instead of reading U+FFFD into it), and applies the next one', async () => {
-    const admin = await h.key('admin');
-    const cp = await h.key('control-plane');
-    const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
-    const runtimeId = uid('rt');
-    expect((await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId, ...SMALL, minutes: 60 } })).status).toBe(
-      201,
-    );
+    const { accountId, runtimeId } = await reservedRuntime();
     const event = (id: string, type: string, seq: number, reason: string) =>
       `{"id":"${id}","type":"${type}","occurredAt":"${new Date(Date.now() - 60_000).toISOString()}","accountId":"${accountId}","runtimeId":"${runtimeId}","seq":${seq},"data":{${reason}}}`;
     const bad = uid('evt_latin1');
@@ -244,14 +250,9 @@ describe('fuzzing the lifecycle consumer on the real broker', () => {
     expect(parked?.headers['x-dlq-reason']).toBe('must be UTF-8 (bytes that are no UTF-8 character were found)');
     expect(await h.ds.query(`SELECT 1 FROM runtime_events WHERE id = $1`, [bad])).toEqual([]);
   });
+
   it('parks, byte for byte, what it refuses: a value the broker took compressed but too large to park whole truncated with its length and digest; other keys and values as received', async () => {
-    const admin = await h.key('admin');
-    const cp = await h.key('control-plane');
-    const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
-    const runtimeId = uid('rt');
-    expect((await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId, ...SMALL, minutes: 60 } })).status).toBe(
-      201,
-    );
+    const { accountId, runtimeId } = await reservedRuntime();
     const marker = uid('huge');
     // 3 MiB of an invalid event, gzip-compressed by the producer: the broker takes it, the service reads 3 MiB.
     const huge = Buffer.from(JSON.stringify({ id: marker, type: 'runtime.bogus', data: { pad: 'x'.repeat(3 * 1024 * 1024) } }));
