@@ -276,7 +276,8 @@ export class KafkajsBus extends MessageBus implements OnApplicationBootstrap, On
   /** A consumer kafkajs stopped, replaced by a new one of the same group and topics. */
   private async restartConsumer(entry: { consumer: Consumer }, groupId: string, subs: Subscription[]): Promise<void> {
     if (this.stopping) return;
-    this.consumers.splice(this.consumers.indexOf(entry as (typeof this.consumers)[number]), 1);
+    const at = this.consumers.indexOf(entry as (typeof this.consumers)[number]);
+    if (at >= 0) this.consumers.splice(at, 1);
     await entry.consumer.disconnect().catch(() => undefined);
     await this.startConsumer(groupId, subs).catch((error: unknown) => {
       this.logger.error(`consumer of group ${groupId} could not be started again: ${String(error)}`);
