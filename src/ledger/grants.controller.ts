@@ -13,6 +13,7 @@ import { topicsOf } from 'src/messaging/topics';
 import { createGrantSchema, grantResultSchema, idempotencyHeadersSchema, idempotencyKeySchema, type CreateGrantDto } from './dto/grant.dto';
 import { balanceJson, grantJson } from './operations/balance';
 import { LedgerService } from './ledger.service';
+import { namespacedKey } from './operations/operation';
 
 @Controller('v1/admin/accounts/:id/grants')
 @Access('admin')
@@ -58,7 +59,7 @@ export class GrantsController {
       amount: parseCredits(body.credits)!,
       expiresAt: body.expiresAt ? new Date(body.expiresAt) : null,
       priority: body.priority,
-      idempotencyKey: idempotencyKey ? `http:${idempotencyKey}` : `auto:${randomUUID()}`,
+      idempotencyKey: idempotencyKey ? namespacedKey('http', idempotencyKey) : `auto:${randomUUID()}`,
       reason: body.reason,
       actor: `key:${principal.keyId}`,
       correlationId: request.id,

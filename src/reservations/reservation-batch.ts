@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AuditService } from 'src/audit/audit.service';
 import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
+import { sha256Hex } from 'src/common/canonical-json';
 import type { Correlation } from 'src/common/context/correlation';
 import { inOneRoundTrip, PipelinedSession, poolOf, type Call } from 'src/common/database/pipelined-transaction';
 import { BillingException } from 'src/common/errors/billing.exception';
@@ -289,9 +290,13 @@ export function runtimeInsert(
   };
 }
 
-/** A reservation's hold and the hold's idempotency key. */
+/**
+ * A reservation's hold and the hold's idempotency key. A hold id is at most 128 characters, as a
+ * runtime's: `hold_<runtime>` when that fits, otherwise `hold_` and the runtime id's SHA-256.
+ */
 export function holdKeys(runtimeId: string): { holdId: string; idempotencyKey: string } {
-  return { holdId: `hold_${runtimeId}`, idempotencyKey: `reservation:${runtimeId}` };
+  const holdId = runtimeId.length <= 123 ? `hold_${runtimeId}` : `hold_${sha256Hex(runtimeId)}`;
+  return { holdId, idempotencyKey: `reservation:${runtimeId}` };
 }
 
 /** The reservation's runtime row as RESERVE_RUNTIMES returned it, by runtime id. */

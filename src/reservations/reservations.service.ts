@@ -10,6 +10,7 @@ import { BillingException } from 'src/common/errors/billing.exception';
 import { formatCredits } from 'src/common/money';
 import { Clock } from 'src/infra/clock/clock';
 import { increaseHoldOperation } from 'src/ledger/operations/increase-hold';
+import { namespacedKey } from 'src/ledger/operations/operation';
 import { LedgerService } from 'src/ledger/ledger.service';
 import type { Balance } from 'src/ledger/ledger.types';
 import { QuotasService } from 'src/plans/quotas.service';
@@ -198,7 +199,7 @@ export class ReservationsService {
       const now = this.clock.now();
       const [row] = await rows<RuntimeRow>(em, RESERVED_RUNTIME_FOR_UPDATE, [runtimeId]);
       if (!row?.hold_id) throw BillingException.notFound(`Reservation of runtime ${runtimeId}`);
-      const key = `extend:${runtimeId}:${idempotencyKey}`;
+      const key = namespacedKey(`extend:${runtimeId}`, idempotencyKey);
       // The hold covers the whole reserved time, rounded once: extensions of 10 + 20 + 30 minutes hold
       // what 60 minutes cost, not three rounded-up parts. The extension holds the difference.
       const increase = max0(holdFor(BigInt(row.rate_per_hour), row.reserved_minutes + minutes) - BigInt(row.reserved_amount));

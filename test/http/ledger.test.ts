@@ -104,6 +104,27 @@ describe('ledger HTTP API: accounts, grants, wallet, ledger, audit', () => {
       expect(wallet.body.total).toBe('10.500000');
     });
 
+    it('takes every Idempotency-Key of 1-255 visible characters, the longest too, once each', async () => {
+      const id = await account();
+      const grant = (key: string, credits = '1.000000') =>
+        h.request('POST', `/v1/admin/accounts/${id}/grants`, {
+          key: admin,
+          body: { credits, reason: 'long key' },
+          headers: { 'idempotency-key': key },
+        });
+      // 255 and 254 characters that differ only at the end: two grants, each replayed.
+      const longest = 'k'.repeat(254) + 'a';
+      const other = 'k'.repeat(254) + 'b';
+      expect((await grant(longest)).status).toBe(201);
+      expect((await grant(other)).status).toBe(201);
+      expect((await grant(longest)).status).toBe(200);
+      expect((await grant(longest, '2.000000')).status).toBe(409);
+      expect((await h.request('GET', `/v1/accounts/${id}/wallet`, { key: admin })).body.total).toBe('2.000000');
+      const tooLong = await grant('k'.repeat(256));
+      expect(tooLong.status).toBe(400);
+      expect(tooLong.body.error.findings).toEqual([expect.objectContaining({ field: 'Idempotency-Key' })]);
+    });
+
     it('refuses a different request under a used key with 409 DL_BILLING_IDEMPOTENCY_CONFLICT', async () => {
       const id = await account();
       const headers = { 'idempotency-key': 'grant-2' };

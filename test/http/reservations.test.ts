@@ -173,6 +173,22 @@ describe('reservations over HTTP', () => {
     await terminate(accountId, [runtimeId]);
   });
 
+  it('extends a runtime of the longest id under the longest Idempotency-Key, once', async () => {
+    const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
+    const runtimeId = `rt_${'x'.repeat(125)}`;
+    const reserved = await reserve({ accountId, runtimeId, ...SMALL, minutes: 10 });
+    expect(reserved.status, JSON.stringify(reserved.body)).toBe(201);
+    const extend = () =>
+      h.request('POST', `/v1/reservations/${runtimeId}/extend`, {
+        key: cp,
+        body: { minutes: 10 },
+        headers: { 'idempotency-key': 'e'.repeat(200) },
+      });
+    expect((await extend()).body).toMatchObject({ minutes: 20, reserved: '0.333334' });
+    expect((await extend()).body).toMatchObject({ minutes: 20, reserved: '0.333334' });
+    await terminate(accountId, [runtimeId]);
+  });
+
   it('audits every reservation, extension and terminate command, once, with who did it and the balances around it', async () => {
     const accountId = await fundedAccount(h, admin, { credits: '2.000000' });
     const runtimeId = uid('rt');

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AuditEntry } from 'src/audit/audit.service';
+import { sha256Hex } from 'src/common/canonical-json';
 import { correlationId } from 'src/common/context/correlation';
 import { BillingException, type Finding } from 'src/common/errors/billing.exception';
 import { formatCredits } from 'src/common/money';
@@ -152,6 +153,16 @@ export function mergeAllocationDeltas(deltas: readonly AllocationDelta[]): Alloc
     m.released = (m.released ?? 0n) + (d.released ?? 0n);
   }
   return [...merged.values()];
+}
+
+/**
+ * A ledger idempotency key made of a namespace and a caller's key (`http:<key>`,
+ * `extend:<runtime>:<key>`): as is when it fits the ledger's 255 characters, otherwise the namespace
+ * and the SHA-256 of the caller's key, so that every key the API takes has room whatever its prefix.
+ */
+export function namespacedKey(namespace: string, key: string): string {
+  const whole = `${namespace}:${key}`;
+  return whole.length <= 255 ? whole : `${namespace}:sha256:${sha256Hex(key)}`;
 }
 
 export function checkKey(key: string, findings: Finding[]): void {
