@@ -66,7 +66,12 @@ const operations: Operation[] = Object.entries(doc.paths as Record<string, Recor
     method: method.toUpperCase() as Method,
     template,
     operationId: op.operationId as string,
-    scopes: (op.security?.[0]?.bearer as string[] | undefined) ?? [],
+    // A key of any scope will do where the document asks for none in particular (`bearer: []`).
+    scopes: op.security?.length
+      ? (op.security[0].bearer as string[]).length
+        ? (op.security[0].bearer as string[])
+        : ['control-plane']
+      : [],
     parameters: op.parameters ?? [],
     body: op.requestBody?.content?.['application/json']?.schema,
   })),

@@ -166,7 +166,7 @@ export function buildOpenApiDocument(examples: Examples = {}): ReturnType<OpenAp
       summary: e.spec.summary,
       description: [e.spec.description, access.public ? 'No API key needed.' : scopesText(access.scopes)].filter(Boolean).join('\n\n'),
       tags: [e.spec.tag],
-      security: access.public ? [] : [{ bearer: access.scopes.filter((s) => s !== 'any') }],
+      security: access.public ? [] : [{ bearer: access.scopes.includes('any') ? [] : access.scopes }],
       request: {
         ...(params ? { params } : {}),
         ...(e.spec.query ? { query: e.spec.query } : {}),

@@ -92,5 +92,5 @@ export const PERIOD_MESSAGE = 'must be a calendar month, YYYY-MM, from 1970-01 t
  */
 export const periodParam = z
   .string()
-  .regex(/^(?!9999-12)(19[7-9]\d|[2-9]\d{3})-(0[1-9]|1[0-2])$/, PERIOD_MESSAGE)
+  .regex(/^((19[7-9]\d|[2-8]\d{3}|9[0-8]\d\d|99[0-8]\d|999[0-8])-(0[1-9]|1[0-2])|9999-(0[1-9]|1[01]))$/, PERIOD_MESSAGE)
   .meta({ description: 'A calendar month, YYYY-MM (UTC)', examples: ['2031-03'] });
