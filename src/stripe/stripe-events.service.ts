@@ -110,13 +110,14 @@ export class StripeEventsService {
 
   /**
    * An account suspended here for non-payment is reactivated once its subscription is in good
-   * standing again, whichever event said so (order-independent: it looks at the resulting state).
+   * standing again, or cancelled (the account is then on Free, which bills nothing), whichever event
+   * said so (order-independent: it looks at the resulting state).
    */
   private async paymentSuspensionLifted(em: EntityManager, accountId: string): Promise<(() => Promise<void>) | null> {
     const [lifted] = await rows(
       em,
       `UPDATE stripe_subscriptions SET suspended_for_payment = false, updated_at = now()
-       WHERE account_id = $1 AND suspended_for_payment AND status IN ('active', 'trialing') RETURNING account_id`,
+       WHERE account_id = $1 AND suspended_for_payment AND status IN ('active', 'trialing', 'canceled') RETURNING account_id`,
       [accountId],
     );
     if (!lifted) return null;
@@ -394,10 +395,11 @@ export class StripeEventsService {
       const now = this.clock.now();
       const [updated] = await rows<{ past_due_since: Date | null }>(
         em,
+        // A cancelled subscription stays cancelled: its last invoices' failures often come with the cancellation.
         `UPDATE stripe_subscriptions SET status = CASE WHEN state_event_created <= $2 THEN 'past_due' ELSE status END,
            past_due_since = CASE WHEN state_event_created <= $2 THEN coalesce(past_due_since, $3) ELSE past_due_since END,
            state_event_created = GREATEST(state_event_created, $2), updated_at = now()
-         WHERE account_id = $1 RETURNING past_due_since`,
+         WHERE account_id = $1 AND status <> 'canceled' RETURNING past_due_since`,
         [accountId, event.created, now],
       );
       await this.recordInvoice(em, accountId, ctx.invoice, 'payment_failed');

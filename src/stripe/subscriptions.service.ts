@@ -132,6 +132,8 @@ export class SubscriptionsService {
    * the plan of its prices while it bills, that plan's fallback (Free) once it is over. `eventCreated` (Stripe seconds; 0 for API answers)
    * keeps an older event from overwriting newer state; in a tie (same second) the state already
    * there stays (invoice events set the payment status), except a cancellation, which always lands.
+   * Another subscription replaces the account's only when the account's is over, or by a newer event:
+   * a late event of a cancelled one never takes the place of the live one.
    */
   async link(em: EntityManager, accountId: string, s: SubscriptionSnapshot, eventCreated: number, actor: string): Promise<void> {
     const plan = this.catalog.planOfPrices(s.items.map((i) => i.priceId));
@@ -150,8 +152,9 @@ export class SubscriptionsService {
          state_event_created = GREATEST(t.state_event_created, EXCLUDED.state_event_created),
          past_due_since = CASE WHEN EXCLUDED.status IN ('past_due', 'unpaid') THEN coalesce(t.past_due_since, $11::timestamptz) END,
          updated_at = now()
-       WHERE t.subscription_id <> EXCLUDED.subscription_id OR t.state_event_created < EXCLUDED.state_event_created
-          OR (EXCLUDED.status = 'canceled' AND t.state_event_created <= EXCLUDED.state_event_created)
+       WHERE t.state_event_created < EXCLUDED.state_event_created
+          OR (t.subscription_id = EXCLUDED.subscription_id AND EXCLUDED.status = 'canceled' AND t.state_event_created <= EXCLUDED.state_event_created)
+          OR (t.subscription_id <> EXCLUDED.subscription_id AND t.status <> ALL($12::text[]))
        RETURNING account_id`,
       [
         accountId,
@@ -165,6 +168,7 @@ export class SubscriptionsService {
         s.currentPeriodEnd,
         eventCreated,
         this.clock.now(),
+        LIVE,
       ],
     );
     if (!applied || !plan) return; // prices of no plan of the catalog: the account keeps its plan
@@ -197,24 +201,31 @@ export class SubscriptionsService {
     why: Record<string, unknown>,
   ): Promise<void> {
     const plan = to.id;
-    const [before] = await rows<{ plan: string; billing_cycle_anchor: Date | null }>(
+    const [before] = await rows<{ plan: string; billing_cycle_anchor: Date | null; plan_overrides: Record<string, unknown> | null }>(
       em,
-      `SELECT plan, billing_cycle_anchor FROM accounts WHERE id = $1 FOR NO KEY UPDATE`,
+      `SELECT plan, billing_cycle_anchor, plan_overrides FROM accounts WHERE id = $1 FOR NO KEY UPDATE`,
       [accountId],
     );
     if (!before) return;
     if (this.catalog.has(before.plan) && this.catalog.plan(before.plan).adminOnly) return; // contract terms are set by an admin, never by Stripe
     if (before.plan === plan && before.billing_cycle_anchor?.getTime() === anchor?.getTime()) return;
-    await setPlanTerms(em, accountId, { plan, billingCycleAnchor: anchor });
+    // An admin's overrides were terms of the plan they were set with: another plan starts from its own
+    // (a Team allowance of 800 kept on Free would grant Free 750 more at once, and 800 a month).
+    const changed = before.plan !== plan;
+    await setPlanTerms(em, accountId, { plan, billingCycleAnchor: anchor, ...(changed ? { overrides: null } : {}) });
     await this.audit.record(em, {
       actor,
       action: 'plan.changed',
       accountId,
-      before: { plan: before.plan, billingCycleAnchor: before.billing_cycle_anchor?.toISOString() ?? null },
+      before: {
+        plan: before.plan,
+        billingCycleAnchor: before.billing_cycle_anchor?.toISOString() ?? null,
+        ...(changed && before.plan_overrides ? { overrides: before.plan_overrides } : {}),
+      },
       after: { plan, billingCycleAnchor: anchor?.toISOString() ?? null, ...why },
       at: this.clock.now(),
     });
-    if (before.plan !== plan) await this.accountHooks.planWasSet(em, accountId);
+    if (changed) await this.accountHooks.planWasSet(em, accountId);
   }
 
   /**

@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SeatsService } from '../../src/stripe/seats.service';
+import { fundedAccount } from '../support/accounts';
+import { startApp, type Harness } from '../support/app';
+import { StripeFake } from '../support/stripe-fake';
+
+const SECRET = 'whsec_test_endings';
+const SEAT_PRICE = 'price_team_seat_placeholder';
+
+/** How a Team subscription ends: cancelled, with its last failed invoices, while a new one starts. */
+describe('Stripe: the end of a Team subscription, against the local fake', () => {
+  let h: Harness;
+  let fake: StripeFake;
+  let admin: string;
+
+  beforeAll(async () => {
+    fake = await new StripeFake().start();
+    h = await startApp({ env: { ...fake.env(SECRET), STRIPE_PAST_DUE_GRACE_MS: '0' } });
+    admin = await h.key('admin');
+  });
+  afterAll(async () => {
+    await h.close();
+    await fake.stop();
+  });
+
+  const deliver = async (event: object) => {
+    const payload = JSON.stringify(event);
+    const res = await h.request('POST', '/v1/stripe/webhooks', {
+      body: payload,
+      headers: { 'stripe-signature': StripeFake.sign(payload, SECRET) },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+  };
+  const subscription = async (accountId: string) => (await h.request('GET', `/v1/accounts/${accountId}/subscription`, { key: admin })).body;
+  const reserve = async (accountId: string) =>
+    h.request('POST', '/v1/reservations', {
+      key: admin,
+      body: {
+        accountId,
+        runtimeId: `rt_${accountId}_${Date.now()}`,
+        variant: 'datalayer',
+        environment: { name: 'python', sizeClass: 'small' },
+      },
+    });
+  /** A Team organization with its subscription created through the API. */
+  const teamAccount = async (overrides?: Record<string, string>) => {
+    const accountId = await fundedAccount(h, admin, { plan: 'free', kind: 'organization' });
+    const plan = await h.request('PUT', `/v1/admin/accounts/${accountId}/plan`, {
+      key: admin,
+      body: { plan: 'team', ...(overrides ? { overrides } : {}) },
+    });
+    expect(plan.status, JSON.stringify(plan.body)).toBe(200);
+    const created = await h.request('POST', `/v1/admin/accounts/${accountId}/subscription`, { key: admin });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    return { accountId, subscriptionId: created.body.subscription.id as string };
+  };
+  const cancelled = (subscriptionId: string, created?: number) =>
+    fake.emit('customer.subscription.deleted', { ...fake.subscriptions.get(subscriptionId)!, status: 'canceled' }, created);
+
+  it('downgrades to Free without the Team overrides: no Free credits beyond the 50 of the month', async () => {
+    const { accountId, subscriptionId } = await teamAccount({ includedCredits: '800.000000' });
+    const before = (await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body.total as string;
+    await deliver(cancelled(subscriptionId));
+    const plan = (await h.request('GET', `/v1/admin/accounts/${accountId}/plan`, { key: admin })).body;
+    expect(plan).toMatchObject({ plan: 'free', overrides: null, effective: expect.objectContaining({ includedCredits: '50.000000' }) });
+    // The month's 50 Free credits came when the account was created on Free: nothing more now.
+    expect((await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body.total).toBe(before);
+  });
+
+  it('keeps a cancelled subscription cancelled when its last failed invoice comes with the cancellation, in either order', async () => {
+    for (const order of ['failure after', 'failure before'] as const) {
+      const { accountId, subscriptionId } = await teamAccount();
+      const at = Math.floor(Date.now() / 1000);
+      const failed = fake.emit('invoice.payment_failed', fake.invoice(subscriptionId), at);
+      const deleted = cancelled(subscriptionId, at);
+      for (const event of order === 'failure after' ? [deleted, failed] : [failed, deleted]) await deliver(event);
+      expect(await subscription(accountId), order).toMatchObject({
+        plan: 'free',
+        accountStatus: 'active',
+        subscription: { status: 'canceled' },
+      });
+      expect((await h.request('POST', '/v1/admin/jobs/stripe-recovery/run', { key: admin })).body.result.suspended ?? []).not.toContain(
+        accountId,
+      );
+      expect((await reserve(accountId)).status, order).toBe(201);
+    }
+  });
+
+  it('lifts a suspension for non-payment when the subscription is cancelled: the account is on Free', async () => {
+    const { accountId, subscriptionId } = await teamAccount();
+    await deliver(fake.emit('invoice.payment_failed', fake.invoice(subscriptionId)));
+    expect(await subscription(accountId)).toMatchObject({ accountStatus: 'suspended' });
+    expect((await reserve(accountId)).status).toBe(403);
+    await deliver(cancelled(subscriptionId));
+    expect(await subscription(accountId)).toMatchObject({ plan: 'free', accountStatus: 'active' });
+    expect((await reserve(accountId)).status).toBe(201);
+  });
+
+  it('never lets a late event of a cancelled subscription take the place of the live one', async () => {
+    const { accountId, subscriptionId: first } = await teamAccount();
+    const old = structuredClone(fake.subscriptions.get(first)!);
+    const at = Math.floor(Date.now() / 1000);
+    await deliver(cancelled(first, at));
+    expect((await h.request('PUT', `/v1/admin/accounts/${accountId}/plan`, { key: admin, body: { plan: 'team' } })).status).toBe(200);
+    const created = await h.request('POST', `/v1/admin/accounts/${accountId}/subscription`, { key: admin });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const live = created.body.subscription.id as string;
+    // An update of the first one, sent before its cancellation, arrives now.
+    await deliver(fake.emit('customer.subscription.updated', { ...old, status: 'active' }, at - 60));
+    expect(await subscription(accountId)).toMatchObject({ plan: 'team', subscription: { id: live } });
+    // A seat change goes to the live subscription.
+    const put = await h.request('PUT', `/v1/accounts/${accountId}/members/u_late`, { key: admin });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    await h.app.get(SeatsService).idle();
+    expect(fake.seatItem(live, SEAT_PRICE).quantity).toBe(1);
+    expect(await subscription(accountId)).toMatchObject({ subscription: { id: live, seatQuantity: 1 } });
+  });
+});
