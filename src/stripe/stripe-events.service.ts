@@ -5,6 +5,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { AuditService } from 'src/audit/audit.service';
 import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
 import { inTransaction, rows } from 'src/common/database/transaction';
+import { BillingException } from 'src/common/errors/billing.exception';
 import { formatCredits, parseCredits } from 'src/common/money';
 import { Clock } from 'src/infra/clock/clock';
 import { LedgerService } from 'src/ledger/ledger.service';
@@ -174,8 +175,9 @@ export class StripeEventsService {
           ACTOR,
         );
       }
-      // A subscription linked here gets the account's seat quantity at once (it was made for the seats of its checkout).
-      const afterAlso = subscription ? () => this.seats.requestSync(accountId) : undefined;
+      // A subscription linked here gets the account's seat quantity at once (it was made for the seats of
+      // its checkout), and the invoices paid before it was linked (refused then, so not in the inbox).
+      const afterAlso = subscription ? () => this.seats.requestSync(accountId).then(() => this.replayInvoices(subscription.id)) : undefined;
       if (session.paymentStatus !== 'paid' || session.metadata.credits === undefined) {
         return subscription ? { accountId, afterAlso } : { ignored: true };
       }
@@ -245,6 +247,11 @@ export class StripeEventsService {
     if (!ctx) return null;
     return async (em) => {
       const accountId = await this.accountOfInvoice(em, ctx, event.created);
+      if (!accountId && ctx.unlinked && this.catalog.planOfPrices(ctx.unlinked.items.map((i) => i.priceId))) {
+        // One of ours, paid before Checkout linked it: refused (not recorded), so that Stripe, the
+        // recovery job or the checkout's own replay applies it once it is linked.
+        throw new BillingException('DL_BILLING_UNAVAILABLE', `subscription ${ctx.unlinked.id} is not linked to an account yet`);
+      }
       if (!accountId) return { ignored: true };
       const { invoice } = ctx;
       const period: Period = { start: invoice.periodStart!, end: invoice.periodEnd! };
@@ -448,6 +455,17 @@ export class StripeEventsService {
       suspended.push(accountId);
     }
     return suspended;
+  }
+
+  /** A subscription's invoice events of the recovery window not applied yet, applied now, oldest first. */
+  private async replayInvoices(subscriptionId: string): Promise<void> {
+    const since = new Date(this.clock.now().getTime() - 3 * 86_400_000);
+    const ofIt = (await this.gateway.eventsSince(since)).filter(
+      (e) => e.type.startsWith('invoice.') && readInvoice(e.data.object)?.subscriptionId === subscriptionId,
+    );
+    for (const event of ofIt) {
+      await this.handle(event).catch((error: unknown) => this.logger.warn(`invoice event ${event.id} not applied: ${String(error)}`));
+    }
   }
 
   // ---------------------------------------------------------------- subscriptions

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SeatsService } from '../../src/stripe/seats.service';
 import { fundedAccount } from '../support/accounts';
-import { startApp, type Harness } from '../support/app';
+import { startApp, uid, type Harness } from '../support/app';
 import { StripeFake } from '../support/stripe-fake';
 
-const SECRET = 'whsec_test_endings';
+const SECRET = 'whsec_test_out_of_order';
 const SEAT_PRICE = 'price_team_seat_placeholder';
 
-/** How a Team subscription ends: cancelled, with its last failed invoices, while a new one starts. */
-describe('Stripe: the end of a Team subscription, against the local fake', () => {
+/** Events around a Team subscription's start and end, in the orders Stripe sends them: against the local fake. */
+describe('Stripe: a Team subscription started and ended, events in any order', () => {
   let h: Harness;
   let fake: StripeFake;
   let admin: string;
@@ -23,13 +23,14 @@ describe('Stripe: the end of a Team subscription, against the local fake', () =>
     await fake.stop();
   });
 
-  const deliver = async (event: object) => {
+  const deliver = async (event: object, status = 200) => {
     const payload = JSON.stringify(event);
     const res = await h.request('POST', '/v1/stripe/webhooks', {
       body: payload,
       headers: { 'stripe-signature': StripeFake.sign(payload, SECRET) },
     });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.status, JSON.stringify(res.body)).toBe(status);
+    return res;
   };
   const subscription = async (accountId: string) => (await h.request('GET', `/v1/accounts/${accountId}/subscription`, { key: admin })).body;
   const reserve = async (accountId: string) =>
@@ -56,6 +57,45 @@ describe('Stripe: the end of a Team subscription, against the local fake', () =>
   };
   const cancelled = (subscriptionId: string, created?: number) =>
     fake.emit('customer.subscription.deleted', { ...fake.subscriptions.get(subscriptionId)!, status: 'canceled' }, created);
+
+  it('grants the cycle of an invoice paid before Checkout linked its subscription, once the checkout comes', async () => {
+    const accountId = await fundedAccount(h, admin, { plan: 'free', kind: 'organization' });
+    expect((await h.request('PUT', `/v1/accounts/${accountId}/members/alice`, { key: admin })).status).toBe(200);
+    // Made by Checkout: nothing in the subscription names the account; only the session does.
+    const sub = fake.subscribe(
+      [
+        { price: 'price_team_base_placeholder', quantity: 1 },
+        { price: SEAT_PRICE, quantity: 1 },
+      ],
+      {},
+    );
+    const paid = fake.emit('invoice.paid', fake.invoice(sub.id));
+    const early = await deliver(paid, 503);
+    expect(early.body.error.code).toBe('DL_BILLING_UNAVAILABLE');
+    const session = {
+      id: uid('cs_test'),
+      object: 'checkout.session',
+      mode: 'subscription',
+      status: 'complete',
+      payment_status: 'paid',
+      client_reference_id: accountId,
+      customer: sub.customer,
+      subscription: sub.id,
+      metadata: {},
+    };
+    await deliver(fake.emit('checkout.session.completed', session));
+    const allowances = async () =>
+      ((await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body.grants as { source: string; amount: string }[])
+        .filter((g) => g.source === 'plan_allowance')
+        .map((g) => g.amount)
+        .sort();
+    // Free's 50 of the month, and Team's 500 of the paid cycle.
+    expect(await allowances()).toEqual(['50.000000', '500.000000']);
+    // Stripe delivering it again, and the recovery job, change nothing.
+    expect((await deliver(paid)).body).toMatchObject({ duplicate: true });
+    expect((await h.request('POST', '/v1/admin/jobs/stripe-recovery/run', { key: admin })).status).toBe(200);
+    expect(await allowances()).toEqual(['50.000000', '500.000000']);
+  });
 
   it('downgrades to Free without the Team overrides: no Free credits beyond the 50 of the month', async () => {
     const { accountId, subscriptionId } = await teamAccount({ includedCredits: '800.000000' });
