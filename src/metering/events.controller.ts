@@ -94,6 +94,8 @@ function unwrap(body: unknown): { items: unknown[]; prefix: (i: number) => strin
   if (Array.isArray(body)) return checkSize(body, (i) => `events[${i}]`);
   if (typeof body === 'object' && body !== null && 'events' in body) {
     const events = (body as { events: unknown }).events;
+    const others = Object.keys(body).filter((k) => k !== 'events');
+    if (others.length > 0) throw BillingException.invalid(others.map((k) => ({ field: k, message: 'is not a field of {events: [...]}' })));
     if (!Array.isArray(events)) throw BillingException.invalid([{ field: 'events', message: 'must be an array' }]);
     return checkSize(events, (i) => `events[${i}]`);
   }

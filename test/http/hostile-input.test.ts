@@ -122,6 +122,24 @@ describe('hostile request bodies and headers', () => {
     expectContractAnswer(large);
   });
 
+  it('refuses a key beside `events` in the {events: [...]} form, naming it, and applies none of its events', async () => {
+    const accountId = await fundedAccount(h, admin, { credits: '1.000000' });
+    const id = uid('evt');
+    const heartbeat = {
+      id,
+      type: 'runtime.heartbeat',
+      occurredAt: new Date().toISOString(),
+      accountId,
+      runtimeId: uid('rt'),
+      seq: 1,
+      data: {},
+    };
+    const res = await post('/v1/events', JSON.stringify({ events: [heartbeat], extra: 1 }));
+    expect(res.status).toBe(400);
+    expect(res.body.error.findings).toEqual([{ field: 'extra', message: 'is not a field of {events: [...]}' }]);
+    expect((await post('/v1/events', JSON.stringify({ events: [heartbeat] }))).body).toEqual({ accepted: 1, duplicates: 0 });
+  });
+
   describe('the Stripe webhook', () => {
     const deliver = async (payload: string, secret = SECRET) => {
       const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret });
