@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AuditService } from 'src/audit/audit.service';
 import { inTransaction, rows } from 'src/common/database/transaction';
+import { BillingException } from 'src/common/errors/billing.exception';
 import { AccountHooks } from './account-hooks';
 import type { UpsertAccountDto } from './dto/account.dto';
 import type { PlanId } from 'src/plan-catalog/plan-catalog';
@@ -69,6 +70,7 @@ export class AccountsService {
       if (!row) [before] = await rows<AccountRow>(em, locked, [input.id]);
     }
     if (before) {
+      if (before.kind === 'organization' && input.kind === 'user') await this.refuseIfMembers(em, input.id);
       const name = input.name === undefined ? before.name : input.name;
       [row] = await rows<AccountRow>(
         em,
@@ -92,6 +94,17 @@ export class AccountsService {
     }
     if (!before || before.plan !== account.plan) await this.hooks.planWasSet(em, input.id);
     return { created: !before, account };
+  }
+
+  /** An organization with active members (seats, billed) cannot become a user account: members belong to organizations only. */
+  private async refuseIfMembers(em: EntityManager, accountId: string): Promise<void> {
+    const [members] = await rows<{ n: number }>(em, `SELECT count(*)::int AS n FROM account_members WHERE account_id = $1 AND active`, [
+      accountId,
+    ]);
+    if ((members?.n ?? 0) === 0) return;
+    throw BillingException.invalid([
+      { field: 'kind', message: `the organization has ${members!.n} active member(s): remove them before it becomes a user account` },
+    ]);
   }
 }
 

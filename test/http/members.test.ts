@@ -31,4 +31,18 @@ describe('members over HTTP', () => {
     expect(added.status).toBe(200);
     expect(added.body).toMatchObject({ accountId: org, userId: 'alice', active: true, seats: 1 });
   });
+
+  it('keeps an organization with active members an organization: becoming a user account is refused until they are removed', async () => {
+    const org = await fundedAccount(h, admin, { kind: 'organization', plan: 'team' });
+    expect((await h.request('PUT', `/v1/accounts/${org}/members/alice`, { key: admin })).status).toBe(200);
+    const body = { id: org, kind: 'user', plan: 'team' };
+    const refused = await h.request('POST', '/v1/accounts', { key: admin, body });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.findings).toEqual([
+      { field: 'kind', message: 'the organization has 1 active member(s): remove them before it becomes a user account' },
+    ]);
+    expect(await h.ds.query(`SELECT kind FROM accounts WHERE id = $1`, [org])).toEqual([{ kind: 'organization' }]);
+    expect((await h.request('DELETE', `/v1/accounts/${org}/members/alice`, { key: admin })).status).toBe(200);
+    expect((await h.request('POST', '/v1/accounts', { key: admin, body })).body).toMatchObject({ kind: 'user' });
+  });
 });
