@@ -10,7 +10,7 @@ import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
 import { BillingException } from 'src/common/errors/billing.exception';
 import type { LimitedBodyRequest } from 'src/common/http/json-body';
 import { Doc } from 'src/common/http/openapi';
-import { parseOrThrow, ZodPipe } from 'src/common/http/zod-validation.pipe';
+import { parseOrThrow, ZodPipe, ZodQueryPipe } from 'src/common/http/zod-validation.pipe';
 import { idempotencyKeySchema } from 'src/ledger/dto/grant.dto';
 import { jobResultSchema, JobsService, type JobResult } from 'src/jobs/jobs.service';
 import {
@@ -205,7 +205,9 @@ export class StripeController {
     query: discrepanciesQuerySchema,
     responses: { 200: { description: 'The latest 1000', schema: discrepanciesSchema } },
   })
-  async discrepancies(@Query('accountId') accountId: string | undefined): Promise<{ items: Record<string, unknown>[] }> {
-    return { items: await this.seats.discrepancies(accountId || undefined) };
+  async discrepancies(
+    @Query(new ZodQueryPipe(discrepanciesQuerySchema)) q: z.output<typeof discrepanciesQuerySchema>,
+  ): Promise<{ items: Record<string, unknown>[] }> {
+    return { items: await this.seats.discrepancies(q.accountId) };
   }
 }

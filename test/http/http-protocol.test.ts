@@ -188,6 +188,26 @@ describe('content types and methods over HTTP', () => {
     });
   });
 
+  it('refuses a query parameter a route does not take, naming it, on routes that take none too (after authentication)', async () => {
+    const accountId = await fundedAccount(h, admin, { credits: '1.000000' });
+    const auth = { authorization: `Bearer ${admin}` };
+    const finding = (field: string) => ({ field, message: 'is not a parameter of this endpoint' });
+    const wallet = await send('GET', `/v1/accounts/${accountId}/wallet?x=1&y=2`, auth);
+    expect(wallet.status).toBe(400);
+    expect((wallet.body as { error: { findings: unknown[] } }).error.findings).toEqual([finding('x'), finding('y')]);
+    expect((await send('GET', `/v1/accounts/${accountId}/wallet?x=1`)).status).toBe(401);
+    expect((await send('GET', `/v1/accounts/${accountId}/wallet`, auth)).status).toBe(200);
+    // A route that takes some: the others, and a malformed one, are findings too.
+    const discrepancies = async (query: string) => send('GET', `/v1/admin/reconciliation/discrepancies?${query}`, auth);
+    expect(((await discrepancies('x=1')).body as { error: { findings: unknown[] } }).error.findings).toEqual([finding('x')]);
+    for (const query of ['accountId=a%20b', 'accountId=a&accountId=b', `accountId=${'a'.repeat(200)}`]) {
+      const res = await discrepancies(query);
+      expect(res.status, query).toBe(400);
+      expect((res.body as { error: { findings: { field: string }[] } }).error.findings[0]?.field, query).toBe('accountId');
+    }
+    expect((await discrepancies(`accountId=${accountId}`)).body).toEqual({ items: [] });
+  });
+
   it("answers a URL the router cannot decode with the contract's error body, not Fastify's", async () => {
     for (const url of ['/v1/%E0%A4%A', '/v1/reservations/%zz']) {
       const res = await send('GET', url, { authorization: `Bearer ${cp}` });

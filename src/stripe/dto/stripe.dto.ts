@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ACCOUNT_ID_PATTERN } from 'src/common/auth/scopes';
 import { instant } from 'src/common/http/api-schemas';
 import { idempotencyKeySchema } from 'src/ledger/dto/grant.dto';
 import { planIdField } from 'src/plan-catalog/plan-catalog';
@@ -80,4 +81,6 @@ export const discrepanciesSchema = z
   })
   .meta({ id: 'SeatDiscrepancies' });
 
-export const discrepanciesQuerySchema = z.object({ accountId: z.string().optional() });
+export const discrepanciesQuerySchema = z.strictObject({
+  accountId: z.string().regex(ACCOUNT_ID_PATTERN, 'must be 1-128 characters of letters, digits and _.:-').optional(),
+});
