@@ -11,7 +11,7 @@ import { formatCredits } from 'src/common/money';
 import { credits, instant, inputInstant } from 'src/common/http/api-schemas';
 import { Clock } from 'src/infra/clock/clock';
 import { calendarMonth } from 'src/plan-catalog/periods';
-import { toCsv } from 'src/reports/to-csv';
+import { toCsv, wantsCsv } from 'src/reports/to-csv';
 import { ancillaryUsageSchema } from 'src/ancillary/dto/ancillary-usage.dto';
 import { ancillaryUsageJson, meteredAncillary } from 'src/ancillary/usage-view';
 import { accountExists, usageByGroup } from './usage-reads';
@@ -92,7 +92,7 @@ export class UsageController {
       ...show({ runtimes: i.runtimes, ms: BigInt(i.ms), credits: BigInt(i.credits) }),
     }));
     // CSV as the reports write it (one line per item, the columns as header), chosen the same way.
-    if (q.format === 'csv' || (q.format === undefined && /\btext\/csv\b/i.test(accept ?? ''))) {
+    if (wantsCsv(q.format, accept)) {
       const name = `usage_${accountId}_${from.toISOString().slice(0, 10)}_${to.toISOString().slice(0, 10)}.csv`;
       void reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${name}"`);
       return toCsv({ columns: [q.groupBy, 'runtimes', 'seconds', 'credits'], items: rowsOut });

@@ -14,7 +14,7 @@ import {
   usageReportSchema,
 } from './dto/report.dto';
 import { ReportsService, type Report } from './reports.service';
-import { toCsv } from './to-csv';
+import { toCsv, wantsCsv } from './to-csv';
 
 /** `GET /v1/reports/…`: admin or reports scope; JSON, or CSV with `?format=csv` or `Accept: text/csv`. */
 @Controller('v1/reports')
@@ -138,8 +138,7 @@ export class ReportsController {
 }
 
 function send(reply: FastifyReply, format: 'json' | 'csv' | undefined, accept: string | undefined, report: Report): Report | string {
-  const csv = format === 'csv' || (format === undefined && /\btext\/csv\b/i.test(accept ?? ''));
-  if (!csv) return report;
+  if (!wantsCsv(format, accept)) return report;
   const name = `${report.report}_${report.from.slice(0, 10)}_${report.to.slice(0, 10)}.csv`;
   void reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${name}"`);
   return toCsv(report);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toCsv } from './to-csv';
+import { toCsv, wantsCsv } from './to-csv';
 
 const line = (value: string) => toCsv({ columns: ['reason'], items: [{ reason: value }] }).split('\r\n')[1];
 
@@ -23,5 +23,24 @@ describe('toCsv', () => {
 
   it('guards every cell, the header included', () => {
     expect(toCsv({ columns: ['=cmd', 'b'], items: [{ '=cmd': '@x', b: '\tq' }] })).toBe(`'=cmd,b\r\n'@x,'\tq\r\n`);
+  });
+});
+
+describe('wantsCsv', () => {
+  it('follows format=, then the Accept header by weight: JSON when JSON weighs more, CSV on a tie', () => {
+    const cases: [string | undefined, string | undefined, boolean][] = [
+      ['csv', undefined, true],
+      ['json', 'text/csv', false],
+      [undefined, undefined, false],
+      [undefined, 'text/csv', true],
+      [undefined, 'TEXT/CSV; charset=utf-8', true],
+      [undefined, 'text/csv, application/json', true],
+      [undefined, 'text/csv;q=0.5, application/json', false],
+      [undefined, 'application/json;q=0.4, text/csv;q=0.5', true],
+      [undefined, 'text/csv;q=0', false],
+      [undefined, 'text/csvx', false],
+      [undefined, '*/*', false],
+    ];
+    expect(cases.map(([format, accept]) => wantsCsv(format, accept))).toEqual(cases.map(([, , csv]) => csv));
   });
 });

@@ -4,7 +4,7 @@ import { Access } from 'src/common/auth/auth.decorators';
 import { BillingException } from 'src/common/errors/billing.exception';
 import { Doc } from 'src/common/http/openapi';
 import { parseQueryOrThrow } from 'src/common/http/zod-validation.pipe';
-import { toCsv } from 'src/reports/to-csv';
+import { toCsv, wantsCsv } from 'src/reports/to-csv';
 import { PERIOD_MESSAGE, periodParam, statementQuery, statementSchema, type StatementJson } from './dto/statement.dto';
 import { STATEMENT_CSV_COLUMNS, statementCsvRows, StatementsService } from './statements.service';
 
@@ -39,7 +39,7 @@ export class StatementsController {
       throw BillingException.invalid([{ field: 'period', message: PERIOD_MESSAGE }]);
     }
     const statement = await this.statements.statement(accountId, period);
-    if (q.format === 'csv' || (q.format === undefined && /\btext\/csv\b/i.test(accept ?? ''))) {
+    if (wantsCsv(q.format, accept)) {
       void reply
         .header('content-type', 'text/csv; charset=utf-8')
         .header('content-disposition', `attachment; filename="statement_${accountId}_${period}.csv"`);
