@@ -22,8 +22,9 @@ export class UndeclaredQueryInterceptor implements NestInterceptor {
       if (this.withoutQuery.has(context.getHandler())) {
         const query = (context.switchToHttp().getRequest<{ query?: Record<string, unknown> }>().query ?? {}) as Record<string, unknown>;
         const names = Object.keys(query);
-        if (names.length > 0)
-          {throw BillingException.invalid(names.map((name) => ({ field: name, message: 'is not a parameter of this endpoint' })));}
+        if (names.length > 0) {
+          throw BillingException.invalid(names.map((name) => ({ field: name, message: 'is not a parameter of this endpoint' })));
+        }
       }
     }
     return next.handle();
