@@ -28,6 +28,7 @@ export class MembersController {
     summary: "An account's members and its seat count (active members)",
     tag: 'Members',
     responses: { 200: { description: 'The members', schema: membersSchema } },
+    errors: ['DL_BILLING_NOT_FOUND'],
   })
   list(@Param('id') accountId: string): Promise<Record<string, unknown>> {
     checkIds(accountId);

@@ -174,15 +174,19 @@ export class MembersService {
   async list(
     accountId: string,
   ): Promise<{ accountId: string; seats: number; members: { userId: string; active: boolean; changedAt: string }[] }> {
-    const found = await rows<{ user_id: string; active: boolean; changed_at: Date }>(
+    const found = await rows<{ user_id: string | null; active: boolean | null; changed_at: Date | null }>(
       this.ds,
-      `SELECT user_id, active, changed_at FROM account_members WHERE account_id = $1 ORDER BY user_id`,
+      // The account itself, with its members: an account that does not exist is a 404, as on every account route.
+      `SELECT m.user_id, m.active, m.changed_at FROM accounts a LEFT JOIN account_members m ON m.account_id = a.id
+       WHERE a.id = $1 ORDER BY m.user_id`,
       [accountId],
     );
+    if (found.length === 0) throw BillingException.notFound(`Account ${accountId}`);
+    const members = found.filter((m): m is { user_id: string; active: boolean; changed_at: Date } => m.user_id !== null);
     return {
       accountId,
-      seats: found.filter((m) => m.active).length,
-      members: found.map((m) => ({ userId: m.user_id, active: m.active, changedAt: m.changed_at.toISOString() })),
+      seats: members.filter((m) => m.active).length,
+      members: members.map((m) => ({ userId: m.user_id, active: m.active, changedAt: m.changed_at.toISOString() })),
     };
   }
 

@@ -32,6 +32,12 @@ describe('members over HTTP', () => {
     expect(added.body).toMatchObject({ accountId: org, userId: 'alice', active: true, seats: 1 });
   });
 
+  it('answers 404 for the members of an account that does not exist, as every account route does', async () => {
+    const res = await h.request('GET', '/v1/accounts/acc_nobody_here/members', { key: admin });
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe('DL_BILLING_NOT_FOUND');
+  });
+
   it('keeps an organization with active members an organization: becoming a user account is refused until they are removed', async () => {
     const org = await fundedAccount(h, admin, { kind: 'organization', plan: 'team' });
     expect((await h.request('PUT', `/v1/accounts/${org}/members/alice`, { key: admin })).status).toBe(200);

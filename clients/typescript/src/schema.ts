@@ -2361,6 +2361,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description DL_BILLING_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "DL_BILLING_NOT_FOUND";
+                        };
+                    };
+                };
+            };
             /** @description DL_BILLING_RATE_LIMITED */
             429: {
                 headers: {
