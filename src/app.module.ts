@@ -1,5 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
 import { AccountsModule } from './accounts/accounts.module';
 import { AncillaryModule } from './ancillary/ancillary.module';
@@ -12,7 +12,6 @@ import { ExtensionsModule } from './extensions.module';
 import { ShutdownSequence } from './common/lifecycle/shutdown-sequence';
 import { BillingExceptionFilter } from './common/errors/billing-exception.filter';
 import { InputPipe } from './common/http/input.pipe';
-import { UndeclaredQueryInterceptor } from './common/http/undeclared-query.interceptor';
 import { HealthModule } from './health/health.module';
 import { ClockModule } from './infra/clock/clock.module';
 import { KafkaModule } from './infra/kafka/kafka.module';
@@ -51,12 +50,7 @@ export class AppModule {
         StripeModule,
         ExtensionsModule,
       ],
-      providers: [
-        { provide: APP_FILTER, useClass: BillingExceptionFilter },
-        { provide: APP_PIPE, useClass: InputPipe },
-        { provide: APP_INTERCEPTOR, useClass: UndeclaredQueryInterceptor },
-        ShutdownSequence,
-      ],
+      providers: [{ provide: APP_FILTER, useClass: BillingExceptionFilter }, { provide: APP_PIPE, useClass: InputPipe }, ShutdownSequence],
     };
   }
 }

@@ -7,6 +7,7 @@ import { FailureStore } from './failure-store';
 import { ACCESS_KEY, PUBLIC_KEY } from 'src/common/auth/auth.decorators';
 import { ApiKeysService } from './api-keys.service';
 import { isAllowed, type Principal, type Requirement } from 'src/common/auth/scopes';
+import { refuseUndeclaredQuery } from 'src/common/http/undeclared-query';
 
 interface AuthedRequest {
   ip?: string;
@@ -32,7 +33,10 @@ export class ApiKeyGuard implements CanActivate {
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
     const targets = [ctx.getHandler(), ctx.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_KEY, targets)) return true;
+    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_KEY, targets)) {
+      refuseUndeclaredQuery(ctx);
+      return true;
+    }
     const request = ctx.switchToHttp().getRequest<AuthedRequest>();
     const client = request.ip;
     const wait = await this.limiter.retryAfter(client);
@@ -57,6 +61,7 @@ export class ApiKeyGuard implements CanActivate {
     if (!isAllowed(principal, requirements, request.params ?? {})) {
       throw new BillingException('DL_BILLING_FORBIDDEN', 'The API key does not allow this request');
     }
+    refuseUndeclaredQuery(ctx);
     return true;
   }
 }
