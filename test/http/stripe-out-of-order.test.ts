@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SeatsService } from '../../src/stripe/seats.service';
 import { fundedAccount } from '../support/accounts';
-import { startApp, uid, type Harness } from '../support/app';
+import { startApp, type Harness } from '../support/app';
 import { StripeFake } from '../support/stripe-fake';
 
 const SECRET = 'whsec_test_out_of_order';
@@ -62,27 +62,10 @@ describe('Stripe: a Team subscription started and ended, events in any order', (
     const accountId = await fundedAccount(h, admin, { plan: 'free', kind: 'organization' });
     expect((await h.request('PUT', `/v1/accounts/${accountId}/members/alice`, { key: admin })).status).toBe(200);
     // Made by Checkout: nothing in the subscription names the account; only the session does.
-    const sub = fake.subscribe(
-      [
-        { price: 'price_team_base_placeholder', quantity: 1 },
-        { price: SEAT_PRICE, quantity: 1 },
-      ],
-      {},
-    );
+    const { subscription: sub, session } = fake.teamCheckout(accountId, 1);
     const paid = fake.emit('invoice.paid', fake.invoice(sub.id));
     const early = await deliver(paid, 503);
     expect(early.body.error.code).toBe('DL_BILLING_UNAVAILABLE');
-    const session = {
-      id: uid('cs_test'),
-      object: 'checkout.session',
-      mode: 'subscription',
-      status: 'complete',
-      payment_status: 'paid',
-      client_reference_id: accountId,
-      customer: sub.customer,
-      subscription: sub.id,
-      metadata: {},
-    };
     await deliver(fake.emit('checkout.session.completed', session));
     const allowances = async () =>
       ((await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body.grants as { source: string; amount: string }[])

@@ -297,24 +297,7 @@ describe('Stripe over HTTP, against the local fake', () => {
     const accountId = await fundedAccount(h, admin, { plan: 'free', kind: 'organization' });
     expect((await h.request('PUT', `/v1/accounts/${accountId}/members/alice`, { key: admin })).status).toBe(200);
     // Checkout was started for 5 seats; the account has 1 active member.
-    const sub = fake.subscribe(
-      [
-        { price: 'price_team_base_placeholder', quantity: 1 },
-        { price: SEAT_PRICE, quantity: 5 },
-      ],
-      {},
-    );
-    const session = {
-      id: uid('cs_test'),
-      object: 'checkout.session',
-      mode: 'subscription',
-      status: 'complete',
-      payment_status: 'paid',
-      client_reference_id: accountId,
-      customer: sub.customer,
-      subscription: sub.id,
-      metadata: {},
-    };
+    const { subscription: sub, session } = fake.teamCheckout(accountId, 5);
     const answer = await deliver(fake.emit('checkout.session.completed', session));
     expect(answer.body).toMatchObject({ received: true, duplicate: false, ignored: false });
     const view = (await h.request('GET', `/v1/accounts/${accountId}/subscription`, { key: admin })).body;

@@ -116,6 +116,32 @@ export class StripeFake {
     return structuredClone(this.route('POST', '/v1/subscriptions', { customer: customer.id, items: prices, metadata }) as Obj);
   }
 
+  /**
+   * A Team subscription started through Checkout for `seats` seats (nothing in it names the account),
+   * and the completed, paid Checkout Session that does (`client_reference_id`), to send as the event.
+   */
+  teamCheckout(accountId: string, seats: number): { subscription: Obj; session: Obj } {
+    const subscription = this.subscribe(
+      [
+        { price: 'price_team_base_placeholder', quantity: 1 },
+        { price: 'price_team_seat_placeholder', quantity: seats },
+      ],
+      {},
+    );
+    const session = {
+      id: `cs_test_${randomBytes(6).toString('hex')}`,
+      object: 'checkout.session',
+      mode: 'subscription',
+      status: 'complete',
+      payment_status: 'paid',
+      client_reference_id: accountId,
+      customer: subscription.customer,
+      subscription: subscription.id,
+      metadata: {},
+    };
+    return { subscription, session };
+  }
+
   /** Changes a quantity behind the service's back (drift). */
   setQuantity(itemId: string, quantity: number): void {
     for (const s of this.subscriptions.values()) for (const i of s.items.data) if (i.id === itemId) i.quantity = quantity;
