@@ -44,12 +44,10 @@ export type Effect = (
   em: EntityManager,
 ) => Promise<{ ignored?: boolean; accountId?: string; after?: () => Promise<void>; afterAlso?: () => Promise<void> } | void>;
 
-function chain(first: () => Promise<void>, then: () => Promise<void>): () => Promise<void> {
-  return async () => {
-    await first();
-    await then();
-  };
-}
+const chain = (first: () => Promise<void>, then: () => Promise<void>) => () => first().then(then);
+
+/** An invoice of a subscription the account no longer bills through (it has another, live one): changes nothing. */
+const OLD_SUBSCRIPTION = Symbol('old subscription');
 
 /**
  * Applies Stripe events, each once: the event id goes into the inbox in the same transaction as its
@@ -233,11 +231,14 @@ export class StripeEventsService {
     em: EntityManager,
     ctx: { invoice: InvoiceSnapshot; unlinked: SubscriptionSnapshot | null },
     created: number,
-  ): Promise<string | null> {
+  ): Promise<string | typeof OLD_SUBSCRIPTION | null> {
     const row = await this.subscriptions.row(em, { subscriptionId: ctx.invoice.subscriptionId! }, true);
     if (row) return row.account_id;
     const accountId = ctx.unlinked?.metadata.accountId ?? ctx.invoice.metadata.accountId;
     if (!ctx.unlinked || !accountId || !(await this.accountExists(em, accountId))) return null;
+    // The account bills through another, live, subscription: this is an invoice of an old one.
+    const current = await this.subscriptions.row(em, { accountId }, true);
+    if (current && isLive(current.status)) return OLD_SUBSCRIPTION;
     await this.subscriptions.link(em, accountId, ctx.unlinked, created - 1, ACTOR);
     return (await this.subscriptions.row(em, { subscriptionId: ctx.invoice.subscriptionId! }, true))?.account_id ?? null;
   }
@@ -247,6 +248,7 @@ export class StripeEventsService {
     if (!ctx) return null;
     return async (em) => {
       const accountId = await this.accountOfInvoice(em, ctx, event.created);
+      if (accountId === OLD_SUBSCRIPTION) return { ignored: true };
       if (!accountId && ctx.unlinked && this.catalog.planOfPrices(ctx.unlinked.items.map((i) => i.priceId))) {
         // One of ours, paid before Checkout linked it: refused (not recorded), so that Stripe, the
         // recovery job or the checkout's own replay applies it once it is linked.
@@ -398,7 +400,7 @@ export class StripeEventsService {
     if (!ctx) return null;
     return async (em) => {
       const accountId = await this.accountOfInvoice(em, ctx, event.created);
-      if (!accountId) return { ignored: true };
+      if (!accountId || accountId === OLD_SUBSCRIPTION) return { ignored: true };
       const now = this.clock.now();
       const [updated] = await rows<{ past_due_since: Date | null }>(
         em,

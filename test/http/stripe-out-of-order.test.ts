@@ -137,5 +137,16 @@ describe('Stripe: a Team subscription started and ended, events in any order', (
     await h.app.get(SeatsService).idle();
     expect(fake.seatItem(live, SEAT_PRICE).quantity).toBe(1);
     expect(await subscription(accountId)).toMatchObject({ subscription: { id: live, seatQuantity: 1 } });
+    // Invoices of the first one, even newer than its cancellation, change nothing: no suspension, no grant.
+    const total = (await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body.total as string;
+    for (const type of ['invoice.payment_failed', 'invoice.paid']) {
+      expect((await deliver(fake.emit(type, fake.invoice(first), at + 5))).body, type).toMatchObject({ ignored: true });
+    }
+    expect(await subscription(accountId)).toMatchObject({
+      plan: 'team',
+      accountStatus: 'active',
+      subscription: { id: live, status: 'active' },
+    });
+    expect((await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body.total).toBe(total);
   });
 });
