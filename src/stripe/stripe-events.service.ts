@@ -243,18 +243,25 @@ export class StripeEventsService {
     return (await this.subscriptions.row(em, { subscriptionId: ctx.invoice.subscriptionId! }, true))?.account_id ?? null;
   }
 
+  /**
+   * An invoice event of a subscription tied to no account: one of ours (the plans' prices), made by a
+   * Checkout not completed yet, is refused (not recorded), so that Stripe, the recovery job or the
+   * checkout's own replay applies it once it is linked; any other is acknowledged as ignored.
+   */
+  private notLinkedYet(ctx: { unlinked: SubscriptionSnapshot | null }): { ignored: true } {
+    if (ctx.unlinked && this.catalog.planOfPrices(ctx.unlinked.items.map((i) => i.priceId))) {
+      throw new BillingException('DL_BILLING_UNAVAILABLE', `subscription ${ctx.unlinked.id} is not linked to an account yet`);
+    }
+    return { ignored: true };
+  }
+
   private async invoicePaid(event: StripeEventLike, object: unknown): Promise<Effect | null> {
     const ctx = await this.invoiceContext(object);
     if (!ctx) return null;
     return async (em) => {
       const accountId = await this.accountOfInvoice(em, ctx, event.created);
       if (accountId === OLD_SUBSCRIPTION) return { ignored: true };
-      if (!accountId && ctx.unlinked && this.catalog.planOfPrices(ctx.unlinked.items.map((i) => i.priceId))) {
-        // One of ours, paid before Checkout linked it: refused (not recorded), so that Stripe, the
-        // recovery job or the checkout's own replay applies it once it is linked.
-        throw new BillingException('DL_BILLING_UNAVAILABLE', `subscription ${ctx.unlinked.id} is not linked to an account yet`);
-      }
-      if (!accountId) return { ignored: true };
+      if (!accountId) return this.notLinkedYet(ctx);
       const { invoice } = ctx;
       const period: Period = { start: invoice.periodStart!, end: invoice.periodEnd! };
       // An invoice of prorations only (a seat change invoiced at once) is paid within the cycle: the
@@ -400,7 +407,8 @@ export class StripeEventsService {
     if (!ctx) return null;
     return async (em) => {
       const accountId = await this.accountOfInvoice(em, ctx, event.created);
-      if (!accountId || accountId === OLD_SUBSCRIPTION) return { ignored: true };
+      if (accountId === OLD_SUBSCRIPTION) return { ignored: true };
+      if (!accountId) return this.notLinkedYet(ctx);
       const now = this.clock.now();
       const [updated] = await rows<{ past_due_since: Date | null }>(
         em,
@@ -420,19 +428,9 @@ export class StripeEventsService {
   /** `subscription.past_due` on billing.notifications.v1, once per invoice. */
   private async notifyPastDue(em: EntityManager, accountId: string, invoiceId: string, since: Date, now: Date): Promise<void> {
     const suspendsAt = new Date(since.getTime() + this.config.stripe.pastDueGraceMs);
-    await notifyOnce(
-      em,
-      topicsOf(this.config).notifications,
-      [
-        {
-          type: 'subscription.past_due',
-          accountId,
-          cause: `subscription.past_due:${invoiceId}`,
-          data: { invoiceId, pastDueSince: since.toISOString(), suspendsAt: suspendsAt.toISOString() },
-        },
-      ],
-      now,
-    );
+    const data = { invoiceId, pastDueSince: since.toISOString(), suspendsAt: suspendsAt.toISOString() };
+    const notice = { type: 'subscription.past_due' as const, accountId, cause: `subscription.past_due:${invoiceId}`, data };
+    await notifyOnce(em, topicsOf(this.config).notifications, [notice], now);
   }
 
   /** Suspends the accounts past due for longer than the grace period (SuspensionService terminates their runtimes). */

@@ -80,6 +80,16 @@ describe('Stripe: a Team subscription started and ended, events in any order', (
     expect(await allowances()).toEqual(['50.000000', '500.000000']);
   });
 
+  it('applies a failed payment that came before Checkout linked its subscription, once the checkout comes', async () => {
+    const accountId = await fundedAccount(h, admin, { plan: 'free', kind: 'organization' });
+    const { subscription: sub, session } = fake.teamCheckout(accountId, 1);
+    const failed = fake.emit('invoice.payment_failed', fake.invoice(sub.id));
+    expect((await deliver(failed, 503)).body.error.code).toBe('DL_BILLING_UNAVAILABLE');
+    await deliver(fake.emit('checkout.session.completed', session));
+    expect(await subscription(accountId)).toMatchObject({ plan: 'team', subscription: { id: sub.id, status: 'past_due' } });
+    expect((await deliver(failed)).body).toMatchObject({ duplicate: true });
+  });
+
   it('downgrades to Free without the Team overrides: no Free credits beyond the 50 of the month', async () => {
     const { accountId, subscriptionId } = await teamAccount({ includedCredits: '800.000000' });
     const before = (await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body.total as string;
