@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify';
 import { AccountsService } from 'src/accounts/accounts.service';
 import { Public } from 'src/common/auth/auth.decorators';
 import { BillingException } from 'src/common/errors/billing.exception';
-import { PERIOD_MESSAGE, periodParam } from 'src/statements/dto/statement.dto';
+import { checkPeriod } from 'src/statements/dto/statement.dto';
 import { StatementsService } from 'src/statements/statements.service';
 import { AdminAuth } from './admin-auth';
 import { statementPage } from './statement-page';
@@ -26,9 +26,7 @@ export class AdminStatementsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<string> {
     return this.auth.page(reply, cookies, async (viewer) => {
-      if (!periodParam.safeParse(period).success) {
-        throw BillingException.invalid([{ field: 'period', message: PERIOD_MESSAGE }]);
-      }
+      checkPeriod(period);
       const account = await this.accounts.get(id);
       if (!account) throw BillingException.notFound(`Account ${id}`);
       return statementPage(await this.statements.statement(id, period), account.name ?? account.id, viewer);

@@ -1,11 +1,10 @@
 import { Controller, Get, Headers, Param, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { Access } from 'src/common/auth/auth.decorators';
-import { BillingException } from 'src/common/errors/billing.exception';
 import { Doc } from 'src/common/http/openapi';
 import { parseQueryOrThrow } from 'src/common/http/zod-validation.pipe';
 import { toCsv, wantsCsv } from 'src/reports/to-csv';
-import { PERIOD_MESSAGE, periodParam, statementQuery, statementSchema, type StatementJson } from './dto/statement.dto';
+import { checkPeriod, periodParam, statementQuery, statementSchema, type StatementJson } from './dto/statement.dto';
 import { STATEMENT_CSV_COLUMNS, statementCsvRows, StatementsService } from './statements.service';
 
 @Controller('v1/accounts/:id/statements')
@@ -35,9 +34,7 @@ export class StatementsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<StatementJson | string> {
     const q = parseQueryOrThrow(statementQuery, query);
-    if (!periodParam.safeParse(period).success) {
-      throw BillingException.invalid([{ field: 'period', message: PERIOD_MESSAGE }]);
-    }
+    checkPeriod(period);
     const statement = await this.statements.statement(accountId, period);
     if (wantsCsv(q.format, accept)) {
       void reply

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BillingException } from 'src/common/errors/billing.exception';
 import { ancillaryUsageSchema } from 'src/ancillary/dto/ancillary-usage.dto';
 import { credits, instant } from 'src/common/http/api-schemas';
 import { SECTIONS } from '../statement';
@@ -83,8 +84,7 @@ export type StatementJson = z.infer<typeof statementSchema>;
 
 export const statementQuery = z.strictObject({ format: z.enum(['json', 'csv']).optional() });
 
-/** What a malformed statement period is told (the API and the console alike). */
-export const PERIOD_MESSAGE = 'must be a calendar month, YYYY-MM, from 1970-01 through 9999-11';
+const PERIOD_MESSAGE = 'must be a calendar month, YYYY-MM, from 1970-01 through 9999-11';
 
 /**
  * A statement's month: from 1970 (as every date the API takes), through 9999-11, whose end is the
@@ -94,3 +94,8 @@ export const periodParam = z
   .string()
   .regex(/^((19[7-9]\d|[2-8]\d{3}|9[0-8]\d\d|99[0-8]\d|999[0-8])-(0[1-9]|1[0-2])|9999-(0[1-9]|1[01]))$/, PERIOD_MESSAGE)
   .meta({ description: 'A calendar month, YYYY-MM (UTC)', examples: ['2031-03'] });
+
+/** A statement's period from a path, or 400 with a finding on `period` (the API and the console alike). */
+export function checkPeriod(period: string): void {
+  if (!periodParam.safeParse(period).success) throw BillingException.invalid([{ field: 'period', message: PERIOD_MESSAGE }]);
+}
