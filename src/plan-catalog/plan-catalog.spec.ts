@@ -239,7 +239,7 @@ describe('effective', () => {
     expect((error as BillingException).findings.map((f) => f.field)).toEqual([
       'overrides.includedCredits',
       'overrides.runsPerPeriod',
-      'overrides',
+      'overrides.name',
     ]);
   });
 

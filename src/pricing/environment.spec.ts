@@ -166,7 +166,7 @@ describe('resources.hints: positive numbers within the size class', () => {
       specInvalid('environment.hints.diskGi', 'must be a positive number'),
     ]);
     expect(refuse(short({ sizeClass: 'medium', hints: { gpus: 1 } })).findings).toEqual([
-      specInvalid('environment.hints', 'Unrecognized key: "gpus"'),
+      specInvalid('environment.hints.gpus', 'is not a known field'),
     ]);
   });
 });
@@ -192,7 +192,7 @@ describe('compatibility.variants.required / optional: the launch variant is one 
   it('refuses a malformed compatibility block', () => {
     expect(refuse(short(compat({ required: 'e2b', preferred: [] }), 'e2b')).findings).toEqual([
       specInvalid('environment.compatibility.variants.required', 'must be a list of variants'),
-      specInvalid('environment.compatibility.variants', 'Unrecognized key: "preferred"'),
+      specInvalid('environment.compatibility.variants.preferred', 'is not a known field'),
     ]);
   });
 });
@@ -271,7 +271,7 @@ spec:
       specInvalid('environment.kind', 'is required'),
       specInvalid('environment.metadata', 'is required'),
       specInvalid('environment.spec', 'is required'),
-      specInvalid('environment', 'Unrecognized key: "status"'),
+      specInvalid('environment.status', 'is not a known field'),
     ]);
     expect(refuse({ variant: 'modal', environment: doc({ image: 'x' }) }).findings).toEqual([
       specInvalid('environment.spec.resources', 'is required'),

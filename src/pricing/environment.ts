@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseEnvironmentText } from './environment-text';
 import { specDigestOf, specOf } from './spec-digest';
+import { perUnknownKey } from 'src/common/http/zod-validation.pipe';
 
 /**
  * What a runtime asks for, as in the Environment specification: `{variant, environment}`, where the
@@ -235,7 +236,7 @@ export const environmentSchema = z
     const document = isEnvironmentDocument(given.value);
     const parsed = document ? environmentDocumentSchema.safeParse(given.value) : shortFormSchema.safeParse(given.value);
     if (!parsed.success) {
-      for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+      for (const issue of perUnknownKey(parsed.error.issues)) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
       return z.NEVER;
     }
     return document ? fromDocument(parsed.data as EnvironmentDocument) : (parsed.data as Environment);

@@ -121,8 +121,8 @@ describe('validateEnvironmentRequest: malformed → DL_BILLING_REQUEST_INVALID (
     expect(fields({ variant: '', environment: { name: ' ', sizeClass: 'small' } })).toEqual(['variant', 'environment.name']);
     expect(fields(gpu('modal', 'H 100'))).toEqual(['environment.accelerator.type']);
     expect(check({ variant: 'modal', environment: { name: 'x', sizeClass: 'small', image: 'y' }, extra: 1 }).findings).toEqual([
-      { field: 'environment', message: 'Unrecognized key: "image"' },
-      { field: 'body', message: 'Unrecognized key: "extra"' },
+      { field: 'environment.image', message: 'is not a known field' },
+      { field: 'extra', message: 'is not a known field' },
     ]);
   });
 
@@ -135,7 +135,7 @@ describe('validateEnvironmentRequest: malformed → DL_BILLING_REQUEST_INVALID (
     ).toEqual(['environment.name', 'environment.accelerator.count', 'environment.accelerator.cuda']);
     expect(fields({ variant: 'modal', environment: { name: '', sizeClass: 'gpu-small', color: 'red' } })).toEqual([
       'environment.name',
-      'environment',
+      'environment.color',
       'environment.accelerator',
     ]);
   });

@@ -1,6 +1,6 @@
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fundedAccount, SMALL } from '../support/accounts';
+import { fundedAccount, lifecycle, SMALL } from '../support/accounts';
 import { startApp, uid, type Harness } from '../support/app';
 import { expectContractAnswer, nestedArrays, nestedObjects } from '../support/hostile';
 import { esc } from '../../src/admin/render';
@@ -67,6 +67,39 @@ describe('hostile request bodies and headers', () => {
     const good = await post('/v1/reservations', valid);
     expect(good.status).toBe(201);
     expect(await available(accountId)).toBe('9.000000');
+  });
+
+  it('names each key a body does not take by its own path, and reserves or records nothing', async () => {
+    const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
+    const runtimeId = uid('rt');
+    const reservation = {
+      accountId,
+      runtimeId,
+      variant: SMALL.variant,
+      environment: { ...SMALL.environment, color: 'red' },
+      minutes: 60,
+      note: 1,
+      tag: 2,
+    };
+    const refused = await h.request('POST', '/v1/reservations', { key: cp, body: reservation });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.findings).toEqual([
+      { field: 'environment.color', message: 'is not a known field', specCode: 'DL_ENV_SPEC_INVALID' },
+      { field: 'note', message: 'is not a known field' },
+      { field: 'tag', message: 'is not a known field' },
+    ]);
+    const event = { ...lifecycle(accountId, runtimeId, 'runtime.started', new Date(), 1), source: 'x' };
+    for (const [body, field] of [
+      [event, 'source'],
+      [[event], 'events[0].source'],
+      [{ events: [event] }, 'events[0].source'],
+    ] as const) {
+      const res = await h.request('POST', '/v1/events', { key: cp, body });
+      expect(res.status).toBe(400);
+      expect(res.body.error.findings).toEqual([{ field, message: 'is not a known field' }]);
+    }
+    expect(await available(accountId)).toBe('10.000000');
+    expect((await h.ds.query(`SELECT count(*)::int AS n FROM runtime_events WHERE runtime_id = $1`, [runtimeId]))[0].n).toBe(0);
   });
 
   it.each([

@@ -65,7 +65,7 @@ describe('ledger HTTP API: accounts, grants, wallet, ledger, audit', () => {
       const bad = await h.request('POST', '/v1/accounts', { key: admin, body: { id: 'no spaces', kind: 'robot', plan: 'gold', extra: 1 } });
       expect(bad.status).toBe(400);
       expect(bad.body.error.code).toBe('DL_BILLING_REQUEST_INVALID');
-      expect(bad.body.error.findings.map((f: { field: string }) => f.field).sort()).toEqual(['body', 'id', 'kind', 'plan']);
+      expect(bad.body.error.findings.map((f: { field: string }) => f.field).sort()).toEqual(['extra', 'id', 'kind', 'plan']);
       const reports = await h.key('reports');
       const forbidden = await h.request('POST', '/v1/accounts', { key: reports, body: { id: uid('acc'), kind: 'user', plan: 'free' } });
       expect(forbidden.status).toBe(403);

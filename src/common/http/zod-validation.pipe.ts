@@ -2,15 +2,30 @@ import type { PipeTransform } from '@nestjs/common';
 import type { z } from 'zod';
 import { BillingException, type Finding } from '../errors/billing.exception';
 
-/** Turns every zod issue into a finding named by its field path (e.g. `environment.sizeClass`). */
+/**
+ * Turns every zod issue into a finding named by its field path (e.g. `environment.sizeClass`); a key
+ * the schema does not know is a finding of its own, named by its path (`environment.image`).
+ */
 export function findingsOf(error: z.ZodError, prefix = ''): Finding[] {
-  return error.issues.map((issue) => findingOf(issue, prefix));
+  return perUnknownKey(error.issues).map((issue) => findingOf(issue, prefix));
 }
 
-function findingOf(issue: z.core.$ZodIssue, prefix: string): Finding {
-  const path = issue.path.map(String).join('.');
-  const field = [prefix, path].filter((p) => p.length > 0).join('.') || prefix || 'body';
-  return { field, message: issue.message };
+/** The message of a key the schema does not know. */
+export const UNKNOWN_FIELD = 'is not a known field';
+
+/** The issues with each unknown key an issue of its own, at the key's path. */
+export function perUnknownKey(issues: readonly z.core.$ZodIssue[]): { path: PropertyKey[]; message: string }[] {
+  return issues.flatMap((issue) =>
+    issue.code === 'unrecognized_keys' ? issue.keys.map((key) => ({ path: [...issue.path, key], message: UNKNOWN_FIELD })) : [issue],
+  );
+}
+
+function findingOf(issue: { path: readonly PropertyKey[]; message: string }, prefix: string): Finding {
+  return { field: fieldName(prefix, issue.path), message: issue.message };
+}
+
+function fieldName(prefix: string, path: readonly PropertyKey[]): string {
+  return [prefix, path.map(String).join('.')].filter((p) => p.length > 0).join('.') || 'body';
 }
 
 /** What a message validator gives: the value it stands for, or why not, with every finding named by its field. */
