@@ -21,19 +21,23 @@ export interface Spend {
 
 /**
  * The query of a scope's spend in a period (SQL expressions for its parameters; `user` NULL: the
- * whole account): settled charges and open holds of the runtimes reserved in the period, and for the
- * whole account its ancillary charges of the period.
+ * whole account): the settled charges of the runtimes reserved in the period, the holds open now of
+ * the runtimes reserved before its end (a runtime reserved last month and still running counts in
+ * this month's held, as do its extensions), and for the whole account its ancillary charges of the
+ * period.
  */
 function spendQuery(p: { account: string; user: string; from: string; to: string }): string {
   // An account-wide limit also counts its priced ancillary usage of the period (storage hours, egress
   // reports: what is due, paid or not); a member's limit counts runtimes only (storage has no user).
-  return `SELECT (COALESCE(sum(charged) FILTER (WHERE status IN ('settled', 'voided')), 0)
+  const inPeriod = `created_at >= ${p.from} AND created_at < ${p.to}`;
+  return `SELECT (COALESCE(sum(charged) FILTER (WHERE status IN ('settled', 'voided') AND in_period), 0)
         + CASE WHEN ${p.user} IS NULL THEN (SELECT COALESCE(sum(a.amount), 0) FROM ancillary_charges a
             WHERE a.account_id = ${p.account} AND a.bucket >= ${p.from} AND a.bucket < ${p.to}) ELSE 0 END)::text AS charged,
       COALESCE(sum(reserved_amount) FILTER (WHERE status NOT IN ('settled', 'voided')), 0)::text AS held
-    FROM runtimes
-    WHERE account_id = ${p.account} AND (${p.user} IS NULL OR user_id = ${p.user}) AND hold_id IS NOT NULL
-      AND created_at >= ${p.from} AND created_at < ${p.to}`;
+    FROM (SELECT status, charged, reserved_amount, (${inPeriod}) AS in_period
+          FROM runtimes
+          WHERE account_id = ${p.account} AND (${p.user} IS NULL OR user_id = ${p.user}) AND hold_id IS NOT NULL
+            AND ((${inPeriod}) OR (status IN ('reserved', 'running', 'paused', 'terminating') AND created_at < ${p.to}))) r`;
 }
 
 const LIMITS_READ: PreparedStatement = {
@@ -45,7 +49,7 @@ const LIMITS_READ: PreparedStatement = {
 };
 
 const SPEND_READ: PreparedStatement = {
-  name: 'spend_of_scopes_v1',
+  name: 'spend_of_scopes_v2',
   text: `SELECT s.account, s.scope, sp.charged, sp.held
     FROM jsonb_to_recordset($1::jsonb) AS s(account text, scope text),
       LATERAL (${spendQuery({ account: 's.account', user: "nullif(s.scope, '')", from: '$2::timestamptz', to: '$3::timestamptz' })}) sp`,

@@ -108,4 +108,35 @@ describe('spend limits over HTTP', () => {
     const audit = await h.request('GET', `/v1/audit?accountId=${accountId}`, { key: admin });
     expect(JSON.stringify(audit.body)).toContain('account.suspended');
   });
+
+  it('counts a runtime reserved last month and still running in this month: its extensions and a lowered limit see its hold', async () => {
+    const accountId = await fundedAccount(h, admin, { credits: '100.000000' });
+    const runtimeId = uid('rt');
+    // One hour of small (1.000000 credit), reserved and started, then moved to the last day of the month before.
+    expect((await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId, ...SMALL, minutes: 60 } })).status).toBe(
+      201,
+    );
+    await h.request('POST', '/v1/events', { key: cp, body: lifecycle(accountId, runtimeId, 'runtime.started', new Date(), 1) });
+    await h.ds.query(`UPDATE runtimes SET created_at = date_trunc('month', now()) - interval '1 hour' WHERE runtime_id = $1`, [runtimeId]);
+    const limit = (credits: string) => h.request('PUT', `/v1/accounts/${accountId}/spend-limit`, { key: admin, body: { credits } });
+    const set = await limit('1.500000');
+    expect(set.body).toMatchObject({ spent: '0.000000', held: '1.000000', remaining: '0.500000', terminated: [] });
+    const extend = (minutes: number) =>
+      h.request('POST', `/v1/reservations/${runtimeId}/extend`, { key: cp, body: { minutes }, headers: { 'idempotency-key': uid('x') } });
+    const refused = await extend(60);
+    expect(refused.status).toBe(402);
+    expect(refused.body.error).toMatchObject({ code: 'DL_BILLING_SPEND_LIMIT_REACHED', remaining: '0.500000', held: '1.000000' });
+    expect((await extend(20)).status).toBe(200);
+    const launch = await h.request('POST', '/v1/reservations', {
+      key: cp,
+      body: { accountId, runtimeId: uid('rt'), ...SMALL, minutes: 10 },
+    });
+    expect(launch.status).toBe(402);
+    expect(launch.body.error).toMatchObject({ remaining: '0.166666', held: '1.333334' });
+    // Lowered below what it holds, the limit stops it.
+    const lowered = await limit('1.000000');
+    expect(lowered.body).toMatchObject({ held: '1.333334', remaining: '0.000000', terminated: [runtimeId] });
+    const view = await h.request('GET', `/v1/reservations/${runtimeId}`, { key: cp });
+    expect(view.body).toMatchObject({ status: 'terminating', commands: [expect.objectContaining({ reason: 'spend_limit' })] });
+  });
 });
