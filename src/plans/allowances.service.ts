@@ -169,6 +169,18 @@ export class AllowancesService {
     return { ids: found?.ids ?? [], last: found?.last ?? null };
   }
 
+  /** `credits.granted` for the rest of a period's allowance granted at an upgrade (once per grant). */
+  async announceUpgrade(
+    em: EntityManager,
+    accountId: string,
+    grant: { id: string; amount: bigint },
+    period: Period,
+    now: Date,
+  ): Promise<void> {
+    const notification = { ...allowanceNotification(accountId, grant.id, grant.amount, period), cause: `credits.granted:${grant.id}` };
+    await notifyOnce(em, topicsOf(this.config).notifications, [notification], now);
+  }
+
   /**
    * Grants the period's allowance to the accounts of `ids` that lack it: the plans decide who gets
    * what (the plan's included credits, or the account's override), the ledger grants them in bulk

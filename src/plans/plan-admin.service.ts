@@ -61,7 +61,7 @@ export class PlanAdminService {
    * this service grants it: Free and Enterprise with included credits), so its wallet shows it
    * before the first launch. Idempotent with the monthly reset and the lazy grant (same key). An
    * upgrade within a period whose allowance was already granted gets the difference, expiring with
-   * the period; a downgrade takes nothing back.
+   * the period, announced as `credits.granted`; a downgrade takes nothing back.
    */
   async grantCurrentAllowance(em: EntityManager, accountId: string): Promise<void> {
     const account = await loadPlanAccount(em, accountId);
@@ -77,7 +77,7 @@ export class PlanAdminService {
     );
     const missing = plan.includedCreditsMicros - BigInt(given?.total ?? '0');
     if (missing <= 0n) return;
-    await this.ledger.grant(em, {
+    const upgrade = await this.ledger.grant(em, {
       accountId,
       source: 'plan_allowance',
       amount: missing,
@@ -86,6 +86,7 @@ export class PlanAdminService {
       reason: `${plan.name} plan upgrade: the rest of the allowance for ${period.start.toISOString()} to ${period.end.toISOString()}`,
       actor: 'system:allowance',
     });
+    await this.allowances.announceUpgrade(em, accountId, upgrade.grant, period, now);
   }
 
   async view(accountId: string): Promise<PlanView> {

@@ -270,6 +270,12 @@ describe('plans and quotas over HTTP', () => {
     });
     expect(same.status).toBe(200);
     expect((await wallet(accountId)).total).toBe(gpu.body.balance.total);
+    // Each grant was announced once: Free's 50, then the upgrade's 950 expiring with the period.
+    const granted = (await notifications(accountId)).filter((n) => n.type === 'credits.granted').map((n) => n.data);
+    expect(granted).toEqual([
+      expect.objectContaining({ source: 'plan_allowance', credits: '50.000000', expiresAt: JAN_1 }),
+      expect.objectContaining({ source: 'plan_allowance', credits: '950.000000', expiresAt: JAN_1 }),
+    ]);
     const audit = await h.request('GET', `/v1/audit?accountId=${accountId}`, { key: admin });
     const changed = audit.body.items.find((i: { action: string }) => i.action === 'plan.changed');
     expect(changed).toMatchObject({
