@@ -344,4 +344,53 @@ describe('ledger under concurrency', () => {
       await h.ds.query(`DROP TRIGGER test_refuse_poison ON ledger_transactions; DROP FUNCTION test_refuse_poison()`);
     }
   });
+
+  it("refuses a hold under another account's hold id on every path, and never spends that account's grants", async () => {
+    const [owner, other] = [await h.account(), await h.account()];
+    const soon = new Date(h.clock.now().getTime() + 3600_000);
+    await h.ledger.grantTx({
+      accountId: owner,
+      source: 'admin',
+      amount: c(10),
+      expiresAt: soon,
+      idempotencyKey: 'g',
+      reason: 'x',
+      actor: 'test',
+    });
+    await h.ledger.grantTx({
+      accountId: other,
+      source: 'admin',
+      amount: c(5),
+      expiresAt: null,
+      idempotencyKey: 'g',
+      reason: 'x',
+      actor: 'test',
+    });
+    const holdId = uid('owned');
+    await h.ledger.createHoldTx({ accountId: owner, holdId, amount: c(1), reference: 'rt', idempotencyKey: holdId });
+    // The hold under the owner's id, alone and among the other account's own holds (one batch): refused,
+    // and the owner's grant (first in any burn order: it expires first) never lent to the others.
+    const bad = { accountId: other, holdId, amount: c(1), reference: 'rt', idempotencyKey: uid('k') };
+    const alone = await h.ledger
+      .transact((em) => h.ledger.createHold(em, bad))
+      .then(
+        () => 'held',
+        () => 'refused',
+      );
+    expect(alone).toBe('refused');
+    const batch = await Promise.allSettled(
+      Array.from({ length: 9 }, (_, i) =>
+        h.ledger.createHoldTx(
+          i === 4
+            ? { ...bad, idempotencyKey: uid('k') }
+            : { accountId: other, holdId: uid('own'), amount: c(0.5), reference: 'rt', idempotencyKey: uid('k') },
+        ),
+      ),
+    );
+    expect(batch.map((a) => a.status)).toEqual([...Array(4).fill('fulfilled'), 'rejected', ...Array(4).fill('fulfilled')]);
+    expect(await h.ledger.wallet(undefined, owner)).toMatchObject({ total: c(10), held: c(1) });
+    expect(await h.ledger.wallet(undefined, other)).toMatchObject({ total: c(5), held: c(4) });
+    expect(await h.ledger.reconcile(owner)).toEqual([]);
+    expect(await h.ledger.reconcile(other)).toEqual([]);
+  });
 });

@@ -154,6 +154,35 @@ describe('reservations decided in batches', () => {
     );
     expect((await h.request('POST', '/v1/events', { key: cp, body: ended })).status).toBe(200);
   });
+  it("never lets a launch that names another account's reserved runtime bring that account's grants into its batch", async () => {
+    // The other account's grant expires first, so it would come first in any wallet's burn order.
+    const owner = await fundedAccount(h, admin);
+    const soon = new Date(Date.now() + 3600_000).toISOString();
+    const grant = await h.request('POST', `/v1/admin/accounts/${owner}/grants`, {
+      key: admin,
+      body: { credits: '10.000000', reason: 'expires first', expiresAt: soon },
+    });
+    expect(grant.status).toBe(201);
+    const taker = await fundedAccount(h, admin, { credits: '5.000000' });
+    const owned = uid('rt_owned');
+    expect((await reserve(owner, 6, { runtimeId: owned })).status).toBe(201);
+    const send = (runtimeId: string) =>
+      h.request('POST', '/v1/reservations', { key: cp, body: { accountId: taker, runtimeId, ...SMALL, minutes: 6 } });
+    const answers = await Promise.all(Array.from({ length: 16 }, (_, i) => send(i % 2 === 0 ? owned : uid('rt'))));
+    expect(answers.map((a) => a.status)).toEqual(Array.from({ length: 16 }, (_, i) => (i % 2 === 0 ? 409 : 201)));
+    // Each account paid its own holds: 0.1 credit per 6 minutes of small.
+    expect(await wallet(owner)).toMatchObject({ total: '10.000000', held: '0.100000', available: '9.900000' });
+    expect(await wallet(taker)).toMatchObject({ total: '5.000000', held: '0.800000', available: '4.200000' });
+    const crossed = await h.ds.query(
+      `SELECT a.hold_id FROM hold_allocations a JOIN holds ho ON ho.id = a.hold_id JOIN grants g ON g.id = a.grant_id
+       WHERE ho.account_id IN ($1, $2) AND g.account_id <> ho.account_id`,
+      [owner, taker],
+    );
+    expect(crossed).toEqual([]);
+    const ledger = await h.request('GET', `/v1/accounts/${taker}/ledger?limit=50`, { key: admin });
+    expect(ledger.body.items.map((e: { balanceAfter: string }) => e.balanceAfter)).toEqual(Array(9).fill('5.000000'));
+  });
+
   it('refuses launches past the bound on those waiting (503, retry after 1 s), reserving nothing for them, and takes launches again once the queue drains', async () => {
     const accountId = await fundedAccount(h, admin, { credits: '100.000000' });
     // The lane's first batch is held until the refusals are in: one launch runs, two wait, three are refused.

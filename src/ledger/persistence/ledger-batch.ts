@@ -30,7 +30,9 @@ const LOCK_WALLETS_STATEMENT: PreparedStatement = {
 /**
  * Reads, under the wallets' locks, everything a batch decides on: per wallet (one row each), the
  * wallet, its grants, the transactions already written under the batch's idempotency keys of that
- * wallet, the batch's holds of that wallet with their allocations, and the wallet's debts. $2 and
+ * wallet, the batch's holds of that wallet with their allocations (only holds of its own account:
+ * a hold id names a runtime, and a launch may name another account's runtime, which it is then
+ * refused; its hold must not bring that account's grants into this wallet), and the wallet's debts. $2 and
  * $3 map each account id to its keys and its hold ids. (Run after LOCK_WALLETS_STATEMENT, in the
  * same message: its snapshot is taken once the locks are held, so it is current.)
  */
@@ -50,17 +52,18 @@ SELECT w.account_id, w.version::text AS version, w.grants_balance::text AS grant
      'settledAmount', h.settled_amount::text, 'releasedAmount', h.released_amount::text, 'chargedAmount', h.charged_amount::text,
      'debtAmount', h.debt_amount::text, 'reference', h.reference, 'expiresAt', h.expires_at, 'createdAt', h.created_at,
      'resolvedAt', h.resolved_at)), '[]'::json)
-     FROM holds h WHERE h.id = ANY(ARRAY(SELECT jsonb_array_elements_text($3::jsonb -> w.account_id)))) AS holds,
+     FROM holds h WHERE h.id = ANY(ARRAY(SELECT jsonb_array_elements_text($3::jsonb -> w.account_id))) AND h.account_id = w.account_id) AS holds,
   (SELECT coalesce(json_agg(json_build_object('holdId', a.hold_id, 'grant', (SELECT ${GRANT_JSON} FROM grants g WHERE g.id = a.grant_id),
      'held', a.held::text, 'charged', a.charged::text, 'released', a.released::text)), '[]'::json)
-     FROM hold_allocations a WHERE a.hold_id = ANY(ARRAY(SELECT jsonb_array_elements_text($3::jsonb -> w.account_id)))) AS allocations,
+     FROM hold_allocations a WHERE a.hold_id = ANY(ARRAY(SELECT h.id FROM holds h
+       WHERE h.id = ANY(ARRAY(SELECT jsonb_array_elements_text($3::jsonb -> w.account_id))) AND h.account_id = w.account_id))) AS allocations,
   (SELECT coalesce(json_agg(json_build_object('holdId', d.id, 'debt', d.debt_amount::text, 'resolvedAt', d.resolved_at)
      ORDER BY d.resolved_at, d.id COLLATE "C"), '[]'::json)
      FROM holds d WHERE d.account_id = w.account_id AND d.debt_amount > 0) AS debt_holds
 FROM wallets w
 WHERE w.account_id = ANY($1::text[])`;
 
-const READ_BATCH_STATEMENT: PreparedStatement = { name: 'ledger_read_batch_v2', text: READ_BATCH_SQL };
+const READ_BATCH_STATEMENT: PreparedStatement = { name: 'ledger_read_batch_v3', text: READ_BATCH_SQL };
 
 /** The first statements of a batch: lock its wallets, then read them (`locks`: each wallet's operations' keys). */
 export function batchReadCalls(locks: ReadonlyMap<string, readonly LockKey[]>): Call[] {

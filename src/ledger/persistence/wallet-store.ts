@@ -157,7 +157,8 @@ export const GRANT_JSON = `json_build_object('id', g.id, 'source', g.source, 'am
  * writer bumps `wallets.version`, so comparing the locked row's version with the snapshot's tells
  * whether the rest is current. If not, the read is repeated (now under the lock, with a fresh
  * snapshot). Lock order of the service: this wallet row first, then grants, holds and allocations
- * (rows only the wallet's lock holder writes), the audit chain head last.
+ * (rows only the wallet's lock holder writes), the audit chain head last. A hold (and its
+ * allocations) is read only if it is the wallet's own.
  */
 const LOCK_SQL = `
 SELECT w.account_id, w.version::text AS version, w.grants_balance::text AS grants_balance, w.holds_balance::text AS holds_balance,
@@ -170,17 +171,17 @@ SELECT w.account_id, w.version::text AS version, w.grants_balance::text AS grant
   (SELECT json_build_object('id', h.id, 'accountId', h.account_id, 'status', h.status, 'amount', h.amount::text,
      'settledAmount', h.settled_amount::text, 'releasedAmount', h.released_amount::text, 'chargedAmount', h.charged_amount::text,
      'debtAmount', h.debt_amount::text, 'reference', h.reference, 'expiresAt', h.expires_at, 'createdAt', h.created_at,
-     'resolvedAt', h.resolved_at) FROM holds h WHERE h.id = $3) AS hold,
+     'resolvedAt', h.resolved_at) FROM holds h WHERE h.id = $3 AND h.account_id = w.account_id) AS hold,
   (SELECT coalesce(json_agg(json_build_object('grant', (SELECT ${GRANT_JSON} FROM grants g WHERE g.id = a.grant_id),
      'held', a.held::text, 'charged', a.charged::text, 'released', a.released::text)), '[]'::json)
-     FROM hold_allocations a WHERE a.hold_id = $3) AS allocations,
+     FROM hold_allocations a WHERE a.hold_id = $3 AND EXISTS (SELECT 1 FROM holds h WHERE h.id = $3 AND h.account_id = w.account_id)) AS allocations,
   (SELECT coalesce(json_agg(json_build_object('holdId', d.id, 'debt', d.debt_amount::text) ORDER BY d.resolved_at, d.id COLLATE "C"), '[]'::json)
      FROM holds d WHERE d.account_id = w.account_id AND d.debt_amount > 0) AS debt_holds
 FROM wallets w
 WHERE w.account_id = coalesce($1::text, (SELECT x.account_id FROM holds x WHERE x.id = $3))
 FOR UPDATE OF w`;
 
-export const LOCK_STATEMENT: PreparedStatement = { name: 'ledger_lock_v4', text: LOCK_SQL };
+export const LOCK_STATEMENT: PreparedStatement = { name: 'ledger_lock_v5', text: LOCK_SQL };
 /** Only the wallet's row lock: run before LOCK_STATEMENT in the same message, whose snapshot is then current. */
 export const LOCK_ONLY_STATEMENT: PreparedStatement = {
   name: 'ledger_lock_only_v1',
