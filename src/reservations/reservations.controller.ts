@@ -73,7 +73,7 @@ export class ReservationsController {
     id: 'extendReservation',
     summary: 'Add minutes to a reservation',
     description:
-      'The `Idempotency-Key` header is required: the same key again returns the same extension; a different request under it is a 409.',
+      'The `Idempotency-Key` header is required: the same key again adds nothing and returns the reservation as it is now (the same minutes and amount reserved; its status and expiresAt as they are by then); a different request under it is a 409.',
     tag: 'Reservations',
     body: extendSchema,
     headers: extendHeadersSchema,

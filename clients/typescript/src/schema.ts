@@ -731,7 +731,7 @@ export interface paths {
         put?: never;
         /**
          * Add minutes to a reservation
-         * @description The `Idempotency-Key` header is required: the same key again returns the same extension; a different request under it is a 409.
+         * @description The `Idempotency-Key` header is required: the same key again adds nothing and returns the reservation as it is now (the same minutes and amount reserved; its status and expiresAt as they are by then); a different request under it is a 409.
          *
          *     API key scopes: `admin` or `control-plane`.
          */
@@ -6027,7 +6027,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The same key again returns the same extension */
+                /** @description The same key again adds nothing and returns the reservation as it is now */
                 "idempotency-key": string;
             };
             path: {
