@@ -74,11 +74,16 @@ export class QuotasService {
     if (!account) return null;
     const { plan, period } = termsOf(this.catalog, account, now);
     const usage = await usageOf(this.ds, accountId, period);
-    const [allowance] = await rows<{ grant_id: string; remaining: string; expires_at: Date }>(
+    // The period's allowance: its grant and, after an upgrade within the period, the rest granted then
+    // (plan_allowance grants expiring with the period). Granted once they add up to what the plan includes.
+    const [given] = await rows<{ grant_id: string | null; amount: string; remaining: string; grants: number }>(
       this.ds,
-      `SELECT g.id AS grant_id, g.remaining::text AS remaining, g.expires_at FROM grants g WHERE g.id = $1 AND g.account_id = $2`,
-      [allowanceGrantId(accountId, period), accountId],
+      `SELECT coalesce(min(g.id) FILTER (WHERE g.id = $1), min(g.id)) AS grant_id, coalesce(sum(g.amount), 0)::text AS amount,
+         coalesce(sum(g.remaining), 0)::text AS remaining, count(*)::int AS grants
+       FROM grants g WHERE g.account_id = $2 AND g.source = 'plan_allowance' AND g.expires_at = $3`,
+      [allowanceGrantId(accountId, period), accountId, period.end],
     );
+    const allowance = given && given.grants > 0 && BigInt(given.amount) >= plan.includedCreditsMicros ? given : undefined;
     return {
       used: usage.runs,
       included: plan.runsPerPeriod,
@@ -91,7 +96,7 @@ export class QuotasService {
         granted: allowance !== undefined,
         grantId: allowance?.grant_id ?? null,
         remaining: allowance ? formatCredits(BigInt(allowance.remaining)) : null,
-        expiresAt: allowance?.expires_at.toISOString() ?? null,
+        expiresAt: allowance ? period.end.toISOString() : null,
       },
     };
   }

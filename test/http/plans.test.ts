@@ -263,6 +263,8 @@ describe('plans and quotas over HTTP', () => {
       included: 100000,
       allowance: { included: '1000.000000', granted: true },
     });
+    // The allowance is both grants of the period: Free's 50 and the upgrade's 950, less what the launch holds.
+    expect((await wallet(accountId)).runs.allowance.remaining).toBe((await wallet(accountId)).available);
     // Setting the same plan again grants nothing more.
     const same = await h.request('PUT', `/v1/admin/accounts/${accountId}/plan`, {
       key: admin,
@@ -334,6 +336,17 @@ describe('plans and quotas over HTTP', () => {
     // Declaring the account again, and its first launch, grant nothing more.
     expect((await h.request('POST', '/v1/accounts', { key: admin, body: { id: accountId, kind: 'user', plan: 'free' } })).status).toBe(200);
     expect((await reserve(accountId)).body.balance).toEqual({ total: '50.000000', held: '0.016667', available: '49.983333' });
+    // Free's 50 credits are not Team's allowance, which comes with its paid invoice.
+    const moved = uid('free');
+    await h.request('POST', '/v1/accounts', { key: admin, body: { id: moved, kind: 'user', plan: 'free' } });
+    await h.request('PUT', `/v1/admin/accounts/${moved}/plan`, { key: admin, body: { plan: 'team' } });
+    expect((await wallet(moved)).runs.allowance).toEqual({
+      included: '500.000000',
+      granted: false,
+      grantId: null,
+      remaining: null,
+      expiresAt: null,
+    });
     const audit = await h.request('GET', `/v1/audit?accountId=${accountId}`, { key: admin });
     expect(audit.body.items.map((r: { action: string }) => r.action).reverse()).toEqual([
       'account.created',
