@@ -4,7 +4,7 @@ import { AuditService, type AuditEntry } from 'src/audit/audit.service';
 import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
 import { withCorrelation } from 'src/common/context/correlation';
 import { inOneRoundTrip, type Call, type PreparedStatement } from 'src/common/database/pipelined-transaction';
-import { rows } from 'src/common/database/transaction';
+import { ConcurrentChange, rows } from 'src/common/database/transaction';
 import { BillingException } from 'src/common/errors/billing.exception';
 import { Clock } from 'src/infra/clock/clock';
 import { LedgerService } from 'src/ledger/ledger.service';
@@ -326,7 +326,7 @@ export class MeteringService {
     );
     for (const row of created) byId.set(row.runtime_id, row);
     const meanwhile = missing.filter((id) => !byId.has(id));
-    if (meanwhile.length > 0) throw new Error(`runtime ${meanwhile.join(', ')} was created meanwhile: the chunk is retried`);
+    if (meanwhile.length > 0) throw new ConcurrentChange(`runtime ${meanwhile.join(', ')} was created meanwhile: the chunk is retried`);
   }
 
   /** Queues a settled (or rebuilt) runtime's row and its rollup delta for the chunk's flush. */

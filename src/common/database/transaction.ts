@@ -10,6 +10,14 @@ export function isRetryable(error: unknown): boolean {
   return typeof code === 'string' && RETRYABLE.has(code);
 }
 
+/**
+ * A change another transaction made meanwhile that this one did not lock: thrown to run the whole
+ * transaction again (it carries serialization_failure's code, so inTransaction retries it).
+ */
+export class ConcurrentChange extends Error {
+  readonly code = '40001';
+}
+
 export function isUniqueViolation(error: unknown, constraint?: string): boolean {
   const e = error as { code?: string; constraint?: string; driverError?: { code?: string; constraint?: string } };
   const code = e.code ?? e.driverError?.code;
