@@ -145,6 +145,11 @@ export class MeteringService {
     const open = read.pop() ?? [];
     const found = read.flat();
     const byId = new Map((locked as unknown as RuntimeRow[]).map((r) => [r.runtime_id, r]));
+    // The ingest checked each runtime's account before this transaction locked it: a runtime another
+    // account reserved meanwhile (its first events were heartbeats, which make no row) is refused by the retry.
+    const taken = rebuild.filter((id) => byId.has(id) && byId.get(id)!.account_id !== touched.get(id)!.accountId);
+    if (taken.length > 0)
+      throw new ConcurrentChange(`runtime ${taken.join(', ')} was reserved meanwhile by another account: the chunk is retried`);
     for (const id of rebuild) counted += countHeartbeats(touched.get(id)!, byId.get(id)?.heartbeat_seq ?? null);
 
     const history = parseSessionHistory(found);
@@ -287,9 +292,10 @@ export class MeteringService {
     // seqs): the array parameters it replaced were quoted element by element by the driver.
     const updated = await rows<{ runtime_id: string; fresh: number }>(
       em,
-      `WITH u AS MATERIALIZED (SELECT id, to_timestamp(seen_ms / 1000) AS seen, seqs FROM json_to_recordset($1::json) AS u(id text, seen_ms float8, seqs bigint[])),
-         old AS (SELECT r.runtime_id, r.heartbeat_seq FROM runtimes r WHERE r.runtime_id = ANY(ARRAY(SELECT id FROM u)) ORDER BY r.runtime_id FOR UPDATE),
-         c AS (SELECT u.id, u.seen, s.fresh, s.top FROM u JOIN old ON old.runtime_id = u.id,
+      `WITH u AS MATERIALIZED (SELECT id, account, to_timestamp(seen_ms / 1000) AS seen, seqs
+           FROM json_to_recordset($1::json) AS u(id text, account text, seen_ms float8, seqs bigint[])),
+         old AS (SELECT r.runtime_id, r.account_id, r.heartbeat_seq FROM runtimes r WHERE r.runtime_id = ANY(ARRAY(SELECT id FROM u)) ORDER BY r.runtime_id FOR UPDATE),
+         c AS (SELECT u.id, u.seen, s.fresh, s.top FROM u JOIN old ON old.runtime_id = u.id AND old.account_id = u.account,
            LATERAL (SELECT count(*) FILTER (WHERE seq > coalesce(old.heartbeat_seq, -1))::int AS fresh, max(seq) AS top FROM unnest(u.seqs) seq) s)
        UPDATE runtimes r SET last_seen_at = GREATEST(r.last_seen_at, c.seen), heartbeats = r.heartbeats + c.fresh, events_count = r.events_count + c.fresh,
          heartbeat_seq = GREATEST(r.heartbeat_seq, c.top), updated_at = now()
@@ -299,7 +305,7 @@ export class MeteringService {
         JSON.stringify(
           ids.map((id) => {
             const t = touched.get(id)!;
-            return { id, seen_ms: t.lastSeen.getTime(), seqs: [...t.heartbeatSeqs] };
+            return { id, account: t.accountId, seen_ms: t.lastSeen.getTime(), seqs: [...t.heartbeatSeqs] };
           }),
         ),
       ],
