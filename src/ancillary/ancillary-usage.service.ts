@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
-import { inTransaction } from 'src/common/database/transaction';
+import { ConcurrentChange, inTransaction } from 'src/common/database/transaction';
 import type { Finding } from 'src/common/errors/billing.exception';
 import { Metrics } from 'src/health/metrics';
 import { Clock } from 'src/infra/clock/clock';
@@ -23,6 +23,7 @@ import {
   lockItem,
   markAccrued,
   openItems,
+  runtimeOwners,
   saveCharge,
   storageEvents,
   touchItems,
@@ -67,22 +68,32 @@ export class AncillaryUsageService {
     if (unique.length === 0) return { accepted: 0, duplicates: events.length, refused: [] };
     const { fresh, refused } = await inTransaction(this.ds, async (em) => {
       const owners = await itemOwners(em, [...new Set(unique.map((e) => e.itemKey))]);
+      // Egress is reported per runtime: a runtime known to be another account's is not this account's to report.
+      const runtimes = await runtimeOwners(em, [
+        ...new Set(unique.flatMap((e) => (e.kind === 'egress' && e.runtimeId ? [e.runtimeId] : []))),
+      ]);
       const ok: AncillaryEvent[] = [];
       const refused: AncillaryIngestResult['refused'] = [];
       for (const e of unique) {
         const owner = owners.get(e.itemKey) ?? e.accountId;
         owners.set(e.itemKey, owner);
-        if (owner === e.accountId) ok.push(e);
+        const runner = e.kind === 'egress' && e.runtimeId ? (runtimes.get(e.runtimeId) ?? e.accountId) : e.accountId;
+        if (owner === e.accountId && runner === e.accountId) ok.push(e);
         else {
-          refused.push({
-            event: e,
-            findings: [{ field: 'accountId', message: `${e.itemKey.replace(':', ' ')} belongs to another account` }],
-          });
+          const finding =
+            owner !== e.accountId
+              ? { field: 'accountId', message: `${e.itemKey.replace(':', ' ')} belongs to another account` }
+              : { field: 'runtimeId', message: `runtime ${e.runtimeId} belongs to another account` };
+          refused.push({ event: e, findings: [finding] });
         }
       }
       if (refused.length > 0 && opts.allOrNothing) throw new ExtraEventsRefused(refused);
       const fresh = await insertEvents(em, ok);
       await touchItems(em, storageItems(fresh));
+      // An item another account's first event created meanwhile (after the read above): the retry refuses this one.
+      const owned = await itemOwners(em, [...new Set(storageItems(fresh).map((i) => i.itemKey))]);
+      const taken = fresh.filter((e) => owned.has(e.itemKey) && owned.get(e.itemKey) !== e.accountId);
+      if (taken.length > 0) throw new ConcurrentChange(`${taken[0]!.itemKey} was created meanwhile by another account: retried`);
       // Wallets in account-id order (the lock order of transactions that lock several).
       const egress = fresh
         .filter((f) => f.kind === 'egress')

@@ -37,6 +37,17 @@ export async function itemOwners(em: EntityManager, itemKeys: string[]): Promise
   return new Map(found.map((r) => [r.item_key, r.account_id]));
 }
 
+/** The account of each of these runtimes that has a row (egress reports name their runtime). */
+export async function runtimeOwners(em: EntityManager, runtimeIds: string[]): Promise<Map<string, string>> {
+  if (runtimeIds.length === 0) return new Map();
+  const found = await rows<{ runtime_id: string; account_id: string }>(
+    em,
+    `SELECT runtime_id, account_id FROM runtimes WHERE runtime_id = ANY($1::text[])`,
+    [runtimeIds],
+  );
+  return new Map(found.map((r) => [r.runtime_id, r.account_id]));
+}
+
 /** Inserts events by id; returns those not seen before. */
 export async function insertEvents(em: EntityManager, events: AncillaryEvent[]): Promise<AncillaryEvent[]> {
   if (events.length === 0) return [];

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/infra/clock/clock';
-import { fundedAccount } from '../support/accounts';
+import { fundedAccount, SMALL } from '../support/accounts';
 import { GIB, pricedRateCardFile, usageEvent } from '../support/ancillary';
 import { startApp, uid, type Harness } from '../support/app';
 import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
@@ -250,6 +250,31 @@ describe('ancillary usage: snapshots, volumes and egress metered and charged', (
     expect(res.body.error.findings).toEqual([
       { field: 'events[0].accountId', message: `snapshot ${snapshotId} belongs to another account` },
     ]);
+  });
+
+  it("refuses the first event of a new item when another account's races it, and an egress report of another account's runtime", async () => {
+    clock.set(at(12));
+    const [a, b] = [await fundedAccount(h, admin, { credits: '10.000000' }), await fundedAccount(h, admin, {})];
+    for (let trial = 0; trial < 8; trial++) {
+      const volumeId = uid('vol');
+      const answers = await Promise.all([
+        send([usageEvent(a, 'volume.created', at(1), { volumeId, sizeGiB: 500 })]),
+        send([usageEvent(b, 'volume.created', at(1), { volumeId, sizeGiB: 1 })]),
+      ]);
+      expect(answers.map((r) => r.status).sort()).toEqual([200, 400]);
+      const owner = answers[0]!.status === 200 ? a : b;
+      const events = await h.ds.query(`SELECT DISTINCT account_id FROM ancillary_events WHERE item_key = $1`, [`volume:${volumeId}`]);
+      expect(events).toEqual([{ account_id: owner }]);
+    }
+    const runtimeId = uid('rt');
+    expect((await h.request('POST', '/v1/reservations', { key: cp, body: { accountId: a, runtimeId, ...SMALL } })).status).toBe(201);
+    const egress = { bytes: GIB, from: at(1).toISOString(), to: at(2).toISOString() };
+    const foreign = await send([usageEvent(b, 'egress.reported', at(2), egress, { runtimeId })]);
+    expect(foreign.status).toBe(400);
+    expect(foreign.body.error.findings).toEqual([
+      { field: 'events[0].runtimeId', message: `runtime ${runtimeId} belongs to another account` },
+    ]);
+    await accepted(usageEvent(a, 'egress.reported', at(2), egress, { runtimeId }));
   });
 
   it('counts priced ancillary charges in the account spend limit: a launch that would pass it is refused', async () => {
