@@ -11,6 +11,9 @@ import { MessageBus } from 'src/infra/kafka/message-bus';
 import { Metrics } from './metrics';
 import { METRICS_UNAUTHENTICATED, metricsAuthorized } from './metrics-listener';
 
+/** How long readiness waits for the database's answer. */
+const READY_TIMEOUT_MS = 2_000;
+
 const check = z.strictObject({ ok: z.boolean(), detail: z.string() });
 const readySchema = z
   .strictObject({ status: z.enum(['ready', 'not ready']), checks: z.strictObject({ database: check, kafka: check }) })
@@ -51,10 +54,20 @@ export class HealthController {
     responses: { 200: { description: 'Ready', schema: readySchema }, 503: { description: 'Not ready', schema: readySchema } },
   })
   async ready(@Res() reply: FastifyReply): Promise<void> {
-    const database = await this.ds
-      .query('SELECT 1')
-      .then(() => ({ ok: true, detail: 'ok' }))
-      .catch((e: unknown) => ({ ok: false, detail: String(e) }));
+    // A database that does not answer (a network partition, a frozen server) is not ready either:
+    // the answer comes within READY_TIMEOUT_MS, so a load balancer's probe never hangs.
+    let timer: NodeJS.Timeout | undefined;
+    const silent = new Promise<{ ok: boolean; detail: string }>((resolve) => {
+      timer = setTimeout(() => resolve({ ok: false, detail: `no answer within ${READY_TIMEOUT_MS} ms` }), READY_TIMEOUT_MS);
+    });
+    const database = await Promise.race([
+      this.ds
+        .query('SELECT 1')
+        .then(() => ({ ok: true, detail: 'ok' }))
+        .catch((e: unknown) => ({ ok: false, detail: String(e) })),
+      silent,
+    ]);
+    clearTimeout(timer);
     const kafka = this.bus.health();
     const ok = database.ok;
     await reply.status(ok ? 200 : 503).send({ status: ok ? 'ready' : 'not ready', checks: { database, kafka } });

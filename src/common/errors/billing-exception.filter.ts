@@ -28,6 +28,8 @@ export class BillingExceptionFilter implements ExceptionFilter {
     const exception = toBillingException(error);
     if (exception.code === 'DL_BILLING_INTERNAL') {
       this.logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+    } else if (databaseUnavailable(error)) {
+      this.logger.warn(`database unavailable: ${String(error)}`);
     }
     void reply.status(exception.status).send(exception.toBody());
   }
@@ -35,6 +37,9 @@ export class BillingExceptionFilter implements ExceptionFilter {
 
 export function toBillingException(error: unknown): BillingException {
   if (error instanceof BillingException) return error;
+  if (databaseUnavailable(error)) {
+    return new BillingException('DL_BILLING_UNAVAILABLE', 'The database is unavailable: try again shortly', [], { retryAfterSeconds: 1 });
+  }
   const status = httpStatusOf(error);
   if (status !== undefined) {
     const code = HTTP_TO_CODE[status] ?? (status >= 500 ? 'DL_BILLING_INTERNAL' : 'DL_BILLING_REQUEST_INVALID');
@@ -59,4 +64,33 @@ function messageOf(error: unknown, status: number): string {
   if (status === 404) return 'Route not found';
   if (error instanceof Error && error.message) return error.message;
   return 'Request refused';
+}
+
+/** PostgreSQL error codes of a connection lost or refused: connection exceptions (class 08), shutdowns, too many connections. */
+const UNAVAILABLE_CODES = new Set([
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+]);
+/** What pg says when a connection is lost, cannot be had in time, or the database takes none. */
+const UNAVAILABLE_MESSAGE =
+  /Connection terminated|timeout exceeded when trying to connect|is not currently accepting connections|Client has encountered a connection error/;
+
+/**
+ * Whether a request failed because the database could not be reached (refused, lost, shut down,
+ * full): a 503 the caller may retry (every write is idempotent by its key), not a 500.
+ */
+export function databaseUnavailable(error: unknown): boolean {
+  const e = error as { code?: unknown; driverError?: { code?: unknown }; message?: unknown } | null;
+  if (typeof e !== 'object' || e === null) return false;
+  const code = e.code ?? e.driverError?.code;
+  if (typeof code === 'string' && (code.startsWith('08') || UNAVAILABLE_CODES.has(code))) return true;
+  return typeof e.message === 'string' && UNAVAILABLE_MESSAGE.test(e.message);
 }

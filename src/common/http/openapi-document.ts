@@ -106,7 +106,8 @@ function errorResponses(codes: ErrorCode[], recorded: (status: number, code: Err
 function commonErrors(e: DocEntry, route: Route, isPublic: boolean): ErrorCode[] {
   // Any route answers 400 to a URL it cannot decode (malformed percent-encoding).
   const codes: ErrorCode[] = ['DL_BILLING_INTERNAL', 'DL_BILLING_REQUEST_INVALID'];
-  if (!isPublic) codes.push('DL_BILLING_UNAUTHENTICATED', 'DL_BILLING_FORBIDDEN', 'DL_BILLING_RATE_LIMITED');
+  // A route behind a key reads the database (the key at least): unreachable, it answers 503.
+  if (!isPublic) codes.push('DL_BILLING_UNAUTHENTICATED', 'DL_BILLING_FORBIDDEN', 'DL_BILLING_RATE_LIMITED', 'DL_BILLING_UNAVAILABLE');
   if (e.spec.body || route.method === 'post' || route.method === 'put') {
     codes.push('DL_BILLING_PAYLOAD_TOO_LARGE', 'DL_BILLING_UNSUPPORTED_MEDIA_TYPE');
   }

@@ -1,0 +1,91 @@
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fundedAccount, SMALL } from '../support/accounts';
+import { startApp, uid, type Harness } from '../support/app';
+import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
+
+/** The database refusing connections while the service runs: what clients are told, and the recovery. */
+describe('a database outage', () => {
+  let db: FreshDatabase;
+  let h: Harness;
+  let admin: string;
+  let cp: string;
+
+  beforeAll(async () => {
+    db = await freshDatabase('outage');
+    h = await startApp({ env: { DATABASE_URL: db.url } });
+    admin = await h.key('admin');
+    cp = await h.key('control-plane');
+  });
+  afterAll(async () => {
+    await db.admin.query(`ALTER DATABASE ${db.name} ALLOW_CONNECTIONS true`);
+    await h.close();
+    await db.drop();
+  });
+
+  const cut = async () => {
+    await db.admin.query(`ALTER DATABASE ${db.name} ALLOW_CONNECTIONS false`);
+    await db.admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [
+      db.name,
+    ]);
+  };
+
+  it('answers 503 DL_BILLING_UNAVAILABLE (retry after 1 s), not a 500, and serves again once the database is back', async () => {
+    const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
+    await cut();
+    const wallet = await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin });
+    const launch = await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId: uid('rt'), ...SMALL } });
+    for (const answer of [wallet, launch]) {
+      expect(answer.status).toBe(503);
+      expect(answer.body.error).toMatchObject({ code: 'DL_BILLING_UNAVAILABLE', retryAfterSeconds: 1 });
+    }
+    const ready = await h.request('GET', '/health/ready');
+    expect(ready.status).toBe(503);
+    expect(ready.body.checks.database.ok).toBe(false);
+
+    await db.admin.query(`ALTER DATABASE ${db.name} ALLOW_CONNECTIONS true`);
+    expect((await h.request('GET', '/health/ready')).status).toBe(200);
+    const again = await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId: uid('rt'), ...SMALL } });
+    expect(again.status).toBe(201);
+  });
+
+  it('answers readiness 503 within about 2 s when the database stops answering (a frozen server or network), and 200 once it answers again', async () => {
+    // A TCP proxy in front of the database that can stop passing bytes, as a frozen link does.
+    const target = new URL(db.url);
+    let frozen = false;
+    const sockets = new Set<net.Socket>();
+    const proxy = net.createServer((client) => {
+      const upstream = net.connect(Number(target.port || 5432), target.hostname);
+      for (const s of [client, upstream]) {
+        sockets.add(s);
+        s.on('error', () => undefined);
+        s.on('close', () => sockets.delete(s));
+      }
+      client.pipe(upstream).pipe(client);
+      if (frozen) [client, upstream].forEach((s) => s.pause());
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const via = new URL(db.url);
+    via.host = `127.0.0.1:${(proxy.address() as net.AddressInfo).port}`;
+    const behind = await startApp({ env: { DATABASE_URL: via.toString() } });
+    try {
+      expect((await behind.request('GET', '/health/ready')).status).toBe(200);
+      frozen = true;
+      for (const s of sockets) s.pause();
+      const started = Date.now();
+      const ready = await behind.request('GET', '/health/ready');
+      expect(ready.status).toBe(503);
+      expect(ready.body.checks.database).toEqual({ ok: false, detail: 'no answer within 2000 ms' });
+      expect(Date.now() - started).toBeLessThan(4_000);
+      frozen = false;
+      for (const s of sockets) s.resume();
+      expect((await behind.request('GET', '/health/ready')).status).toBe(200);
+    } finally {
+      frozen = false;
+      for (const s of sockets) s.resume();
+      await behind.close();
+      await new Promise((resolve) => proxy.close(resolve));
+      for (const s of sockets) s.destroy();
+    }
+  });
+});
