@@ -15,6 +15,11 @@ import { fixKafkajsRequestQueue } from './request-queue-fix';
 
 /** Largest slice of a fetched batch handled in one database transaction. */
 const CHUNK = 2_000;
+/** How long the start waits for the broker before it goes on without it (and keeps trying). */
+const START_WAIT_MS = 15_000;
+/** Pause before connecting again after a failed attempt, doubled up to the maximum. */
+const RECONNECT_MS = 1_000;
+const RECONNECT_MAX_MS = 30_000;
 /** What one fetch may bring, per partition and in all (kafkajs' defaults: 1 MiB and 10 MiB). */
 const FETCH_BYTES_PER_PARTITION = 1024 * 1024;
 const FETCH_BYTES = 4 * 1024 * 1024;
@@ -29,6 +34,8 @@ export interface KafkajsBusOptions {
   restartAfterMs?: number;
   /** Told, after each handled chunk, how many messages of the partition remain behind it. */
   observeLag?: (topic: string, partition: number, lag: number) => void;
+  /** How long the start waits for the broker before it goes on without it (default START_WAIT_MS). */
+  startWaitMs?: number;
 }
 
 /** kafkajs behind MessageBus: an idempotent producer and one eachBatch consumer per subscription. */
@@ -40,6 +47,11 @@ export class KafkajsBus extends MessageBus implements OnApplicationBootstrap, On
   private readonly subscriptions: Subscription[] = [];
   private readonly consumers: { consumer: Consumer; topic: string; state: 'starting' | 'running' | 'crashed' }[] = [];
   private producerReady = false;
+  /** Whether topics, producer and consumers are all up; until then, what the last attempt failed on. */
+  private connected = false;
+  private connectProblem = 'no answer yet';
+  /** The last publish that failed, while none has succeeded since (a broker outage the producer sees). */
+  private publishFailing: { since: Date; error: string } | null = null;
   private handledChunks = 0;
   private stopping = false;
   /** Crashes kafkajs did not recover from since the group last handled a batch, per group: the restart's backoff. */
@@ -69,6 +81,16 @@ export class KafkajsBus extends MessageBus implements OnApplicationBootstrap, On
       maxInFlightRequests: 1,
       allowAutoTopicCreation: true,
       createPartitioner: Partitioners.DefaultPartitioner,
+      // A send to an unreachable broker fails within seconds (the outbox keeps the messages and the
+      // relay tries again), rather than holding the relay's transaction for minutes.
+      retry: { initialRetryTime: 200, retries: 5, maxRetryTime: 2_000 },
+    });
+    this.producer.on(this.producer.events.DISCONNECT, () => {
+      this.producerReady = false;
+    });
+    this.producer.on(this.producer.events.CONNECT, () => {
+      this.producerReady = true;
+      this.publishFailing = null;
     });
   }
 
@@ -88,32 +110,70 @@ export class KafkajsBus extends MessageBus implements OnApplicationBootstrap, On
           messages: list.map((m) => ({ key: m.key, value: m.value, headers: m.headers })),
         })),
       });
+      this.publishFailing = null;
     } catch (error) {
-      throw tooLarge(error) ? new MessageTooLarge(error) : error;
+      if (tooLarge(error)) throw new MessageTooLarge(error);
+      this.publishFailing ??= { since: new Date(), error: String(error) };
+      throw error;
     }
   }
 
   health(): BusHealth {
+    if (!this.connected) return { ok: false, detail: `not connected to ${this.config.brokers.join(',')}: ${this.connectProblem}` };
+    if (this.publishFailing) {
+      return { ok: false, detail: `publishing fails since ${this.publishFailing.since.toISOString()}: ${this.publishFailing.error}` };
+    }
     if (!this.producerReady) return { ok: false, detail: 'producer not connected' };
     const down = this.consumers.filter((c) => c.state === 'crashed').map((c) => c.topic);
     if (down.length > 0) return { ok: false, detail: `consumer crashed: ${down.join(', ')}` };
     return { ok: true, detail: `connected to ${this.config.brokers.join(',')}` };
   }
 
+  /**
+   * Connects (topics, producer, consumers). The start waits for the broker for START_WAIT_MS at
+   * most: a broker outage must not keep an instance from serving reservations, so past that it starts
+   * without the broker and keeps connecting in the background (health says so until it is up).
+   */
   async onApplicationBootstrap(): Promise<void> {
-    await this.ensureTopics();
-    await this.producer.connect();
-    this.producerReady = true;
-    this.producer.on(this.producer.events.DISCONNECT, () => {
-      this.producerReady = false;
-    });
-    this.producer.on(this.producer.events.CONNECT, () => {
-      this.producerReady = true;
-    });
-    await this.startConsumers();
-    this.logger.log(
-      `Kafka connected (${this.config.brokers.join(',')}), consuming ${this.subscriptions.map((s) => s.topic).join(', ') || 'nothing'}`,
+    const first = this.connect();
+    const up = await Promise.race([first, new Promise<boolean>((r) => setTimeout(() => r(false), this.options.startWaitMs ?? START_WAIT_MS).unref())]);
+    if (up) return;
+    this.logger.error(
+      `Kafka not reachable at ${this.config.brokers.join(',')} (${this.connectProblem}): starting without it, connecting in the background`,
     );
+    void first.then((done) => (done ? undefined : this.reconnect(RECONNECT_MS)));
+  }
+
+  /** One attempt at connecting everything; false (and why, in connectProblem) when it failed. */
+  private async connect(): Promise<boolean> {
+    try {
+      await this.ensureTopics();
+      await this.producer.connect();
+      this.producerReady = true;
+      if (this.stopping) return false;
+      await this.startConsumers();
+      this.connected = true;
+      this.publishFailing = null;
+      this.logger.log(
+        `Kafka connected (${this.config.brokers.join(',')}), consuming ${this.subscriptions.map((s) => s.topic).join(', ') || 'nothing'}`,
+      );
+      return true;
+    } catch (error) {
+      this.connectProblem = String(error);
+      // Consumers of a failed attempt are dropped: the next attempt starts them all again.
+      const started = this.consumers.splice(0);
+      await Promise.allSettled(started.map((c) => c.consumer.disconnect()));
+      return false;
+    }
+  }
+
+  private async reconnect(delayMs: number): Promise<void> {
+    if (this.stopping) return;
+    await new Promise((r) => setTimeout(r, delayMs).unref());
+    if (this.stopping) return;
+    if (await this.connect()) return;
+    this.logger.warn(`Kafka still not reachable (${this.connectProblem}): trying again`);
+    await this.reconnect(Math.min(RECONNECT_MAX_MS, delayMs * 2));
   }
 
   /** kafkajs waits for the batch in hand (its chunk is finished, its offsets committed) before leaving the group. */
