@@ -50,7 +50,19 @@ async function main(): Promise<void> {
     else logger.log({ msg: 'stopped', signal, ms, embeddedDatabase: !config.database.url });
     process.exit(failed ? 1 : 0);
   };
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, (s) => void shutdown(s));
+  // A second signal while shutting down ends the process at once, and says so.
+  let stopping = false;
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, (s) => {
+      if (!stopping) {
+        stopping = true;
+        void shutdown(s);
+        return;
+      }
+      logger.error({ msg: 'second signal during shutdown: exiting now', signal: s });
+      process.exit(1);
+    });
+  }
 }
 
 // Before the service's logger exists, or after it failed: one JSON line on stderr all the same.

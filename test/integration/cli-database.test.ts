@@ -94,6 +94,11 @@ describe('the CLI on an unreachable database', () => {
     });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('DATABASE_CONNECT_TIMEOUT_MS');
+    // So is a malformed database URL (it was taken for an unreachable database: exit 3), without its password.
+    const malformed = await runCli(build, ['audit', 'verify'], { DATABASE_URL: 'postgres://u:secretpw@[bad/db' });
+    expect(malformed.code).toBe(2);
+    expect(malformed.stderr).toContain('DATABASE_URL: must be a postgres:// URL with a host');
+    expect(malformed.stderr).not.toContain('secretpw');
   });
 });
 

@@ -33,6 +33,7 @@ export const envSchema = z.object({
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .refine(isUrlWithHost, 'must be a postgres:// URL with a host (and a port of digits, if any)')
     .optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(2).max(200).default(20),
   /** How long the CLI waits for the database to answer before it gives up (exit 3). */
@@ -60,8 +61,14 @@ export const envSchema = z.object({
   METRICS_PORT: port.optional(),
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   BILLING_ADMIN_API_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
-  STRIPE_SECRET_KEY: z.string().min(1).optional(),
-  STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),
+  STRIPE_SECRET_KEY: z
+    .string()
+    .regex(/^(sk|rk)_(test|live)_\S+$/, 'must be a Stripe secret or restricted key (sk_test_…, sk_live_…, rk_…), not a publishable key')
+    .optional(),
+  STRIPE_WEBHOOK_SECRET: z
+    .string()
+    .regex(/^whsec_\S+$/, "must be a webhook endpoint's signing secret (whsec_…)")
+    .optional(),
   /** Webhook requests with a bad signature a client address may send per minute before it gets 429s
    * (correctly signed events are always accepted). */
   STRIPE_WEBHOOK_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(30),
@@ -108,3 +115,12 @@ export const envSchema = z.object({
 });
 
 export type Env = z.output<typeof envSchema>;
+
+/** Whether `value` parses as a URL with a host (a malformed one, `postgres://u:p@[bad/db`, does not). */
+function isUrlWithHost(value: string): boolean {
+  try {
+    return new URL(value).hostname !== '';
+  } catch {
+    return false;
+  }
+}

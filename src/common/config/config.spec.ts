@@ -42,6 +42,25 @@ describe('loadConfig', () => {
     }
   });
 
+  it('refuses a malformed database URL and Stripe keys of the wrong kind, naming each variable', () => {
+    for (const [name, value] of [
+      ['DATABASE_URL', 'postgres://u:pw@[bad/db'],
+      ['DATABASE_URL', 'postgresql://host:notaport/db'],
+      ['STRIPE_SECRET_KEY', 'pk_test_publishable'],
+      ['STRIPE_SECRET_KEY', 'anything'],
+      ['STRIPE_WEBHOOK_SECRET', 'not-a-signing-secret'],
+    ] as const) {
+      expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`${name}: must be`));
+      expect(() => loadConfig({ [name]: value })).not.toThrow(value);
+    }
+    const good = loadConfig({
+      DATABASE_URL: 'postgres://u:pw@db.internal:5432/billing',
+      STRIPE_SECRET_KEY: 'rk_live_restricted',
+      STRIPE_WEBHOOK_SECRET: 'whsec_abc',
+    });
+    expect(good.database.url).toBe('postgres://u:pw@db.internal:5432/billing');
+  });
+
   it('treats empty variables as unset', () => {
     expect(loadConfig({ KAFKA_BROKERS: '', DATABASE_URL: '' }).kafka).toBeUndefined();
   });
