@@ -43,6 +43,8 @@ SELECT (SELECT count(*) FROM outbox WHERE published_at IS NULL)::int AS "outboxU
 export class DatabaseMetrics implements OnModuleInit {
   /** The read in flight: every gauge of a scrape, and scrapes at the same moment, share one query. */
   private pending?: Promise<Snapshot>;
+  /** The last snapshot read, shown (with up 0) while the database does not answer. */
+  private last?: Snapshot;
 
   constructor(
     private readonly metrics: Metrics,
@@ -65,15 +67,12 @@ export class DatabaseMetrics implements OnModuleInit {
       });
     };
     gauge('dl_billing_database_up', '1 when the last scrape could read the database', [], (g, s) => g.set(s.up ? 1 : 0));
-    gauge('dl_billing_outbox_unsent_messages', 'Outbox messages not yet published to Kafka', [], (g, s) => s.up && g.set(s.outboxUnsent));
-    gauge(
-      'dl_billing_outbox_oldest_unsent_age_seconds',
-      'Age of the oldest unpublished outbox message (0 when none)',
-      [],
-      (g, s) => s.up && g.set(s.outboxOldestAge),
+    gauge('dl_billing_outbox_unsent_messages', 'Outbox messages not yet published to Kafka', [], (g, s) => g.set(s.outboxUnsent));
+    gauge('dl_billing_outbox_oldest_unsent_age_seconds', 'Age of the oldest unpublished outbox message (0 when none)', [], (g, s) =>
+      g.set(s.outboxOldestAge),
     );
-    gauge('dl_billing_open_holds', 'Holds reserved and not yet settled, voided or expired', [], (g, s) => s.up && g.set(s.openHolds));
-    gauge('dl_billing_open_holds_microcredits', 'Micro-credits held by open holds', [], (g, s) => s.up && g.set(s.heldMicrocredits));
+    gauge('dl_billing_open_holds', 'Holds reserved and not yet settled, voided or expired', [], (g, s) => g.set(s.openHolds));
+    gauge('dl_billing_open_holds_microcredits', 'Micro-credits held by open holds', [], (g, s) => g.set(s.heldMicrocredits));
     const perJob = (name: string, help: string, value: (j: Snapshot['jobs'][number]) => number | null): void =>
       gauge(name, help, ['job_name'], (g, s) => {
         for (const j of s.jobs) {
@@ -122,13 +121,19 @@ export class DatabaseMetrics implements OnModuleInit {
   }
 
   private async read(): Promise<Snapshot> {
-    const down: Snapshot = { up: false, outboxUnsent: 0, outboxOldestAge: 0, openHolds: 0, heldMicrocredits: 0, jobs: [] };
+    // Unreachable, the database's gauges keep the last values read (up says 0): a 0 would say no hold is
+    // open and no message waits, and job series gone would fire the alerts on late jobs.
+    const down: Snapshot = this.last
+      ? { ...this.last, up: false }
+      : { up: false, outboxUnsent: 0, outboxOldestAge: 0, openHolds: 0, heldMicrocredits: 0, jobs: [] };
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), QUERY_TIMEOUT_MS)));
     try {
       const found = await Promise.race([this.ds.query(SNAPSHOT_SQL) as Promise<Omit<Snapshot, 'up'>[]>, timeout]);
       const row = found?.[0];
-      return row ? { up: true, ...row } : down;
+      if (!row) return down;
+      this.last = { up: true, ...row };
+      return this.last;
     } catch {
       return down;
     } finally {

@@ -74,7 +74,7 @@ export class Metrics {
   });
   readonly consumerLag = new Gauge({
     name: 'dl_billing_kafka_consumer_lag_messages',
-    help: 'Messages of a partition not yet handled by this instance, as of its last fetched batch',
+    help: "Messages of a partition not yet handled: this instance's view after its last batch, or the group's committed offset read from the broker (every 30 s), whichever is newer",
     labelNames: ['topic', 'partition'],
     registers: [this.registry],
   });

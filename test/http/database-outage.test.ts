@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fundedAccount, SMALL } from '../support/accounts';
 import { startApp, uid, type Harness } from '../support/app';
 import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
+import { sample } from '../support/prometheus-text';
 
 /** The database refusing connections while the service runs: what clients are told, and the recovery. */
 describe('a database outage', () => {
@@ -30,9 +31,26 @@ describe('a database outage', () => {
     ]);
   };
 
-  it('answers 503 DL_BILLING_UNAVAILABLE (retry after 1 s), not a 500, and serves again once the database is back', async () => {
+  it('answers 503 DL_BILLING_UNAVAILABLE (retry after 1 s), not a 500, keeps the last figures in /metrics, and serves again once the database is back', async () => {
     const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
+    expect((await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId: uid('rt'), ...SMALL } })).status).toBe(
+      201,
+    );
+    expect((await h.request('POST', '/v1/admin/jobs/ledger-reconcile/run', { key: admin })).body.ran).toBe(true);
+    const scrape = async () => String((await h.request('GET', '/metrics')).body);
+    const before = await scrape();
+    const succeeded = { job_name: 'ledger-reconcile' };
+    expect(sample(before, 'dl_billing_database_up')).toBe(1);
+    expect(sample(before, 'dl_billing_open_holds')).toBeGreaterThan(0);
+    expect(sample(before, 'dl_billing_job_last_success_timestamp_seconds', succeeded)).toBeGreaterThan(0);
     await cut();
+    // The database's gauges keep their last values (no false 0, no job series gone); up says 0.
+    const during = await scrape();
+    expect(sample(during, 'dl_billing_database_up')).toBe(0);
+    expect(sample(during, 'dl_billing_open_holds')).toBe(sample(before, 'dl_billing_open_holds'));
+    expect(sample(during, 'dl_billing_job_last_success_timestamp_seconds', succeeded)).toBe(
+      sample(before, 'dl_billing_job_last_success_timestamp_seconds', succeeded),
+    );
     const wallet = await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin });
     const launch = await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId: uid('rt'), ...SMALL } });
     for (const answer of [wallet, launch]) {

@@ -23,6 +23,9 @@ import { MessageBus } from './message-bus';
             metrics.consumerLag.set(labels, lag);
             metrics.consumerLastBatch.set(labels, Date.now() / 1000);
           },
+          observeBrokerLag: (lags) => {
+            for (const l of lags) metrics.consumerLag.set({ topic: l.topic, partition: String(l.partition) }, l.lag);
+          },
         });
       },
     },

@@ -36,6 +36,13 @@ export interface KafkajsBusOptions {
   observeLag?: (topic: string, partition: number, lag: number) => void;
   /** How long the start waits for the broker before it goes on without it (default START_WAIT_MS). */
   startWaitMs?: number;
+  /**
+   * Told every `brokerLagEveryMs` (default 30 s) the lag of each consumed partition as the broker has
+   * it (the group's committed offset against the end): it rises while the consumer is stuck or
+   * crashed, when no batch reports anything.
+   */
+  observeBrokerLag?: (lags: ConsumerLag[]) => void;
+  brokerLagEveryMs?: number;
 }
 
 /** kafkajs behind MessageBus: an idempotent producer and one eachBatch consumer per subscription. */
@@ -136,7 +143,10 @@ export class KafkajsBus extends MessageBus implements OnApplicationBootstrap, On
    */
   async onApplicationBootstrap(): Promise<void> {
     const first = this.connect();
-    const up = await Promise.race([first, new Promise<boolean>((r) => setTimeout(() => r(false), this.options.startWaitMs ?? START_WAIT_MS).unref())]);
+    const up = await Promise.race([
+      first,
+      new Promise<boolean>((r) => setTimeout(() => r(false), this.options.startWaitMs ?? START_WAIT_MS).unref()),
+    ]);
     if (up) return;
     this.logger.error(
       `Kafka not reachable at ${this.config.brokers.join(',')} (${this.connectProblem}): starting without it, connecting in the background`,
@@ -154,6 +164,7 @@ export class KafkajsBus extends MessageBus implements OnApplicationBootstrap, On
       await this.startConsumers();
       this.connected = true;
       this.publishFailing = null;
+      this.watchBrokerLag();
       this.logger.log(
         `Kafka connected (${this.config.brokers.join(',')}), consuming ${this.subscriptions.map((s) => s.topic).join(', ') || 'nothing'}`,
       );
@@ -165,6 +176,18 @@ export class KafkajsBus extends MessageBus implements OnApplicationBootstrap, On
       await Promise.allSettled(started.map((c) => c.consumer.disconnect()));
       return false;
     }
+  }
+
+  private lagTimer?: NodeJS.Timeout;
+
+  private watchBrokerLag(): void {
+    const observe = this.options.observeBrokerLag;
+    if (!observe || this.lagTimer) return;
+    this.lagTimer = setInterval(() => {
+      if (this.stopping) return;
+      this.consumerLag().then(observe, (error: unknown) => this.logger.warn(`consumer lag not read from the broker: ${String(error)}`));
+    }, this.options.brokerLagEveryMs ?? 30_000);
+    this.lagTimer.unref();
   }
 
   private async reconnect(delayMs: number): Promise<void> {
@@ -179,6 +202,7 @@ export class KafkajsBus extends MessageBus implements OnApplicationBootstrap, On
   /** kafkajs waits for the batch in hand (its chunk is finished, its offsets committed) before leaving the group. */
   stopConsuming(): Promise<void> {
     this.stopping = true;
+    clearInterval(this.lagTimer);
     this.consumersStopped ??= Promise.allSettled(this.consumers.map((c) => c.consumer.disconnect())).then(() => undefined);
     return this.consumersStopped;
   }
