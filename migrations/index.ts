@@ -27,6 +27,7 @@ import { Ancillary1796404213145 } from './1796404213145-Ancillary';
 import { AncillaryCommands1796405410116 } from './1796405410116-AncillaryCommands';
 import { PlansFromCatalog1796410000000 } from './1796410000000-PlansFromCatalog';
 import { RuntimeEventsByRuntimeMonth1796469101118 } from './1796469101118-RuntimeEventsByRuntimeMonth';
+import { AccountsBillingCycleIndex1796504505832 } from './1796504505832-AccountsBillingCycleIndex';
 import { StripeInvoiceAmounts1796414845223 } from './1796414845223-StripeInvoiceAmounts';
 
 /** Every migration, in order. `npm run migration:generate -- <Name>` writes a file here; add it to this list. */
@@ -61,4 +62,5 @@ export const MIGRATIONS: (new () => object)[] = [
   PlansFromCatalog1796410000000,
   StripeInvoiceAmounts1796414845223,
   RuntimeEventsByRuntimeMonth1796469101118,
+  AccountsBillingCycleIndex1796504505832,
 ];

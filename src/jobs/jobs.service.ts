@@ -13,6 +13,7 @@ import { Metrics } from 'src/health/metrics';
 
 export const JOB_NAMES = [
   'monthly-reset',
+  'cycle-allowances',
   'expiry-sweep',
   'grant-expiry',
   'seat-reconciliation',

@@ -11,7 +11,7 @@ import { topicsOf } from 'src/messaging/topics';
 import { enqueueNotifications } from 'src/messaging/notifications';
 import { allowanceGrantId, allowanceKey, allowanceReason } from './allowance-keys';
 import { notifyOnce, type Notification } from './notifications';
-import { grantsAllowanceHere, type PlanAccount } from './plan-accounts';
+import { grantsAllowanceHere, loadPlanAccount, termsOf, type PlanAccount } from './plan-accounts';
 import { PlanCatalog, type Plan } from 'src/plan-catalog/plan-catalog';
 import { calendarMonth, type Period } from 'src/plan-catalog/periods';
 
@@ -135,6 +135,41 @@ export class AllowancesService {
       batches: total.batches,
       ms: Date.now() - started,
     };
+  }
+
+  /**
+   * The allowances of accounts whose period is a billing cycle and whose credits come at its start
+   * (an Enterprise contract on a cycle): each granted as its cycle starts (the `cycle-allowances`
+   * job, every minute), as the monthly reset does for calendar months, rather than at the cycle's
+   * first launch only. Once per account and cycle (the grant's id); one transaction per account.
+   */
+  async cycleAllowances(now: Date = this.clock.now()): Promise<{ accounts: number; granted: string }> {
+    const cyclePlans = this.defaults()
+      .filter((d) => d.period === 'billing_cycle')
+      .map((d) => d.plan);
+    // Through accounts_billing_cycle_idx (a contract's override); a plan on a cycle by default is listed by name.
+    const found = await rows<{ id: string }>(
+      this.ds,
+      `SELECT id FROM accounts WHERE (plan_overrides->>'period') = 'billing_cycle'
+       UNION SELECT id FROM accounts WHERE cardinality($1::text[]) > 0 AND plan = ANY($1::text[]) ORDER BY id`,
+      [cyclePlans],
+    );
+    let accounts = 0;
+    let granted = 0n;
+    for (const { id } of found) {
+      const given = await inTransaction(this.ds, async (em) => {
+        const account = await loadPlanAccount(em, id);
+        if (!account) return 0n;
+        const { plan, period } = termsOf(this.catalog, account, now);
+        if (plan.period !== 'billing_cycle' || !grantsAllowanceHere(plan)) return 0n;
+        return this.ensure(em, account, plan, period, now);
+      });
+      if (given > 0n) {
+        accounts += 1;
+        granted += given;
+      }
+    }
+    return { accounts, granted: formatCredits(granted) };
   }
 
   /**

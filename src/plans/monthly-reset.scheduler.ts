@@ -12,7 +12,8 @@ export const MONTHLY_RESET_CRON = '0 0 0 1 * *';
  * Registers the `monthly-reset` job (POST /v1/admin/jobs/monthly-reset/run) and, when cron is
  * enabled, schedules it at 00:00 UTC on the 1st and runs it once at startup: the reset grants only
  * what is missing for the current month, so a run missed while the service was down is caught up.
- * Either way it runs under the job's advisory lock (one instance at a time).
+ * Likewise `cycle-allowances`, every minute: the allowances of accounts on a billing cycle.
+ * Either way each runs under its job's advisory lock (one instance at a time).
  */
 @Injectable()
 export class MonthlyResetScheduler implements OnApplicationBootstrap {
@@ -27,7 +28,14 @@ export class MonthlyResetScheduler implements OnApplicationBootstrap {
 
   onApplicationBootstrap(): void {
     this.jobs.register('monthly-reset', () => this.allowances.monthlyReset());
+    this.jobs.register('cycle-allowances', () => this.allowances.cycleAllowances());
     if (!this.config.cronEnabled) return;
+    // Billing cycles start at any minute of any day: their allowances are looked for every minute.
+    this.schedules.addInterval(
+      'cycle-allowances',
+      setInterval(() => void this.jobs.tick('cycle-allowances'), 60_000),
+    );
+    this.jobs.scheduledEvery('cycle-allowances', 60_000);
     const job = CronJob.from({
       cronTime: MONTHLY_RESET_CRON,
       onTick: () => void this.jobs.tick('monthly-reset'),

@@ -4632,7 +4632,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                job: "monthly-reset" | "expiry-sweep" | "grant-expiry" | "seat-reconciliation" | "stripe-recovery" | "ledger-reconcile" | "ancillary-accrual" | "event-partitions";
+                job: "monthly-reset" | "cycle-allowances" | "expiry-sweep" | "grant-expiry" | "seat-reconciliation" | "stripe-recovery" | "ledger-reconcile" | "ancillary-accrual" | "event-partitions";
             };
             cookie?: never;
         };

@@ -1,4 +1,4 @@
-import { Check, Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 
 export type AccountKind = 'user' | 'organization';
 export type AccountStatus = 'active' | 'suspended';
@@ -8,6 +8,8 @@ export type AccountStatus = 'active' | 'suspended';
 // Which plans exist is the plan catalog's to say (config/plans.json); the table checks only the id's form.
 @Check('accounts_plan_format_check', `"plan" ~ '^[a-z][a-z0-9_-]{0,31}$'`)
 @Check('accounts_status_check', `"status" IN ('active', 'suspended')`)
+// The accounts whose contract puts them on a billing cycle: the cycle-allowances job reads them every minute.
+@Index('accounts_billing_cycle_idx', ['id'], { where: `("plan_overrides" ->> 'period') = 'billing_cycle'` })
 export class Account {
   @PrimaryColumn({ type: 'text' })
   id: string;
