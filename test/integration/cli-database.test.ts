@@ -149,6 +149,20 @@ describe('the CLI on a database that is not at its schema', () => {
     }
   });
 
+  it('refuses a database ahead of this build (a migration it does not know), naming it, exit 3', async () => {
+    const db = await freshDatabase('cli_ahead');
+    try {
+      await db.ds.query(`INSERT INTO schema_migrations (timestamp, name) VALUES (9999999999999, 'FromANewerBuild9999999999999')`);
+      const run = await runCli(build, ['ledger', 'reconcile'], { DATABASE_URL: db.url });
+      expect(run.code, run.stderr).toBe(3);
+      expect(String(lastLogLine(run.stderr).msg)).toContain(
+        'the database is at a newer schema than this build: 1 migration(s) this build does not know (first: FromANewerBuild9999999999999)',
+      );
+    } finally {
+      await db.drop();
+    }
+  });
+
   it('refuses an embedded folder without data instead of making a new database there, exit 3', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cli-embedded-'));
     try {

@@ -17,10 +17,10 @@ export async function openDataSource(options: DataSourceOptions, migrate = true)
   const ds = new DataSource({ ...options, migrationsRun: false });
   await ds.initialize();
   if (!migrate) {
-    const pending = await pendingMigrations(ds);
-    if (pending.length > 0) {
+    const { pending, unknown } = await schemaDifference(ds);
+    if (pending.length > 0 || unknown.length > 0) {
       await ds.destroy();
-      throw new SchemaNotCurrent(pending, ds.migrations.length);
+      throw new SchemaNotCurrent(pending, ds.migrations.length, unknown);
     }
     return ds;
   }
@@ -36,24 +36,32 @@ export class SchemaNotCurrent extends Error {
   constructor(
     readonly pending: string[],
     total: number,
+    /** Migrations the database has applied that this build does not know: a newer build migrated it. */
+    readonly unknown: string[] = [],
   ) {
     super(
       pending.length === total
         ? `the database has no billing schema (none of this build's ${total} migrations is applied): is it the service's database?`
-        : `the database is not at this build's schema: ${pending.length} of ${total} migrations not applied (first: ${pending[0]}); ` +
-            'start the service of this build once (it migrates), or use the CLI of the build that runs there',
+        : pending.length > 0
+          ? `the database is not at this build's schema: ${pending.length} of ${total} migrations not applied (first: ${pending[0]}); ` +
+            'start the service of this build once (it migrates), or use the CLI of the build that runs there'
+          : `the database is at a newer schema than this build: ${unknown.length} migration(s) this build does not know (first: ${unknown[0]}); ` +
+            'use the CLI of the build that runs there',
     );
   }
 }
 
-/** The build's migrations that the database has not applied, read without writing anything. */
-async function pendingMigrations(ds: DataSource): Promise<string[]> {
+/** The build's migrations the database has not applied, and those it has that the build does not know (read only). */
+async function schemaDifference(ds: DataSource): Promise<{ pending: string[]; unknown: string[] }> {
   const table = ds.options.migrationsTableName ?? 'migrations';
   const [found] = (await ds.query(`SELECT to_regclass($1) IS NOT NULL AS present`, [table])) as { present: boolean }[];
-  const applied = new Set<string>(
-    found?.present ? ((await ds.query(`SELECT name FROM ${table}`)) as { name: string }[]).map((r) => r.name) : [],
-  );
-  return ds.migrations.map((m) => m.name ?? m.constructor.name).filter((name) => !applied.has(name));
+  const applied = found?.present
+    ? ((await ds.query(`SELECT name FROM ${table} ORDER BY id`)) as { name: string }[]).map((r) => r.name)
+    : [];
+  const known = ds.migrations.map((m) => m.name ?? m.constructor.name);
+  const done = new Set(applied);
+  const ours = new Set(known);
+  return { pending: known.filter((name) => !done.has(name)), unknown: applied.filter((name) => !ours.has(name)) };
 }
 
 export async function resolveDatabaseUrl(config: AppConfig): Promise<string> {
