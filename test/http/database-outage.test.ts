@@ -2,6 +2,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fundedAccount, SMALL } from '../support/accounts';
 import { startApp, uid, type Harness } from '../support/app';
+import { poolOf } from '../../src/common/database/pool';
 import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
 import { sample } from '../support/prometheus-text';
 
@@ -105,5 +106,17 @@ describe('a database outage', () => {
       await new Promise((resolve) => proxy.close(resolve));
       for (const s of sockets) s.destroy();
     }
+  });
+
+  it('lives through the loss of a connection it holds checked out (a terminated backend), and serves on', async () => {
+    const pool = poolOf(h.ds);
+    const held = await pool.connect();
+    const { pid } = (await held.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!;
+    await db.admin.query('SELECT pg_terminate_backend($1)', [pid]);
+    // The termination reaches the held client as an 'error' event: the process must not end on it.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await expect(held.query('SELECT 1')).rejects.toThrow();
+    held.release(true);
+    expect((await h.request('GET', '/health/ready')).status).toBe(200);
   });
 });

@@ -1,6 +1,9 @@
 import pg from 'pg';
 import { Socket } from 'node:net';
 import type { DataSource } from 'typeorm';
+import { Logger } from '@nestjs/common';
+
+const lostConnections = new Logger('Database');
 
 /**
  * pg as TypeORM's `driver` option (documented: "the driver object, defaults to require('pg')"),
@@ -19,6 +22,12 @@ export class PgDriver {
       constructor(config?: pg.PoolConfig) {
         super(config);
         driver.pool = this;
+        // A connection lost while checked out (the server restarted, the backend terminated) emits
+        // 'error' on its client, which the pool listens to only while the client is idle: unheard, it
+        // ends the process. Heard, the client's next query fails (answered 503) and the pool drops it.
+        this.on('connect', (client) => {
+          client.on('error', (error) => lostConnections.warn(`a database connection in use was lost: ${String(error)}`));
+        });
       }
     };
   }
