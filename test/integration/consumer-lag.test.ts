@@ -1,8 +1,8 @@
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { KafkajsBus } from '../../src/infra/kafka/kafkajs-bus';
 import type { ConsumerLag, InboundMessage } from '../../src/infra/kafka/message-bus';
 import { uid } from '../support/app';
-import { eventually, produce } from '../support/kafka';
+import { busConfig, eventually, produce } from '../support/kafka';
 
 /** A consumer stuck on a batch reports no batch: its lag is read from the broker meanwhile. */
 describe("a stuck consumer's lag", () => {
@@ -10,25 +10,7 @@ describe("a stuck consumer's lag", () => {
   const topic = `test.lag.${tag}`;
   let release: () => void = () => undefined;
   const seen: ConsumerLag[][] = [];
-  const bus = new KafkajsBus(
-    {
-      brokers: inject('kafkaBrokers').split(','),
-      clientId: tag,
-      groupId: `group-${tag}`,
-      sessionTimeoutMs: 6_000,
-      topics: {
-        lifecycle: topic,
-        lifecycleDlq: `${topic}.dlq`,
-        membership: `${topic}.membership`,
-        membershipDlq: `${topic}.membership.dlq`,
-        commands: `${topic}.commands`,
-        notifications: `${topic}.notifications`,
-        ancillary: `${topic}.ancillary`,
-        ancillaryDlq: `${topic}.ancillary.dlq`,
-      },
-    },
-    { observeBrokerLag: (lags) => seen.push(lags), brokerLagEveryMs: 500 },
-  );
+  const bus = new KafkajsBus(busConfig(tag, topic), { observeBrokerLag: (lags) => seen.push(lags), brokerLagEveryMs: 500 });
   afterAll(async () => {
     release();
     await bus.onApplicationShutdown();

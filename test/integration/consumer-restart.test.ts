@@ -1,32 +1,14 @@
 import { KafkaJSNonRetriableError } from 'kafkajs';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { KafkajsBus } from '../../src/infra/kafka/kafkajs-bus';
 import type { InboundMessage } from '../../src/infra/kafka/message-bus';
 import { uid } from '../support/app';
-import { eventually, produce } from '../support/kafka';
+import { busConfig, eventually, produce } from '../support/kafka';
 
 describe('a consumer kafkajs gives up on', () => {
   const tag = uid('restart');
   const topic = `test.restart.${tag}`;
-  const bus = new KafkajsBus(
-    {
-      brokers: inject('kafkaBrokers').split(','),
-      clientId: tag,
-      groupId: `group-${tag}`,
-      sessionTimeoutMs: 6_000,
-      topics: {
-        lifecycle: topic,
-        lifecycleDlq: `${topic}.dlq`,
-        membership: `${topic}.membership`,
-        membershipDlq: `${topic}.membership.dlq`,
-        commands: `${topic}.commands`,
-        notifications: `${topic}.notifications`,
-        ancillary: `${topic}.ancillary`,
-        ancillaryDlq: `${topic}.ancillary.dlq`,
-      },
-    },
-    { restartAfterMs: 500 },
-  );
+  const bus = new KafkajsBus(busConfig(tag, topic), { restartAfterMs: 500 });
   afterAll(async () => {
     await bus.onApplicationShutdown();
   });

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { KafkajsBus } from '../../src/infra/kafka/kafkajs-bus';
 import type { InboundMessage } from '../../src/infra/kafka/message-bus';
 import { uid } from '../support/app';
-import { eventually, produce } from '../support/kafka';
+import { busConfig, eventually, produce } from '../support/kafka';
 
 /**
  * A broker unreachable when the service starts: the start does not wait for it (a broker outage must
@@ -31,25 +31,7 @@ describe('a broker unreachable at start', () => {
     const bootstrap = (probe.address() as net.AddressInfo).port;
     await new Promise((resolve) => probe.close(resolve));
 
-    bus = new KafkajsBus(
-      {
-        brokers: [`127.0.0.1:${bootstrap}`],
-        clientId: tag,
-        groupId: `group-${tag}`,
-        sessionTimeoutMs: 6_000,
-        topics: {
-          lifecycle: topic,
-          lifecycleDlq: `${topic}.dlq`,
-          membership: `${topic}.membership`,
-          membershipDlq: `${topic}.membership.dlq`,
-          commands: `${topic}.commands`,
-          notifications: `${topic}.notifications`,
-          ancillary: `${topic}.ancillary`,
-          ancillaryDlq: `${topic}.ancillary.dlq`,
-        },
-      },
-      { startWaitMs: 1_000 },
-    );
+    bus = new KafkajsBus(busConfig(tag, topic, [`127.0.0.1:${bootstrap}`]), { startWaitMs: 1_000 });
     const handled: string[] = [];
     bus.subscribe({
       topic,

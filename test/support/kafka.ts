@@ -1,5 +1,6 @@
 import { CompressionTypes, Kafka, logLevel, Partitioners, type IHeaders } from 'kafkajs';
 import { inject } from 'vitest';
+import type { KafkaConfig } from '../../src/common/config/config';
 
 export interface ReadMessage {
   key: string | null;
@@ -13,6 +14,29 @@ export interface ReadMessage {
 
 export function kafka(): Kafka {
   return new Kafka({ clientId: 'billing-tests', brokers: inject('kafkaBrokers').split(','), logLevel: logLevel.NOTHING });
+}
+
+/**
+ * The configuration of a bus of its own (KafkajsBus built directly in a test): every topic and the
+ * group named after `tag`, on the test broker unless `brokers` says otherwise.
+ */
+export function busConfig(tag: string, topic: string, brokers = inject('kafkaBrokers').split(',')): KafkaConfig {
+  return {
+    brokers,
+    clientId: tag,
+    groupId: `group-${tag}`,
+    sessionTimeoutMs: 6_000,
+    topics: {
+      lifecycle: topic,
+      lifecycleDlq: `${topic}.dlq`,
+      membership: `${topic}.membership`,
+      membershipDlq: `${topic}.membership.dlq`,
+      commands: `${topic}.commands`,
+      notifications: `${topic}.notifications`,
+      ancillary: `${topic}.ancillary`,
+      ancillaryDlq: `${topic}.ancillary.dlq`,
+    },
+  };
 }
 
 /** Produces messages (values already serialised, or objects turned into JSON). */
