@@ -145,11 +145,11 @@ export class MeteringService {
     const open = read.pop() ?? [];
     const found = read.flat();
     const byId = new Map((locked as unknown as RuntimeRow[]).map((r) => [r.runtime_id, r]));
-    // The ingest checked each runtime's account before this transaction locked it: a runtime another
-    // account reserved meanwhile (its first events were heartbeats, which make no row) is refused by the retry.
+    // Reserved by another account since the ingest checked it (heartbeats make no row): the retry refuses the event.
     const taken = rebuild.filter((id) => byId.has(id) && byId.get(id)!.account_id !== touched.get(id)!.accountId);
-    if (taken.length > 0)
+    if (taken.length > 0) {
       throw new ConcurrentChange(`runtime ${taken.join(', ')} was reserved meanwhile by another account: the chunk is retried`);
+    }
     for (const id of rebuild) counted += countHeartbeats(touched.get(id)!, byId.get(id)?.heartbeat_seq ?? null);
 
     const history = parseSessionHistory(found);

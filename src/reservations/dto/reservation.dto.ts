@@ -84,5 +84,9 @@ export const reservationDetailsSchema = z
   .meta({ id: 'ReservationDetails' });
 
 export const extendHeadersSchema = z.object({
-  'idempotency-key': z.string().min(1).max(200).meta({ description: 'The same key again adds nothing and returns the reservation as it is now' }),
+  'idempotency-key': z
+    .string()
+    .min(1)
+    .max(200)
+    .meta({ description: 'The same key again adds nothing and returns the reservation as it is now' }),
 });
