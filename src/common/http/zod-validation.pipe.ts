@@ -13,10 +13,10 @@ export function findingsOf(error: z.ZodError, prefix = ''): Finding[] {
 /** The message of a key the schema does not know. */
 export const UNKNOWN_FIELD = 'is not a known field';
 
-/** The issues with each unknown key an issue of its own, at the key's path. */
-export function perUnknownKey(issues: readonly z.core.$ZodIssue[]): { path: PropertyKey[]; message: string }[] {
+/** The issues with each unknown key an issue of its own, at the key's path, saying `unknown`. */
+export function perUnknownKey(issues: readonly z.core.$ZodIssue[], unknown = UNKNOWN_FIELD): { path: PropertyKey[]; message: string }[] {
   return issues.flatMap((issue) =>
-    issue.code === 'unrecognized_keys' ? issue.keys.map((key) => ({ path: [...issue.path, key], message: UNKNOWN_FIELD })) : [issue],
+    issue.code === 'unrecognized_keys' ? issue.keys.map((key) => ({ path: [...issue.path, key], message: unknown })) : [issue],
   );
 }
 
@@ -74,12 +74,9 @@ export class ZodPipe<T extends z.ZodType> implements PipeTransform<unknown, z.ou
 export function parseQueryOrThrow<T extends z.ZodType>(schema: T, query: unknown): z.output<T> {
   const result = schema.safeParse(query);
   if (result.success) return result.data;
-  const findings = result.error.issues.flatMap((issue): Finding[] =>
-    issue.code === 'unrecognized_keys' && issue.path.length === 0
-      ? issue.keys.map((key) => ({ field: key, message: 'is not a parameter of this endpoint' }))
-      : [findingOf(issue, '')],
+  throw BillingException.invalid(
+    perUnknownKey(result.error.issues, 'is not a parameter of this endpoint').map((issue) => findingOf(issue, '')),
   );
-  throw BillingException.invalid(findings);
 }
 
 /** Validates a query string as parseQueryOrThrow does: each finding named by its parameter. */
