@@ -57,6 +57,7 @@ describe('a database outage', () => {
     for (const answer of [wallet, launch]) {
       expect(answer.status).toBe(503);
       expect(answer.body.error).toMatchObject({ code: 'DL_BILLING_UNAVAILABLE', retryAfterSeconds: 1 });
+      expect(answer.headers['retry-after']).toBe('1');
     }
     const ready = await h.request('GET', '/health/ready');
     expect(ready.status).toBe(503);

@@ -49,6 +49,7 @@ describe('security', () => {
     const limited = await h.request('GET', '/v1/audit', { key: bootstrap });
     expect(limited.status).toBe(429);
     expect(limited.body.error).toMatchObject({ code: 'DL_BILLING_RATE_LIMITED', retryAfterSeconds: expect.any(Number) });
+    expect(limited.headers['retry-after']).toBe(String(limited.body.error.retryAfterSeconds));
   });
 
   it('serves /metrics only with METRICS_BEARER_TOKEN when it is set; an API key, even admin, does not open it', async () => {

@@ -35,7 +35,7 @@ describe('Stripe webhook brute force', () => {
       headers: { 'content-type': 'application/json', 'stripe-signature': signature },
       payload,
     });
-    return { status: res.statusCode, body: JSON.parse(res.body) };
+    return { status: res.statusCode, body: JSON.parse(res.body), headers: res.headers };
   };
   const available = async (accountId: string) =>
     (await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body.available as string;
@@ -65,6 +65,7 @@ describe('Stripe webhook brute force', () => {
     });
     expect(limited.body.error.retryAfterSeconds).toBeGreaterThan(0);
     expect(limited.body.error.retryAfterSeconds).toBeLessThanOrEqual(60);
+    expect(limited.headers['retry-after']).toBe(String(limited.body.error.retryAfterSeconds));
     expect(await available(accountId)).toBe('5.000000');
 
     // Another client is not affected; its bad signature is still a plain 400.

@@ -211,6 +211,7 @@ describe('reservations decided in batches', () => {
       expect(all.map((a) => a.status).sort()).toEqual([201, 201, 201, 503, 503, 503]);
       for (const a of all.filter((x) => x.status === 503)) {
         expect(a.body.error).toMatchObject({ code: 'DL_BILLING_UNAVAILABLE', retryAfterSeconds: 1 });
+        expect(a.headers['retry-after']).toBe('1');
       }
       // Only the three launches answered 201 hold credits.
       expect(await wallet(accountId)).toMatchObject({ held: '3.000000', available: '97.000000' });

@@ -2173,6 +2173,8 @@ export interface operations {
             /** @description DL_BILLING_RATE_LIMITED */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2196,6 +2198,8 @@ export interface operations {
             /** @description DL_BILLING_UNAVAILABLE */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2291,6 +2295,8 @@ export interface operations {
             /** @description DL_BILLING_RATE_LIMITED */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2314,6 +2320,8 @@ export interface operations {
             /** @description DL_BILLING_UNAVAILABLE */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2406,6 +2414,8 @@ export interface operations {
             /** @description DL_BILLING_RATE_LIMITED */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2429,6 +2439,8 @@ export interface operations {
             /** @description DL_BILLING_UNAVAILABLE */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2550,6 +2562,8 @@ export interface operations {
             /** @description DL_BILLING_RATE_LIMITED */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2573,6 +2587,8 @@ export interface operations {
             /** @description DL_BILLING_UNAVAILABLE */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2666,6 +2682,8 @@ export interface operations {
             /** @description DL_BILLING_RATE_LIMITED */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2689,6 +2707,8 @@ export interface operations {
             /** @description DL_BILLING_UNAVAILABLE */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2783,6 +2803,8 @@ export interface operations {
             /** @description DL_BILLING_RATE_LIMITED */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2806,6 +2828,8 @@ export interface operations {
             /** @description DL_BILLING_UNAVAILABLE */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2948,6 +2972,8 @@ export interface operations {
             /** @description DL_BILLING_RATE_LIMITED */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2971,6 +2997,8 @@ export interface operations {
             /** @description DL_BILLING_UNAVAILABLE */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3068,6 +3096,8 @@ export interface operations {
             /** @description DL_BILLING_RATE_LIMITED */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3091,6 +3121,8 @@ export interface operations {
             /** @description DL_BILLING_UNAVAILABLE */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3183,6 +3215,8 @@ export interface operations {
             /** @description DL_BILLING_RATE_LIMITED */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3206,6 +3240,8 @@ export interface operations {
             /** @description DL_BILLING_UNAVAILABLE */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3350,6 +3386,8 @@ export interface operations {
             /** @description DL_BILLING_RATE_LIMITED */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3373,6 +3411,8 @@ export interface operations {
             /** @description DL_BILLING_UNAVAILABLE */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3471,6 +3511,8 @@ export interface operations {
             /** @description DL_BILLING_RATE_LIMITED */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3494,6 +3536,8 @@ export interface operations {
             /** @description DL_BILLING_UNAVAILABLE */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3586,6 +3630,8 @@ export interface operations {
             /** @description DL_BILLING_RATE_LIMITED */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3609,6 +3655,8 @@ export interface operations {
             /** @description DL_BILLING_UNAVAILABLE */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3770,6 +3818,8 @@ export interface operations {
             /** @description DL_BILLING_RATE_LIMITED */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3793,6 +3843,8 @@ export interface operations {
             /** @description DL_BILLING_UNAVAILABLE */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3885,6 +3937,8 @@ export interface operations {
             /** @description DL_BILLING_RATE_LIMITED */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3908,6 +3962,8 @@ export interface operations {
             /** @description DL_BILLING_UNAVAILABLE */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4040,6 +4096,8 @@ export interface operations {
             /** @description DL_BILLING_RATE_LIMITED */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4063,6 +4121,8 @@ export interface operations {
             /** @description DL_BILLING_UNAVAILABLE */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4192,6 +4252,8 @@ export interface operations {
             /** @description DL_BILLING_RATE_LIMITED */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4215,6 +4277,8 @@ export interface operations {
             /** @description DL_BILLING_UNAVAILABLE */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4342,6 +4406,8 @@ export interface operations {
             /** @description DL_BILLING_RATE_LIMITED */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4365,6 +4431,8 @@ export interface operations {
             /** @description DL_BILLING_UNAVAILABLE */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4476,6 +4544,8 @@ export interface operations {
             /** @description DL_BILLING_RATE_LIMITED */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4499,6 +4569,8 @@ export interface operations {
             /** @description DL_BILLING_UNAVAILABLE */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4591,6 +4663,8 @@ export interface operations {
             /** @description DL_BILLING_RATE_LIMITED */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4614,6 +4688,8 @@ export interface operations {
             /** @description DL_BILLING_UNAVAILABLE */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4734,6 +4810,8 @@ export interface operations {
             /** @description DL_BILLING_RATE_LIMITED */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4757,6 +4835,8 @@ export interface operations {
             /** @description DL_BILLING_UNAVAILABLE */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4835,6 +4915,8 @@ export interface operations {
             /** @description DL_BILLING_RATE_LIMITED */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4858,6 +4940,8 @@ export interface operations {
             /** @description DL_BILLING_UNAVAILABLE */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4962,6 +5046,8 @@ export interface operations {
             /** @description DL_BILLING_RATE_LIMITED */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4985,6 +5071,8 @@ export interface operations {
             /** @description DL_BILLING_UNAVAILABLE */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5105,6 +5193,8 @@ export interface operations {
             /** @description DL_BILLING_RATE_LIMITED */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5128,6 +5218,8 @@ export interface operations {
             /** @description DL_BILLING_UNAVAILABLE */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5210,6 +5302,8 @@ export interface operations {
             /** @description DL_BILLING_RATE_LIMITED */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5233,6 +5327,8 @@ export interface operations {
             /** @description DL_BILLING_UNAVAILABLE */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5341,6 +5437,8 @@ export interface operations {
             /** @description DL_BILLING_RATE_LIMITED */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5364,6 +5462,8 @@ export interface operations {
             /** @description DL_BILLING_UNAVAILABLE */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5445,6 +5545,8 @@ export interface operations {
             /** @description DL_BILLING_RATE_LIMITED */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5468,6 +5570,8 @@ export interface operations {
             /** @description DL_BILLING_UNAVAILABLE */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5550,6 +5654,8 @@ export interface operations {
             /** @description DL_BILLING_RATE_LIMITED */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5573,6 +5679,8 @@ export interface operations {
             /** @description DL_BILLING_UNAVAILABLE */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5654,6 +5762,8 @@ export interface operations {
             /** @description DL_BILLING_RATE_LIMITED */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5677,6 +5787,8 @@ export interface operations {
             /** @description DL_BILLING_UNAVAILABLE */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5758,6 +5870,8 @@ export interface operations {
             /** @description DL_BILLING_RATE_LIMITED */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5781,6 +5895,8 @@ export interface operations {
             /** @description DL_BILLING_UNAVAILABLE */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5862,6 +5978,8 @@ export interface operations {
             /** @description DL_BILLING_RATE_LIMITED */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5885,6 +6003,8 @@ export interface operations {
             /** @description DL_BILLING_UNAVAILABLE */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5967,6 +6087,8 @@ export interface operations {
             /** @description DL_BILLING_RATE_LIMITED */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5990,6 +6112,8 @@ export interface operations {
             /** @description DL_BILLING_UNAVAILABLE */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6072,6 +6196,8 @@ export interface operations {
             /** @description DL_BILLING_RATE_LIMITED */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6095,6 +6221,8 @@ export interface operations {
             /** @description DL_BILLING_UNAVAILABLE */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6278,6 +6406,8 @@ export interface operations {
             /** @description DL_BILLING_RATE_LIMITED, DL_BILLING_QUOTA_EXCEEDED */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6301,6 +6431,8 @@ export interface operations {
             /** @description DL_BILLING_UNAVAILABLE */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6393,6 +6525,8 @@ export interface operations {
             /** @description DL_BILLING_RATE_LIMITED */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6416,6 +6550,8 @@ export interface operations {
             /** @description DL_BILLING_UNAVAILABLE */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6573,6 +6709,8 @@ export interface operations {
             /** @description DL_BILLING_RATE_LIMITED */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6596,6 +6734,8 @@ export interface operations {
             /** @description DL_BILLING_UNAVAILABLE */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6678,6 +6818,8 @@ export interface operations {
             /** @description DL_BILLING_RATE_LIMITED */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6701,6 +6843,8 @@ export interface operations {
             /** @description DL_BILLING_UNAVAILABLE */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -31,6 +31,9 @@ export class BillingExceptionFilter implements ExceptionFilter {
     } else if (databaseUnavailable(error)) {
       this.logger.warn(`database unavailable: ${String(error)}`);
     }
+    // A refusal that says when to try again says it in the header too (RFC 9110 §10.2.3), for clients and proxies that read only that.
+    const retryAfter = exception.details.retryAfterSeconds;
+    if (typeof retryAfter === 'number') void reply.header('retry-after', String(retryAfter));
     void reply.status(exception.status).send(exception.toBody());
   }
 }

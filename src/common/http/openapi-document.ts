@@ -63,6 +63,15 @@ function scopesText(scopes: string[]): string {
   return `API key scopes: ${named.join(' or ')}.`;
 }
 
+/** Sent with a 429 or a 503 that says when to try again, equal to the body's `retryAfterSeconds`. */
+const RETRY_AFTER = {
+  'Retry-After': {
+    description: "Seconds to wait before trying again, when the refusal says (the body's `retryAfterSeconds`)",
+    required: false,
+    schema: { type: 'integer' as const, minimum: 0 },
+  },
+};
+
 /** Error codes by status, for the codes the route may answer, each with the error bodies recorded for it. */
 function errorResponses(codes: ErrorCode[], recorded: (status: number, code: ErrorCode) => unknown): Record<number, ResponseConfig> {
   const byStatus = new Map<number, ErrorCode[]>();
@@ -77,6 +86,7 @@ function errorResponses(codes: ErrorCode[], recorded: (status: number, code: Err
     );
     out[status] = {
       description: list.join(', '),
+      ...(status === 429 || status === 503 ? { headers: RETRY_AFTER } : {}),
       content: {
         'application/json': {
           // A 500 may carry any code's body shape; it also puts ErrorBody (named by its meta id) in the components.
