@@ -69,7 +69,7 @@ export class LedgerService {
     /** For the notifications topic (the contract's name without it). */
     @Optional() @Inject(APP_CONFIG) private readonly config?: Pick<AppConfig, 'kafka'>,
   ) {
-    this.runner = new LedgerRunner(ds, audit, clock);
+    this.runner = new LedgerRunner(ds, audit, clock, topicsOf(config ?? {}).notifications);
   }
 
   /** Counters of the own-transaction path (for tests and diagnostics). */

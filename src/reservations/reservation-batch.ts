@@ -93,7 +93,7 @@ export class ReservationBatch {
     const ledgerReads = batchReadCalls(locksOf([...asks.values()]));
     const session = await PipelinedSession.begin(poolOf(this.ds), [...ledgerReads, ...first.calls]);
     try {
-      const ledger = LedgerBatch.of(session.results[1] ?? [], this.audit);
+      const ledger = LedgerBatch.of(session.results[1] ?? [], this.audit, topicsOf(this.config).notifications);
       const { runtimes, accounts } = first.parse(session.results.slice(ledgerReads.length));
       // An existing account without a wallet row yet runs alone (which creates it).
       const aside = new Set([...accounts.values()].filter((a) => a.terms !== null && !ledger.has(a.accountId)).map((a) => a.accountId));
@@ -168,7 +168,7 @@ export class ReservationBatch {
     const counts = this.reads.counts([admission], agentsOf([{ accountId, agentId: launch.agentId }]));
     const ledgerReads = batchReadCalls(locksOf([ask]));
     const read = await inOneRoundTrip(em, [...ledgerReads, ...(counts?.calls ?? [])]);
-    const ledger = LedgerBatch.of(read[1] ?? [], this.audit);
+    const ledger = LedgerBatch.of(read[1] ?? [], this.audit, topicsOf(this.config).notifications);
     counts?.parse(read.slice(ledgerReads.length));
     const [decision] = admit(accounts, [launch], ledger, now);
     if (!decision || !('admitted' in decision)) return { decision: decision!, also: [] };

@@ -423,6 +423,8 @@ describe('plans and quotas over HTTP', () => {
       { type: 'credits.granted', data: expect.objectContaining({ credits: '50.000000', expiresAt: JAN_1 }) },
       { type: 'credits.expired', data: expect.objectContaining({ credits: '49.000000', source: 'plan_allowance' }) },
       { type: 'credits.granted', data: expect.objectContaining({ credits: '50.000000', expiresAt: FEB_1 }) },
+      // The 0.5 released after the reset is announced as it expires: 49 + 0.5 announced = 49.5 expired.
+      { type: 'credits.expired', data: expect.objectContaining({ credits: '0.500000', source: 'plan_allowance', expiredAt: JAN_1 }) },
     ]);
     await expectChainIntact(accountId);
     const audit = await h.request('GET', `/v1/audit?accountId=${accountId}`, { key: admin });

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BillingException } from '../../src/common/errors/billing.exception';
+import { inTransaction } from '../../src/common/database/transaction';
+import { notificationId } from '../../src/messaging/notifications';
 import { uid } from '../support/app';
 import { c, entrySums, startLedger, type LedgerHarness } from '../support/ledger';
 
@@ -112,6 +114,31 @@ describe('ledger: grants, holds, settlements', () => {
       expect(sums).toMatchObject({ consumption: c(1), expired: c(9), issued: -c(10) });
       expect(sums[`grant:${allowance.grant.id}`] ?? 0n).toBe(0n);
       expect(await h.ledger.reconcile(acc)).toEqual([]);
+
+      // A correction that lowers the charge gives back credits of the expired grant: expired at once too
+      // (this time in the caller's transaction); its replay expires and announces nothing more.
+      for (let i = 0; i < 2; i++) {
+        await inTransaction(h.ds, (em) =>
+          h.ledger.adjustSettledHold(em, { holdId: 'h_across', newCharge: c(0.25), idempotencyKey: 'adj:across' }),
+        );
+      }
+      expect(await entrySums(h.ds, acc)).toMatchObject({ consumption: c(0.25), expired: c(9.75), issued: -c(10) });
+      // Every credit that expired is announced once: the unheld 6 at the grant's expiry, then each part as it came back.
+      const expiredAt = allowance.grant.expiresAt!.toISOString();
+      const notices = await h.ds.query(`SELECT payload FROM outbox WHERE key = $1 AND payload->>'type' = 'credits.expired' ORDER BY id`, [
+        acc,
+      ]);
+      const data = { grantId: allowance.grant.id, source: 'plan_allowance', expiredAt };
+      expect(notices.map((n: { payload: { data: unknown } }) => n.payload.data)).toEqual([
+        { ...data, credits: '6.000000' },
+        { ...data, credits: '3.000000' },
+        { ...data, credits: '0.750000' },
+      ]);
+      expect(notices.map((n: { payload: { id: string } }) => n.payload.id)).toEqual([
+        notificationId(`credits.expired:${allowance.grant.id}`),
+        notificationId(`credits.expired:${allowance.grant.id}:settle:h_across`),
+        notificationId(`credits.expired:${allowance.grant.id}:adj:across`),
+      ]);
     } finally {
       h.clock.set(t0);
     }

@@ -13,6 +13,7 @@ import {
   checkKey,
   checkReplay,
   correlationOf,
+  expiredOnReturn,
   type Operation,
 } from './operation';
 import { afterBalance, balanceNow } from './balance';
@@ -130,6 +131,7 @@ export function adjustOperation(input: AdjustHoldInput): Operation<AdjustResult>
           correlationId: correlation,
           at: now,
         },
+        notices: expiredOnReturn(state, plan.refund, input.idempotencyKey),
         result: (transactionId) => ({ ...unchanged, debt, transactionId, balance: after }),
       };
     },

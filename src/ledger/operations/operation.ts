@@ -18,6 +18,7 @@ import type {
   TransactionWrite,
 } from '../persistence/wallet-store';
 import type { AuditOptions, Balance } from '../ledger.types';
+import type { Notification } from 'src/messaging/notifications';
 import { afterBalance, balanceNow, balanceJson } from './balance';
 
 /**
@@ -28,7 +29,13 @@ import { afterBalance, balanceNow, balanceJson } from './balance';
  */
 export type Decision<R> =
   | { write: null; result: R }
-  | { write: Omit<TransactionWrite, 'accountId' | 'expectedVersion'>; audit: AuditEntry | null; result: (transactionId: string) => R };
+  | {
+      write: Omit<TransactionWrite, 'accountId' | 'expectedVersion'>;
+      audit: AuditEntry | null;
+      /** Sent through the outbox with the transaction (expiredOnReturn's). */
+      notices?: Notification[];
+      result: (transactionId: string) => R;
+    };
 
 export interface Operation<R> {
   lock: LockKey;
@@ -106,6 +113,25 @@ export function repaymentChanges(plan: ReturnPlan): { holds: HoldUpdate[]; alloc
     holds: plan.repayments.map((r) => ({ id: r.holdId, debt: -r.amount })),
     allocations: plan.repayments.map((r) => ({ holdId: r.holdId, grantId: r.grantId, charged: r.amount })),
   };
+}
+
+/**
+ * `credits.expired` for what a return expires at once: credits of a grant that expired while they
+ * were held (or charged), given back now. The grant's own expiry announced only what was unheld
+ * then; each later return of its credits is announced once, by the transaction's key.
+ */
+export function expiredOnReturn(state: LockedWallet, plan: ReturnPlan, transactionKey: string): Notification[] {
+  const grants = new Map([...state.grants, ...state.allocations.map((a) => a.grant)].map((g) => [g.id, g]));
+  return plan.toExpired.map((p) => {
+    const grant = grants.get(p.grantId);
+    if (!grant?.expiresAt) throw new Error(`grant ${p.grantId} expired without an expiry`);
+    return {
+      type: 'credits.expired',
+      accountId: state.wallet.accountId,
+      cause: `credits.expired:${p.grantId}:${transactionKey}`,
+      data: { grantId: p.grantId, source: grant.source, credits: formatCredits(p.amount), expiredAt: grant.expiresAt.toISOString() },
+    };
+  });
 }
 
 export function describeReturn(plan: ReturnPlan): Record<string, unknown> {

@@ -6,7 +6,16 @@ import { Accounts, Posting } from '../core/posting';
 import { planReturn } from '../core/returns';
 import type { HoldStatus } from '../entities/hold.entity';
 import type { ResolveOptions, ResolveResult } from '../ledger.types';
-import { SYSTEM_ACTOR, requireHold, returnTo, repaymentChanges, describeReturn, correlationOf, type Operation } from './operation';
+import {
+  SYSTEM_ACTOR,
+  requireHold,
+  returnTo,
+  repaymentChanges,
+  describeReturn,
+  correlationOf,
+  expiredOnReturn,
+  type Operation,
+} from './operation';
 import { afterBalance, balanceNow } from './balance';
 
 export type ResolveMode = 'settle' | 'void' | 'expire';
@@ -105,6 +114,7 @@ export function resolveOperation(holdId: string, mode: ResolveMode, requested: b
           correlationId: correlation,
           at: now,
         },
+        notices: expiredOnReturn(state, back, `${mode}:${holdId}`),
         result: (transactionId) => ({
           holdId,
           accountId: hold.accountId,

@@ -4,6 +4,8 @@ import { grantDeltas, walletDelta } from '../core/posting';
 import type { DebtHold } from '../core/returns';
 import { completeWrite, type Operation } from '../operations/operation';
 import { parseWrite, writeCall } from './batch-write';
+import { notificationMessage, type Notification } from 'src/messaging/notifications';
+import { enqueueCall } from 'src/messaging/outbox';
 import {
   GRANT_JSON,
   toGrant,
@@ -268,17 +270,19 @@ export class WalletBatch {
 export class LedgerBatch {
   private readonly writes: TransactionWrite[] = [];
   private readonly audits: (AuditEntry | null)[] = [];
+  private readonly notices: Notification[][] = [];
   private readonly dropped = new Set<string>();
   private transactionIds = new Map<TransactionWrite, string>();
 
   private constructor(
     private readonly states: Map<string, WalletBatch>,
     private readonly audit: AuditService,
+    private readonly notificationsTopic: string,
   ) {}
 
-  /** `found`: the rows of batchReadCalls' read statement. */
-  static of(found: unknown[], audit: AuditService): LedgerBatch {
-    return new LedgerBatch(WalletBatch.parseAll(found), audit);
+  /** `found`: the rows of batchReadCalls' read statement; `notificationsTopic`: where the operations' notices go. */
+  static of(found: unknown[], audit: AuditService, notificationsTopic: string): LedgerBatch {
+    return new LedgerBatch(WalletBatch.parseAll(found), audit, notificationsTopic);
   }
 
   /** Whether the account's wallet was read (it exists). */
@@ -310,6 +314,7 @@ export class LedgerBatch {
     state.apply(write);
     this.writes.push(write);
     this.audits.push(decision.audit);
+    this.notices.push(decision.notices ?? []);
     const answer = decision.result;
     return { answer: () => answer(this.transactionIds.get(write)!) };
   }
@@ -323,7 +328,7 @@ export class LedgerBatch {
   /**
    * The statements that write the batch: every transaction in one, then `also` (a caller's own
    * writes, after the ledger's locks), then the audit rows (one statement per round of distinct
-   * chains: the chain heads are locked last).
+   * chains: the chain heads are locked last), then the notices, if any.
    */
   writeCalls(also: Call[] = []): Call[] {
     const kept = this.kept();
@@ -331,6 +336,7 @@ export class LedgerBatch {
     calls.push(...also);
     const entries = kept.flatMap((k) => (k.audit ? [{ entry: k.audit }] : []));
     for (const round of auditRounds(entries)) calls.push(this.audit.recordCall(round.map((r) => r.entry)));
+    for (const k of kept) calls.push(...noticeCalls(this.notificationsTopic, k.notices, k.write.at));
     return calls;
   }
 
@@ -348,7 +354,14 @@ export class LedgerBatch {
     return results.slice(from, from + count);
   }
 
-  private kept(): { write: TransactionWrite; audit: AuditEntry | null }[] {
-    return this.writes.map((write, i) => ({ write, audit: this.audits[i]! })).filter((k) => !this.dropped.has(k.write.accountId));
+  private kept(): { write: TransactionWrite; audit: AuditEntry | null; notices: Notification[] }[] {
+    return this.writes
+      .map((write, i) => ({ write, audit: this.audits[i]!, notices: this.notices[i]! }))
+      .filter((k) => !this.dropped.has(k.write.accountId));
   }
+}
+
+/** The statement that sends an operation's notices through the outbox, when it has any. */
+export function noticeCalls(topic: string, notices: readonly Notification[] | undefined, at: Date): Call[] {
+  return notices && notices.length > 0 ? [enqueueCall(notices.map((n) => notificationMessage(topic, n, at)))] : [];
 }

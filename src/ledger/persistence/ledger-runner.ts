@@ -9,7 +9,7 @@ import { BillingException } from 'src/common/errors/billing.exception';
 import type { Clock } from 'src/infra/clock/clock';
 import { completeWrite, type Operation } from '../operations/operation';
 import { ensureWallet } from './ledger-reads';
-import { batchReadCalls, LedgerBatch } from './ledger-batch';
+import { batchReadCalls, LedgerBatch, noticeCalls } from './ledger-batch';
 import { LedgerStore, type LockedWallet, type LockKey } from './wallet-store';
 
 /**
@@ -24,6 +24,8 @@ export class LedgerRunner {
     private readonly ds: DataSource,
     private readonly audit: AuditService,
     private readonly clock: Clock,
+    /** Where the operations' notices go. */
+    private readonly notificationsTopic: string,
   ) {}
 
   /**
@@ -40,7 +42,12 @@ export class LedgerRunner {
     const decision = op.decide(state, this.clock.now());
     if (decision.write === null) return [decision.result, also.length > 0 ? await inOneRoundTrip(em, also) : []];
     const write = completeWrite(state, decision.write);
-    const calls = [LedgerStore.writeCall(write), ...(decision.audit ? [this.audit.recordCall([decision.audit])] : []), ...also];
+    const calls = [
+      LedgerStore.writeCall(write),
+      ...(decision.audit ? [this.audit.recordCall([decision.audit])] : []),
+      ...noticeCalls(this.notificationsTopic, decision.notices, write.at),
+      ...also,
+    ];
     const results = await inOneRoundTrip(em, calls);
     const transactionId = LedgerStore.parseWrite(results[0] ?? [], write);
     return [this.remember(decision.result(transactionId)), results.slice(calls.length - also.length)];
@@ -59,7 +66,7 @@ export class LedgerRunner {
     const locks = new Map<string, LockKey[]>(alsoLock.map((a) => [a, []]));
     for (const { accountId, op } of items) locks.set(accountId, [...(locks.get(accountId) ?? []), { ...op.lock, accountId }]);
     const [, found] = await inOneRoundTrip(em, batchReadCalls(locks));
-    const ledger = LedgerBatch.of(found ?? [], this.audit);
+    const ledger = LedgerBatch.of(found ?? [], this.audit, this.notificationsTopic);
     const now = this.clock.now();
     const answers = items.map(({ accountId, op }) => {
       // A hold's wallet exists: an account without one has no hold (runIn answers the same).
@@ -131,7 +138,7 @@ export class LedgerRunner {
         poolOf(this.ds),
         batchReadCalls(new Map(wallets.map((w) => [w, byWallet.get(w)!.map(lockOf)]))),
       );
-      const ledger = LedgerBatch.of(session.rows, this.audit);
+      const ledger = LedgerBatch.of(session.rows, this.audit, this.notificationsTopic);
       for (const w of wallets) {
         for (const item of byWallet.get(w)!) {
           if (!ledger.has(w)) {
@@ -203,7 +210,11 @@ export class LedgerRunner {
           return decision.result;
         }
         const write = completeWrite(state, decision.write);
-        const calls = [LedgerStore.writeCall(write), ...(decision.audit ? [this.audit.recordCall([decision.audit])] : [])];
+        const calls = [
+          LedgerStore.writeCall(write),
+          ...(decision.audit ? [this.audit.recordCall([decision.audit])] : []),
+          ...noticeCalls(this.notificationsTopic, decision.notices, write.at),
+        ];
         const [written] = await session.commit(calls);
         return decision.result(LedgerStore.parseWrite(written ?? [], write));
       } catch (error) {
