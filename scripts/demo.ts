@@ -82,7 +82,7 @@ async function run(base: string, adminKey: string): Promise<void> {
   for (const id of [free, team, ent]) {
     const w = await ok(cp.GET('/v1/accounts/{id}/wallet', { params: { path: { id } } }));
     say(
-      `  ${id.padEnd(24)} available ${w.available} credits, runs ${w.runs?.used ?? 0}/${w.runs?.included ?? '∞'}${id === free ? ' (the monthly 50 credits come with the first launch)' : ''}`,
+      `  ${id.padEnd(24)} available ${w.available} credits, runs ${w.runs?.used ?? 0}/${w.runs?.included ?? '∞'}${id === free ? " (the month's 50 credits, granted with the account)" : ''}`,
     );
   }
 

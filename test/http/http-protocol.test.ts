@@ -110,10 +110,33 @@ describe('content types and methods over HTTP', () => {
         expect(res.status).toBe(400);
         expect(res.body.error.code).toBe('DL_BILLING_REQUEST_INVALID');
       }
-      const empty = await send('POST', '/v1/reservations', { ...auth, 'content-length': '0' });
-      expect(empty.body.error.findings).toEqual(Object.entries(missing).map(([field, message]) => ({ field, message })));
-      const job = await send('POST', '/v1/admin/jobs/expiry-sweep/run', { authorization: `Bearer ${admin}`, 'content-length': '0' });
-      expect(job).toMatchObject({ status: 200, body: { job: 'expiry-sweep', ran: true } });
+      // Without a content type or with JSON's, the route's findings name each missing field.
+      for (const headers of [{}, { 'content-type': 'application/json' }]) {
+        const empty = await send('POST', '/v1/reservations', { ...auth, ...headers, 'content-length': '0' });
+        expect(empty.body.error.findings).toEqual(Object.entries(missing).map(([field, message]) => ({ field, message })));
+      }
+      // A route that takes no body answers the same with or without a JSON content type (clients that always send it).
+      const org = uid('org');
+      expect(
+        (await h.request('POST', '/v1/accounts', { key: admin, body: { id: org, kind: 'organization', plan: 'enterprise' } })).status,
+      ).toBe(201);
+      const members = `/v1/accounts/${org}/members/${uid('u')}`;
+      for (const [method, type] of [
+        ['PUT', 'application/json'],
+        ['DELETE', 'application/json'],
+        ['PUT', undefined],
+      ] as const) {
+        const headers: Record<string, string> = { ...auth, 'content-length': '0', ...(type ? { 'content-type': type } : {}) };
+        expect((await send(method, members, headers)).status).toBe(200);
+      }
+      for (const headers of [{}, { 'content-type': 'application/json' }]) {
+        const job = await send('POST', '/v1/admin/jobs/expiry-sweep/run', {
+          authorization: `Bearer ${admin}`,
+          'content-length': '0',
+          ...headers,
+        });
+        expect(job).toMatchObject({ status: 200, body: { job: 'expiry-sweep', ran: true } });
+      }
     });
 
     it('leaves the admin dashboard sign-in form (outside /v1) as it is', async () => {

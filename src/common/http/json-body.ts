@@ -30,6 +30,9 @@ export function registerJsonBodyParser(app: NestFastifyApplication, bodyLimit: n
       return done(null, undefined);
     }
     if (problem !== undefined) return done(BillingException.invalid([{ field: 'body', message: problem }], 'The request body is refused'));
+    // No body with a JSON content type (clients that always send the header): no body, as without the
+    // header; a route that needs one says so in its findings.
+    if (text === '') return done(null, undefined);
     void parse(request, text, done);
   });
 }
