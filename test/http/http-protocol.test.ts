@@ -111,7 +111,7 @@ describe('content types and methods over HTTP', () => {
         expect(res.body.error.code).toBe('DL_BILLING_REQUEST_INVALID');
       }
       // Without a content type or with JSON's, the route's findings name each missing field.
-      for (const headers of [{}, { 'content-type': 'application/json' }]) {
+      for (const headers of [{}, { 'content-type': 'application/json' }] as Record<string, string>[]) {
         const empty = await send('POST', '/v1/reservations', { ...auth, ...headers, 'content-length': '0' });
         expect(empty.body.error.findings).toEqual(Object.entries(missing).map(([field, message]) => ({ field, message })));
       }
@@ -129,7 +129,7 @@ describe('content types and methods over HTTP', () => {
         const headers: Record<string, string> = { ...auth, 'content-length': '0', ...(type ? { 'content-type': type } : {}) };
         expect((await send(method, members, headers)).status).toBe(200);
       }
-      for (const headers of [{}, { 'content-type': 'application/json' }]) {
+      for (const headers of [{}, { 'content-type': 'application/json' }] as Record<string, string>[]) {
         const job = await send('POST', '/v1/admin/jobs/expiry-sweep/run', {
           authorization: `Bearer ${admin}`,
           'content-length': '0',
