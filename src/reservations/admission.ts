@@ -154,7 +154,7 @@ export class AccountAdmission {
     const low = hold ? lowBalanceNotice(plan, period, account.id, hold().balance.available) : null;
     const alertsDue = limits.some((l) => {
       const spend = this.spendOf(l);
-      return dueAlerts(l, spend.charged + spend.held).some((a) => !this.alertsSent.has(alertKey(l.id, a)));
+      return dueAlerts(l, spend.charged + spend.held).some((a) => !this.alertsSent.has(alertKey(l.id, a, l.limit_micros)));
     });
     return {
       hold,

@@ -56,8 +56,9 @@ const SPEND_READ: PreparedStatement = {
 };
 
 const ALERTS_READ: PreparedStatement = {
-  name: 'spend_limit_alerts_sent_v1',
-  text: `SELECT al.limit_id, al.kind, al.threshold FROM spend_limit_alerts al WHERE al.limit_id = ANY($1::text[]) AND al.period_start = $2`,
+  name: 'spend_limit_alerts_sent_v2',
+  text: `SELECT al.limit_id, al.kind, al.threshold, al.limit_micros::text AS limit_micros
+    FROM spend_limit_alerts al WHERE al.limit_id = ANY($1::text[]) AND al.period_start = $2`,
 };
 
 /** A scope of a spend limit: the account, and the member ('' for the whole account). */
@@ -66,9 +67,12 @@ export interface Scope {
   userId: string;
 }
 
-/** The key of an alert sent (or due): its limit, kind and threshold. */
-export function alertKey(limitId: string, alert: { kind: string; threshold: number }): string {
-  return `${limitId}:${alert.kind}:${alert.threshold}`;
+/**
+ * The key of an alert sent (or due): its limit, kind and threshold; the limit reached, by the amount
+ * reached (a limit raised after it was reached is reached again at the new amount).
+ */
+export function alertKey(limitId: string, alert: { kind: string; threshold: number }, limitMicros: string | null): string {
+  return alert.kind === 'reached' ? `${limitId}:reached:${limitMicros}` : `${limitId}:${alert.kind}:${alert.threshold}`;
 }
 
 /** A scope's spend in a period. */
@@ -122,7 +126,12 @@ export class SpendLimitReads {
   alertsSent(limitIds: readonly string[], month: Period): TypedRead<Set<string>> {
     return {
       call: { statement: ALERTS_READ, values: [[...limitIds], month.start.toISOString()] },
-      parse: (found) => new Set((found as { limit_id: string; kind: string; threshold: number }[]).map((a) => alertKey(a.limit_id, a))),
+      parse: (found) =>
+        new Set(
+          (found as { limit_id: string; kind: string; threshold: number; limit_micros: string | null }[]).map((a) =>
+            alertKey(a.limit_id, a, a.limit_micros),
+          ),
+        ),
     };
   }
 }

@@ -82,11 +82,16 @@ export class SpendLimitsService {
       const used = spend.charged + spend.held;
       const due = dueAlerts(limit, used);
       if (due.length === 0) continue;
+      // A threshold is crossed once per limit and period; the limit is reached once per amount: reached,
+      // then raised (or lowered), it is reached again at the new amount (the row then tells the last time).
       const fresh = await rows<{ kind: string; threshold: number }>(
         em,
-        `INSERT INTO spend_limit_alerts (limit_id, period_start, kind, threshold, spent_micros, limit_micros, notified_at)
-         SELECT $1, $2, k, t, $5, $6, $7 FROM unnest($3::text[], $4::int[]) AS a(k, t)
-         ON CONFLICT DO NOTHING RETURNING kind, threshold`,
+        `INSERT INTO spend_limit_alerts AS a (limit_id, period_start, kind, threshold, spent_micros, limit_micros, notified_at)
+         SELECT $1, $2, k, t, $5, $6, $7 FROM unnest($3::text[], $4::int[]) AS d(k, t)
+         ON CONFLICT (limit_id, period_start, kind, threshold) DO UPDATE
+           SET spent_micros = EXCLUDED.spent_micros, limit_micros = EXCLUDED.limit_micros, notified_at = EXCLUDED.notified_at
+           WHERE a.kind = 'reached' AND a.limit_micros IS DISTINCT FROM EXCLUDED.limit_micros
+         RETURNING kind, threshold`,
         [
           limit.id,
           period.start.toISOString(),
@@ -101,7 +106,8 @@ export class SpendLimitsService {
       await enqueue(
         em,
         fresh
-          .sort((a, b) => a.threshold - b.threshold || a.kind.localeCompare(b.kind))
+          // In the order they happen: thresholds up to 100 %, then the limit reached.
+          .sort((a, b) => Number(a.kind === 'reached') - Number(b.kind === 'reached') || a.threshold - b.threshold)
           .map((a) => notificationMessage(topic, spendLimitNotice(limit, period, a, cap, used, accountId), now)),
       );
     }
@@ -306,8 +312,9 @@ function show(limit: LimitRow): Record<string, unknown> {
 }
 
 /**
- * A spend-limit alert as a notification: once per limit, period, kind and threshold (the key of
- * `spend_limit_alerts`), which is also its cause, so a re-sent copy has the same id.
+ * A spend-limit alert as a notification: a threshold once per limit, period and threshold (the key
+ * of `spend_limit_alerts`), the limit reached once per limit, period and amount; that is its cause,
+ * so a re-sent copy has the same id.
  */
 export function spendLimitNotice(
   limit: LimitRow,
@@ -322,7 +329,7 @@ export function spendLimitNotice(
   return {
     type,
     accountId,
-    cause: `${type}:${limit.id}:${period.start.toISOString()}${reached ? '' : `:${alert.threshold}`}`,
+    cause: `${type}:${limit.id}:${period.start.toISOString()}:${reached ? cap.toString() : alert.threshold}`,
     data: {
       limitId: limit.id,
       scope: limit.scope_user_id ? { userId: limit.scope_user_id } : null,

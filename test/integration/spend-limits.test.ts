@@ -70,7 +70,7 @@ describe('spend limits enforced by terminating runtimes (real broker)', () => {
     expect(views.every((v) => v.body.commands.every((c: { acknowledgedAt: string | null }) => c.acknowledgedAt !== null))).toBe(true);
   });
 
-  it('notifies 50, 80 and 100% exactly once each when concurrent reservations cross them', async () => {
+  it('notifies 50, 80 and 100% exactly once each when concurrent reservations cross them, in that order; a raised limit is notified when reached again', async () => {
     const accountId = await fundedAccount(h, admin, { credits: '50.000000' });
     // 10 minutes of small hold 0.166667: exactly 6 fit in 1.000002, and the 6th reaches it.
     await h.request('PUT', `/v1/accounts/${accountId}/spend-limit`, {
@@ -83,15 +83,30 @@ describe('spend limits enforced by terminating runtimes (real broker)', () => {
       ),
     );
     expect(results.filter((r) => r.status === 201)).toHaveLength(6);
-    const notes = (await readTopic(h.config.kafka!.topics.notifications, 5, 20_000, 2_000))
-      .map((m) => JSON.parse(m.value))
-      .filter((n) => n.accountId === accountId && n.type.startsWith('spend_limit.'));
-    const kinds = notes.map((n) => `${n.type}${n.data.threshold ? `:${n.data.threshold}` : ''}`).sort();
-    expect(kinds).toEqual([
-      'spend_limit.reached',
-      'spend_limit.threshold_crossed:100',
-      'spend_limit.threshold_crossed:50',
-      'spend_limit.threshold_crossed:80',
+    const notes = async () =>
+      (await readTopic(h.config.kafka!.topics.notifications, 5, 20_000, 2_000))
+        .map((m) => JSON.parse(m.value))
+        .filter((n) => n.accountId === accountId && n.type.startsWith('spend_limit.'))
+        .map((n) => `${n.type}${n.data.threshold ? `:${n.data.threshold}` : ''} of ${n.data.limit}`);
+    expect(await notes()).toEqual([
+      'spend_limit.threshold_crossed:50 of 1.000002',
+      'spend_limit.threshold_crossed:80 of 1.000002',
+      'spend_limit.threshold_crossed:100 of 1.000002',
+      'spend_limit.reached of 1.000002',
     ]);
+
+    // Raised to twice as much: 6 more fit, and the 12th reaches the new limit, which is said once more;
+    // the thresholds, once per month, are not said again.
+    await h.request('PUT', `/v1/accounts/${accountId}/spend-limit`, {
+      key: admin,
+      body: { credits: '2.000004', thresholds: [50, 80, 100] },
+    });
+    const more = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId: uid('rt'), ...SMALL, minutes: 10 } }),
+      ),
+    );
+    expect(more.filter((r) => r.status === 201)).toHaveLength(6);
+    expect((await notes()).slice(4)).toEqual(['spend_limit.reached of 2.000004']);
   });
 });
