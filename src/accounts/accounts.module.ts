@@ -9,12 +9,13 @@ import { AccountsService } from './accounts.service';
 import { ApiKeysController } from './api-keys.controller';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { ApiKeysService } from './auth/api-keys.service';
+import { ApiKeyFailures } from './auth/failure-limiter';
 import { FailureStore } from './auth/failure-store';
 
 @Module({
   imports: [PlanCatalogModule],
   controllers: [ApiKeysController, AccountsController],
-  providers: [ApiKeysService, AccountsService, AccountHooks, FailureStore, { provide: APP_GUARD, useClass: ApiKeyGuard }],
-  exports: [ApiKeysService, AccountsService, AccountHooks, FailureStore],
+  providers: [ApiKeysService, AccountsService, AccountHooks, FailureStore, ApiKeyFailures, { provide: APP_GUARD, useClass: ApiKeyGuard }],
+  exports: [ApiKeysService, AccountsService, AccountHooks, FailureStore, ApiKeyFailures],
 })
 export class AccountsModule {}

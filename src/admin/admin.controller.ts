@@ -1,5 +1,6 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiKeyFailures } from 'src/accounts/auth/failure-limiter';
 import { Public } from 'src/common/auth/auth.decorators';
 import { ApiKeysService } from 'src/accounts/auth/api-keys.service';
 import { toBillingException } from 'src/common/errors/billing-exception.filter';
@@ -27,6 +28,7 @@ export class AdminController {
     private readonly auth: AdminAuth,
     private readonly clock: Clock,
     private readonly catalog: PlanCatalog,
+    private readonly failures: ApiKeyFailures,
   ) {}
 
   @Get('login')
@@ -40,14 +42,22 @@ export class AdminController {
   async signIn(
     @Body() body: unknown,
     @Headers('x-forwarded-proto') proto: string | undefined,
+    @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<string> {
+    // The same budget of failed keys per client as the API's (a guess here counts there, and back).
+    const wait = await this.failures.retryAfter(request.ip);
+    if (wait > 0) {
+      void reply.code(429).header('retry-after', String(wait)).header('content-type', 'text/html; charset=utf-8');
+      return loginPage(`Too many failed sign-ins from this address: try again in ${wait} s.`);
+    }
     const key =
       typeof body === 'object' && body !== null && typeof (body as { key?: unknown }).key === 'string'
         ? (body as { key: string }).key.trim()
         : '';
     const principal = key ? await this.keys.authenticate(key) : null;
     const live = principal ? await this.keys.liveKey(principal.keyId) : null;
+    if (!principal || !live) await this.failures.fail(request.ip);
     if (!principal || !live || !principal.scopes.some((s) => CONSOLE_SCOPES.includes(s))) {
       void reply.code(401).header('content-type', 'text/html; charset=utf-8');
       return loginPage(principal ? 'This key has neither the admin nor the reports scope.' : 'Unknown or revoked API key.');

@@ -52,6 +52,33 @@ describe('security', () => {
     expect(limited.headers['retry-after']).toBe(String(limited.body.error.retryAfterSeconds));
   });
 
+  it("counts the console's failed sign-ins with the API's: past the limit both refuse the client, even with a good key", async () => {
+    const signIn = (from: string, key: string) =>
+      h.app.inject({
+        method: 'POST',
+        url: '/admin/login',
+        remoteAddress: from,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: `key=${encodeURIComponent(key)}`,
+      });
+    const api = (from: string, key: string) =>
+      h.app.inject({ method: 'GET', url: '/v1/audit', remoteAddress: from, headers: { authorization: `Bearer ${key}` } });
+    // Guesses at the sign-in page alone.
+    for (let i = 0; i < 5; i++) expect((await signIn('198.51.100.7', `dlb_guess_${i}`)).statusCode).toBe(401);
+    const limited = await signIn('198.51.100.7', bootstrap);
+    expect(limited.statusCode).toBe(429);
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    expect(limited.body).toContain('Too many failed sign-ins');
+    expect(limited.headers['set-cookie']).toBeUndefined();
+    expect((await api('198.51.100.7', bootstrap)).statusCode).toBe(429);
+    // Guesses shared between the two: three at the API, two at the sign-in page.
+    for (let i = 0; i < 3; i++) expect((await api('198.51.100.8', `dlb_guess_${i}`)).statusCode).toBe(401);
+    for (let i = 0; i < 2; i++) expect((await signIn('198.51.100.8', `dlb_guess_${i}`)).statusCode).toBe(401);
+    expect((await signIn('198.51.100.8', bootstrap)).statusCode).toBe(429);
+    // Another client signs in as usual.
+    expect((await signIn('198.51.100.9', bootstrap)).statusCode).toBe(303);
+  });
+
   it('serves /metrics only with METRICS_BEARER_TOKEN when it is set; an API key, even admin, does not open it', async () => {
     for (const headers of [
       {} as Record<string, string>,

@@ -1,9 +1,7 @@
-import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
 import { BillingException } from 'src/common/errors/billing.exception';
-import { FailureLimiter } from './failure-limiter';
-import { FailureStore } from './failure-store';
+import { ApiKeyFailures } from './failure-limiter';
 import { ACCESS_KEY, PUBLIC_KEY } from 'src/common/auth/auth.decorators';
 import { ApiKeysService } from './api-keys.service';
 import { isAllowed, type Principal, type Requirement } from 'src/common/auth/scopes';
@@ -19,17 +17,12 @@ interface AuthedRequest {
 /** Every route needs a valid API key with a fitting scope, unless it is marked @Public(). */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
-  /** Failed authentications per client, shared by the instances (AUTH_FAILURES_PER_MINUTE). */
-  private readonly limiter: FailureLimiter;
-
   constructor(
     private readonly reflector: Reflector,
     private readonly keys: ApiKeysService,
-    store: FailureStore,
-    @Inject(APP_CONFIG) config: AppConfig,
-  ) {
-    this.limiter = new FailureLimiter('api-key', config.authFailuresPerMinute, store);
-  }
+    /** Failed authentications per client, shared by the instances (AUTH_FAILURES_PER_MINUTE). */
+    private readonly limiter: ApiKeyFailures,
+  ) {}
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
     const targets = [ctx.getHandler(), ctx.getClass()];

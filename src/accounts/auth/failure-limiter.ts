@@ -1,6 +1,8 @@
 import { GroupCommitLanes, takeDistinct } from 'src/common/database/group-commit';
 import { clientKey } from './client-address';
-import type { FailureStore, FailureWindow } from './failure-store';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
+import { FailureStore, type FailureWindow } from './failure-store';
 
 const WINDOW_MS = 60_000;
 
@@ -112,5 +114,16 @@ export class FailureLimiter {
     this.local.delete(client);
     this.local.set(client, entry);
     while (this.local.size > this.maxLocalClients) this.local.delete(this.local.keys().next().value!);
+  }
+}
+
+/**
+ * The failed authentications of API keys, wherever a key is presented: the API's guard and the
+ * admin console's sign-in share it, so one budget per client covers both (AUTH_FAILURES_PER_MINUTE).
+ */
+@Injectable()
+export class ApiKeyFailures extends FailureLimiter {
+  constructor(store: FailureStore, @Inject(APP_CONFIG) config: AppConfig) {
+    super('api-key', config.authFailuresPerMinute, store);
   }
 }
