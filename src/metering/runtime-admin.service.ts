@@ -96,18 +96,23 @@ export class RuntimeAdminService {
   ): Promise<{ runtimeId: string; accountId: string; status: string; commandIssued: boolean }> {
     return inTransaction(this.ds, async (em) => {
       const now = this.clock.now();
-      const [row] = await rows<{ account_id: string; status: string; open: boolean }>(
+      const [row] = await rows<{ account_id: string; status: string }>(
         em,
-        `SELECT r.account_id, r.status,
-                EXISTS (SELECT 1 FROM runtime_commands c WHERE c.runtime_id = r.runtime_id AND c.reason = 'admin' AND c.acknowledged_at IS NULL) AS open
-         FROM runtimes r WHERE r.runtime_id = $1 FOR UPDATE OF r`,
+        `SELECT account_id, status FROM runtimes WHERE runtime_id = $1 FOR UPDATE`,
         [runtimeId],
       );
       if (!row || (ofAccount !== undefined && row.account_id !== ofAccount)) throw BillingException.notFound(`Runtime ${runtimeId}`);
       if (!ACTIVE.includes(row.status)) {
         throw BillingException.invalid([{ field: 'runtimeId', message: `the runtime is ${row.status}: there is nothing to terminate` }]);
       }
-      if (row.open) return { runtimeId, accountId: row.account_id, status: row.status, commandIssued: false };
+      // Read under the lock, in a statement of its own (so with a snapshot taken after it): a request
+      // that waited for the lock sees the command the one before it issued.
+      const [commands] = await rows<{ open: boolean }>(
+        em,
+        `SELECT EXISTS (SELECT 1 FROM runtime_commands WHERE runtime_id = $1 AND reason = 'admin' AND acknowledged_at IS NULL) AS open`,
+        [runtimeId],
+      );
+      if (commands?.open) return { runtimeId, accountId: row.account_id, status: row.status, commandIssued: false };
       await issueTerminate(
         em,
         { topic: topicsOf(this.config).commands, actor, audit: this.audit },

@@ -49,4 +49,22 @@ describe('an admin terminates a runtime over HTTP', () => {
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe('DL_BILLING_NOT_FOUND');
   });
+
+  it('issues one command when the same termination is asked several times at once (a double-submitted form)', async () => {
+    const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
+    for (let trial = 0; trial < 5; trial++) {
+      const runtimeId = uid('rt');
+      expect((await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId, ...SMALL, minutes: 30 } })).status).toBe(
+        201,
+      );
+      const answers = await Promise.all(
+        Array.from({ length: 4 }, () => h.request('POST', `/v1/admin/runtimes/${runtimeId}/terminate`, { key: admin })),
+      );
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+      expect(answers.filter((a) => a.body.commandIssued)).toHaveLength(1);
+      expect((await h.request('GET', `/v1/reservations/${runtimeId}`, { key: admin })).body.commands).toHaveLength(1);
+      const [{ n }] = await h.ds.query(`SELECT count(*)::int AS n FROM outbox WHERE payload->>'runtimeId' = $1`, [runtimeId]);
+      expect(n).toBe(1);
+    }
+  });
 });
