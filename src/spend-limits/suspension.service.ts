@@ -34,6 +34,8 @@ export class SuspensionService {
       const status = suspended ? 'suspended' : 'active';
       await setAccountStatus(em, accountId, status);
       const terminated = suspended ? await this.spendLimits.terminateActive(em, accountId, null, 'account_suspended', now) : [];
+      // Asked again with nothing to change (a double-submitted form): no audit row for no change.
+      if (before.status === status && terminated.length === 0) return { accountId, status, terminated };
       await this.audit.record(em, {
         actor,
         action: suspended ? 'account.suspended' : 'account.reactivated',

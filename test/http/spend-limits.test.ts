@@ -96,6 +96,12 @@ describe('spend limits over HTTP', () => {
       body: { suspended: true, reason: 'payment failed' },
     });
     expect(suspended.body).toEqual({ accountId, status: 'suspended', terminated: [running] });
+    // Asked again (a double-submitted form): the same answer, and nothing more to audit.
+    const again = await h.request('PUT', `/v1/admin/accounts/${accountId}/suspension`, {
+      key: admin,
+      body: { suspended: true, reason: 'payment failed' },
+    });
+    expect(again.body).toEqual({ accountId, status: 'suspended', terminated: [] });
     const refused = await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId: uid('rt'), ...SMALL } });
     expect(refused.status).toBe(403);
     expect(refused.body.error.code).toBe('DL_BILLING_ACCOUNT_SUSPENDED');
@@ -106,7 +112,8 @@ describe('spend limits over HTTP', () => {
       201,
     );
     const audit = await h.request('GET', `/v1/audit?accountId=${accountId}`, { key: admin });
-    expect(JSON.stringify(audit.body)).toContain('account.suspended');
+    const changes = audit.body.items.map((i: { action: string }) => i.action).filter((a: string) => a.startsWith('account.'));
+    expect(changes.sort()).toEqual(['account.created', 'account.reactivated', 'account.suspended']);
   });
 
   it('counts a runtime reserved last month and still running in this month: its extensions and a lowered limit see its hold', async () => {
