@@ -79,10 +79,15 @@ export class AdminAuth {
       if (!viewer.canAct) {
         throw new BillingException('DL_BILLING_FORBIDDEN', 'This key has the reports scope: it can read everything but change nothing');
       }
+      // As a JSON body's (json-limits): PostgreSQL text cannot hold a NUL, and a form field is no exception.
+      const withNul = Object.keys(form).filter((field) => form[field]!.includes('\u0000'));
+      if (withNul.length > 0) throw BillingException.invalid(withNul.map((field) => ({ field, message: NUL_MESSAGE })));
       return run(viewer, form);
     });
   }
 }
+
+const NUL_MESSAGE = 'must not contain NUL characters';
 
 /** A urlencoded form as string fields (repeated fields keep the last value). */
 export function formOf(body: unknown): Record<string, string> {

@@ -20,6 +20,15 @@ import { AdminController } from './admin.controller';
 import { AdminHealthController } from './health.controller';
 import { AdminStatementsController } from './statements.controller';
 
+/** What every console answer carries: no framing, no sniffing, no scripts, no referrer. */
+const CONSOLE_HEADERS = {
+  'content-security-policy':
+    "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+};
+
 /** The admin console at /admin (HTML, signed in by API key): accounts, actions, reports, system health. */
 @Module({
   imports: [
@@ -42,10 +51,22 @@ import { AdminStatementsController } from './statements.controller';
 export class AdminModule implements OnModuleInit {
   constructor(private readonly adapter: HttpAdapterHost) {}
 
-  /** The console's forms post application/x-www-form-urlencoded, which Fastify does not parse by itself. */
+  /**
+   * The console's forms post application/x-www-form-urlencoded, which Fastify does not parse by
+   * itself; and every console answer (pages, errors, CSV downloads) says it is not to be framed,
+   * sniffed, cached or given scripts (the console has none).
+   */
   onModuleInit(): void {
     const fastify = this.adapter.httpAdapter?.getInstance<FastifyInstance>();
-    if (!fastify || fastify.hasContentTypeParser('application/x-www-form-urlencoded')) return;
+    if (!fastify) return;
+    fastify.addHook('onSend', (request, reply, payload, done) => {
+      if (request.url === '/admin' || request.url.startsWith('/admin/') || request.url.startsWith('/admin?')) {
+        void reply.headers(CONSOLE_HEADERS);
+        if (!reply.hasHeader('cache-control')) void reply.header('cache-control', 'no-store');
+      }
+      done(null, payload);
+    });
+    if (fastify.hasContentTypeParser('application/x-www-form-urlencoded')) return;
     fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 64 * 1024 }, (_req, body, done) => {
       done(null, Object.fromEntries(new URLSearchParams(String(body))));
     });

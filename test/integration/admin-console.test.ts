@@ -421,6 +421,32 @@ describe('admin console in a browser', () => {
     await readOnly.close();
   });
 
+  it("refuses a NUL in a form field with a 400 page naming it, and sends the console's security headers on every answer", async () => {
+    await page.goto(`${base}/admin/accounts/${gamma}`);
+    const csrf = await page.getAttribute('header input[name=csrf]', 'value');
+    const before = (await wallet(gamma)).available;
+    for (const confirmed of ['', 'yes']) {
+      const nul = await context.request.post(`${base}/admin/accounts/${gamma}/grant`, {
+        form: { credits: '1', reason: 'a\u0000b', idempotencyKey: 'abcdefgh-nul-1', confirmed, csrf: csrf! },
+        maxRedirects: 0,
+      });
+      expect(nul.status()).toBe(400);
+      expect(await nul.text()).toMatch(/reason.*must not contain NUL characters/s);
+    }
+    expect((await wallet(gamma)).available).toBe(before);
+
+    for (const url of ['/admin/login', `/admin/accounts/${gamma}`, '/admin/reports/seats.csv', '/admin/accounts?page=x']) {
+      const res = await context.request.get(`${base}${url}`, { maxRedirects: 0 });
+      expect(res.headers()).toMatchObject({
+        'content-security-policy': expect.stringContaining("frame-ancestors 'none'"),
+        'x-frame-options': 'DENY',
+        'x-content-type-options': 'nosniff',
+        'referrer-policy': 'no-referrer',
+        'cache-control': 'no-store',
+      });
+    }
+  });
+
   it('shows system health: outbox backlog, job runs (and runs one, audited), Stripe webhooks', async () => {
     await page.goto(`${base}/admin/health`);
     // Without Kafka the outbox keeps every message (the terminate command, notifications).
