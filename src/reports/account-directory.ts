@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { z } from 'zod';
 import { rows } from 'src/common/database/transaction';
-import { formatCredits } from 'src/common/money';
+import { formatCredits, MICROS_PER_CREDIT } from 'src/common/money';
 import { PlanCatalog } from 'src/plan-catalog/plan-catalog';
 import { calendarMonth } from 'src/plan-catalog/periods';
 import { lowBalanceThreshold } from 'src/plans/notifications';
@@ -69,7 +69,8 @@ export class AccountDirectory {
     now: Date,
   ): Promise<{ items: AccountListItem[]; total: number; page: number; pages: number }> {
     const month = calendarMonth(now);
-    // The low-balance line of each plan's defaults (overrides do not move it here).
+    // The low-balance line of each plan's defaults; an account whose contract overrides its included
+    // credits gets the line of those (as lowBalanceThreshold: a tenth, at least 1 credit).
     const planIds = this.catalog.planIds();
     const thresholds = planIds.map((id) => lowBalanceThreshold(this.catalog.plan(id)).toString());
     const params: unknown[] = [
@@ -107,7 +108,9 @@ export class AccountDirectory {
          SELECT a.id, a.name, a.kind, a.plan, a.status, s.status AS subscription_status,
                 coalesce(w.grants_balance + w.debt, 0) AS available, coalesce(w.holds_balance, 0) AS held,
                 coalesce(c.consumed, 0) AS consumed,
-                coalesce(w.grants_balance + w.debt, 0) < t.threshold AS low,
+                coalesce(w.grants_balance + w.debt, 0) < CASE WHEN a.plan_overrides ? 'includedCredits'
+                  THEN greatest(${MICROS_PER_CREDIT}, replace(a.plan_overrides->>'includedCredits', '.', '')::bigint / 10)
+                  ELSE t.threshold END AS low,
                 coalesce(al.alerts, 0)::int AS alerts
          FROM accounts a
          LEFT JOIN wallets w ON w.account_id = a.id
@@ -129,8 +132,8 @@ export class AccountDirectory {
        LIMIT $${params.length - 1} OFFSET $${params.length}`,
       params,
     );
-    // A page past the end has no row to carry the count: it shows as empty, with the way back.
-    const total = found[0]?.total ?? 0;
+    // A page past the end has no row to carry the count: the first page's tells it (it shows as empty, with the way back).
+    const total = found[0]?.total ?? (q.page > 1 ? (await this.list({ ...q, page: 1 }, period, now)).total : 0);
     return {
       items: found.map((r) => ({
         id: r.id,

@@ -196,6 +196,24 @@ describe('admin console in a browser', () => {
     await Promise.all([page.waitForURL(/overThreshold=yes/), page.click('form[role=search] button[type=submit]')]);
     expect(await ids()).toEqual([gamma]);
     expect(await page.textContent('.pager')).toContain('Page 1 of 1');
+    // A page past the end (reloaded after its last row left the filter) still tells the total and the way back.
+    await page.goto(`${base}/admin/accounts?q=${tag}&overThreshold=yes&page=3`);
+    expect(await page.textContent('.pager')).toContain('Page 3 of 1');
+    expect(await page.locator('.pager a[rel=prev]').count()).toBe(1);
+    expect(await page.textContent('#table-accounts-caption')).toMatch(/^1 account ·/);
+
+    // A contract's own included credits move its low-balance line: 20 credits included → 2, so 5 available is not low.
+    const contract = await fundedAccount(h, admin, { id: `${uid('low')}_team`, kind: 'organization', plan: 'team', credits: '5.000000' });
+    const set = await h.request('PUT', `/v1/admin/accounts/${contract}/plan`, {
+      key: admin,
+      body: { plan: 'team', overrides: { includedCredits: '20.000000' } },
+    });
+    expect(set.status).toBe(200);
+    expect((await wallet(contract)).available).toBe('5.000000');
+    await page.goto(`${base}/admin/accounts?q=${contract}&lowBalance=yes`);
+    expect(await ids()).toEqual([]);
+    await page.goto(`${base}/admin/accounts?q=${contract}`);
+    expect(await ids()).toEqual([contract]);
     const shots = await screenshots(page, 'accounts');
     expect(shots.overflow).toEqual({ 1400: 0, 420: 0 });
     expect(shots.unlabelled).toEqual([]);
