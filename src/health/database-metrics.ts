@@ -53,6 +53,29 @@ export class DatabaseMetrics implements OnModuleInit {
 
   onModuleInit(): void {
     const registers = [this.metrics.registry];
+    // The pool's gauges first: a scrape collects in registration order, and the database gauges' own
+    // query would otherwise be counted as waiting for a connection (it is queued until the next tick).
+    const pool = (): { totalCount: number; idleCount: number; waitingCount: number } | undefined =>
+      this.ds.isInitialized ? poolOf(this.ds) : undefined;
+    new Gauge({
+      name: 'dl_billing_db_pool_connections',
+      help: "Connections of this instance's pool, by state (in_use, idle)",
+      labelNames: ['state'],
+      registers,
+      collect() {
+        const p = pool();
+        this.set({ state: 'in_use' }, p ? p.totalCount - p.idleCount : 0);
+        this.set({ state: 'idle' }, p?.idleCount ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'dl_billing_db_pool_waiting',
+      help: 'Queries of this instance waiting for a pool connection',
+      registers,
+      collect() {
+        this.set(pool()?.waitingCount ?? 0);
+      },
+    });
     const gauge = (name: string, help: string, labelNames: string[], fill: (g: Gauge, s: Snapshot) => void): void => {
       const snapshot = (): Promise<Snapshot> => this.snapshot();
       new Gauge({
@@ -92,27 +115,6 @@ export class DatabaseMetrics implements OnModuleInit {
       (j) => j.problems,
     );
     perJob('dl_billing_job_failures', 'Failed runs of the job since it was first run (any instance)', (j) => Number(j.failures));
-    const pool = (): { totalCount: number; idleCount: number; waitingCount: number } | undefined =>
-      this.ds.isInitialized ? poolOf(this.ds) : undefined;
-    new Gauge({
-      name: 'dl_billing_db_pool_connections',
-      help: "Connections of this instance's pool, by state (in_use, idle)",
-      labelNames: ['state'],
-      registers,
-      collect() {
-        const p = pool();
-        this.set({ state: 'in_use' }, p ? p.totalCount - p.idleCount : 0);
-        this.set({ state: 'idle' }, p?.idleCount ?? 0);
-      },
-    });
-    new Gauge({
-      name: 'dl_billing_db_pool_waiting',
-      help: 'Queries of this instance waiting for a pool connection',
-      registers,
-      collect() {
-        this.set(pool()?.waitingCount ?? 0);
-      },
-    });
   }
 
   private snapshot(): Promise<Snapshot> {

@@ -54,6 +54,8 @@ describe('/metrics: what an on-call engineer alerts on', () => {
       sample(after, 'dl_billing_db_pool_connections', { state: 'idle' }) +
         sample(after, 'dl_billing_db_pool_connections', { state: 'in_use' }),
     ).toBeGreaterThan(0);
+    // Nothing waits for a connection here: the scrape's own database read is not counted as waiting.
+    expect(sample(after, 'dl_billing_db_pool_waiting')).toBe(0);
     // Bounded labels: no account or runtime id anywhere.
     expect(after).not.toContain(accountId);
     expect(after).not.toContain(runtimeId);
