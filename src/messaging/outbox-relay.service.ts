@@ -2,10 +2,15 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
+import { rows } from 'src/common/database/transaction';
 import { Metrics } from 'src/health/metrics';
 import { MessageBus } from 'src/infra/kafka/message-bus';
 
 const BATCH = 500;
+/** Published messages are kept a week (for an operator to look at what was sent), then deleted. */
+export const KEEP_PUBLISHED_HOURS = 168;
+const PRUNE_EVERY_MS = 10 * 60_000;
+const PRUNE_BATCH = 5_000;
 
 /**
  * Publishes outbox rows to Kafka and marks them sent. Rows are claimed with FOR UPDATE SKIP LOCKED,
@@ -17,6 +22,7 @@ export class OutboxRelayService implements OnApplicationBootstrap, OnApplication
   private readonly logger = new Logger('OutboxRelay');
   private timer?: NodeJS.Timeout;
   private running?: Promise<number>;
+  private prunedAt = 0;
 
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
@@ -32,6 +38,13 @@ export class OutboxRelayService implements OnApplicationBootstrap, OnApplication
     }
     const tick = (): void => {
       this.running = this.relayAll()
+        .then(async (sent) => {
+          if (Date.now() - this.prunedAt >= PRUNE_EVERY_MS) {
+            this.prunedAt = Date.now();
+            await this.prunePublished();
+          }
+          return sent;
+        })
         .catch((e: unknown) => {
           this.logger.warn(`relay failed, will retry: ${String(e)}`);
           return 0;
@@ -56,6 +69,28 @@ export class OutboxRelayService implements OnApplicationBootstrap, OnApplication
       const sent = await this.relayOnce();
       total += sent;
       if (sent < BATCH) return total;
+    }
+  }
+
+  /**
+   * Deletes the messages published more than KEEP_PUBLISHED_HOURS ago, oldest first, in batches
+   * (each looks at the oldest PRUNE_BATCH rows only, through the primary key, so a table with
+   * nothing to delete costs one short index scan); a message not yet published is never deleted.
+   * Returns how many were deleted.
+   */
+  async prunePublished(): Promise<number> {
+    let deleted = 0;
+    for (;;) {
+      const [gone] = await rows<{ n: number }>(
+        this.ds,
+        `WITH oldest AS (SELECT id FROM outbox ORDER BY id LIMIT ${PRUNE_BATCH}),
+              gone AS (DELETE FROM outbox o USING oldest
+                       WHERE o.id = oldest.id AND o.published_at < now() - make_interval(hours => $1) RETURNING 1)
+         SELECT count(*)::int AS n FROM gone`,
+        [KEEP_PUBLISHED_HOURS],
+      );
+      deleted += gone?.n ?? 0;
+      if (!gone || gone.n === 0) return deleted;
     }
   }
 
