@@ -47,12 +47,22 @@ export class PrivateKafka {
    * down for `downMs`, and starts it again on the same data.
    */
   async crashAndRestart(downMs: number): Promise<void> {
+    await this.kill();
+    await new Promise((r) => setTimeout(r, downMs));
+    await this.start();
+  }
+
+  /** SIGKILL: no controlled shutdown. */
+  async kill(): Promise<void> {
     const pid = Number((await readFile(join(this.dataDir, 'kafka.pid'), 'utf8')).trim());
     if (!Number.isInteger(pid) || pid <= 0) throw new Error('the private broker has no pid file');
     process.kill(pid, 'SIGKILL');
     while (alive(pid)) await new Promise((r) => setTimeout(r, 100));
-    await new Promise((r) => setTimeout(r, downMs));
-    await this.script('start');
+  }
+
+  /** Starts it again on the same data. */
+  start(): Promise<void> {
+    return this.script('start');
   }
 
   async stop(): Promise<void> {

@@ -62,4 +62,21 @@ describe('a broker unreachable at start', () => {
     await produce(topic, [{ key: 'k', value: 'after' }]);
     await eventually(() => Promise.resolve(handled.includes('after')), 30_000, 'the message');
   });
+
+  it('says in its health when the broker stops answering while nothing is sent, and when it answers again', async () => {
+    // The bus's probe asks the bootstrap address; the connections it already has (straight to the
+    // broker) stay up, so only the probe can tell. The proxy going away is the broker going away.
+    const address = (proxy!.address() as net.AddressInfo).port;
+    await bus!.onApplicationShutdown();
+    bus = new KafkajsBus(busConfig(`${tag}b`, `${topic}.b`, [`127.0.0.1:${address}`]), { brokerProbeEveryMs: 300 });
+    await bus.onApplicationBootstrap();
+    await eventually(() => Promise.resolve(bus!.health().ok), 60_000, 'the bus to connect');
+    const closed = new Promise((resolve) => proxy!.close(resolve));
+    for (const s of sockets) s.destroy();
+    await closed;
+    await eventually(() => Promise.resolve(!bus!.health().ok), 10_000, 'the health to tell the outage');
+    expect(bus.health().detail).toMatch(/^broker unreachable since \d{4}-/);
+    await new Promise<void>((resolve) => proxy!.listen(address, '127.0.0.1', resolve));
+    await eventually(() => Promise.resolve(bus!.health().ok), 10_000, 'the health to tell the broker is back');
+  });
 });

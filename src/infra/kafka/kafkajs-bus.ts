@@ -20,6 +20,8 @@ const START_WAIT_MS = 15_000;
 /** Pause before connecting again after a failed attempt, doubled up to the maximum. */
 const RECONNECT_MS = 1_000;
 const RECONNECT_MAX_MS = 30_000;
+/** How often a connected bus checks that the broker answers (KafkajsBusOptions.brokerProbeEveryMs). */
+const PROBE_EVERY_MS = 5_000;
 /** What one fetch may bring, per partition and in all (kafkajs' defaults: 1 MiB and 10 MiB). */
 const FETCH_BYTES_PER_PARTITION = 1024 * 1024;
 const FETCH_BYTES = 4 * 1024 * 1024;
@@ -43,6 +45,12 @@ export interface KafkajsBusOptions {
    */
   observeBrokerLag?: (lags: ConsumerLag[]) => void;
   brokerLagEveryMs?: number;
+  /**
+   * How often a connected bus asks the broker for its cluster (default 5 s): health says the broker
+   * is unreachable from the first probe that fails to the next that succeeds, even when nothing is
+   * sent (kafkajs' own connections say nothing until they are used).
+   */
+  brokerProbeEveryMs?: number;
 }
 
 /** kafkajs behind MessageBus: an idempotent producer and one eachBatch consumer per subscription. */
@@ -59,6 +67,8 @@ export class KafkajsBus extends MessageBus implements OnApplicationBootstrap, On
   private connectProblem = 'no answer yet';
   /** The last publish that failed, while none has succeeded since (a broker outage the producer sees). */
   private publishFailing: { since: Date; error: string } | null = null;
+  /** The first failed probe of the broker, while none has succeeded since (watchBroker). */
+  private brokerUnreachable: { since: Date; error: string } | null = null;
   private handledChunks = 0;
   private stopping = false;
   /** Crashes kafkajs did not recover from since the group last handled a batch, per group: the restart's backoff. */
@@ -130,6 +140,9 @@ export class KafkajsBus extends MessageBus implements OnApplicationBootstrap, On
     if (this.publishFailing) {
       return { ok: false, detail: `publishing fails since ${this.publishFailing.since.toISOString()}: ${this.publishFailing.error}` };
     }
+    if (this.brokerUnreachable) {
+      return { ok: false, detail: `broker unreachable since ${this.brokerUnreachable.since.toISOString()}: ${this.brokerUnreachable.error}` };
+    }
     if (!this.producerReady) return { ok: false, detail: 'producer not connected' };
     const down = this.consumers.filter((c) => c.state === 'crashed').map((c) => c.topic);
     if (down.length > 0) return { ok: false, detail: `consumer crashed: ${down.join(', ')}` };
@@ -165,6 +178,7 @@ export class KafkajsBus extends MessageBus implements OnApplicationBootstrap, On
       this.connected = true;
       this.publishFailing = null;
       this.watchBrokerLag();
+      this.watchBroker();
       this.logger.log(
         `Kafka connected (${this.config.brokers.join(',')}), consuming ${this.subscriptions.map((s) => s.topic).join(', ') || 'nothing'}`,
       );
@@ -190,6 +204,35 @@ export class KafkajsBus extends MessageBus implements OnApplicationBootstrap, On
     this.lagTimer.unref();
   }
 
+  private probeTimer?: NodeJS.Timeout;
+
+  private watchBroker(): void {
+    if (this.probeTimer) return;
+    let probing = false;
+    this.probeTimer = setInterval(() => {
+      if (this.stopping || probing) return;
+      probing = true;
+      this.probeBroker()
+        .then(
+          () => (this.brokerUnreachable = null),
+          (error: unknown) => (this.brokerUnreachable ??= { since: new Date(), error: String(error) }),
+        )
+        .finally(() => (probing = false));
+    }, this.options.brokerProbeEveryMs ?? PROBE_EVERY_MS);
+    this.probeTimer.unref();
+  }
+
+  /** One question to the cluster on a connection of its own, without retries. */
+  private async probeBroker(): Promise<void> {
+    const admin = this.kafka.admin({ retry: { retries: 0 } });
+    try {
+      await admin.connect();
+      await admin.describeCluster();
+    } finally {
+      await admin.disconnect().catch(() => undefined);
+    }
+  }
+
   private async reconnect(delayMs: number): Promise<void> {
     if (this.stopping) return;
     await new Promise((r) => setTimeout(r, delayMs).unref());
@@ -203,6 +246,7 @@ export class KafkajsBus extends MessageBus implements OnApplicationBootstrap, On
   stopConsuming(): Promise<void> {
     this.stopping = true;
     clearInterval(this.lagTimer);
+    clearInterval(this.probeTimer);
     this.consumersStopped ??= Promise.allSettled(this.consumers.map((c) => c.consumer.disconnect())).then(() => undefined);
     return this.consumersStopped;
   }
