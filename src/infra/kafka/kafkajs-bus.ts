@@ -141,7 +141,10 @@ export class KafkajsBus extends MessageBus implements OnApplicationBootstrap, On
       return { ok: false, detail: `publishing fails since ${this.publishFailing.since.toISOString()}: ${this.publishFailing.error}` };
     }
     if (this.brokerUnreachable) {
-      return { ok: false, detail: `broker unreachable since ${this.brokerUnreachable.since.toISOString()}: ${this.brokerUnreachable.error}` };
+      return {
+        ok: false,
+        detail: `broker unreachable since ${this.brokerUnreachable.since.toISOString()}: ${this.brokerUnreachable.error}`,
+      };
     }
     if (!this.producerReady) return { ok: false, detail: 'producer not connected' };
     const down = this.consumers.filter((c) => c.state === 'crashed').map((c) => c.topic);
