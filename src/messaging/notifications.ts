@@ -22,6 +22,9 @@ export const NOTIFICATION_TYPES = [
   'spend_limit.reached',
   'subscription.past_due',
   'storage.unpaid',
+  'credits.clawed_back',
+  'account.suspended',
+  'account.reactivated',
 ] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 

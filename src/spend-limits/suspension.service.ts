@@ -1,4 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
+import { notifyOnce } from 'src/messaging/notifications';
+import { topicsOf } from 'src/messaging/topics';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { setAccountStatus } from 'src/accounts/account-writes';
@@ -18,6 +21,7 @@ export class SuspensionService {
     @InjectDataSource() private readonly ds: DataSource,
     private readonly spendLimits: SpendLimitsService,
     private readonly audit: AuditService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly clock: Clock,
   ) {}
 
@@ -36,6 +40,16 @@ export class SuspensionService {
       const terminated = suspended ? await this.spendLimits.terminateActive(em, accountId, null, 'account_suspended', now) : [];
       // Asked again with nothing to change (a double-submitted form): no audit row for no change.
       if (before.status === status && terminated.length === 0) return { accountId, status, terminated };
+      if (before.status !== status) {
+        // The holder hears of it, once per change (a retry of the same change finds nothing to change).
+        const type = suspended ? 'account.suspended' : 'account.reactivated';
+        await notifyOnce(
+          em,
+          topicsOf(this.config).notifications,
+          [{ type, accountId, cause: `${type}:${accountId}:${now.toISOString()}`, data: { reason, terminated: terminated.length } }],
+          now,
+        );
+      }
       await this.audit.record(em, {
         actor,
         action: suspended ? 'account.suspended' : 'account.reactivated',

@@ -1,6 +1,7 @@
 import type { AuditService } from 'src/audit/audit.service';
 import { rows } from 'src/common/database/transaction';
 import { formatCredits } from 'src/common/money';
+import { notifyOnce, type Notification } from 'src/messaging/notifications';
 import type { Clock } from 'src/infra/clock/clock';
 import { clawBack } from './clawback';
 import type { Effect } from './stripe-events.service';
@@ -12,7 +13,7 @@ import { readCharge } from './stripe-objects';
  * reversed is clawed back (once per event, up to what is left of the grant).
  */
 export async function chargeReversed(
-  deps: { audit: AuditService; clock: Clock; actor: string },
+  deps: { audit: AuditService; clock: Clock; actor: string; notificationsTopic: string },
   event: StripeEventLike,
   object: unknown,
 ): Promise<Effect | null> {
@@ -53,6 +54,20 @@ export async function chargeReversed(
         topUp.session_id,
         taken.toString(),
       ]);
+      // The holder hears of credits taken back, once per Stripe event.
+      const notice: Notification = {
+        type: 'credits.clawed_back',
+        accountId: topUp.account_id,
+        cause: `credits.clawed_back:${event.id}`,
+        data: {
+          grantId: topUp.grant_id,
+          credits: formatCredits(taken),
+          reason: event.type === 'charge.refunded' ? 'refund' : 'dispute',
+          chargeId: charge.chargeId,
+          topUpSession: topUp.session_id,
+        },
+      };
+      await notifyOnce(em, deps.notificationsTopic, [notice], deps.clock.now());
     }
     return {};
   };

@@ -146,7 +146,11 @@ export class StripeEventsService {
       }
       case 'charge.refunded':
       case 'charge.dispute.created':
-        return chargeReversed({ audit: this.audit, clock: this.clock, actor: ACTOR }, event, object);
+        return chargeReversed(
+          { audit: this.audit, clock: this.clock, actor: ACTOR, notificationsTopic: topicsOf(this.config).notifications },
+          event,
+          object,
+        );
       default:
         return null;
     }

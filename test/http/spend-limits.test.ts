@@ -114,6 +114,15 @@ describe('spend limits over HTTP', () => {
     const audit = await h.request('GET', `/v1/audit?accountId=${accountId}`, { key: admin });
     const changes = audit.body.items.map((i: { action: string }) => i.action).filter((a: string) => a.startsWith('account.'));
     expect(changes.sort()).toEqual(['account.created', 'account.reactivated', 'account.suspended']);
+    // The holder is told of each change once.
+    const told: { payload: { type: string; data: unknown } }[] = await h.ds.query(
+      `SELECT payload FROM outbox WHERE key = $1 AND payload->>'type' LIKE 'account.%' ORDER BY id`,
+      [accountId],
+    );
+    expect(told.map((t) => [t.payload.type, t.payload.data])).toEqual([
+      ['account.suspended', { reason: 'payment failed', terminated: 1 }],
+      ['account.reactivated', { reason: null, terminated: 0 }],
+    ]);
   });
 
   it('counts a runtime reserved last month and still running in this month: its extensions and a lowered limit see its hold', async () => {

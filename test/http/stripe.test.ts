@@ -152,6 +152,15 @@ describe('Stripe over HTTP, against the local fake', () => {
     const audit = await h.request('GET', `/v1/audit?accountId=${accountId}`, { key: admin });
     const actions = (audit.body.items ?? audit.body).map((a: { action: string }) => a.action);
     expect(actions.filter((a: string) => a === 'credits.clawed_back')).toHaveLength(2);
+    // The holder is told of each, once (the partial refund was delivered twice).
+    const told: { payload: { type: string; data: Record<string, unknown> } }[] = await h.ds.query(
+      `SELECT payload FROM outbox WHERE key = $1 AND payload->>'type' = 'credits.clawed_back' ORDER BY id`,
+      [accountId],
+    );
+    expect(told.map((t) => t.payload.data)).toEqual([
+      expect.objectContaining({ credits: '25.000000', reason: 'refund', chargeId: charge.id, topUpSession: session.id }),
+      expect.objectContaining({ credits: '75.000000', reason: 'refund', chargeId: charge.id, topUpSession: session.id }),
+    ]);
   });
 
   it('explains each claw-back in the ledger: the charge reversed, the top-up session and the amount taken back', async () => {
