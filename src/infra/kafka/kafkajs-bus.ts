@@ -17,6 +17,12 @@ import { fixKafkajsRequestQueue } from './request-queue-fix';
 const CHUNK = 2_000;
 /** How long the start waits for the broker before it goes on without it (and keeps trying). */
 const START_WAIT_MS = 15_000;
+/**
+ * How long the start waits for the consumers to join their groups once the broker has answered: a
+ * restart after a crash joins only when the dead instance's session ends (KAFKA_SESSION_TIMEOUT_MS),
+ * and reservations must not wait for that.
+ */
+const JOIN_WAIT_MS = 5_000;
 /** Pause before connecting again after a failed attempt, doubled up to the maximum. */
 const RECONNECT_MS = 1_000;
 const RECONNECT_MAX_MS = 30_000;
@@ -38,6 +44,8 @@ export interface KafkajsBusOptions {
   observeLag?: (topic: string, partition: number, lag: number) => void;
   /** How long the start waits for the broker before it goes on without it (default START_WAIT_MS). */
   startWaitMs?: number;
+  /** How long it then waits for the consumers to join (default JOIN_WAIT_MS). */
+  joinWaitMs?: number;
   /**
    * Told every `brokerLagEveryMs` (default 30 s) the lag of each consumed partition as the broker has
    * it (the group's committed offset against the end): it rises while the consumer is stuck or
@@ -65,6 +73,8 @@ export class KafkajsBus extends MessageBus implements OnApplicationBootstrap, On
   /** Whether topics, producer and consumers are all up; until then, what the last attempt failed on. */
   private connected = false;
   private connectProblem = 'no answer yet';
+  /** Told by the first connection attempt once topics and producer are up (the start's first wait ends). */
+  private brokerAnswered?: () => void;
   /** The last publish that failed, while none has succeeded since (a broker outage the producer sees). */
   private publishFailing: { since: Date; error: string } | null = null;
   /** The first failed probe of the broker, while none has succeeded since (watchBroker). */
@@ -155,15 +165,23 @@ export class KafkajsBus extends MessageBus implements OnApplicationBootstrap, On
   /**
    * Connects (topics, producer, consumers). The start waits for the broker for START_WAIT_MS at
    * most: a broker outage must not keep an instance from serving reservations, so past that it starts
-   * without the broker and keeps connecting in the background (health says so until it is up).
+   * without the broker and keeps connecting in the background (health says so until it is up). Once
+   * the broker has answered, it waits JOIN_WAIT_MS at most for the consumers to join their groups
+   * (after a crash that lasts until the dead instance's session ends), then lets them join in the
+   * background.
    */
   async onApplicationBootstrap(): Promise<void> {
+    const answered = new Promise<'answered'>((resolve) => (this.brokerAnswered = () => resolve('answered')));
     const first = this.connect();
-    const up = await Promise.race([
-      first,
-      new Promise<boolean>((r) => setTimeout(() => r(false), this.options.startWaitMs ?? START_WAIT_MS).unref()),
-    ]);
-    if (up) return;
+    const wait = (ms: number) => new Promise<false>((resolve) => setTimeout(() => resolve(false), ms).unref());
+    let up = await Promise.race([first, answered, wait(this.options.startWaitMs ?? START_WAIT_MS)]);
+    if (up === 'answered') up = await Promise.race([first, wait(this.options.joinWaitMs ?? JOIN_WAIT_MS)]);
+    if (up === true) return;
+    if (this.producerReady) {
+      this.logger.warn(`Kafka consumers still joining their groups: starting, they join in the background`);
+      void first.then((done) => (done ? undefined : this.reconnect(RECONNECT_MS)));
+      return;
+    }
     this.logger.error(
       `Kafka not reachable at ${this.config.brokers.join(',')} (${this.connectProblem}): starting without it, connecting in the background`,
     );
@@ -176,6 +194,8 @@ export class KafkajsBus extends MessageBus implements OnApplicationBootstrap, On
       await this.ensureTopics();
       await this.producer.connect();
       this.producerReady = true;
+      this.connectProblem = 'consumers joining their groups';
+      this.brokerAnswered?.();
       if (this.stopping) return false;
       await this.startConsumers();
       this.connected = true;
