@@ -121,6 +121,7 @@ export function repaymentChanges(plan: ReturnPlan): { holds: HoldUpdate[]; alloc
  * then; each later return of its credits is announced once, by the transaction's key.
  */
 export function expiredOnReturn(state: LockedWallet, plan: ReturnPlan, transactionKey: string): Notification[] {
+  if (plan.toExpired.length === 0) return [];
   const grants = new Map([...state.grants, ...state.allocations.map((a) => a.grant)].map((g) => [g.id, g]));
   return plan.toExpired.map((p) => {
     const grant = grants.get(p.grantId);
