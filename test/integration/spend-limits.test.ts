@@ -72,17 +72,18 @@ describe('spend limits enforced by terminating runtimes (real broker)', () => {
 
   it('notifies 50, 80 and 100% exactly once each when concurrent reservations cross them, in that order; a raised limit is notified when reached again', async () => {
     const accountId = await fundedAccount(h, admin, { credits: '50.000000' });
+    /** Sets the limit, then sends 12 launches of 10 minutes at once; returns how many were reserved. */
+    const limitThenLaunch = async (credits: string) => {
+      await h.request('PUT', `/v1/accounts/${accountId}/spend-limit`, { key: admin, body: { credits, thresholds: [50, 80, 100] } });
+      const results = await Promise.all(
+        Array.from({ length: 12 }, () =>
+          h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId: uid('rt'), ...SMALL, minutes: 10 } }),
+        ),
+      );
+      return results.filter((r) => r.status === 201).length;
+    };
     // 10 minutes of small hold 0.166667: exactly 6 fit in 1.000002, and the 6th reaches it.
-    await h.request('PUT', `/v1/accounts/${accountId}/spend-limit`, {
-      key: admin,
-      body: { credits: '1.000002', thresholds: [50, 80, 100] },
-    });
-    const results = await Promise.all(
-      Array.from({ length: 12 }, () =>
-        h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId: uid('rt'), ...SMALL, minutes: 10 } }),
-      ),
-    );
-    expect(results.filter((r) => r.status === 201)).toHaveLength(6);
+    expect(await limitThenLaunch('1.000002')).toBe(6);
     const notes = async () =>
       (await readTopic(h.config.kafka!.topics.notifications, 5, 20_000, 2_000))
         .map((m) => JSON.parse(m.value))
@@ -97,16 +98,7 @@ describe('spend limits enforced by terminating runtimes (real broker)', () => {
 
     // Raised to twice as much: 6 more fit, and the 12th reaches the new limit, which is said once more;
     // the thresholds, once per month, are not said again.
-    await h.request('PUT', `/v1/accounts/${accountId}/spend-limit`, {
-      key: admin,
-      body: { credits: '2.000004', thresholds: [50, 80, 100] },
-    });
-    const more = await Promise.all(
-      Array.from({ length: 12 }, () =>
-        h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId: uid('rt'), ...SMALL, minutes: 10 } }),
-      ),
-    );
-    expect(more.filter((r) => r.status === 201)).toHaveLength(6);
+    expect(await limitThenLaunch('2.000004')).toBe(6);
     expect((await notes()).slice(4)).toEqual(['spend_limit.reached of 2.000004']);
   });
 });
