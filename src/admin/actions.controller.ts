@@ -6,6 +6,7 @@ import { BillingException } from 'src/common/errors/billing.exception';
 import { parseOrThrow } from 'src/common/http/zod-validation.pipe';
 import { jsonLimitProblem } from 'src/common/json-limits';
 import { parseCredits } from 'src/common/money';
+import { Clock } from 'src/infra/clock/clock';
 import { JobsService } from 'src/jobs/jobs.service';
 import { createGrantSchema } from 'src/ledger/dto/grant.dto';
 import { LedgerService } from 'src/ledger/ledger.service';
@@ -55,6 +56,7 @@ export class AdminActionsController {
     private readonly keys: ApiKeysService,
     private readonly jobs: JobsService,
     private readonly catalog: PlanCatalog,
+    private readonly clock: Clock,
   ) {}
 
   /**
@@ -86,6 +88,10 @@ export class AdminActionsController {
         reason: form.reason,
         ...(form.expiresAt ? { expiresAt: form.expiresAt } : {}),
       });
+      // Refused before the confirmation, as the ledger would refuse it after.
+      if (dto.expiresAt && Date.parse(dto.expiresAt) <= this.clock.now().getTime()) {
+        throw BillingException.invalid([{ field: 'expiresAt', message: 'must be in the future' }]);
+      }
       if (!(await this.ledger.accountExists(id))) throw BillingException.notFound(`Account ${id}`);
       const key = /^[A-Za-z0-9-]{8,64}$/.test(form.idempotencyKey ?? '') ? form.idempotencyKey! : null;
       if (!key) throw BillingException.invalid([{ field: 'idempotencyKey', message: 'missing: reload the account page' }]);

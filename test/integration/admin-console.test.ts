@@ -439,7 +439,7 @@ describe('admin console in a browser', () => {
     await readOnly.close();
   });
 
-  it("refuses a NUL in a form field with a 400 page naming it, and sends the console's security headers on every answer", async () => {
+  it("refuses a NUL in a form field and a past expiry at the first step with a 400 page naming them, and sends the console's security headers on every answer", async () => {
     await page.goto(`${base}/admin/accounts/${gamma}`);
     const csrf = await page.getAttribute('header input[name=csrf]', 'value');
     const before = (await wallet(gamma)).available;
@@ -451,6 +451,13 @@ describe('admin console in a browser', () => {
       expect(nul.status()).toBe(400);
       expect(await nul.text()).toMatch(/reason.*must not contain NUL characters/s);
     }
+    // A grant expiring in the past is refused at the first step, not after the confirmation.
+    const past = await context.request.post(`${base}/admin/accounts/${gamma}/grant`, {
+      form: { credits: '1', reason: 'late', expiresAt: '2020-01-01T00:00:00Z', idempotencyKey: 'abcdefgh-past-1', csrf: csrf! },
+      maxRedirects: 0,
+    });
+    expect(past.status()).toBe(400);
+    expect(await past.text()).toMatch(/expiresAt.*must be in the future/s);
     expect((await wallet(gamma)).available).toBe(before);
 
     for (const url of ['/admin/login', `/admin/accounts/${gamma}`, '/admin/reports/seats.csv', '/admin/accounts?page=x']) {
