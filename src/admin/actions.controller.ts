@@ -9,6 +9,7 @@ import { parseCredits } from 'src/common/money';
 import { Clock } from 'src/infra/clock/clock';
 import { JobsService } from 'src/jobs/jobs.service';
 import { createGrantSchema } from 'src/ledger/dto/grant.dto';
+import { checkExpiry } from 'src/ledger/operations/grant';
 import { LedgerService } from 'src/ledger/ledger.service';
 import { RuntimeAdminService } from 'src/metering/runtime-admin.service';
 import { setPlanSchema } from 'src/plans/dto/plan.dto';
@@ -89,9 +90,7 @@ export class AdminActionsController {
         ...(form.expiresAt ? { expiresAt: form.expiresAt } : {}),
       });
       // Refused before the confirmation, as the ledger would refuse it after.
-      if (dto.expiresAt && Date.parse(dto.expiresAt) <= this.clock.now().getTime()) {
-        throw BillingException.invalid([{ field: 'expiresAt', message: 'must be in the future' }]);
-      }
+      checkExpiry(dto.expiresAt ? new Date(dto.expiresAt) : null, this.clock.now());
       if (!(await this.ledger.accountExists(id))) throw BillingException.notFound(`Account ${id}`);
       const key = /^[A-Za-z0-9-]{8,64}$/.test(form.idempotencyKey ?? '') ? form.idempotencyKey! : null;
       if (!key) throw BillingException.invalid([{ field: 'idempotencyKey', message: 'missing: reload the account page' }]);

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { ApiKeysService } from 'src/accounts/auth/api-keys.service';
 import { BillingException, type Finding } from 'src/common/errors/billing.exception';
+import { NUL } from 'src/common/json-limits';
 import { toBillingException } from 'src/common/errors/billing-exception.filter';
 import { noteErrorCode, notePrincipal } from 'src/common/http/request-notes';
 import { Clock } from 'src/infra/clock/clock';
@@ -81,13 +82,11 @@ export class AdminAuth {
       }
       // As a JSON body's (json-limits): PostgreSQL text cannot hold a NUL, and a form field is no exception.
       const withNul = Object.keys(form).filter((field) => form[field]!.includes('\u0000'));
-      if (withNul.length > 0) throw BillingException.invalid(withNul.map((field) => ({ field, message: NUL_MESSAGE })));
+      if (withNul.length > 0) throw BillingException.invalid(withNul.map((field) => ({ field, message: NUL })));
       return run(viewer, form);
     });
   }
 }
-
-const NUL_MESSAGE = 'must not contain NUL characters';
 
 /** A urlencoded form as string fields (repeated fields keep the last value). */
 export function formOf(body: unknown): Record<string, string> {

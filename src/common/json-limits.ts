@@ -10,7 +10,8 @@ export const JSON_LIMITS = {
   maxValues: 500_000,
 } as const;
 
-const NUL = 'must not contain NUL characters';
+/** The finding of a NUL character (PostgreSQL text cannot hold one), wherever text comes from. */
+export const NUL = 'must not contain NUL characters';
 const LONE_SURROGATE = 'must not contain a lone UTF-16 surrogate (\\uD800-\\uDFFF not in a pair)';
 const LOWER_U = 0x75;
 const QUOTE = 0x22;

@@ -42,9 +42,7 @@ export function grantOperation(input: GrantInput): Operation<GrantResult> {
         };
       }
       // Checked after the replay check: a replay answers the first outcome even once the grant has expired.
-      if (input.expiresAt && input.expiresAt.getTime() <= now.getTime()) {
-        throw BillingException.invalid([{ field: 'expiresAt', message: 'must be in the future' }]);
-      }
+      checkExpiry(input.expiresAt, now);
       const bucket: GrantRow = {
         id,
         source: input.source,
@@ -120,4 +118,11 @@ export function grantOperation(input: GrantInput): Operation<GrantResult> {
       };
     },
   };
+}
+
+/** A grant's expiry must be in the future (the console checks it before its confirmation too). */
+export function checkExpiry(expiresAt: Date | null | undefined, now: Date): void {
+  if (expiresAt && expiresAt.getTime() <= now.getTime()) {
+    throw BillingException.invalid([{ field: 'expiresAt', message: 'must be in the future' }]);
+  }
 }
