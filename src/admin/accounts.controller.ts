@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Controller, Get, Headers, Param, Query, Res } from '@nestjs/common';
+import { Controller, Get, Headers, Param, Query, Res, UseFilters } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { AccountsService } from 'src/accounts/accounts.service';
@@ -28,6 +28,7 @@ import { signedFlash } from './admin-session';
 import { accountPage } from './account-page';
 import { accountsPage } from './accounts-page';
 import { shell } from './render';
+import { ConsoleErrorFilter } from './console-error.filter';
 
 const cursor = z
   .string()
@@ -42,6 +43,7 @@ const accountQuerySchema = z.strictObject({
 
 /** The accounts list and one account's page, read through the owning modules' services. */
 @Controller('admin/accounts')
+@UseFilters(ConsoleErrorFilter)
 @Public()
 export class AdminAccountsController {
   constructor(

@@ -1,4 +1,4 @@
-import { Controller, createParamDecorator, type ExecutionContext, HttpCode, Param, Post } from '@nestjs/common';
+import { Controller, createParamDecorator, type ExecutionContext, HttpCode, Param, Post, UseFilters } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiKeysService } from 'src/accounts/auth/api-keys.service';
 import { Public } from 'src/common/auth/auth.decorators';
@@ -21,6 +21,7 @@ import { SuspensionService } from 'src/spend-limits/suspension.service';
 import { AdminAuth, type AdminViewer } from './admin-auth';
 import { flashSignature } from './admin-session';
 import { credits, esc, hidden, shell } from './render';
+import { ConsoleErrorFilter } from './console-error.filter';
 
 /** What an action reads from its request: the form, the session cookie, the URL to post the confirmation to, and the reply to redirect. */
 interface ActionRequest {
@@ -45,6 +46,7 @@ const ActionForm = createParamDecorator((_: unknown, ctx: ExecutionContext): Act
  * redirects back (so a reload does not act twice; a grant also carries an idempotency key).
  */
 @Controller('admin')
+@UseFilters(ConsoleErrorFilter)
 @Public()
 export class AdminActionsController {
   constructor(

@@ -1,9 +1,10 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res, UseFilters } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiKeyFailures } from 'src/accounts/auth/failure-limiter';
 import { Public } from 'src/common/auth/auth.decorators';
 import { ApiKeysService } from 'src/accounts/auth/api-keys.service';
 import { toBillingException } from 'src/common/errors/billing-exception.filter';
+import { BillingException } from 'src/common/errors/billing.exception';
 import { Clock } from 'src/infra/clock/clock';
 import { PlanCatalog } from 'src/plan-catalog/plan-catalog';
 import { parseReportQuery } from 'src/reports/report-query';
@@ -13,6 +14,7 @@ import { AdminAuth, CONSOLE_SCOPES } from './admin-auth';
 import { SESSION_COOKIE, SESSION_TTL_MS, signSession } from './admin-session';
 import { errorPage, loginPage, shell } from './render';
 import { reportsPage } from './reports-page';
+import { ConsoleErrorFilter } from './console-error.filter';
 
 /**
  * The admin console's sign-in and reports: server-rendered HTML, no build step. Signing in posts an
@@ -20,6 +22,7 @@ import { reportsPage } from './reports-page';
  * with a signed session naming the key's id, never the key.
  */
 @Controller('admin')
+@UseFilters(ConsoleErrorFilter)
 @Public()
 export class AdminController {
   constructor(
@@ -173,8 +176,7 @@ export class AdminController {
           report = await this.reports.ancillary(parseReportQuery('ancillary', query, now).period);
           break;
         default:
-          void reply.code(404).header('content-type', 'text/plain');
-          return 'unknown report';
+          throw BillingException.notFound(`Report ${file}`);
       }
     } catch (error) {
       const e = toBillingException(error);
@@ -183,5 +185,15 @@ export class AdminController {
     }
     void reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${name}.csv"`);
     return toCsv(report);
+  }
+
+  /** Any other path under /admin: the console's 404 page (signed out, the sign-in page, as for every page). */
+  @Get('*')
+  unknown(
+    @Req() request: FastifyRequest,
+    @Headers('cookie') cookies: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<string> {
+    return this.auth.page(reply, cookies, () => Promise.reject(BillingException.notFound(`Page ${request.url.split('?')[0]}`)));
   }
 }

@@ -1,4 +1,4 @@
-import { Controller, Get, Headers, Inject, Query, Res } from '@nestjs/common';
+import { Controller, Get, Headers, Inject, Query, Res, UseFilters } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { Public } from 'src/common/auth/auth.decorators';
@@ -12,9 +12,11 @@ import { StripeEventsService } from 'src/stripe/stripe-events.service';
 import { AdminAuth } from './admin-auth';
 import { signedFlash } from './admin-session';
 import { duration, esc, hidden, shell, table } from './render';
+import { ConsoleErrorFilter } from './console-error.filter';
 
 /** System health for operators: what waits to be published, what is not yet consumed, what failed, when each job last ran. */
 @Controller('admin/health')
+@UseFilters(ConsoleErrorFilter)
 @Public()
 export class AdminHealthController {
   constructor(

@@ -1,4 +1,4 @@
-import { Controller, Get, Headers, Param, Res } from '@nestjs/common';
+import { Controller, Get, Headers, Param, Res, UseFilters } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { AccountsService } from 'src/accounts/accounts.service';
 import { Public } from 'src/common/auth/auth.decorators';
@@ -7,9 +7,11 @@ import { checkPeriod } from 'src/statements/dto/statement.dto';
 import { StatementsService } from 'src/statements/statements.service';
 import { AdminAuth } from './admin-auth';
 import { statementPage } from './statement-page';
+import { ConsoleErrorFilter } from './console-error.filter';
 
 /** An account's monthly statement as a printable page of the console. */
 @Controller('admin/accounts/:id/statements')
+@UseFilters(ConsoleErrorFilter)
 @Public()
 export class AdminStatementsController {
   constructor(

@@ -38,6 +38,13 @@ describe('a database outage', () => {
       201,
     );
     expect((await h.request('POST', '/v1/admin/jobs/ledger-reconcile/run', { key: admin })).body.ran).toBe(true);
+    const signedIn = await h.app.inject({
+      method: 'POST',
+      url: '/admin/login',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `key=${encodeURIComponent(admin)}`,
+    });
+    const session = String(signedIn.headers['set-cookie']).split(';')[0]!;
     const scrape = async () => String((await h.request('GET', '/metrics')).body);
     const before = await scrape();
     const succeeded = { job_name: 'ledger-reconcile' };
@@ -59,6 +66,12 @@ describe('a database outage', () => {
       expect(answer.body.error).toMatchObject({ code: 'DL_BILLING_UNAVAILABLE', retryAfterSeconds: 1 });
       expect(answer.headers['retry-after']).toBe('1');
     }
+    // The admin console answers a page with the same code and wait, not the API's JSON.
+    const page = await h.app.inject({ method: 'GET', url: `/admin/accounts/${accountId}`, headers: { cookie: session } });
+    expect(page.statusCode).toBe(503);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.headers['retry-after']).toBe('1');
+    expect(page.body).toMatch(/The database is unavailable.*DL_BILLING_UNAVAILABLE/s);
     const ready = await h.request('GET', '/health/ready');
     expect(ready.status).toBe(503);
     expect(ready.body.checks.database.ok).toBe(false);

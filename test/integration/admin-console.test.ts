@@ -472,6 +472,27 @@ describe('admin console in a browser', () => {
     }
   });
 
+  it("answers an unknown console path, a query it refuses and an unknown report with a page, not the API's JSON", async () => {
+    const unknown = await page.goto(`${base}/admin/no-such-page`);
+    expect(unknown!.status()).toBe(404);
+    expect(await page.textContent('.problem')).toMatch(/Page \/admin\/no-such-page not found.*DL_BILLING_NOT_FOUND/s);
+    // Signed in: the error page keeps the console's navigation.
+    expect(await page.isVisible('nav[aria-label=Main]')).toBe(true);
+    const refused = await page.goto(`${base}/admin/accounts?q=%00`);
+    expect(refused!.status()).toBe(400);
+    expect(refused!.headers()['content-type']).toMatch(/^text\/html/);
+    expect(await page.textContent('.problem')).toMatch(/q.*must not contain NUL characters/s);
+    const report = await context.request.get(`${base}/admin/reports/nothing.csv`);
+    expect(report.status()).toBe(404);
+    expect(await report.text()).toMatch(/Report nothing.csv not found/);
+    // Signed out, an unknown path asks for the sign-in, as every page does.
+    const signedOut = await browser.newContext();
+    const anonymous = await signedOut.request.get(`${base}/admin/no-such-page`, { maxRedirects: 0 });
+    expect(anonymous.status()).toBe(303);
+    expect(anonymous.headers()['location']).toBe('/admin/login');
+    await signedOut.close();
+  });
+
   it('shows system health: outbox backlog, job runs (and runs one, audited), Stripe webhooks', async () => {
     await page.goto(`${base}/admin/health`);
     // Without Kafka the outbox keeps every message (the terminate command, notifications).

@@ -34,6 +34,11 @@ export class BillingExceptionFilter implements ExceptionFilter {
     // A refusal that says when to try again says it in the header too (RFC 9110 §10.2.3), for clients and proxies that read only that.
     const retryAfter = exception.details.retryAfterSeconds;
     if (typeof retryAfter === 'number') void reply.header('retry-after', String(retryAfter));
+    this.send(reply, exception);
+  }
+
+  /** The answer's body: the contract's JSON error. A surface with pages of its own (the admin console) answers a page instead. */
+  protected send(reply: FastifyReply, exception: BillingException): void {
     void reply.status(exception.status).send(exception.toBody());
   }
 }
