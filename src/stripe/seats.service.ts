@@ -23,6 +23,8 @@ export interface ReconciliationResult {
   checked: number;
   corrected: Correction[];
   failed: { accountId: string; error: string }[];
+  /** How many subscriptions could not be checked (`dl_billing_job_last_problems`). */
+  problems: number;
 }
 
 /**
@@ -136,7 +138,8 @@ export class SeatsService implements OnModuleInit {
       this.ds,
       `SELECT account_id FROM stripe_subscriptions WHERE status IN ('active', 'trialing', 'past_due', 'unpaid') ORDER BY account_id`,
     );
-    const result: ReconciliationResult = { runId, checked: 0, corrected: [], failed: [] };
+    const result: ReconciliationResult = { runId, checked: 0, corrected: [], failed: [], problems: 0 };
+    let firstFailure: unknown;
     for (const { account_id: accountId } of subs) {
       try {
         await this.underSeatLock(accountId, async (em, sub) => {
@@ -169,9 +172,13 @@ export class SeatsService implements OnModuleInit {
           result.corrected.push({ accountId, subscriptionId: sub.subscription_id, stripeQuantity: item.quantity, activeSeats: seats });
         });
       } catch (error) {
+        firstFailure ??= error;
         result.failed.push({ accountId, error: error instanceof Error ? error.message : String(error) });
       }
     }
+    result.problems = result.failed.length;
+    // A run that could check no subscription at all (Stripe down) failed: it says why, as a failed job.
+    if (subs.length > 0 && result.failed.length === subs.length) throw firstFailure;
     return result;
   }
 

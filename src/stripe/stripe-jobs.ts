@@ -18,6 +18,8 @@ export interface RecoveryResult {
   applied: number;
   failed: { eventId: string; error: string }[];
   suspended: string[];
+  /** How many events could not be applied (`dl_billing_job_last_problems`). */
+  problems: number;
 }
 
 /**
@@ -59,7 +61,7 @@ export class StripeJobs implements OnApplicationBootstrap {
   }
 
   async recover(): Promise<RecoveryResult> {
-    const result: RecoveryResult = { listed: 0, applied: 0, failed: [], suspended: [] };
+    const result: RecoveryResult = { listed: 0, applied: 0, failed: [], suspended: [], problems: 0 };
     if (this.gateway.enabled) {
       const listed = await this.gateway.eventsSince(new Date(this.clock.now().getTime() - RECOVERY_WINDOW_MS));
       result.listed = listed.length;
@@ -81,6 +83,7 @@ export class StripeJobs implements OnApplicationBootstrap {
       }
     }
     result.suspended = await this.events.suspendOverdue();
+    result.problems = result.failed.length;
     return result;
   }
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/infra/clock/clock';
+import { JobsService } from '../../src/jobs/jobs.service';
 import { SeatsService } from '../../src/stripe/seats.service';
 import { fundedAccount } from '../support/accounts';
 import { startApp, uid, type Harness } from '../support/app';
@@ -385,6 +386,35 @@ describe('Stripe over HTTP, against the local fake', () => {
     const again = await h.request('POST', '/v1/admin/reconciliation/run', { key: admin });
     expect(again.body.result.corrected.filter((c: { accountId: string }) => c.accountId === accountId)).toEqual([]);
     expect(fake.writesWithoutKey()).toEqual([]);
+  });
+
+  it('says what a seat reconciliation left undone, and fails a run that could check no subscription (Stripe down)', async () => {
+    const { subscriptionId } = await teamAccount();
+    const jobRun = async () => (await h.app.get(JobsService).lastRuns()).find((r) => r.job === 'seat-reconciliation')!;
+    const problems = async () =>
+      sample(String((await h.request('GET', '/metrics')).body), 'dl_billing_job_last_problems', { job_name: 'seat-reconciliation' });
+    // One subscription Stripe no longer knows: the others are checked, that one is listed, the run succeeds with 1 problem.
+    const gone = fake.subscriptions.get(subscriptionId)!;
+    fake.subscriptions.delete(subscriptionId);
+    const partial = await h.request('POST', '/v1/admin/jobs/seat-reconciliation/run', { key: admin });
+    expect(partial.status).toBe(200);
+    expect(partial.body.result.failed).toEqual([expect.objectContaining({ error: expect.stringContaining('Stripe refused the request') })]);
+    expect(partial.body.result).toMatchObject({ problems: 1 });
+    expect(partial.body.result.checked).toBeGreaterThan(1);
+    expect(await jobRun()).toMatchObject({ outcome: 'succeeded' });
+    expect(await problems()).toBe(1);
+    fake.subscriptions.set(subscriptionId, gone);
+    // Stripe down: no subscription can be checked; the run failed, and says why.
+    fake.outage = true;
+    const down = await h.request('POST', '/v1/admin/jobs/seat-reconciliation/run', { key: admin });
+    fake.outage = false;
+    expect(down.status).toBe(503);
+    expect(down.body.error).toMatchObject({ code: 'DL_BILLING_UNAVAILABLE', message: 'Stripe cannot be reached now; try again later' });
+    expect(await jobRun()).toMatchObject({ outcome: 'failed', error: 'Stripe cannot be reached now; try again later' });
+    const back = await h.request('POST', '/v1/admin/reconciliation/run', { key: admin });
+    expect(back.body.result).toMatchObject({ failed: [], problems: 0 });
+    expect(await jobRun()).toMatchObject({ outcome: 'succeeded' });
+    expect(await problems()).toBe(0);
   });
 
   it('flags an invoice billed for other seats than were active', async () => {

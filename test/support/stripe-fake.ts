@@ -70,6 +70,8 @@ export class StripeFake {
   private eventSeq = 0;
   /** Proration lines of quantity changes, per subscription, until its next invoice (Stripe's pending invoice items). */
   private readonly pendingProrations = new Map<string, Obj[]>();
+  /** While true, every call answers 500 `api_error`, as Stripe during an incident (telling the SDK not to retry). */
+  outage = false;
   /** The instant (seconds) quantity changes are prorated at, as Stripe's `proration_date`; now when unset. */
   prorationDate: number | null = null;
   url = '';
@@ -275,6 +277,10 @@ export class StripeFake {
     const key = (req.headers['idempotency-key'] as string | undefined) ?? null;
     const log: FakeRequest = { method, path: url.pathname, idempotencyKey: key, replayed: false };
     this.requests.push(log);
+    if (this.outage) {
+      res.setHeader('Stripe-Should-Retry', 'false');
+      return this.send(res, 500, { error: { type: 'api_error', message: 'An unexpected error occurred (the fake is in an outage)' } });
+    }
     if (!String(req.headers.authorization ?? '').startsWith('Bearer ')) {
       return this.send(res, 401, { error: { type: 'invalid_request_error', message: 'No API key provided' } });
     }
