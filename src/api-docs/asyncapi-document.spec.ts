@@ -10,7 +10,8 @@ import { terminateCommandSchema } from 'src/messaging/commands';
 import { lifecycleEventDocSchema } from 'src/metering/dto/event.dto';
 import { buildAsyncApiDocument } from './asyncapi-document';
 import { deadLetterHeadersSchema } from 'src/messaging/dead-letter';
-import { notificationMessage, notificationMessageSchema } from 'src/messaging/notifications';
+import { NOTIFICATION_TYPES, notificationMessage } from 'src/messaging/notifications';
+import { NOTIFICATION_EXAMPLES, notificationMessageSchema } from './notification-schema';
 import { topicsOf } from 'src/messaging/topics';
 
 const REGENERATE = 'run `npm run openapi` after changing a message schema or a topic';
@@ -53,17 +54,44 @@ describe('the AsyncAPI document of the Kafka topics', () => {
     ).toEqual(['receive', 'receive', 'receive', 'send', 'send', 'send', 'send', 'send']);
   });
 
+  it('has a data schema and an example for every notification type the service sends, each example valid', () => {
+    const ajv = new Ajv({ strict: false, allErrors: true });
+    addFormats(ajv);
+    const valid = ajv.compile(doc.components.schemas.Notification as object);
+    expect(Object.keys(NOTIFICATION_EXAMPLES).sort()).toEqual([...NOTIFICATION_TYPES].sort());
+    const message = (doc as unknown as { components: { messages: Record<string, { examples: { name: string; payload: unknown }[] }> } })
+      .components.messages.Notification!;
+    expect(message.examples.map((e) => e.name).sort()).toEqual([...NOTIFICATION_TYPES].sort());
+    for (const example of message.examples) {
+      expect(valid(example.payload), `${example.name}: ${JSON.stringify(valid.errors)}`).toBe(true);
+      expect(notificationMessageSchema.safeParse(example.payload).success).toBe(true);
+    }
+  });
+
   it('holds each message to the zod schema its consumer or publisher uses', () => {
     const ajv = new Ajv({ strict: false, allErrors: true });
     addFormats(ajv);
     const schema = (name: string) => ajv.compile(doc.components.schemas[name] as object);
     const notification = notificationMessage(
       'billing.notifications.v1',
-      { type: 'credits.granted', accountId: 'acc_1', cause: 'grant:g1', data: { credits: '1.000000' } },
+      {
+        type: 'credits.granted',
+        accountId: 'acc_1',
+        cause: 'grant:g1',
+        data: { grantId: 'g1', source: 'admin', credits: '1.000000', expiresAt: null, reason: 'goodwill' },
+      },
       new Date('2026-12-01T00:00:00Z'),
     ).payload;
     expect(notificationMessageSchema.parse(notification)).toEqual(notification);
     expect(schema('Notification')(notification)).toBe(true);
+    // `data` is held to its type's schema: a field of another type, or one missing, is refused.
+    for (const data of [
+      { ...(notification.data as object), threshold: 80 },
+      { grantId: 'g1', source: 'admin', credits: '1.000000' },
+    ]) {
+      expect(notificationMessageSchema.safeParse({ ...notification, data }).success).toBe(false);
+      expect(schema('Notification')({ ...notification, data })).toBe(false);
+    }
     const command = {
       id: 'cmd_1',
       type: 'runtime.terminate',

@@ -5,8 +5,9 @@ import { membershipEventSchema } from 'src/members/membership-consumer';
 import { terminateCommandSchema } from 'src/messaging/commands';
 import { lifecycleEventDocSchema } from 'src/metering/dto/event.dto';
 import { deadLetterHeadersSchema } from 'src/messaging/dead-letter';
-import { notificationMessageSchema } from 'src/messaging/notifications';
+import { notificationMessage } from 'src/messaging/notifications';
 import { topicsOf } from 'src/messaging/topics';
+import { NOTIFICATION_EXAMPLES, notificationMessageSchema, type NotificationType } from './notification-schema';
 
 /**
  * The AsyncAPI 3.0 document of the Kafka topics (served at /asyncapi.json, checked in as
@@ -27,6 +28,22 @@ interface Channel {
   key: string;
   payload?: z.ZodType;
   headers?: z.ZodType;
+  /** Messages of other channels this topic accepts too (by their message name). */
+  alsoAccepts?: string[];
+  examples?: { name: string; summary: string; payload: unknown }[];
+}
+
+/** One example message of each notification type, as the service writes it. */
+function notificationExamples(): Channel['examples'] {
+  return (Object.entries(NOTIFICATION_EXAMPLES) as [NotificationType, Record<string, unknown>][]).map(([type, data]) => ({
+    name: type,
+    summary: `A \`${type}\` notification`,
+    payload: notificationMessage(
+      'billing.notifications.v1',
+      { type, accountId: 'acc_4b7e', cause: `${type}:example`, data },
+      new Date('2026-12-04T09:30:00.000Z'),
+    ).payload,
+  }));
 }
 
 const CHANNELS: Channel[] = [
@@ -39,6 +56,7 @@ const CHANNELS: Channel[] = [
       'What the control plane reports of a runtime (also accepted by POST /v1/events). Delivery is at least once, in any order; a runtime is charged from the set of its events.',
     key: 'accountId',
     payload: lifecycleEventDocSchema,
+    alsoAccepts: ['AncillaryEvent'],
   },
   {
     topic: 'lifecycleDlq',
@@ -100,9 +118,11 @@ const CHANNELS: Channel[] = [
     action: 'send',
     message: 'Notification',
     title: 'Billing notification',
-    summary: 'Published through the transactional outbox, once per cause.',
+    summary:
+      'Published through the transactional outbox, once per cause. The shape of `data` depends on `type` (one schema per type; an example of each).',
     key: 'accountId',
     payload: notificationMessageSchema,
+    examples: notificationExamples(),
   },
 ];
 
@@ -133,14 +153,14 @@ export function buildAsyncApiDocument(version = '1.0.0'): Record<string, unknown
       address: topics[c.topic],
       title: c.title,
       description: `Kafka topic \`${topics[c.topic]}\`, keyed by ${c.key}.`,
-      messages: { [c.message]: { $ref: `#/components/messages/${c.message}` } },
+      messages: Object.fromEntries([c.message, ...(c.alsoAccepts ?? [])].map((m) => [m, { $ref: `#/components/messages/${m}` }])),
     };
     operations[`${c.action}${c.message}`] = {
       action: c.action,
       channel: { $ref: `#/channels/${name}` },
       summary:
         c.action === 'receive' ? `The service consumes ${c.title.toLowerCase()}s` : `The service publishes: ${c.title.toLowerCase()}`,
-      messages: [{ $ref: `#/channels/${name}/messages/${c.message}` }],
+      messages: [c.message, ...(c.alsoAccepts ?? [])].map((m) => ({ $ref: `#/channels/${name}/messages/${m}` })),
     };
     if (c.payload) schemas[c.message] = jsonSchema(c.payload);
     if (c.headers) schemas[`${c.message}Headers`] = jsonSchema(c.headers);
@@ -151,6 +171,7 @@ export function buildAsyncApiDocument(version = '1.0.0'): Record<string, unknown
       ...(c.payload ? { contentType: 'application/json', payload: { $ref: `#/components/schemas/${c.message}` } } : { payload: {} }),
       ...(c.headers ? { headers: { $ref: `#/components/schemas/${c.message}Headers` } } : {}),
       bindings: { kafka: { key: { type: 'string', description: c.key }, bindingVersion: '0.5.0' } },
+      ...(c.examples ? { examples: c.examples } : {}),
     };
   }
   return {

@@ -8,6 +8,8 @@ import { loadConfig, type AppConfig } from '../../src/common/config/config';
 import { ApiKeysService } from '../../src/accounts/auth/api-keys.service';
 import { Clock } from '../../src/infra/clock/clock';
 import { createBillingClient, type BillingClient } from '../../clients/typescript/src/index';
+import { notificationMessageSchema } from '../../src/api-docs/notification-schema';
+import { topicsOf } from '../../src/messaging/topics';
 import { ResponseChecker } from './openapi-check';
 
 export function uid(prefix = 'x'): string {
@@ -123,6 +125,7 @@ export async function startApp(opts: { env?: Record<string, string>; kafka?: boo
   const keys = app.get(ApiKeysService);
   const checker = await responseChecker(app);
   const send = checkEveryInject(app, checker);
+  const outboxBefore = await lastOutboxId(ds);
   // The failed-authentication limiter counts per client address in the shared database: each
   // harness is a client of its own, so that test files running side by side do not add up.
   const remoteAddress = `127.${randomInt(256)}.${randomInt(256)}.${1 + randomInt(254)}`;
@@ -167,9 +170,30 @@ export async function startApp(opts: { env?: Record<string, string>; kafka?: boo
           return new Response(res.body === '' ? null : res.body, { status: res.statusCode, headers });
         },
       }),
-    close: () => {
+    close: async () => {
       checker.saveExamples();
-      return app.close();
+      const invalid = await invalidNotifications(ds, topicsOf(config).notifications, outboxBefore);
+      await app.close();
+      if (invalid.length > 0) throw new Error(`notifications that do not match docs/asyncapi.json:\n${invalid.join('\n')}`);
     },
   };
+}
+
+async function lastOutboxId(ds: DataSource): Promise<string> {
+  return String((await ds.query(`SELECT coalesce(max(id), 0) AS id FROM outbox`))[0].id);
+}
+
+/**
+ * Every notification the app wrote to the outbox since `after`, held to the schema of its type in
+ * the AsyncAPI document (as the responses are to the OpenAPI document): what does not match, with why.
+ */
+async function invalidNotifications(ds: DataSource, topic: string, after: string): Promise<string[]> {
+  const found: { payload: unknown }[] = await ds.query(`SELECT payload FROM outbox WHERE topic = $1 AND id > $2 ORDER BY id`, [
+    topic,
+    after,
+  ]);
+  return found.flatMap(({ payload }) => {
+    const parsed = notificationMessageSchema.safeParse(payload);
+    return parsed.success ? [] : [`${JSON.stringify(payload)}: ${parsed.error.message}`];
+  });
 }
