@@ -212,13 +212,13 @@ export class MembersService {
     return row?.n ?? 0;
   }
 
-  /** The newest change applied to the account's members (its id keys a seat sync to Stripe). */
-  async lastChangeId(em: Pick<EntityManager, 'query'>, accountId: string): Promise<string | null> {
-    const [row] = await rows<{ change_id: string }>(
-      em,
-      `SELECT change_id FROM account_members WHERE account_id = $1 ORDER BY changed_at DESC, change_id DESC LIMIT 1`,
-      [accountId],
-    );
-    return row?.change_id ?? null;
+  /**
+   * How many membership changes the account has received (applied or found stale): it grows with
+   * every change, and the same number always means the same members, so it keys a seat sync to
+   * Stripe (a retry of the same push replays; any later change, whatever its `occurredAt`, gets a new key).
+   */
+  async changeCount(em: Pick<EntityManager, 'query'>, accountId: string): Promise<number> {
+    const [row] = await rows<{ n: number }>(em, `SELECT count(*)::int AS n FROM account_member_events WHERE account_id = $1`, [accountId]);
+    return row?.n ?? 0;
   }
 }

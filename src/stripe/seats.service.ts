@@ -32,8 +32,9 @@ export interface ReconciliationResult {
  *
  * After membership changes commit, `requestSync` pushes the count (one sync per account at a time in
  * this process, coalescing bursts; a per-account advisory lock across instances, so the last push
- * reads the last state). Keys: `seats:<item>:<quantity>:<newest change id>` — a retry of the same push
- * replays, while a later change back to an earlier count gets a new key. Reconciliation reads
+ * reads the last state). Keys: `seats:<item>:<quantity>:<changes received>` — a retry of the same push
+ * replays, while a later change back to an earlier count gets a new key (even one that occurred
+ * before the newest change: keyed by the newest change's id, that one replayed the earlier answer). Reconciliation reads
  * Stripe's quantity and corrects drift with a key of its own run.
  */
 @Injectable()
@@ -90,8 +91,8 @@ export class SeatsService implements OnModuleInit {
     await this.underSeatLock(accountId, async (em, sub) => {
       const seats = await this.members.activeSeats(em, accountId);
       if (seats === sub.seat_quantity || !sub.seat_item_id) return;
-      const changeId = (await this.members.lastChangeId(em, accountId)) ?? 'none';
-      const quantity = await this.gateway.setItemQuantity(sub.seat_item_id, seats, `seats:${sub.seat_item_id}:${seats}:${changeId}`);
+      const changes = await this.members.changeCount(em, accountId);
+      const quantity = await this.gateway.setItemQuantity(sub.seat_item_id, seats, `seats:${sub.seat_item_id}:${seats}:${changes}`);
       await this.recordQuantity(em, sub, quantity, 'seats.synced', 'system:seat-sync', null);
     });
   }

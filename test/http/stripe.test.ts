@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/infra/clock/clock';
 import { JobsService } from '../../src/jobs/jobs.service';
+import { MembersService } from '../../src/members/members.service';
 import { SeatsService } from '../../src/stripe/seats.service';
 import { fundedAccount } from '../support/accounts';
 import { startApp, uid, type Harness } from '../support/app';
@@ -341,6 +342,30 @@ describe('Stripe over HTTP, against the local fake', () => {
     expect(await allowances()).toEqual([expect.objectContaining({ amount: '50.000000' })]);
     await deliver(fake.emit('customer.subscription.deleted', { ...fake.subscriptions.get(subscriptionId)!, status: 'canceled' }));
     expect(await allowances()).toHaveLength(1);
+  });
+
+  it('pushes a return to an earlier seat count under a new key, even when the change making it occurred before the newest one', async () => {
+    const { accountId, subscriptionId } = await teamAccount();
+    const members = h.app.get(MembersService);
+    const quantity = () => fake.seatItem(subscriptionId, SEAT_PRICE).quantity;
+    // Changes as the membership topic delivers them: late, with an occurredAt before the newest change.
+    const late = async (type: 'member.added' | 'member.removed', minutesAgo: number) => {
+      const occurredAt = new Date(Date.now() - minutesAgo * 60_000);
+      await h.ds.transaction((em) => members.apply(em, [{ id: uid('evt'), type, occurredAt, accountId, userId: 'bob' }], 'kafka', 'test'));
+      members.seatsChanged([accountId]);
+      await h.app.get(SeatsService).idle();
+    };
+    await h.request('PUT', `/v1/accounts/${accountId}/members/ada`, { key: admin });
+    await h.app.get(SeatsService).idle();
+    expect(quantity()).toBe(1);
+    await late('member.added', 60);
+    expect(quantity()).toBe(2);
+    await late('member.removed', 30);
+    expect((await h.request('GET', `/v1/accounts/${accountId}/members`, { key: admin })).body.seats).toBe(1);
+    // Stripe bills the seat no more: the push of 1 was not a replay of the first push of 1.
+    expect(quantity()).toBe(1);
+    const seatWrites = fake.requests.filter((r) => r.path === `/v1/subscription_items/${fake.seatItem(subscriptionId, SEAT_PRICE).id}`);
+    expect(seatWrites.map((r) => r.replayed)).toEqual([false, false, false]);
   });
 
   it('keeps the seat quantity absolute through random churn, retries a timed-out call into one object, and reconciles drift', async () => {
