@@ -146,7 +146,9 @@ export class MembersService {
          RETURNING active`,
         [c.accountId, c.userId, active, c.occurredAt, c.id],
       );
-      if (!applied || before?.active === applied.active) continue;
+      // A member never seen before is inactive: removing one changes nothing and is not audited (its row
+      // is kept, so that an older `member.added` delivered later does not add them).
+      if (!applied || (before?.active ?? false) === applied.active) continue;
       changed.add(c.accountId);
       audits.push({
         actor,

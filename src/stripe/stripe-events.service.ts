@@ -24,6 +24,7 @@ import { SeatsService } from './seats.service';
 import { StripeGateway, type StripeEventLike } from './stripe-gateway';
 import { readCheckoutSession, readInvoice, readSubscription, type InvoiceSnapshot, type SubscriptionSnapshot } from './stripe-objects';
 import { SubscriptionsService, isLive } from './subscriptions.service';
+import { recordInvoice } from './invoice-records';
 import { countRedelivery, recentWebhooks, recordOutcome, type WebhookSeen } from './webhook-log';
 
 export const STRIPE_INBOX = 'stripe';
@@ -267,6 +268,12 @@ export class StripeEventsService {
       if (accountId === OLD_SUBSCRIPTION) return { ignored: true };
       if (!accountId) return this.notLinkedYet(ctx);
       const { invoice } = ctx;
+      // A cancelled subscription stays cancelled: an invoice of it paid later is kept (the statement's
+      // fees), but moves no cycle and grants no allowance to the account it no longer bills.
+      if ((await this.lockedSubscriptionStatus(em, accountId)) === 'canceled') {
+        await this.recordInvoice(em, accountId, invoice, 'paid');
+        return { accountId };
+      }
       const period: Period = { start: invoice.periodStart!, end: invoice.periodEnd! };
       // An invoice of prorations only (a seat change invoiced at once) is paid within the cycle: the
       // cycle stays, and its allowance was granted with the cycle's own invoice.
@@ -363,47 +370,8 @@ export class StripeEventsService {
     await notifyOnce(em, topicsOf(this.config).notifications, [{ type: 'credits.granted', accountId, cause, data }], grant.createdAt);
   }
 
-  /**
-   * Keeps the invoice with its lines and total as Stripe invoiced them (the statement's fees), its seat
-   * quantity and the seats active when it was created; a mismatch is flagged. A finalized invoice's
-   * amounts do not change, so a later event keeps what was recorded unless it was missing.
-   */
-  private async recordInvoice(
-    em: EntityManager,
-    accountId: string,
-    invoice: InvoiceSnapshot,
-    status: 'paid' | 'payment_failed',
-  ): Promise<void> {
-    const seatLine = invoice.lines.find((l) => this.catalog.isSeatPrice(l.priceId) && !l.proration);
-    const at = invoice.created ?? invoice.periodStart!;
-    const active = await this.members.seatsAt(em, accountId, at);
-    await em.query(
-      `INSERT INTO stripe_invoices AS i (invoice_id, account_id, subscription_id, status, period_start, period_end, seat_quantity, active_seats, lines, total_cents, currency)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11)
-       ON CONFLICT (invoice_id) DO UPDATE SET status = CASE WHEN i.status = 'paid' THEN 'paid' ELSE EXCLUDED.status END,
-         lines = coalesce(i.lines, EXCLUDED.lines), total_cents = coalesce(i.total_cents, EXCLUDED.total_cents),
-         currency = coalesce(i.currency, EXCLUDED.currency), updated_at = now()`,
-      [
-        invoice.id,
-        accountId,
-        invoice.subscriptionId,
-        status,
-        invoice.periodStart,
-        invoice.periodEnd,
-        seatLine?.quantity ?? null,
-        active,
-        JSON.stringify(invoice.lines),
-        invoice.totalCents,
-        invoice.currency,
-      ],
-    );
-    if (status === 'paid' && seatLine?.quantity !== undefined && seatLine.quantity !== null && seatLine.quantity !== active) {
-      await em.query(
-        `INSERT INTO stripe_seat_discrepancies (kind, account_id, subscription_id, invoice_id, stripe_quantity, active_seats, detected_at)
-         VALUES ('invoice_seats', $1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
-        [accountId, invoice.subscriptionId, invoice.id, seatLine.quantity, active, this.clock.now()],
-      );
-    }
+  private recordInvoice(em: EntityManager, accountId: string, invoice: InvoiceSnapshot, status: 'paid' | 'payment_failed'): Promise<void> {
+    return recordInvoice(em, { catalog: this.catalog, members: this.members, clock: this.clock }, accountId, invoice, status);
   }
 
   private async invoiceFailed(event: StripeEventLike, object: unknown): Promise<Effect | null> {
@@ -414,6 +382,11 @@ export class StripeEventsService {
       if (accountId === OLD_SUBSCRIPTION) return { ignored: true };
       if (!accountId) return this.notLinkedYet(ctx);
       const now = this.clock.now();
+      // Read under the subscription's lock, which invoice.paid takes too: a failure of an invoice
+      // already paid (Stripe's retry that failed, delivered after the one that succeeded) is stale.
+      await this.lockedSubscriptionStatus(em, accountId);
+      const [recorded] = await rows<{ status: string }>(em, `SELECT status FROM stripe_invoices WHERE invoice_id = $1`, [ctx.invoice.id]);
+      if (recorded?.status === 'paid') return { accountId };
       const [updated] = await rows<{ past_due_since: Date | null }>(
         em,
         // A cancelled subscription stays cancelled: its last invoices' failures often come with the cancellation.
@@ -427,6 +400,14 @@ export class StripeEventsService {
       if (updated?.past_due_since) await this.notifyPastDue(em, accountId, ctx.invoice.id, updated.past_due_since, now);
       return { accountId, after: () => this.suspendOverdue().then(() => undefined) };
     };
+  }
+
+  /** The account's subscription status, its row locked for the rest of the transaction (events of one subscription apply one at a time). */
+  private async lockedSubscriptionStatus(em: EntityManager, accountId: string): Promise<string | undefined> {
+    const [row] = await rows<{ status: string }>(em, `SELECT status FROM stripe_subscriptions WHERE account_id = $1 FOR UPDATE`, [
+      accountId,
+    ]);
+    return row?.status;
   }
 
   /** `subscription.past_due` on billing.notifications.v1, once per invoice. */

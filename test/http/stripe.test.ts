@@ -344,6 +344,41 @@ describe('Stripe over HTTP, against the local fake', () => {
     expect(await allowances()).toHaveLength(1);
   });
 
+  it('keeps an account whose invoice is paid active when a failure of that invoice comes after, in the same second', async () => {
+    const { accountId, subscriptionId } = await teamAccount();
+    const created = Math.floor(Date.now() / 1000) + 1;
+    const invoice = fake.invoice(subscriptionId, { created });
+    await deliver(fake.emit('invoice.paid', { ...invoice, status: 'paid' }, created));
+    expect((await deliver(fake.emit('invoice.payment_failed', invoice, created))).status).toBe(200);
+    const view = (await h.request('GET', `/v1/accounts/${accountId}/subscription`, { key: admin })).body;
+    expect(view).toMatchObject({ plan: 'team', accountStatus: 'active', subscription: { status: 'active', pastDueSince: null } });
+    const notes = await h.ds.query(`SELECT 1 FROM outbox WHERE key = $1 AND payload->>'type' = 'subscription.past_due'`, [accountId]);
+    expect(notes).toEqual([]);
+  });
+
+  it("grants nothing for an invoice of a cancelled subscription paid later, and keeps the account's plan and cycle", async () => {
+    const { accountId, subscriptionId } = await teamAccount();
+    await deliver(fake.emit('customer.subscription.deleted', { ...fake.subscriptions.get(subscriptionId)!, status: 'canceled' }));
+    const before = (await h.request('GET', `/v1/accounts/${accountId}/subscription`, { key: admin })).body;
+    expect(before).toMatchObject({ plan: 'free', subscription: { status: 'canceled' } });
+    const totalBefore = (await wallet(accountId)).total;
+    const start = Math.floor(Date.now() / 1000) + 86_400;
+    const paid = await deliver(
+      fake.emit('invoice.paid', fake.invoice(subscriptionId, { periodStart: start, periodEnd: start + 30 * 86_400, created: start })),
+    );
+    expect(paid.status).toBe(200);
+    expect((await wallet(accountId)).total).toBe(totalBefore);
+    expect((await h.request('GET', `/v1/accounts/${accountId}/subscription`, { key: admin })).body).toEqual(before);
+  });
+
+  it('writes no seat change for removing someone who never was a member', async () => {
+    const { accountId } = await teamAccount();
+    const removed = await h.request('DELETE', `/v1/accounts/${accountId}/members/nobody`, { key: admin });
+    expect(removed.status).toBe(200);
+    expect(removed.body).toMatchObject({ active: false, seats: 0 });
+    expect(await h.ds.query(`SELECT action FROM audit_log WHERE account_id = $1 AND action LIKE 'seat.%'`, [accountId])).toEqual([]);
+  });
+
   it('pushes a return to an earlier seat count under a new key, even when the change making it occurred before the newest one', async () => {
     const { accountId, subscriptionId } = await teamAccount();
     const members = h.app.get(MembersService);
