@@ -147,14 +147,18 @@ export class SpendLimitsService {
       if (limitMicros !== null && spend.charged + spend.held > limitMicros) {
         terminated = await this.terminateActive(em, accountId, scopeUserId || null, 'spend_limit', now);
       }
-      await this.audit.record(em, {
-        actor,
-        action: 'spend_limit.set',
-        accountId,
-        before: before ? show(before) : null,
-        after: { ...show(after!), terminated },
-        at: now,
-      });
+      // The same limit set again (a form submitted twice, a client's retry) changes nothing: no audit row for no change.
+      const unchanged = before !== undefined && JSON.stringify(show(before)) === JSON.stringify(show(after!)) && terminated.length === 0;
+      if (!unchanged) {
+        await this.audit.record(em, {
+          actor,
+          action: 'spend_limit.set',
+          accountId,
+          before: before ? show(before) : null,
+          after: { ...show(after!), terminated },
+          at: now,
+        });
+      }
       await this.notifyThresholds(em, accountId, scopeUserId || null, now);
       return this.view(after!, spend, terminated);
     });

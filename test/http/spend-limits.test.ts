@@ -86,6 +86,23 @@ describe('spend limits over HTTP', () => {
     );
   });
 
+  it('audits a limit set again only when it changes', async () => {
+    const accountId = await fundedAccount(h, admin);
+    const put = (credits: string, thresholds: number[]) =>
+      h.request('PUT', `/v1/accounts/${accountId}/spend-limit`, { key: admin, body: { credits, thresholds } });
+    for (const [credits, thresholds] of [
+      ['5.000000', [80, 50]],
+      ['5.000000', [50, 80]],
+      ['5.000000', [50, 80]],
+      ['6.000000', [50, 80]],
+    ] as const) {
+      expect((await put(credits, [...thresholds])).status).toBe(200);
+    }
+    const audited = await h.request('GET', `/v1/audit?accountId=${accountId}`, { key: admin });
+    const sets = (audited.body.items as { action: string; after: { credits: string } }[]).filter((a) => a.action === 'spend_limit.set');
+    expect(sets.map((a) => a.after.credits).sort()).toEqual(['5.000000', '6.000000']);
+  });
+
   it('suspends an account: new launches refused, its runtimes told to terminate; reactivation lets it launch again', async () => {
     const accountId = await fundedAccount(h, admin, { credits: '5.000000' });
     const running = uid('rt');
