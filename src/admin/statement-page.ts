@@ -15,7 +15,7 @@ export function statementPage(s: StatementJson, accountName: string, viewer: Vie
   const unpriced = s.lines.filter((l) => l.section === 'unpriced');
   const body = `${PRINT}<section id="statement"><h2>Statement ${esc(s.period)} · ${esc(accountName)}</h2>
 <p class="no-print"><a href="${esc(base)}">Back to the account</a> · <a href="${esc(`${base}/statements/${prev}`)}">${esc(prev)}</a> · <a href="${esc(`${base}/statements/${next}`)}">${esc(next)}</a> ·
-<a href="${esc(`/v1/accounts/${encodeURIComponent(s.accountId)}/statements/${s.period}?format=csv`)}">CSV</a> (with an API key) · print this page for a PDF</p>
+<a href="${esc(`${base}/statements/${s.period}?format=csv`)}">CSV</a> · print this page for a PDF</p>
 <dl class="facts"><dt>Account</dt><dd><code>${esc(s.accountId)}</code></dd><dt>Plan</dt><dd>${esc(s.plan.name)}</dd><dt>Period</dt><dd>${when(s.from)} to ${when(s.to)} (UTC, end excluded)</dd>
 <dt>Credit value</dt><dd>${esc(value)} (plan fees and top-up prices are in dollars, everything else in credits)</dd></dl>
 <div class="totals"><div><b data-statement="opening">${esc(credits(s.openingBalance))}</b>Opening balance</div><div><b>${esc(credits(s.reconciliation.movements))}</b>Movements</div><div><b data-statement="closing">${esc(credits(s.closingBalance))}</b>Closing balance</div></div>

@@ -203,6 +203,16 @@ describe('statements of a generated month reconcile to the ledger to the micro-c
     expect(page.body).toContain('1 credit = $0.30');
     expect(page.body).toContain('Volume charges');
     expect(page.body).toContain('@media print');
+    // Its CSV link opens with the console's session, the same file as the API's format=csv.
+    const link = `/admin/accounts/${rich}/statements/2031-03?format=csv`;
+    expect(page.body).toContain(`href="${link.replace('&', '&amp;')}"`);
+    const csv = await h.app.inject({ method: 'GET', url: link, headers: { cookie } });
+    expect(csv.statusCode).toBe(200);
+    expect(csv.headers['content-type']).toMatch(/^text\/csv/);
+    const api = await h.request('GET', `/v1/accounts/${rich}/statements/2031-03?format=csv`, { key: admin });
+    expect(csv.body).toBe(api.body);
+    // Signed out, it asks for the sign-in.
+    expect((await h.app.inject({ method: 'GET', url: link })).statusCode).toBe(303);
   });
 
   it('refuses a malformed period and an unknown account, and another account’s key', async () => {
