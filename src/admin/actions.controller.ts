@@ -144,22 +144,26 @@ export class AdminActionsController {
   @HttpCode(200)
   spendLimit(@Param('id') id: string, @ActionForm() request: ActionRequest): Promise<string> {
     return this.act(request, back(id), async (viewer, form) => {
-      const thresholds = (form.thresholds ?? '')
+      const typed = (form.thresholds ?? '')
         .split(/[\s,%]+/)
         .filter(Boolean)
         .map(Number);
+      const userId = form.userId?.trim() || undefined;
+      const cap = form.credits?.trim() || null;
+      if (!(await this.ledger.accountExists(id))) throw BillingException.notFound(`Account ${id}`);
+      // Clearing a limit keeps the thresholds that limit has (the form shows the account's, not a member's).
+      const thresholds = cap === null ? (await this.limits.get(id, userId ?? null)).thresholds : typed;
       const dto = parseOrThrow(spendLimitSchema, {
-        credits: form.credits?.trim() ? form.credits.trim() : null,
+        credits: cap,
         period: 'month',
         thresholds,
-        ...(form.userId?.trim() ? { scope: { userId: form.userId.trim() } } : {}),
+        ...(userId ? { scope: { userId } } : {}),
       });
-      if (!(await this.ledger.accountExists(id))) throw BillingException.notFound(`Account ${id}`);
       const scope = dto.scope ? `member ${dto.scope.userId} of ${id}` : id;
       const what =
         dto.credits === null
           ? `Clear the monthly spend limit of ${scope}`
-          : `Limit ${scope} to ${credits(dto.credits)} credits a month, alerting at ${dto.thresholds.join(', ')} %. Runtimes are told to terminate if the spend is already past it.`;
+          : `Limit ${scope} to ${credits(dto.credits)} credits a month, ${dto.thresholds.length ? `alerting at ${dto.thresholds.join(', ')} %` : 'with no alerts before it is reached'}. Runtimes are told to terminate if the spend is already past it.`;
       return confirmThen(what, dto.credits === null ? 'Clear limit' : 'Set limit', async () => {
         const view = await this.limits.set(id, dto, `key:${viewer.keyId}`);
         const terminated = view.terminated.length ? `; ${view.terminated.length} runtime(s) told to terminate` : '';

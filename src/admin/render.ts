@@ -216,7 +216,7 @@ header h1{font-size:18px;margin:0}header nav{display:flex;gap:4px;flex-wrap:wrap
 header nav a[aria-current=page]{background:#34598a}header .who{margin-left:auto;font-size:13px;display:flex;gap:10px;align-items:center;flex-wrap:wrap}
 header form{margin:0}main{padding:16px 20px;max-width:1360px;margin:0 auto}
 section{background:#fff;border:1px solid #d9dee5;border-radius:8px;padding:14px 16px;margin:0 0 16px;min-width:0}
-h2{font-size:17px;margin:0 0 10px}h3{font-size:15px;margin:14px 0 6px}
+h2{font-size:17px;margin:0 0 10px}h3{font-size:15px;margin:14px 0 6px}h2,h3,dd,.flash,.problem{overflow-wrap:anywhere}
 .grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,560px),1fr));gap:16px;margin:0 0 16px}.grid>section{margin:0}
 .scroll{overflow-x:auto;max-width:100%}
 table{border-collapse:collapse;font-size:13px;width:100%}caption{text-align:left;font-size:12px;color:#5a6472;padding:0 0 4px}

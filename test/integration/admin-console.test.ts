@@ -341,6 +341,34 @@ describe('admin console in a browser', () => {
     expect(await page.textContent('#table-limits td[data-col=credits]')).toBe('no limit');
     // The same key set the limit twice before (over the API): those two, the set and the clear.
     expect((await auditShown('spend_limit.set')).filter((a) => a === actor)).toHaveLength(4);
+    // A member's limit cleared keeps the member's own thresholds (the form shows the account's).
+    expect(
+      (
+        await h.request('PUT', `/v1/accounts/${gamma}/spend-limit`, {
+          key: admin,
+          body: { credits: '4.000000', thresholds: [25], scope: { userId: 'ada' } },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      await act(
+        'Set or clear a spend limit',
+        { '#limit-credits': '', '#limit-user': 'ada' },
+        'button:has-text("Set limit…")',
+        /Clear the monthly spend limit of member ada/,
+      ),
+    ).toContain('Spend limit cleared');
+    const ada = (await h.request('GET', `/v1/accounts/${gamma}/spend-limit?userId=ada`, { key: admin })).body;
+    expect(ada).toMatchObject({ credits: null, thresholds: [25] });
+    // A limit without thresholds says so at the confirmation, not "alerting at %".
+    await page.click('summary:has-text("Set or clear a spend limit")');
+    await page.fill('#limit-credits', '30');
+    await page.fill('#limit-thresholds', '');
+    await page.fill('#limit-user', 'ada');
+    await page.click('button:has-text("Set limit…")');
+    await page.waitForSelector('#confirm');
+    expect(await page.textContent('#confirm p')).toMatch(/30\.00 credits a month, with no alerts before it is reached\./);
+    await page.goto(`${base}/admin/accounts/${gamma}`);
 
     // Plan and Enterprise overrides.
     expect(
@@ -469,6 +497,20 @@ describe('admin console in a browser', () => {
         'referrer-policy': 'no-referrer',
         'cache-control': 'no-store',
       });
+    }
+  });
+
+  it('keeps a long name without spaces inside the page (no sideways scrolling)', async () => {
+    const id = uid('long');
+    const name = 'N'.repeat(200);
+    expect((await h.request('POST', '/v1/accounts', { key: admin, body: { id, kind: 'user', plan: 'free', name } })).status).toBe(201);
+    await page.setViewportSize({ width: 800, height: 900 });
+    try {
+      await page.goto(`${base}/admin/accounts/${id}`);
+      expect(await page.textContent('#summary h2')).toContain(name);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(800);
+    } finally {
+      await page.setViewportSize({ width: 1400, height: 1000 });
     }
   });
 
