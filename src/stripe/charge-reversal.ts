@@ -9,6 +9,13 @@ import type { StripeEventLike } from './stripe-gateway';
 import { readCharge } from './stripe-objects';
 
 /**
+ * A reversal whose top-up is not recorded yet (it came before its `checkout.session.completed`):
+ * acknowledged but kept out of the inbox, so that it applies when its top-up is recorded (the
+ * checkout replays it from Stripe's event list; the recovery job tries it again meanwhile).
+ */
+export class TopUpNotRecordedYet extends Error {}
+
+/**
  * A refund or a dispute of a charge that paid a top-up: the share of the top-up's credits it
  * reversed is clawed back (once per event, up to what is left of the grant).
  */
@@ -25,7 +32,7 @@ export async function chargeReversed(
       `SELECT session_id, account_id, credits::text, clawed_back::text, grant_id FROM stripe_top_ups WHERE payment_intent_id = $1 FOR UPDATE`,
       [charge.paymentIntentId],
     );
-    if (!topUp) return { ignored: true };
+    if (!topUp) throw new TopUpNotRecordedYet(`no top-up paid by ${charge.paymentIntentId} is recorded yet`);
     const credits = BigInt(topUp.credits);
     // The share of the top-up reversed (all of it for a dispute or a full refund).
     const reversed =
@@ -72,3 +79,8 @@ export async function chargeReversed(
     return {};
   };
 }
+
+/** A refund or a dispute of the charge of a payment intent. */
+export const isReversalOf = (event: StripeEventLike, paymentIntentId: string): boolean =>
+  (event.type === 'charge.refunded' || event.type === 'charge.dispute.created') &&
+  readCharge(event.data.object, event.type === 'charge.refunded' ? 'refund' : 'dispute')?.paymentIntentId === paymentIntentId;

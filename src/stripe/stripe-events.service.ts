@@ -19,10 +19,17 @@ import { notifyOnce } from 'src/plans/notifications';
 import { PlanCatalog, type PlanId } from 'src/plan-catalog/plan-catalog';
 import type { Period } from 'src/plan-catalog/periods';
 import { SuspensionService } from 'src/spend-limits/suspension.service';
-import { chargeReversed } from './charge-reversal';
+import { chargeReversed, isReversalOf, TopUpNotRecordedYet } from './charge-reversal';
 import { SeatsService } from './seats.service';
 import { StripeGateway, type StripeEventLike } from './stripe-gateway';
-import { readCheckoutSession, readInvoice, readSubscription, type InvoiceSnapshot, type SubscriptionSnapshot } from './stripe-objects';
+import {
+  readCharge,
+  readCheckoutSession,
+  readInvoice,
+  readSubscription,
+  type InvoiceSnapshot,
+  type SubscriptionSnapshot,
+} from './stripe-objects';
 import { SubscriptionsService, isLive } from './subscriptions.service';
 import { recordInvoice } from './invoice-records';
 import { countRedelivery, recentWebhooks, recordOutcome, type WebhookSeen } from './webhook-log';
@@ -94,6 +101,10 @@ export class StripeEventsService {
         await recordOutcome(em, event, outcome.ignored ? 'ignored' : 'applied', result?.accountId ?? null, null, this.clock.now());
       });
     } catch (error) {
+      if (error instanceof TopUpNotRecordedYet) {
+        await recordOutcome(this.ds.manager, event, 'ignored', null, error.message, this.clock.now());
+        return { ...outcome, ignored: true };
+      }
       // Stripe retries a failed delivery; meanwhile operators see the failure and its reason.
       const reason = error instanceof Error ? error.message : String(error);
       await recordOutcome(this.ds.manager, event, 'failed', null, reason, this.clock.now()).catch(() => undefined);
@@ -216,7 +227,10 @@ export class StripeEventsService {
         actor: ACTOR,
       });
       await this.notifyGranted(em, accountId, `credits.granted:${grantId}`, topUp.grant, { sessionId: session.id });
-      return { afterAlso };
+      // A refund or dispute of its charge that came first (kept out of the inbox) applies now.
+      const paymentIntentId = session.paymentIntentId;
+      const reversals = paymentIntentId ? () => this.replayEvents((e) => isReversalOf(e, paymentIntentId)) : undefined;
+      return { afterAlso: afterAlso && reversals ? chain(afterAlso, reversals) : (afterAlso ?? reversals) };
     };
   }
 
@@ -443,13 +457,15 @@ export class StripeEventsService {
   }
 
   /** A subscription's invoice events of the recovery window not applied yet, applied now, oldest first. */
-  private async replayInvoices(subscriptionId: string): Promise<void> {
+  private replayInvoices(subscriptionId: string): Promise<void> {
+    return this.replayEvents((e) => e.type.startsWith('invoice.') && readInvoice(e.data.object)?.subscriptionId === subscriptionId);
+  }
+
+  /** The events of the recovery window (3 days) that `which` selects, applied now, oldest first (each once: the inbox). */
+  private async replayEvents(which: (event: StripeEventLike) => boolean): Promise<void> {
     const since = new Date(this.clock.now().getTime() - 3 * 86_400_000);
-    const ofIt = (await this.gateway.eventsSince(since)).filter(
-      (e) => e.type.startsWith('invoice.') && readInvoice(e.data.object)?.subscriptionId === subscriptionId,
-    );
-    for (const event of ofIt) {
-      await this.handle(event).catch((error: unknown) => this.logger.warn(`invoice event ${event.id} not applied: ${String(error)}`));
+    for (const event of (await this.gateway.eventsSince(since)).filter(which)) {
+      await this.handle(event).catch((error: unknown) => this.logger.warn(`${event.type} ${event.id} not applied: ${String(error)}`));
     }
   }
 

@@ -165,6 +165,34 @@ describe('Stripe over HTTP, against the local fake', () => {
     ]);
   });
 
+  it('claws back a refund that came before the checkout of its top-up, when the checkout comes', async () => {
+    const accountId = await fundedAccount(h, admin, { plan: 'enterprise', credits: '10.000000' });
+    const session = await paidTopUp(accountId);
+    const refund = fake.emit('charge.refunded', {
+      id: uid('ch'),
+      object: 'charge',
+      payment_intent: session.payment_intent,
+      amount: 3000,
+      amount_refunded: 3000,
+    });
+    const early = await deliver(refund);
+    expect(early.status).toBe(200);
+    expect(early.body).toMatchObject({ ignored: true });
+    expect((await wallet(accountId)).total).toBe('10.000000');
+    // The checkout comes: the top-up is credited, and the refund that came first takes it back at once.
+    await deliver(fake.emit('checkout.session.completed', session));
+    expect((await wallet(accountId)).total).toBe('10.000000');
+    expect(await h.ds.query(`SELECT clawed_back::text FROM stripe_top_ups WHERE session_id = $1`, [session.id])).toEqual([
+      { clawed_back: '100000000' },
+    ]);
+    // Once: the refund delivered again, or seen again by the recovery job, takes nothing more.
+    await deliver(refund);
+    await h.request('POST', '/v1/admin/jobs/stripe-recovery/run', { key: admin });
+    expect((await wallet(accountId)).total).toBe('10.000000');
+    const audit = (await h.request('GET', `/v1/audit?accountId=${accountId}`, { key: admin })).body.items as { action: string }[];
+    expect(audit.filter((a) => a.action === 'credits.clawed_back')).toHaveLength(1);
+  });
+
   it('explains each claw-back in the ledger: the charge reversed, the top-up session and the amount taken back', async () => {
     const accountId = await fundedAccount(h, admin, { plan: 'enterprise' });
     const session = await paidTopUp(accountId);
