@@ -25,6 +25,7 @@ interface AccountRow {
   plan: PlanId;
   name: string | null;
   status: AccountStatus;
+  plan_overrides: Record<string, unknown> | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -72,9 +73,11 @@ export class AccountsService {
     if (before) {
       if (before.kind === 'organization' && input.kind === 'user') await this.refuseIfMembers(em, input.id);
       const name = input.name === undefined ? before.name : input.name;
+      // Overrides are the terms of one plan (an Enterprise contract's): another plan does not inherit them.
       [row] = await rows<AccountRow>(
         em,
         `UPDATE accounts SET kind = $2, plan = $3, name = $4,
+           plan_overrides = CASE WHEN plan IS DISTINCT FROM $3 THEN NULL ELSE plan_overrides END,
            updated_at = CASE WHEN (kind, plan, name) IS DISTINCT FROM ($2, $3, $4) THEN now() ELSE updated_at END
          WHERE id = $1 RETURNING *`,
         [input.id, input.kind, input.plan, name],
@@ -83,12 +86,13 @@ export class AccountsService {
     const account = view(row!);
     const changed = !before || before.kind !== account.kind || before.plan !== account.plan || before.name !== account.name;
     if (changed) {
+      const dropped = before?.plan_overrides && !row!.plan_overrides ? before.plan_overrides : null;
       await this.audit.record(em, {
         actor,
         action: before ? 'account.updated' : 'account.created',
         accountId: input.id,
-        before: before ? { kind: before.kind, plan: before.plan, name: before.name } : null,
-        after: { kind: account.kind, plan: account.plan, name: account.name },
+        before: before ? { kind: before.kind, plan: before.plan, name: before.name, ...(dropped ? { overrides: dropped } : {}) } : null,
+        after: { kind: account.kind, plan: account.plan, name: account.name, ...(dropped ? { overrides: null } : {}) },
         correlationId,
       });
     }

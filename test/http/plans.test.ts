@@ -297,6 +297,28 @@ describe('plans and quotas over HTTP', () => {
     expect((await h.request('PUT', `/v1/admin/accounts/${accountId}/plan`, { key: cp, body: { plan: 'free' } })).status).toBe(403);
   });
 
+  it("drops an Enterprise contract's overrides when POST /v1/accounts moves the account to another plan (audited)", async () => {
+    clock.set(DEC);
+    const accountId = await freeAccount();
+    const overrides = { includedCredits: '1000.000000', concurrentRuntimes: 7 };
+    expect(
+      (await h.request('PUT', `/v1/admin/accounts/${accountId}/plan`, { key: admin, body: { plan: 'enterprise', overrides } })).status,
+    ).toBe(200);
+    // The same plan again keeps them.
+    const again = await h.request('POST', '/v1/accounts', { key: cp, body: { id: accountId, kind: 'user', plan: 'enterprise' } });
+    expect(again.status).toBe(200);
+    expect((await h.request('GET', `/v1/admin/accounts/${accountId}/plan`, { key: admin })).body).toMatchObject({ overrides });
+    const moved = await h.request('POST', '/v1/accounts', { key: cp, body: { id: accountId, kind: 'user', plan: 'free' } });
+    expect(moved.status).toBe(200);
+    const plan = (await h.request('GET', `/v1/admin/accounts/${accountId}/plan`, { key: admin })).body;
+    expect(plan).toMatchObject({ plan: 'free', overrides: null, effective: { includedCredits: '50.000000', concurrentRuntimes: 2 } });
+    const audit = (await h.request('GET', `/v1/audit?accountId=${accountId}`, { key: admin })).body.items as { action: string }[];
+    expect(audit.find((a) => a.action === 'account.updated')).toMatchObject({
+      before: { plan: 'enterprise', overrides },
+      after: { plan: 'free', overrides: null },
+    });
+  });
+
   it('Team periods follow the billing cycle anchor on the account', async () => {
     clock.set(DEC);
     const accountId = await freeAccount();
