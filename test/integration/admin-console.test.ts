@@ -508,7 +508,7 @@ describe('admin console in a browser', () => {
     try {
       await page.goto(`${base}/admin/accounts/${id}`);
       expect(await page.textContent('#summary h2')).toContain(name);
-      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(800);
+      expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(800);
     } finally {
       await page.setViewportSize({ width: 1400, height: 1000 });
     }
