@@ -31,6 +31,11 @@ export const EXTRA_EVENT_HANDLERS = Symbol('ExtraEventHandler[]');
 export class EventExtensions {
   constructor(@Optional() @Inject(EXTRA_EVENT_HANDLERS) private readonly handlers: readonly ExtraEventHandler[] = []) {}
 
+  /** Every extra type handled (for the finding on an unknown type). */
+  types(): string[] {
+    return this.handlers.flatMap((h) => [...h.types]);
+  }
+
   /** The handler of an event (already parsed JSON) of a handled type, or undefined. */
   handlerOf(value: unknown): ExtraEventHandler | undefined {
     const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;

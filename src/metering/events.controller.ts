@@ -5,7 +5,7 @@ import { Clock } from 'src/infra/clock/clock';
 import { Metrics } from 'src/health/metrics';
 import { Doc } from 'src/common/http/openapi';
 import { eventsBodySchema, ingestResultSchema, MAX_EVENTS } from './dto/event.dto';
-import { lifecycleValidator, type LifecycleEvent, type LifecycleValidator } from './lifecycle-event';
+import { LIFECYCLE_TYPES, lifecycleValidator, type LifecycleEvent, type LifecycleValidator } from './lifecycle-event';
 import { EventExtensions, ExtraEventsRefused } from './event-extensions';
 import { EventsRefused, LifecycleIngestService, type IngestResult } from './lifecycle-ingest.service';
 
@@ -50,7 +50,7 @@ export class EventsController {
     items.forEach((item, i) => {
       const handler = this.extensions.handlerOf(item);
       const parsed = handler ? handler.validate(item, prefix(i)) : this.validate(item, prefix(i));
-      if (!parsed.ok) findings.push(...parsed.findings);
+      if (!parsed.ok) findings.push(...parsed.findings.map((f) => (f.field === joinField(prefix(i), 'type') ? this.typeFinding(f) : f)));
       else if (handler) {
         extra.handler = handler;
         extra.events.push(parsed.event);
@@ -86,6 +86,13 @@ export class EventsController {
     this.metrics.eventsApplied.inc({ source: 'http' }, result.accepted);
     this.metrics.eventsDuplicate.inc({ source: 'http' }, result.duplicates);
     return { accepted: result.accepted + other.accepted, duplicates: result.duplicates + other.duplicates };
+  }
+
+  /** An unknown `type` names every type this endpoint takes: the lifecycle's and the other modules' (snapshots, volumes, egress). */
+  private typeFinding(finding: Finding): Finding {
+    if (!finding.message.startsWith('Invalid option')) return finding;
+    const types = [...LIFECYCLE_TYPES, ...this.extensions.types()].map((t) => `"${t}"`).join('|');
+    return { ...finding, message: `Invalid option: expected one of ${types}` };
   }
 }
 

@@ -239,6 +239,15 @@ describe('ancillary usage: snapshots, volumes and egress metered and charged', (
     ]);
   });
 
+  it('names every type it takes, the ancillary ones included, when an event has an unknown type', async () => {
+    const accountId = await fundedAccount(h, admin, {});
+    const res = await send([usageEvent(accountId, 'runtime.exploded', at(1), {})]);
+    expect(res.status).toBe(400);
+    const finding = (res.body.error.findings as { field: string; message: string }[]).find((f) => f.field === 'events[0].type');
+    expect(finding?.message).toMatch(/^Invalid option: expected one of "runtime\.started"\|.*"runtime\.launch_failed"\|/);
+    for (const type of ['snapshot.created', 'volume.resized', 'egress.reported']) expect(finding?.message).toContain(`"${type}"`);
+  });
+
   it('refuses an event naming another account than the item’s', async () => {
     clock.set(at(12));
     const owner = await fundedAccount(h, admin, {});
