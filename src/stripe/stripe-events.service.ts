@@ -22,14 +22,7 @@ import { SuspensionService } from 'src/spend-limits/suspension.service';
 import { chargeReversed, isReversalOf, TopUpNotRecordedYet } from './charge-reversal';
 import { SeatsService } from './seats.service';
 import { StripeGateway, type StripeEventLike } from './stripe-gateway';
-import {
-  readCharge,
-  readCheckoutSession,
-  readInvoice,
-  readSubscription,
-  type InvoiceSnapshot,
-  type SubscriptionSnapshot,
-} from './stripe-objects';
+import { readCheckoutSession, readInvoice, readSubscription, type InvoiceSnapshot, type SubscriptionSnapshot } from './stripe-objects';
 import { SubscriptionsService, isLive } from './subscriptions.service';
 import { recordInvoice } from './invoice-records';
 import { countRedelivery, recentWebhooks, recordOutcome, type WebhookSeen } from './webhook-log';
