@@ -78,19 +78,18 @@ export class UsageController {
     if (from >= to) throw BillingException.invalid([{ field: 'to', message: 'must be after from' }]);
     if (!(await accountExists(this.ds, accountId))) throw BillingException.notFound(`Account ${accountId}`);
     const items = await usageByGroup(this.ds, { accountId, from, to, now, groupBy: q.groupBy });
-    const total = items.reduce(
-      (acc, i) => ({ runtimes: acc.runtimes + i.runtimes, ms: acc.ms + BigInt(i.ms), credits: acc.credits + BigInt(i.credits) }),
-      { runtimes: 0, ms: 0n, credits: 0n },
-    );
-    const show = (r: { runtimes: number; ms: bigint; credits: bigint }) => ({
-      runtimes: r.runtimes,
-      seconds: Number(r.ms / 1000n),
-      credits: formatCredits(r.credits),
-    });
+    // Each row's whole seconds, rounded down; the total is their sum, so the rows add up to it.
     const rowsOut = items.map((i) => ({
       [q.groupBy]: i.key,
-      ...show({ runtimes: i.runtimes, ms: BigInt(i.ms), credits: BigInt(i.credits) }),
+      runtimes: i.runtimes,
+      seconds: Number(BigInt(i.ms) / 1000n),
+      credits: formatCredits(BigInt(i.credits)),
     }));
+    const total = {
+      runtimes: rowsOut.reduce((n, r) => n + r.runtimes, 0),
+      seconds: rowsOut.reduce((n, r) => n + r.seconds, 0),
+      credits: formatCredits(items.reduce((n, i) => n + BigInt(i.credits), 0n)),
+    };
     // CSV as the reports write it (one line per item, the columns as header), chosen the same way.
     if (wantsCsv(q.format, accept)) {
       const name = `usage_${accountId}_${from.toISOString().slice(0, 10)}_${to.toISOString().slice(0, 10)}.csv`;
@@ -98,6 +97,6 @@ export class UsageController {
       return toCsv({ columns: [q.groupBy, 'runtimes', 'seconds', 'credits'], items: rowsOut });
     }
     const ancillary = (await meteredAncillary(this.ds, { accountId, from, to })).map(ancillaryUsageJson);
-    return { accountId, from: from.toISOString(), to: to.toISOString(), groupBy: q.groupBy, items: rowsOut, total: show(total), ancillary };
+    return { accountId, from: from.toISOString(), to: to.toISOString(), groupBy: q.groupBy, items: rowsOut, total, ancillary };
   }
 }

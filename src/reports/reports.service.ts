@@ -121,14 +121,16 @@ export class ReportsService {
       params,
     );
     let runtimes = 0n;
-    let ms = 0n;
+    let seconds = 0n;
     let credits = 0n;
     const items = found.map((r) => {
+      // Each row's whole seconds, rounded down; the total is their sum, so the rows add up to it.
+      const rowSeconds = BigInt(r.ms!) / 1000n;
       runtimes += BigInt(r.runtimes!);
-      ms += BigInt(r.ms!);
+      seconds += rowSeconds;
       credits += BigInt(r.credits!);
       const keys = Object.fromEntries(key.columns.map((c) => [c, r[c] ?? '']));
-      return { ...keys, runtimes: Number(r.runtimes), seconds: Number(BigInt(r.ms!) / 1000n), credits: formatCredits(BigInt(r.credits!)) };
+      return { ...keys, runtimes: Number(r.runtimes), seconds: Number(rowSeconds), credits: formatCredits(BigInt(r.credits!)) };
     });
     return {
       report: 'usage',
@@ -136,7 +138,7 @@ export class ReportsService {
       groupBy,
       columns: [...key.columns, 'runtimes', 'seconds', 'credits'],
       items,
-      totals: { runtimes: Number(runtimes), seconds: Number(ms / 1000n), credits: formatCredits(credits) },
+      totals: { runtimes: Number(runtimes), seconds: Number(seconds), credits: formatCredits(credits) },
       notes: ['Usage counts runtimes in the UTC hour their charge was first settled; later corrections stay in that hour.'],
     };
   }

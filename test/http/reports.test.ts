@@ -299,4 +299,29 @@ describe('admin reports', () => {
     const cut = await h.request('GET', '/v1/reports/usage?from=2031-03-01T00:30:00Z&to=2031-03-01T00:00:00Z', { key: reportsKey });
     expect(cut.body.error.findings.map((f: { field: string }) => f.field).sort()).toEqual(['from', 'to']);
   });
+
+  it('gives totals of seconds that are the sum of the rows (each rounded down), in the report and in the account usage', async () => {
+    // Two runtimes of 61.5 s each, in two environments, in a month of their own (May).
+    const may = new Date('2031-05-10T10:00:00.000Z');
+    clock.set(may);
+    const c = await fundedAccount(h, admin, { credits: '10.000000' });
+    for (const [id, env] of [
+      ['rt_c1', SMALL.environment],
+      ['rt_c2', { name: 'ml-medium', sizeClass: 'medium' }],
+    ] as const) {
+      expect((await reserve(c, id, env)).status).toBe(201);
+      await events([
+        lifecycle(c, id, 'runtime.started', may, 1),
+        lifecycle(c, id, 'runtime.terminated', new Date(may.getTime() + 61_500), 2, { reason: 'user' }),
+      ]);
+    }
+    const byEnv = await report('usage?from=2031-05-10T00:00:00Z&to=2031-05-11T00:00:00Z&groupBy=environment');
+    expect(byEnv.items.map((i: { seconds: number }) => i.seconds)).toEqual([61, 61]);
+    expect(byEnv.totals.seconds).toBe(122);
+    const own = await h.request('GET', `/v1/accounts/${c}/usage?from=2031-05-01T00:00:00Z&to=2031-06-01T00:00:00Z&groupBy=runtime`, {
+      key: admin,
+    });
+    expect(own.body.items.map((i: { seconds: number }) => i.seconds)).toEqual([61, 61]);
+    expect(own.body.total).toMatchObject({ runtimes: 2, seconds: 122 });
+  });
 });
