@@ -67,8 +67,16 @@ export class ReservationDetails {
         data: e.data,
       })),
     );
-    const runningMs = runningMsOf(row, now);
-    const charged = chargeSoFar(row, now);
+    // A runtime told to terminate as unreachable will be charged up to its last sign of life plus the
+    // heartbeat timeout (the forced settlement's end): its charge so far stops growing there.
+    const heartbeatTimeoutMs = this.config.metering.heartbeatTimeoutMs;
+    const silentSince =
+      row.status === 'terminating' && commands.some((c) => c.reason === 'unreachable') && row.last_seen_at
+        ? new Date(row.last_seen_at.getTime() + heartbeatTimeoutMs)
+        : null;
+    const asOf = silentSince && silentSince < now ? silentSince : now;
+    const runningMs = runningMsOf(row, asOf);
+    const charged = chargeSoFar(row, asOf);
     const rate = formatCredits(BigInt(row.rate_per_hour));
     // A forced settlement closed the run at the end it charged up to (kept as the row's end).
     const forced = row.status === 'settled' && row.settlement?.startsWith('forced_') && row.terminated_at ? row.terminated_at : null;
@@ -96,8 +104,9 @@ export class ReservationDetails {
         rate,
         charged,
         session,
-        heartbeatTimeoutMs: this.config.metering.heartbeatTimeoutMs,
+        heartbeatTimeoutMs,
         firstCommand: (commands[0]?.reason as string | undefined) ?? null,
+        silentSince: asOf === now ? null : asOf,
       }),
       review: flagged
         ? [
@@ -130,6 +139,8 @@ interface Explained {
   heartbeatTimeoutMs: number;
   /** The reason of its first terminate command (a forced settlement's basis may differ: silence). */
   firstCommand: string | null;
+  /** Unreachable: its last sign of life + the heartbeat timeout, where its charge so far stops. */
+  silentSince: Date | null;
 }
 
 function explain(x: Explained): string {
@@ -146,7 +157,9 @@ function explain(x: Explained): string {
     case 'never_started':
       return 'never started within 15 minutes: the hold was voided';
     case null:
-      return `so far: ${base} = ${formatCredits(charged)}${flagged}`;
+      return x.silentSince
+        ? `so far, up to ${x.silentSince.toISOString()} = its last sign of life + the heartbeat timeout (${x.heartbeatTimeoutMs / 1000} s), as it is unreachable: ${base} = ${formatCredits(charged)}${flagged}`
+        : `so far: ${base} = ${formatCredits(charged)}${flagged}`;
     default:
       return `${forcedBasis(x)}: ${base} = ${formatCredits(charged)}${flagged}`;
   }

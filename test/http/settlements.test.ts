@@ -287,10 +287,15 @@ describe('settling what ran: our own termination reasons, contradictory launch f
       await accepted(lifecycle(accountId, runtimeId, 'runtime.heartbeat', at(start, 5 * MIN), 2));
       clock.set(at(start, 16 * MIN));
       expect(await sweep()).toMatchObject({ unreachable: 1, forcedSettlements: 0 });
-      clock.advance(h.config.metering.settleGraceMs + MIN);
+      const end = at(start, 15 * MIN); // 13:02 + 10 minutes
+      // Told to terminate, not settled yet: its charge so far is already what the settlement will charge, and stays.
+      clock.advance(h.config.metering.settleGraceMs / 2);
+      const waiting = await view(runtimeId);
+      expect(waiting).toMatchObject({ status: 'terminating', settlement: null, runningSeconds: 900, charged: '0.250000' });
+      expect(waiting.explanation).toContain(`so far, up to ${end.toISOString()} = its last sign of life + the heartbeat timeout (600 s)`);
+      clock.advance(h.config.metering.settleGraceMs / 2 + MIN);
       expect((await sweep()).forcedSettlements).toBe(1);
 
-      const end = at(start, 15 * MIN); // 13:02 + 10 minutes
       const settled = await view(runtimeId);
       expect(settled).toMatchObject({
         status: 'settled',
