@@ -38,13 +38,7 @@ describe('a database outage', () => {
       201,
     );
     expect((await h.request('POST', '/v1/admin/jobs/ledger-reconcile/run', { key: admin })).body.ran).toBe(true);
-    const signedIn = await h.app.inject({
-      method: 'POST',
-      url: '/admin/login',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: `key=${encodeURIComponent(admin)}`,
-    });
-    const session = String(signedIn.headers['set-cookie']).split(';')[0]!;
+    const session = await h.consoleSession(admin);
     const scrape = async () => String((await h.request('GET', '/metrics')).body);
     const before = await scrape();
     const succeeded = { job_name: 'ledger-reconcile' };

@@ -301,13 +301,7 @@ describe('hostile request bodies and headers', () => {
 
   it("refuses overrides 5,000 levels deep typed into the admin console's plan form (400 naming the field, plan unchanged)", async () => {
     const accountId = await fundedAccount(h, admin, { plan: 'enterprise' });
-    const login = await h.app.inject({
-      method: 'POST',
-      url: '/admin/login',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: new URLSearchParams({ key: admin }).toString(),
-    });
-    const cookie = String(login.headers['set-cookie']).split(';')[0]!;
+    const cookie = await h.consoleSession(admin);
     const page = await h.app.inject({ method: 'GET', url: `/admin/accounts/${accountId}`, headers: { cookie } });
     const csrf = /name="csrf" value="([^"]+)"/.exec(page.body)![1]!;
     for (const [overrides, message] of [

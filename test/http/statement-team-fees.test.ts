@@ -53,13 +53,7 @@ describe('a statement shows the Team fees Stripe invoiced and the top-ups it cha
   const linesOf = (invoice: Record<string, any>, price: string) =>
     (invoice.lines.data as StripeLine[]).filter((l) => l.pricing.price_details.price === price);
   const consolePage = async (url: string) => {
-    const login = await h.app.inject({
-      method: 'POST',
-      url: '/admin/login',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: `key=${encodeURIComponent(admin)}`,
-    });
-    const cookie = String(login.headers['set-cookie']).split(';')[0]!;
+    const cookie = await h.consoleSession(admin);
     const page = await h.app.inject({ method: 'GET', url, headers: { cookie } });
     expect(page.statusCode).toBe(200);
     return page.body;

@@ -186,14 +186,7 @@ describe('statements of a generated month reconcile to the ledger to the micro-c
 
   it('is a printable page of the admin console, linked from the account page', async () => {
     const [, rich] = accounts as [string, string];
-    const login = await h.app.inject({
-      method: 'POST',
-      url: '/admin/login',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: `key=${encodeURIComponent(admin)}`,
-    });
-    expect(login.statusCode).toBe(303);
-    const cookie = String(login.headers['set-cookie']).split(';')[0]!;
+    const cookie = await h.consoleSession(admin);
     const account = await h.app.inject({ method: 'GET', url: `/admin/accounts/${rich}`, headers: { cookie } });
     expect(account.body).toContain(`href="/admin/accounts/${rich}/statements/2031-04" data-link="statement"`);
     const page = await h.app.inject({ method: 'GET', url: `/admin/accounts/${rich}/statements/2031-03`, headers: { cookie } });

@@ -64,6 +64,8 @@ export interface Harness {
   config: AppConfig;
   /** An API key with the given scopes. */
   key(...scopes: string[]): Promise<string>;
+  /** Signs in to the admin console with `key`: the session cookie (`name=value`) to send with its pages. */
+  consoleSession(key: string): Promise<string>;
   request(
     method: 'GET' | 'POST' | 'PUT' | 'DELETE',
     url: string,
@@ -134,6 +136,17 @@ export async function startApp(opts: { env?: Record<string, string>; kafka?: boo
     ds,
     config,
     key: async (...scopes) => (await keys.create(scopes, 'test')).key,
+    consoleSession: async (key) => {
+      const signedIn = await send({
+        method: 'POST',
+        url: '/admin/login',
+        remoteAddress,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({ key }).toString(),
+      });
+      if (signedIn.statusCode !== 303) throw new Error(`console sign-in: ${signedIn.statusCode} ${signedIn.body}`);
+      return String(signedIn.headers['set-cookie']).split(';')[0]!;
+    },
     request: async (method, url, { key, body, headers = {} } = {}) => {
       const res = await send({
         method,
