@@ -144,8 +144,8 @@ export class SeatsService implements OnModuleInit {
     for (const { account_id: accountId } of subs) {
       try {
         await this.underSeatLock(accountId, async (em, sub) => {
-          result.checked += 1;
           const remote = await this.gateway.retrieveSubscription(sub.subscription_id);
+          result.checked += 1;
           const item = remote.items.find((i) => this.catalog.isSeatPrice(i.priceId));
           if (!item) throw new Error(`subscription ${sub.subscription_id} has no seat item`);
           const seats = await this.members.activeSeats(em, accountId);

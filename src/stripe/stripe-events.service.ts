@@ -37,6 +37,8 @@ export interface EventOutcome {
   duplicate: boolean;
   /** A type this service does not handle, or an object it cannot tie to an account: acknowledged. */
   ignored: boolean;
+  /** Acknowledged but kept out of the inbox until another event comes (a reversal before its top-up): why. */
+  waiting?: string;
 }
 
 /** What an effect did: `accountId` when it touched the account's subscription (a lifted payment suspension is then applied). */
@@ -96,7 +98,7 @@ export class StripeEventsService {
     } catch (error) {
       if (error instanceof TopUpNotRecordedYet) {
         await recordOutcome(this.ds.manager, event, 'ignored', null, error.message, this.clock.now());
-        return { ...outcome, ignored: true };
+        return { ...outcome, ignored: true, waiting: error.message };
       }
       // Stripe retries a failed delivery; meanwhile operators see the failure and its reason.
       const reason = error instanceof Error ? error.message : String(error);
@@ -457,7 +459,13 @@ export class StripeEventsService {
   /** The events of the recovery window (3 days) that `which` selects, applied now, oldest first (each once: the inbox). */
   private async replayEvents(which: (event: StripeEventLike) => boolean): Promise<void> {
     const since = new Date(this.clock.now().getTime() - 3 * 86_400_000);
-    for (const event of (await this.gateway.eventsSince(since)).filter(which)) {
+    // After the event's own commit: Stripe unreachable now must not fail the delivery that was applied
+    // (a retry would be a duplicate); the recovery job applies what is left.
+    const listed = await this.gateway.eventsSince(since).catch((error: unknown) => {
+      this.logger.warn(`could not list Stripe's events to apply the ones waiting for this one (the recovery job will): ${String(error)}`);
+      return [];
+    });
+    for (const event of listed.filter(which)) {
       await this.handle(event).catch((error: unknown) => this.logger.warn(`${event.type} ${event.id} not applied: ${String(error)}`));
     }
   }

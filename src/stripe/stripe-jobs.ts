@@ -18,6 +18,8 @@ export interface RecoveryResult {
   applied: number;
   failed: { eventId: string; error: string }[];
   suspended: string[];
+  /** Events acknowledged but waiting for another (a refund before its top-up's checkout): not applied, not failed. */
+  waiting: number;
   /** How many events could not be applied (`dl_billing_job_last_problems`). */
   problems: number;
 }
@@ -61,7 +63,7 @@ export class StripeJobs implements OnApplicationBootstrap {
   }
 
   async recover(): Promise<RecoveryResult> {
-    const result: RecoveryResult = { listed: 0, applied: 0, failed: [], suspended: [], problems: 0 };
+    const result: RecoveryResult = { listed: 0, applied: 0, failed: [], suspended: [], waiting: 0, problems: 0 };
     if (this.gateway.enabled) {
       const listed = await this.gateway.eventsSince(new Date(this.clock.now().getTime() - RECOVERY_WINDOW_MS));
       result.listed = listed.length;
@@ -76,7 +78,8 @@ export class StripeJobs implements OnApplicationBootstrap {
       for (const event of listed.filter((e) => !seen.has(e.id))) {
         try {
           const outcome = await this.events.handle(event);
-          if (!outcome.duplicate) result.applied += 1;
+          if (outcome.waiting) result.waiting += 1;
+          else if (!outcome.duplicate) result.applied += 1;
         } catch (error) {
           result.failed.push({ eventId: event.id, error: error instanceof Error ? error.message : String(error) });
         }

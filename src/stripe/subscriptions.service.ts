@@ -131,7 +131,9 @@ export class SubscriptionsService {
    * Records a subscription as the account's (from our own call, Checkout or an event), and its plan:
    * the plan of its prices while it bills, that plan's fallback (Free) once it is over. `eventCreated` (Stripe seconds; 0 for API answers)
    * keeps an older event from overwriting newer state; in a tie (same second) the state already
-   * there stays (invoice events set the payment status), except a cancellation, which always lands.
+   * there stays (invoice events set the payment status), except a cancellation, which always lands:
+   * it is final in Stripe, so it lands even after an invoice event created later (the customer paid
+   * the open invoice after Stripe cancelled), whose time the invoice handlers keep as the state's.
    * Another subscription replaces the account's only when the account's is over, or by a newer event:
    * a late event of a cancelled one never takes the place of the live one.
    */
@@ -153,7 +155,7 @@ export class SubscriptionsService {
          past_due_since = CASE WHEN EXCLUDED.status IN ('past_due', 'unpaid') THEN coalesce(t.past_due_since, $11::timestamptz) END,
          updated_at = now()
        WHERE t.state_event_created < EXCLUDED.state_event_created
-          OR (t.subscription_id = EXCLUDED.subscription_id AND EXCLUDED.status = 'canceled' AND t.state_event_created <= EXCLUDED.state_event_created)
+          OR (t.subscription_id = EXCLUDED.subscription_id AND EXCLUDED.status = 'canceled')
           OR (t.subscription_id <> EXCLUDED.subscription_id AND t.status <> ALL($12::text[]))
        RETURNING account_id`,
       [

@@ -177,8 +177,11 @@ describe('Stripe over HTTP, against the local fake', () => {
     });
     const early = await deliver(refund);
     expect(early.status).toBe(200);
-    expect(early.body).toMatchObject({ ignored: true });
+    expect(early.body).toMatchObject({ ignored: true, waiting: `no top-up paid by ${session.payment_intent} is recorded yet` });
     expect((await wallet(accountId)).total).toBe('10.000000');
+    // The recovery job sees it waiting: neither applied nor a problem.
+    const recovery = await h.request('POST', '/v1/admin/jobs/stripe-recovery/run', { key: admin });
+    expect(recovery.body.result).toMatchObject({ waiting: 1, problems: 0 });
     // The checkout comes: the top-up is credited, and the refund that came first takes it back at once.
     await deliver(fake.emit('checkout.session.completed', session));
     expect((await wallet(accountId)).total).toBe('10.000000');
@@ -191,6 +194,34 @@ describe('Stripe over HTTP, against the local fake', () => {
     expect((await wallet(accountId)).total).toBe('10.000000');
     const audit = (await h.request('GET', `/v1/audit?accountId=${accountId}`, { key: admin })).body.items as { action: string }[];
     expect(audit.filter((a) => a.action === 'credits.clawed_back')).toHaveLength(1);
+  });
+
+  it('answers a checkout 200 once its top-up is credited, even when Stripe cannot list the refund waiting for it; the recovery job applies that', async () => {
+    const accountId = await fundedAccount(h, admin, { plan: 'enterprise', credits: '10.000000' });
+    const session = await paidTopUp(accountId);
+    const charge = { id: uid('ch'), object: 'charge', payment_intent: session.payment_intent, amount: 3000, amount_refunded: 3000 };
+    await deliver(fake.emit('charge.refunded', charge));
+    const checkout = fake.emit('checkout.session.completed', session);
+    fake.outage = true;
+    const delivered = await deliver(checkout);
+    fake.outage = false;
+    expect(delivered.status).toBe(200);
+    expect((await wallet(accountId)).total).toBe('110.000000');
+    const recovery = await h.request('POST', '/v1/admin/jobs/stripe-recovery/run', { key: admin });
+    expect(recovery.body.result).toMatchObject({ waiting: 0, problems: 0 });
+    expect((await wallet(accountId)).total).toBe('10.000000');
+  });
+
+  it('downgrades a subscription Stripe cancelled, even when an invoice event created after the cancellation came first', async () => {
+    const { accountId, subscriptionId } = await teamAccount();
+    const t = Math.floor(Date.now() / 1000) + 100;
+    const invoice = fake.invoice(subscriptionId, { created: t - 10 });
+    await deliver(fake.emit('invoice.payment_failed', invoice, t - 10));
+    // The customer pays the open invoice after Stripe cancelled the subscription; the payment is delivered first.
+    await deliver(fake.emit('invoice.paid', { ...invoice, status: 'paid' }, t + 5));
+    await deliver(fake.emit('customer.subscription.deleted', { ...fake.subscriptions.get(subscriptionId)!, status: 'canceled' }, t));
+    const view = (await h.request('GET', `/v1/accounts/${accountId}/subscription`, { key: admin })).body;
+    expect(view).toMatchObject({ plan: 'free', subscription: { status: 'canceled' } });
   });
 
   it('explains each claw-back in the ledger: the charge reversed, the top-up session and the amount taken back', async () => {

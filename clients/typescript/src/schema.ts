@@ -1883,6 +1883,8 @@ export interface components {
             /** @enum {boolean} */
             received: true;
             type: string;
+            /** @description Present when the event is acknowledged but waits for another (a refund or dispute of a top-up whose checkout has not come): why. It applies when that one comes. */
+            waiting?: string;
         };
     };
     responses: never;

@@ -60,6 +60,10 @@ export const webhookResultSchema = z
     type: z.string(),
     duplicate: z.boolean().meta({ description: 'Already applied before (same event id): nothing done' }),
     ignored: z.boolean().meta({ description: 'A type this service does not handle, or an object it cannot tie to an account' }),
+    waiting: z.string().optional().meta({
+      description:
+        'Present when the event is acknowledged but waits for another (a refund or dispute of a top-up whose checkout has not come): why. It applies when that one comes.',
+    }),
   })
   .meta({ id: 'WebhookResult' });
 
