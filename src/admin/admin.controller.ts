@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res, UseFilters } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Put, Query, Req, Res, UseFilters } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiKeyFailures } from 'src/accounts/auth/failure-limiter';
 import { Public } from 'src/common/auth/auth.decorators';
@@ -195,5 +195,33 @@ export class AdminController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<string> {
     return this.auth.page(reply, cookies, () => Promise.reject(BillingException.notFound(`Page ${request.url.split('?')[0]}`)));
+  }
+
+  // Another method on a console path (the console's forms only GET and POST their own paths): the same page.
+  @Post('*')
+  unknownPost(
+    @Req() request: FastifyRequest,
+    @Headers('cookie') cookies: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    return this.unknown(request, cookies, reply);
+  }
+
+  @Put('*')
+  unknownPut(
+    @Req() request: FastifyRequest,
+    @Headers('cookie') cookies: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    return this.unknown(request, cookies, reply);
+  }
+
+  @Delete('*')
+  unknownDelete(
+    @Req() request: FastifyRequest,
+    @Headers('cookie') cookies: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    return this.unknown(request, cookies, reply);
   }
 }

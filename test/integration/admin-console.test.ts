@@ -524,6 +524,12 @@ describe('admin console in a browser', () => {
     expect(refused!.status()).toBe(400);
     expect(refused!.headers()['content-type']).toMatch(/^text\/html/);
     expect(await page.textContent('.problem')).toMatch(/q.*must not contain NUL characters/s);
+    // Another method on a console path: the same page, not the API's 405 body.
+    await page.goto(`${base}/admin/accounts`);
+    const csrf = await page.getAttribute('header input[name=csrf]', 'value');
+    const posted = await context.request.post(`${base}/admin/no-such-action`, { form: { csrf: csrf! }, maxRedirects: 0 });
+    expect(posted.status()).toBe(404);
+    expect(posted.headers()['content-type']).toMatch(/^text\/html/);
     const report = await context.request.get(`${base}/admin/reports/nothing.csv`);
     expect(report.status()).toBe(404);
     expect(await report.text()).toMatch(/Report nothing.csv not found/);
