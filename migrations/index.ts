@@ -28,6 +28,7 @@ import { AncillaryCommands1796405410116 } from './1796405410116-AncillaryCommand
 import { PlansFromCatalog1796410000000 } from './1796410000000-PlansFromCatalog';
 import { RuntimeEventsByRuntimeMonth1796469101118 } from './1796469101118-RuntimeEventsByRuntimeMonth';
 import { AccountsBillingCycleIndex1796504505832 } from './1796504505832-AccountsBillingCycleIndex';
+import { ConsoleSignOut1796540000000 } from './1796540000000-ConsoleSignOut';
 import { StripeInvoiceAmounts1796414845223 } from './1796414845223-StripeInvoiceAmounts';
 
 /** Every migration, in order. `npm run migration:generate -- <Name>` writes a file here; add it to this list. */
@@ -63,4 +64,5 @@ export const MIGRATIONS: (new () => object)[] = [
   StripeInvoiceAmounts1796414845223,
   RuntimeEventsByRuntimeMonth1796469101118,
   AccountsBillingCycleIndex1796504505832,
+  ConsoleSignOut1796540000000,
 ];

@@ -34,7 +34,7 @@ export class AdminAuth {
     if (!session) return null;
     const key = await this.keys.liveKey(session.keyId);
     if (!key || !key.scopes.some((s) => CONSOLE_SCOPES.includes(s))) return null;
-    if (!sessionValid(session, key.hash, this.clock.now().getTime())) return null;
+    if (!sessionValid(session, key.hash, this.clock.now().getTime(), key.consoleSignedOutAt?.getTime() ?? null)) return null;
     return { keyId: key.id, scopes: key.scopes, canAct: key.scopes.includes('admin'), csrf: csrfToken(key.hash, session.signature) };
   }
 

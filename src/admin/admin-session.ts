@@ -19,8 +19,18 @@ export function parseSession(value: string | undefined): { keyId: string; expire
   return { keyId: match[1]!, expiresAt: Number(match[2]), signature: match[3]! };
 }
 
-export function sessionValid(session: { keyId: string; expiresAt: number; signature: string }, keyHash: string, now: number): boolean {
+/**
+ * Whether a session is the key's, unexpired, and signed in after the key's last sign-out (a session
+ * is signed in at its expiry less SESSION_TTL_MS).
+ */
+export function sessionValid(
+  session: { keyId: string; expiresAt: number; signature: string },
+  keyHash: string,
+  now: number,
+  signedOutAt: number | null = null,
+): boolean {
   if (session.expiresAt <= now) return false;
+  if (signedOutAt !== null && session.expiresAt - SESSION_TTL_MS <= signedOutAt) return false;
   const expected = Buffer.from(mac(keyHash, session.keyId, session.expiresAt));
   const given = Buffer.from(session.signature);
   return expected.length === given.length && timingSafeEqual(expected, given);

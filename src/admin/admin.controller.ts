@@ -10,8 +10,8 @@ import { PlanCatalog } from 'src/plan-catalog/plan-catalog';
 import { parseReportQuery } from 'src/reports/report-query';
 import { ReportsService, type Report } from 'src/reports/reports.service';
 import { toCsv } from 'src/reports/to-csv';
-import { AdminAuth, CONSOLE_SCOPES } from './admin-auth';
-import { SESSION_COOKIE, SESSION_TTL_MS, signSession } from './admin-session';
+import { AdminAuth, CONSOLE_SCOPES, formOf } from './admin-auth';
+import { csrfValid, SESSION_COOKIE, SESSION_TTL_MS, signSession } from './admin-session';
 import { errorPage, loginPage, shell } from './render';
 import { reportsPage } from './reports-page';
 import { ConsoleErrorFilter } from './console-error.filter';
@@ -78,9 +78,17 @@ export class AdminController {
     return '';
   }
 
+  /** Signs out: the cookie is cleared, and every session of the key signed in until now ends on the server too. */
   @Post('logout')
   @HttpCode(303)
-  logout(@Res({ passthrough: true }) reply: FastifyReply): string {
+  async logout(
+    @Body() body: unknown,
+    @Headers('cookie') cookies: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<string> {
+    const viewer = await this.auth.viewer(cookies);
+    // Only a form of the session itself signs it out (its CSRF token): a forged post cannot end it.
+    if (viewer && csrfValid(viewer.csrf, formOf(body).csrf)) await this.keys.consoleSignedOut(viewer.keyId, this.clock.now());
     void reply
       .header('set-cookie', `${SESSION_COOKIE}=; Path=/admin; HttpOnly; SameSite=Strict; Max-Age=0`)
       .header('location', '/admin/login');

@@ -30,6 +30,36 @@ describe('security', () => {
     vi.restoreAllMocks();
   });
 
+  it("ends the key's console sessions on the server at sign-out, not only the cookie; a forged sign-out ends nothing", async () => {
+    const key = (await h.request('POST', '/v1/admin/api-keys', { key: bootstrap, body: { scopes: ['reports'] } })).body.key as string;
+    const page = (cookie: string) => h.app.inject({ method: 'GET', url: '/admin/health', headers: { cookie } });
+    const first = await h.consoleSession(key);
+    await new Promise((r) => setTimeout(r, 5));
+    const second = await h.consoleSession(key);
+    expect((await page(first)).statusCode).toBe(200);
+    const signOut = (cookie: string, csrf?: string) =>
+      h.app.inject({
+        method: 'POST',
+        url: '/admin/logout',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: csrf ? new URLSearchParams({ csrf }).toString() : '',
+      });
+    // Without the session's token (a forged post from another site carries the cookie at most): the sessions stay.
+    expect((await signOut(first)).statusCode).toBe(303);
+    expect((await page(first)).statusCode).toBe(200);
+    const csrf = /name="csrf" value="([^"]+)"/.exec((await page(first)).body)![1]!;
+    expect((await signOut(first, csrf)).statusCode).toBe(303);
+    // A copy of either cookie kept after the sign-out opens nothing: both sessions of the key are over.
+    for (const cookie of [first, second]) {
+      const after = await page(cookie);
+      expect(after.statusCode).toBe(303);
+      expect(after.headers.location).toBe('/admin/login');
+    }
+    // Signing in again works.
+    await new Promise((r) => setTimeout(r, 5));
+    expect((await page(await h.consoleSession(key))).statusCode).toBe(200);
+  });
+
   it('never writes API keys or Stripe secrets to the logs', async () => {
     const created = await h.request('POST', '/v1/admin/api-keys', { key: bootstrap, body: { scopes: ['control-plane'] } });
     const cp = created.body.key as string;

@@ -115,13 +115,18 @@ export class ApiKeysService implements OnApplicationBootstrap {
   }
 
   /** A key that is not revoked, by id, with its stored hash (which signs its admin sessions). */
-  async liveKey(id: string): Promise<{ id: string; hash: string; scopes: string[] } | null> {
-    const [row] = await rows<{ key_hash: string; scopes: string[] }>(
+  async liveKey(id: string): Promise<{ id: string; hash: string; scopes: string[]; consoleSignedOutAt: Date | null } | null> {
+    const [row] = await rows<{ key_hash: string; scopes: string[]; console_signed_out_at: Date | null }>(
       this.ds,
-      `SELECT key_hash, scopes FROM api_keys WHERE id = $1 AND revoked_at IS NULL`,
+      `SELECT key_hash, scopes, console_signed_out_at FROM api_keys WHERE id = $1 AND revoked_at IS NULL`,
       [id],
     );
-    return row ? { id, hash: row.key_hash, scopes: row.scopes } : null;
+    return row ? { id, hash: row.key_hash, scopes: row.scopes, consoleSignedOutAt: row.console_signed_out_at } : null;
+  }
+
+  /** The admin console signed out with this key: its sessions signed in until now are over. */
+  async consoleSignedOut(id: string, at: Date): Promise<void> {
+    await this.ds.query(`UPDATE api_keys SET console_signed_out_at = $2 WHERE id = $1`, [id, at]);
   }
 
   /** The principal of a presented key, or null when the key is unknown or revoked. */

@@ -21,4 +21,8 @@ export class ApiKey {
 
   @Column({ name: 'revoked_at', type: 'timestamptz', nullable: true })
   revokedAt: Date | null;
+
+  /** The admin console's last sign-out with this key: its sessions signed in before it are over. */
+  @Column({ name: 'console_signed_out_at', type: 'timestamptz', nullable: true })
+  consoleSignedOutAt: Date | null;
 }
