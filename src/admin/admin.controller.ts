@@ -65,7 +65,9 @@ export class AdminController {
       void reply.code(401).header('content-type', 'text/html; charset=utf-8');
       return loginPage(principal ? 'This key has neither the admin nor the reports scope.' : 'Unknown or revoked API key.');
     }
-    const expiresAt = this.clock.now().getTime() + SESSION_TTL_MS;
+    // Signed in after the key's last sign-out, even within the same millisecond.
+    const signedIn = Math.max(this.clock.now().getTime(), (live.consoleSignedOutAt?.getTime() ?? 0) + 1);
+    const expiresAt = signedIn + SESSION_TTL_MS;
     const cookie = [
       `${SESSION_COOKIE}=${signSession(principal.keyId, live.hash, expiresAt)}`,
       'Path=/admin',
