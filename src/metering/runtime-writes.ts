@@ -33,7 +33,7 @@ export function insertUnreservedRuntimes(
 }
 
 const RESERVE_RUNTIMES: PreparedStatement = {
-  name: 'reserve_runtimes_v2',
+  name: 'reserve_runtimes_v3',
   text: `WITH reserved AS (INSERT INTO runtimes (runtime_id, account_id, reservation_id, user_id, agent_id, variant, environment, size_class,
       spec_digest, rate_per_hour, rate_card_version, reserved_minutes, reserved_amount, hold_id, request_fingerprint, status,
       start_deadline, created_at)
@@ -48,7 +48,9 @@ const RESERVE_RUNTIMES: PreparedStatement = {
       variant = EXCLUDED.variant, environment = EXCLUDED.environment, size_class = EXCLUDED.size_class, spec_digest = EXCLUDED.spec_digest,
       rate_per_hour = EXCLUDED.rate_per_hour, rate_card_version = EXCLUDED.rate_card_version,
       reserved_minutes = EXCLUDED.reserved_minutes, reserved_amount = EXCLUDED.reserved_amount,
-      hold_id = EXCLUDED.hold_id, request_fingerprint = EXCLUDED.request_fingerprint, start_deadline = EXCLUDED.start_deadline
+      hold_id = EXCLUDED.hold_id, request_fingerprint = EXCLUDED.request_fingerprint, start_deadline = EXCLUDED.start_deadline,
+      status = CASE WHEN runtimes.status <> 'terminating' THEN runtimes.status WHEN runtimes.open_since IS NOT NULL THEN 'running'
+                    WHEN runtimes.started_at IS NOT NULL THEN 'paused' ELSE 'reserved' END
     WHERE runtimes.reservation_id IS NULL AND runtimes.account_id = EXCLUDED.account_id
     RETURNING *)
     SELECT r.* FROM (SELECT ledger_assert((SELECT count(*) FROM reserved) = jsonb_array_length($1::jsonb),
@@ -56,7 +58,11 @@ const RESERVE_RUNTIMES: PreparedStatement = {
       JOIN reserved r ON checked.ok`,
 };
 
-/** A reservation's runtime row, as RESERVE_RUNTIMES inserts it (attached to the row of a runtime whose events came first). */
+/**
+ * A reservation's runtime row, as RESERVE_RUNTIMES inserts it (attached to the row of a runtime whose
+ * events came first: one told to terminate for want of a reservation then follows its events again,
+ * its `unreserved` command withdrawn by the caller).
+ */
 export type RuntimeInsert = Record<string, unknown> & { runtime_id: string };
 
 /** Every runtime row of a batch in one statement; a runtime reserved meanwhile fails it (and so the batch). */

@@ -13,6 +13,7 @@ import {
   concurrencyQuota,
   exhaustedNotices,
   lowBalanceNotice,
+  notEnded,
   ownRuntime,
   planAllows,
   quotaExceeded,
@@ -66,6 +67,17 @@ describe('quotaExceeded', () => {
 });
 
 describe('the launch checks, each on what was read', () => {
+  it('notEnded: a runtime its events ended before any reservation is a 409; one reserved, or not ended, passes', () => {
+    expect(refusal(() => notEnded('rt_1', undefined))).toBeNull();
+    expect(refusal(() => notEnded('rt_1', { account: 'acc_1', reserved: false, ended: false }))).toBeNull();
+    expect(refusal(() => notEnded('rt_1', { account: 'acc_1', reserved: true, ended: true }))).toBeNull();
+    expect(refusal(() => notEnded('rt_1', { account: 'acc_1', reserved: false, ended: true }))).toMatchObject({
+      status: 409,
+      code: 'DL_BILLING_IDEMPOTENCY_CONFLICT',
+      findings: [{ field: 'runtimeId' }],
+    });
+  });
+
   it('ownRuntime: a runtime made known by another account’s events is a 409', () => {
     expect(refusal(() => ownRuntime('rt_1', 'acc_1', null))).toBeNull();
     expect(refusal(() => ownRuntime('rt_1', 'acc_1', 'acc_1'))).toBeNull();

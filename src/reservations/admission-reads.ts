@@ -34,8 +34,9 @@ function together<A extends unknown[]>(reads: { [K in keyof A]: TypedRead<A[K]> 
 }
 
 const KNOWN_RUNTIMES: PreparedStatement = {
-  name: 'admission_known_runtimes_v1',
-  text: `SELECT r.runtime_id, r.account_id, r.reservation_id IS NOT NULL AS reserved FROM runtimes r WHERE r.runtime_id = ANY($1::text[])`,
+  name: 'admission_known_runtimes_v2',
+  text: `SELECT r.runtime_id, r.account_id, r.reservation_id IS NOT NULL AS reserved, r.status IN ('settled', 'voided') AS ended
+    FROM runtimes r WHERE r.runtime_id = ANY($1::text[])`,
 };
 
 function knownRuntimesRead(runtimeIds: readonly string[]): TypedRead<Map<string, KnownRuntime>> {
@@ -43,9 +44,9 @@ function knownRuntimesRead(runtimeIds: readonly string[]): TypedRead<Map<string,
     call: { statement: KNOWN_RUNTIMES, values: [[...runtimeIds]] },
     parse: (found) =>
       new Map(
-        (found as { runtime_id: string; account_id: string; reserved: boolean }[]).map((r) => [
+        (found as { runtime_id: string; account_id: string; reserved: boolean; ended: boolean }[]).map((r) => [
           r.runtime_id,
-          { account: r.account_id, reserved: r.reserved },
+          { account: r.account_id, reserved: r.reserved, ended: r.ended },
         ]),
       ),
   };

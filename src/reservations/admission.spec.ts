@@ -79,11 +79,20 @@ describe('admit: one decision over a batch, each launch counting for the next', 
   it('decides in the contract’s order: reserved already, another account’s runtime, no account, suspended, plan', () => {
     const suspended = { ...account, status: 'suspended' };
     expect(
-      codeOf(admit(admission({}, [], suspended), [launch(1, { runtime: { account: 'acc_1', reserved: true } })], noLedger, now)[0]!),
+      codeOf(
+        admit(
+          admission({}, [], suspended),
+          [launch(1, { runtime: { account: 'acc_1', reserved: true, ended: false } })],
+          noLedger,
+          now,
+        )[0]!,
+      ),
     ).toBe('replay');
-    expect(codeOf(admit(admission({}, [], null), [launch(1, { runtime: { account: 'acc_2', reserved: false } })], noLedger, now)[0]!)).toBe(
-      'DL_BILLING_IDEMPOTENCY_CONFLICT',
-    );
+    expect(
+      codeOf(
+        admit(admission({}, [], null), [launch(1, { runtime: { account: 'acc_2', reserved: false, ended: false } })], noLedger, now)[0]!,
+      ),
+    ).toBe('DL_BILLING_IDEMPOTENCY_CONFLICT');
     expect(codeOf(admit(admission({}, [], null), [launch(1)], noLedger, now)[0]!)).toBe('DL_BILLING_NOT_FOUND');
     const large = launch(1, { environment: { name: 'python', sizeClass: 'large' } as Environment });
     expect(codeOf(admit(admission({}, [], suspended), [large], noLedger, now)[0]!)).toBe('DL_BILLING_ACCOUNT_SUSPENDED');

@@ -26,6 +26,8 @@ import { dueAlerts } from 'src/spend-limits/spend-limits.service';
 export interface KnownRuntime {
   account: string;
   reserved: boolean;
+  /** Settled or voided already (its events ended it). */
+  ended: boolean;
 }
 
 /** A launch as admission sees it (validated and priced). */
@@ -41,6 +43,8 @@ export interface Launch {
   /** The ledger's operation holding `amount` (null: nothing to hold, an extension that costs nothing more). */
   hold: Operation<HoldResult> | null;
   runtime: KnownRuntime | undefined;
+  /** Metering's reservation of a runtime whose events came first (it may have ended: then it is settled on the new hold). */
+  ofEvents?: boolean;
   /** Whether its caller has gone (a launch no one waits for reserves nothing). */
   abandoned?: () => boolean;
 }
@@ -129,6 +133,7 @@ export class AccountAdmission {
     if (launch.abandoned?.()) throw abandonedLaunch(launch.runtimeId);
     if (launch.kind === 'reservation' && launch.runtime?.reserved) return { replay: true };
     ownRuntime(launch.runtimeId, launch.accountId, launch.runtime?.account ?? null);
+    if (launch.kind === 'reservation' && !launch.ofEvents) notEnded(launch.runtimeId, launch.runtime);
     accountExists(launch.accountId, this.terms?.account);
     const { account, plan, period } = this.terms!;
     accountActive(account);
@@ -237,6 +242,18 @@ export function ownRuntime(runtimeId: string, accountId: string, runtimeAccount:
   if (runtimeAccount === null || runtimeAccount === accountId) return;
   throw new BillingException('DL_BILLING_IDEMPOTENCY_CONFLICT', `Runtime ${runtimeId} belongs to another account`, [
     { field: 'runtimeId', message: 'is a runtime of another account' },
+  ]);
+}
+
+/**
+ * A runtime whose events ended it before any reservation (settled or voided without a hold) has
+ * nothing left to reserve: a hold taken now would never be settled. (Metering's own reservation of
+ * it, `ofEvents`, is settled on at once.)
+ */
+export function notEnded(runtimeId: string, runtime: KnownRuntime | undefined): void {
+  if (!runtime?.ended || runtime.reserved) return;
+  throw new BillingException('DL_BILLING_IDEMPOTENCY_CONFLICT', `Runtime ${runtimeId} has already ended`, [
+    { field: 'runtimeId', message: 'has already ended: its events came before any reservation, so there is nothing left to reserve' },
   ]);
 }
 

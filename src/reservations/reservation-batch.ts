@@ -14,6 +14,7 @@ import { createHoldOperation } from 'src/ledger/operations/create-hold';
 import { LedgerService } from 'src/ledger/ledger.service';
 import type { LockKey } from 'src/ledger/persistence/wallet-store';
 import type { CreateHoldInput } from 'src/ledger/ledger.types';
+import { withdrawUnreserved } from 'src/messaging/commands';
 import { notifyOnce } from 'src/messaging/notifications';
 import { topicsOf } from 'src/messaging/topics';
 import type { RuntimeRow } from 'src/metering/runtime-row';
@@ -51,6 +52,8 @@ export interface ReservationLaunch {
   /** The correlation of the launch's request (a batch runs outside it). */
   correlation?: Correlation;
   abandoned?: () => boolean;
+  /** Metering's reservation of a runtime whose events came first (see Launch.ofEvents). */
+  ofEvents?: boolean;
 }
 
 /** A reservation decided: reserved (its runtime row and hold), reserved already, or refused. */
@@ -63,6 +66,8 @@ export interface AdmissionAsk {
   launch(runtime: KnownRuntime | undefined): Launch;
   /** The launch's own writes once it is admitted (after the ledger's), e.g. its runtime row. */
   writes(admitted: Admitted): Call[];
+  /** Who asks (audited on what the launch changes besides its hold). */
+  actor?: string;
 }
 
 @Injectable()
@@ -102,6 +107,8 @@ export class ReservationBatch {
         agentsOf(batch.map((l) => l.request)),
       );
       if (counts) for (const a of counts.parse(await session.query(counts.calls))) aside.add(a);
+      // A runtime whose events came first, told to terminate for want of a reservation, runs alone (which withdraws the command).
+      for (const l of batch) if (eventsCameFirst(runtimes.get(l.request.runtimeId))) aside.add(l.request.accountId);
       const taken = batch.filter((l) => !aside.has(l.request.accountId));
       const decisions = admit(
         accounts,
@@ -174,6 +181,11 @@ export class ReservationBatch {
     if (!decision || !('admitted' in decision)) return { decision: decision!, also: [] };
     const own = ask.writes(decision.admitted);
     const also = ledger.written(await inOneRoundTrip(em, ledger.writeCalls(own)), own.length);
+    // Reserved now, a runtime told to terminate for want of a reservation may run: the command is withdrawn (metering does it for its own).
+    if (launch.kind === 'reservation' && !launch.ofEvents && eventsCameFirst(launch.runtime)) {
+      const issuer = { topic: topicsOf(this.config).commands, actor: ask.actor ?? 'system:reservations', audit: this.audit };
+      await withdrawUnreserved(em, issuer, launch.runtimeId, now);
+    }
     const { notices, limits } = decision.admitted;
     await notifyOnce(em, topicsOf(this.config).notifications, notices, now);
     if (limits.length > 0) await this.spendLimits.notifyThresholds(em, accountId, launch.userId, now, limits);
@@ -201,11 +213,18 @@ export class ReservationBatch {
         hold: createHoldOperation(reservationHold(request, price, amount, l.actor, l.correlation?.id ?? null)),
         runtime,
         abandoned: l.abandoned,
+        ofEvents: l.ofEvents,
       }),
       writes: () => [reserveRuntimesCall([insert])],
       insert,
+      actor: l.actor,
     };
   }
+}
+
+/** A runtime its events made known without a reservation, not ended: it may have been told to terminate as unreserved. */
+function eventsCameFirst(runtime: KnownRuntime | undefined): boolean {
+  return runtime !== undefined && !runtime.reserved && !runtime.ended;
 }
 
 /** Each wallet's operations' keys, for the ledger's batch read. */

@@ -182,7 +182,7 @@ export class ReservationsService {
 
   /** Creates the reservation in the caller's transaction (a runtime reserved on the fly): the same admission, alone. */
   async createWithin(em: EntityManager, request: ReservationRequest, actor: string): Promise<ReservationView> {
-    const launch: ReservationLaunch = { request, fingerprint: fingerprint(request), actor };
+    const launch: ReservationLaunch = { request, fingerprint: fingerprint(request), actor, ofEvents: true };
     const outcome = await this.batches.reserveAlone(em, launch);
     if ('replay' in outcome) {
       throw new BillingException('DL_BILLING_IDEMPOTENCY_CONFLICT', `Runtime ${request.runtimeId} is already reserved`);

@@ -354,6 +354,54 @@ describe('reservations over HTTP', () => {
     await terminate(accountId, [beating, pausing]);
   });
 
+  it('withdraws the unreserved command of a runtime whose reservation comes after its events, and charges its run on that hold', async () => {
+    const accountId = await fundedAccount(h, admin, { credits: '5.000000' });
+    const runtimeId = uid('rt');
+    const start = new Date(Date.now() - 60_000);
+    // Its start says nothing of what it runs: told to terminate as unreserved.
+    await h.request('POST', '/v1/events', { key: cp, body: [lifecycle(accountId, runtimeId, 'runtime.started', start, 1, {})] });
+    expect((await h.request('GET', `/v1/reservations/${runtimeId}`, { key: cp })).body.status).toBe('terminating');
+    const reserved = await reserve({ accountId, runtimeId, ...SMALL, minutes: 60 });
+    expect(reserved.status).toBe(201);
+    const view = (await h.request('GET', `/v1/reservations/${runtimeId}`, { key: cp })).body;
+    expect(view.status).toBe('running');
+    expect(view.commands).toEqual([expect.objectContaining({ reason: 'unreserved', acknowledgedAt: expect.any(String) })]);
+    const audit = (await h.request('GET', `/v1/audit?accountId=${accountId}`, { key: admin })).body.items as { action: string }[];
+    expect(audit.map((a) => a.action)).toContain('runtime.terminate_withdrawn');
+    // Its termination settles the run on the new hold: charged from its start, the rest given back.
+    await h.request('POST', '/v1/events', {
+      key: cp,
+      body: [lifecycle(accountId, runtimeId, 'runtime.terminated', new Date(start.getTime() + 36_000), 2, { reason: 'user' })],
+    });
+    const settled = (await h.request('GET', `/v1/reservations/${runtimeId}`, { key: cp })).body;
+    expect(settled).toMatchObject({ status: 'settled', settlement: 'events', runningSeconds: 36, charged: '0.010000' });
+    expect((await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body).toMatchObject({
+      total: '4.990000',
+      held: '0.000000',
+    });
+  });
+
+  it('refuses to reserve a runtime whose events ended it first (nothing to hold that would ever be settled)', async () => {
+    const accountId = await fundedAccount(h, admin, { credits: '5.000000' });
+    for (const ending of ['runtime.terminated', 'runtime.launch_failed'] as const) {
+      const runtimeId = uid('rt');
+      await h.request('POST', '/v1/events', {
+        key: cp,
+        body: [lifecycle(accountId, runtimeId, ending, new Date(), 1, { reason: 'user' })],
+      });
+      const late = await reserve({ accountId, runtimeId, ...SMALL, minutes: 30 });
+      expect(late.status, ending).toBe(409);
+      expect(late.body.error).toMatchObject({
+        code: 'DL_BILLING_IDEMPOTENCY_CONFLICT',
+        findings: [{ field: 'runtimeId', message: expect.stringContaining('has already ended') }],
+      });
+    }
+    expect((await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body).toMatchObject({
+      total: '5.000000',
+      held: '0.000000',
+    });
+  });
+
   it('refuses a termination or a failed launch without a reason, naming each event by its place in either list form', async () => {
     const accountId = await fundedAccount(h, admin, { credits: '1.000000' });
     const runtimeId = uid('rt');
