@@ -3,6 +3,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AuditService, type AuditEntry } from 'src/audit/audit.service';
+import { advisoryKey } from 'src/common/database/advisory-lock';
 import { inTransaction, rows } from 'src/common/database/transaction';
 import { BillingException } from 'src/common/errors/billing.exception';
 import { Clock } from 'src/infra/clock/clock';
@@ -132,6 +133,9 @@ export class MembersService {
       );
       if (!fresh) continue;
       const active = c.type === 'member.added';
+      // The member's lock, even before their row exists: two first changes at once must not both read
+      // "not a member" (each would audit a seat added). Taken in the sorted order above.
+      await em.query(`SELECT pg_advisory_xact_lock($1)`, [advisoryKey(`member:${c.accountId}:${c.userId}`)]);
       const [before] = await rows<{ active: boolean }>(
         em,
         `SELECT active FROM account_members WHERE account_id = $1 AND user_id = $2 FOR UPDATE`,

@@ -32,6 +32,18 @@ describe('members over HTTP', () => {
     expect(added.body).toMatchObject({ accountId: org, userId: 'alice', active: true, seats: 1 });
   });
 
+  it('audits one seat added when the same new member is added by 30 requests at once', async () => {
+    for (let round = 0; round < 3; round++) {
+      const org = await fundedAccount(h, admin, { kind: 'organization' });
+      const answers = await Promise.all(
+        Array.from({ length: 30 }, () => h.request('PUT', `/v1/accounts/${org}/members/ada`, { key: admin })),
+      );
+      expect(answers.every((a) => a.status === 200 && a.body.seats === 1)).toBe(true);
+      const audit = (await h.request('GET', `/v1/audit?accountId=${org}`, { key: admin })).body.items as { action: string }[];
+      expect(audit.filter((a) => a.action === 'seat.added')).toHaveLength(1);
+    }
+  });
+
   it('answers 404 for the members of an account that does not exist, as every account route does', async () => {
     const res = await h.request('GET', '/v1/accounts/acc_nobody_here/members', { key: admin });
     expect(res.status).toBe(404);
