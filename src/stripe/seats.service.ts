@@ -89,11 +89,14 @@ export class SeatsService implements OnModuleInit {
   private async syncNow(accountId: string): Promise<void> {
     if (!this.gateway.enabled) return;
     await this.underSeatLock(accountId, async (em, sub) => {
+      if (!sub.seat_item_id) return;
+      // Pushed even when the quantity recorded here already equals the members: that record can be
+      // stale (a quantity changed on Stripe's side whose event came after a later invoice event, and
+      // was not applied), and an absolute push of what Stripe has changes nothing there.
       const seats = await this.members.activeSeats(em, accountId);
-      if (seats === sub.seat_quantity || !sub.seat_item_id) return;
       const changes = await this.members.changeCount(em, accountId);
       const quantity = await this.gateway.setItemQuantity(sub.seat_item_id, seats, `seats:${sub.seat_item_id}:${seats}:${changes}`);
-      await this.recordQuantity(em, sub, quantity, 'seats.synced', 'system:seat-sync', null);
+      if (quantity !== sub.seat_quantity) await this.recordQuantity(em, sub, quantity, 'seats.synced', 'system:seat-sync', null);
     });
   }
 

@@ -438,6 +438,26 @@ describe('Stripe over HTTP, against the local fake', () => {
     expect(await h.ds.query(`SELECT action FROM audit_log WHERE account_id = $1 AND action LIKE 'seat.%'`, [accountId])).toEqual([]);
   });
 
+  it("pushes the members' count even when the quantity recorded here already equals it (the record can be behind Stripe's)", async () => {
+    const { accountId, subscriptionId } = await teamAccount();
+    const seats = h.app.get(SeatsService);
+    for (const user of ['a', 'b', 'c']) await h.request('PUT', `/v1/accounts/${accountId}/members/${user}`, { key: admin });
+    await seats.idle();
+    const item = fake.seatItem(subscriptionId, SEAT_PRICE);
+    expect(item.quantity).toBe(3);
+    // A fourth member while Stripe is down: the push fails, the record here stays at 3.
+    fake.outage = true;
+    await h.request('PUT', `/v1/accounts/${accountId}/members/d`, { key: admin });
+    await seats.idle();
+    fake.outage = false;
+    // Someone sets 4 in Stripe's dashboard; its event is not applied here (it came after a later invoice event).
+    fake.setQuantity(String(item.id), 4);
+    // The fourth member leaves: 3 members, as the record says, but Stripe bills 4 until this push.
+    await h.request('DELETE', `/v1/accounts/${accountId}/members/d`, { key: admin });
+    await seats.idle();
+    expect(fake.seatItem(subscriptionId, SEAT_PRICE).quantity).toBe(3);
+  });
+
   it('pushes a return to an earlier seat count under a new key, even when the change making it occurred before the newest one', async () => {
     const { accountId, subscriptionId } = await teamAccount();
     const members = h.app.get(MembersService);
