@@ -29,6 +29,7 @@ import { PlansFromCatalog1796410000000 } from './1796410000000-PlansFromCatalog'
 import { RuntimeEventsByRuntimeMonth1796469101118 } from './1796469101118-RuntimeEventsByRuntimeMonth';
 import { AccountsBillingCycleIndex1796504505832 } from './1796504505832-AccountsBillingCycleIndex';
 import { ConsoleSignOut1796540000000 } from './1796540000000-ConsoleSignOut';
+import { SubscriptionItemsOrder1796541000000 } from './1796541000000-SubscriptionItemsOrder';
 import { StripeInvoiceAmounts1796414845223 } from './1796414845223-StripeInvoiceAmounts';
 
 /** Every migration, in order. `npm run migration:generate -- <Name>` writes a file here; add it to this list. */
@@ -65,4 +66,5 @@ export const MIGRATIONS: (new () => object)[] = [
   RuntimeEventsByRuntimeMonth1796469101118,
   AccountsBillingCycleIndex1796504505832,
   ConsoleSignOut1796540000000,
+  SubscriptionItemsOrder1796541000000,
 ];

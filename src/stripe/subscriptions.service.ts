@@ -144,14 +144,15 @@ export class SubscriptionsService {
     const [applied] = await rows<{ account_id: string }>(
       em,
       `INSERT INTO stripe_subscriptions AS t (account_id, customer_id, subscription_id, base_item_id, seat_item_id, status, seat_quantity,
-         current_period_start, current_period_end, state_event_created, past_due_since)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, CASE WHEN $6 IN ('past_due', 'unpaid') THEN $11::timestamptz END)
+         current_period_start, current_period_end, state_event_created, items_event_created, past_due_since)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, CASE WHEN $6 IN ('past_due', 'unpaid') THEN $11::timestamptz END)
        ON CONFLICT (account_id) DO UPDATE SET customer_id = EXCLUDED.customer_id, subscription_id = EXCLUDED.subscription_id,
          base_item_id = EXCLUDED.base_item_id, seat_item_id = EXCLUDED.seat_item_id, status = EXCLUDED.status,
          seat_quantity = EXCLUDED.seat_quantity,
          current_period_start = coalesce(EXCLUDED.current_period_start, t.current_period_start),
          current_period_end = coalesce(EXCLUDED.current_period_end, t.current_period_end),
          state_event_created = GREATEST(t.state_event_created, EXCLUDED.state_event_created),
+         items_event_created = GREATEST(t.items_event_created, EXCLUDED.items_event_created),
          past_due_since = CASE WHEN EXCLUDED.status IN ('past_due', 'unpaid') THEN coalesce(t.past_due_since, $11::timestamptz) END,
          updated_at = now()
        WHERE t.state_event_created < EXCLUDED.state_event_created
@@ -173,7 +174,17 @@ export class SubscriptionsService {
         LIVE,
       ],
     );
-    if (!applied || !plan) return; // prices of no plan of the catalog: the account keeps its plan
+    if (!applied) {
+      // Not newer than the state (an invoice event created later came first), but maybe newer than the
+      // items: a quantity changed on Stripe's side comes only with this event, so it is kept.
+      await em.query(
+        `UPDATE stripe_subscriptions SET base_item_id = $3, seat_item_id = $4, seat_quantity = $5, items_event_created = $6, updated_at = now()
+         WHERE account_id = $1 AND subscription_id = $2 AND items_event_created < $6`,
+        [accountId, s.id, baseItem?.id ?? null, seatItem?.id ?? null, seatItem?.quantity ?? 0, eventCreated],
+      );
+      return;
+    }
+    if (!plan) return; // prices of no plan of the catalog: the account keeps its plan
     const live = isLive(s.status);
     await this.setPlan(
       em,

@@ -224,6 +224,25 @@ describe('Stripe over HTTP, against the local fake', () => {
     expect(view).toMatchObject({ plan: 'free', subscription: { status: 'canceled' } });
   });
 
+  it("keeps a seat quantity changed on Stripe's side when its subscription event comes after a later invoice event", async () => {
+    const { accountId, subscriptionId } = await teamAccount();
+    const t = Math.floor(Date.now() / 1000) + 100;
+    await deliver(fake.emit('invoice.paid', fake.invoice(subscriptionId, { created: t + 5 }), t + 5));
+    // 4 seats set in Stripe's Dashboard at t; its event is delivered after the invoice's.
+    const changed = structuredClone(fake.subscriptions.get(subscriptionId)!);
+    const seatItem = (changed.items as { data: { price: { id: string }; quantity: number }[] }).data.find(
+      (i) => i.price.id === SEAT_PRICE,
+    )!;
+    seatItem.quantity = 4;
+    expect((await deliver(fake.emit('customer.subscription.updated', changed, t))).status).toBe(200);
+    const view = (await h.request('GET', `/v1/accounts/${accountId}/subscription`, { key: admin })).body;
+    expect(view).toMatchObject({ plan: 'team', subscription: { status: 'active', seatQuantity: 4 } });
+    // An older one still changes nothing.
+    seatItem.quantity = 2;
+    await deliver(fake.emit('customer.subscription.updated', changed, t - 50));
+    expect((await h.request('GET', `/v1/accounts/${accountId}/subscription`, { key: admin })).body.subscription.seatQuantity).toBe(4);
+  });
+
   it('explains each claw-back in the ledger: the charge reversed, the top-up session and the amount taken back', async () => {
     const accountId = await fundedAccount(h, admin, { plan: 'enterprise' });
     const session = await paidTopUp(accountId);

@@ -55,6 +55,14 @@ export class StripeSubscription {
   @Column({ name: 'state_event_created', type: 'bigint', default: 0 })
   stateEventCreated: string;
 
+  /**
+   * The `created` of the subscription event its items (and seat quantity) come from: ordered apart
+   * from the state, which invoice events move too, so that a quantity changed on Stripe's side is
+   * applied even when a later invoice event came first.
+   */
+  @Column({ name: 'items_event_created', type: 'bigint', default: 0 })
+  itemsEventCreated: string;
+
   @Column({ name: 'past_due_since', type: 'timestamptz', nullable: true })
   pastDueSince: Date | null;
 
