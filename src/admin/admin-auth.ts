@@ -39,12 +39,16 @@ export class AdminAuth {
   }
 
   /** Runs a page: signed out → the sign-in page; an error → its HTML page. */
-  async page(reply: FastifyReply, cookies: string | undefined, render: (viewer: AdminViewer) => Promise<string>): Promise<string> {
+  /** The session's viewer; signed out, the answer is set to the sign-in redirect and this is null. */
+  async signedIn(reply: FastifyReply, cookies: string | undefined): Promise<AdminViewer | null> {
     const viewer = await this.viewer(cookies);
-    if (!viewer) {
-      void reply.code(303).header('location', '/admin/login');
-      return '';
-    }
+    if (!viewer) void reply.code(303).header('location', '/admin/login');
+    return viewer;
+  }
+
+  async page(reply: FastifyReply, cookies: string | undefined, render: (viewer: AdminViewer) => Promise<string>): Promise<string> {
+    const viewer = await this.signedIn(reply, cookies);
+    if (!viewer) return '';
     // The access line names the session's key and the error page's code, as for an API request.
     notePrincipal(reply.request, { keyId: viewer.keyId, scopes: viewer.scopes });
     void reply.header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-store');

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Put, Query, Req, Res, UseFilters } from '@nestjs/common';
+import { All, Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res, UseFilters } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiKeyFailures } from 'src/accounts/auth/failure-limiter';
 import { Public } from 'src/common/auth/auth.decorators';
@@ -148,11 +148,8 @@ export class AdminController {
     @Headers('cookie') cookies: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<string> {
-    const viewer = await this.auth.viewer(cookies);
-    if (!viewer) {
-      void reply.code(303).header('location', '/admin/login');
-      return '';
-    }
+    const viewer = await this.auth.signedIn(reply, cookies);
+    if (!viewer) return '';
     const name = file.replace(/\.csv$/, '');
     const now = this.clock.now();
     let report: Report;
@@ -197,41 +194,13 @@ export class AdminController {
     return toCsv(report);
   }
 
-  /** Any other path under /admin: the console's 404 page (signed out, the sign-in page, as for every page). */
-  @Get('*')
+  /** Any other path under /admin, by any method: the console's 404 page (signed out, the sign-in page, as for every page). */
+  @All('*')
   unknown(
     @Req() request: FastifyRequest,
     @Headers('cookie') cookies: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<string> {
     return this.auth.page(reply, cookies, () => Promise.reject(BillingException.notFound(`Page ${request.url.split('?')[0]}`)));
-  }
-
-  // Another method on a console path (the console's forms only GET and POST their own paths): the same page.
-  @Post('*')
-  unknownPost(
-    @Req() request: FastifyRequest,
-    @Headers('cookie') cookies: string | undefined,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ) {
-    return this.unknown(request, cookies, reply);
-  }
-
-  @Put('*')
-  unknownPut(
-    @Req() request: FastifyRequest,
-    @Headers('cookie') cookies: string | undefined,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ) {
-    return this.unknown(request, cookies, reply);
-  }
-
-  @Delete('*')
-  unknownDelete(
-    @Req() request: FastifyRequest,
-    @Headers('cookie') cookies: string | undefined,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ) {
-    return this.unknown(request, cookies, reply);
   }
 }

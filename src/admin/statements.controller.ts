@@ -40,10 +40,7 @@ export class AdminStatementsController {
 
   /** The statement's CSV for the signed-in browser, as the API's `format=csv` (which needs a bearer key). */
   private async csv(id: string, period: string, cookies: string | undefined, reply: FastifyReply): Promise<string> {
-    if (!(await this.auth.viewer(cookies))) {
-      void reply.code(303).header('location', '/admin/login');
-      return '';
-    }
+    if (!(await this.auth.signedIn(reply, cookies))) return '';
     checkPeriod(period);
     if (!(await this.accounts.get(id))) throw BillingException.notFound(`Account ${id}`);
     const statement = await this.statements.statement(id, period);
