@@ -30,6 +30,7 @@ import { RuntimeEventsByRuntimeMonth1796469101118 } from './1796469101118-Runtim
 import { AccountsBillingCycleIndex1796504505832 } from './1796504505832-AccountsBillingCycleIndex';
 import { ConsoleSignOut1796540000000 } from './1796540000000-ConsoleSignOut';
 import { SubscriptionItemsOrder1796541000000 } from './1796541000000-SubscriptionItemsOrder';
+import { SubscriptionEndAndInvoicePaidAt1796542000000 } from './1796542000000-SubscriptionEndAndInvoicePaidAt';
 import { StripeInvoiceAmounts1796414845223 } from './1796414845223-StripeInvoiceAmounts';
 
 /** Every migration, in order. `npm run migration:generate -- <Name>` writes a file here; add it to this list. */
@@ -67,4 +68,5 @@ export const MIGRATIONS: (new () => object)[] = [
   AccountsBillingCycleIndex1796504505832,
   ConsoleSignOut1796540000000,
   SubscriptionItemsOrder1796541000000,
+  SubscriptionEndAndInvoicePaidAt1796542000000,
 ];

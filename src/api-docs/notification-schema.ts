@@ -60,13 +60,26 @@ const DATA = {
     since: instant,
     snapshotsFlaggedAfter: instant.meta({ description: 'When the unpaid snapshots are flagged for deletion, if still unpaid' }),
   }),
-  'credits.clawed_back': z.strictObject({
-    grantId,
-    credits: credits.meta({ description: 'Taken back' }),
-    reason: z.enum(['refund', 'dispute']),
-    chargeId: z.string(),
-    topUpSession: z.string(),
-  }),
+  'credits.clawed_back': z.discriminatedUnion('reason', [
+    z
+      .strictObject({
+        grantId,
+        credits: credits.meta({ description: 'Taken back' }),
+        reason: z.enum(['refund', 'dispute']),
+        chargeId: z.string(),
+        topUpSession: z.string(),
+      })
+      .meta({ description: "A top-up's charge refunded or disputed" }),
+    z
+      .strictObject({
+        grantId,
+        credits: credits.meta({ description: 'Taken back' }),
+        reason: z.literal('paid_after_end'),
+        invoiceId: z.string(),
+        subscriptionId: z.string(),
+      })
+      .meta({ description: "A cycle's allowance whose invoice was paid after its subscription ended (since 2026-12-06)" }),
+  ]),
   'account.suspended': suspension,
   'account.reactivated': suspension,
 } as const;

@@ -84,9 +84,12 @@ export function explain(t: Pick<StatementEntry, 'kind' | 'amount' | 'holdId' | '
   }
 }
 
-/** A top-up taken back because Stripe reversed its payment (a refund or a dispute). */
+/** Credits taken back: a top-up whose payment Stripe reversed (a refund or a dispute), or a cycle paid after its subscription ended. */
 function clawBack(t: Pick<StatementEntry, 'grantId' | 'reference'>, e: Record<string, unknown>): string {
   const taken = credits(e.clawedBack);
+  if (e.cause === 'paid_after_end') {
+    return `Clawed back ${taken} credits of grant ${t.grantId}: invoice ${String(e.invoiceId)} was paid after subscription ${String(e.subscriptionId)} ended, and an ended subscription's cycle grants nothing.`;
+  }
   if (!e.topUpSession) return `Clawed back ${taken} credits of grant ${t.grantId}${e.reason ? ` (${String(e.reason)})` : ''}.`;
   const how = e.cause === 'dispute' ? `was disputed${e.disputeId ? ` (dispute ${String(e.disputeId)})` : ''}` : 'was refunded';
   const reversed = BigInt(String(e.reversed ?? e.clawedBack));

@@ -13,8 +13,13 @@ export interface ClawBackInput {
   /** At most this many micro-credits. */
   max: bigint;
   idempotencyKey: string;
-  /** What Stripe reversed: the charge, how (refund or dispute), and the top-up's Checkout session. */
-  cause: { kind: 'refund' | 'dispute'; chargeId: string; disputeId: string | null; topUpSession: string; reversed: bigint };
+  /**
+   * Why: Stripe reversed the charge that paid a top-up (refund or dispute: the charge and the top-up's
+   * Checkout session), or a cycle's invoice was paid after its subscription ended.
+   */
+  cause:
+    | { kind: 'refund' | 'dispute'; chargeId: string; disputeId: string | null; topUpSession: string; reversed: bigint }
+    | { kind: 'paid_after_end'; invoiceId: string; subscriptionId: string; paidAt: string; endedAt: string };
   reason: string;
   reference: string;
   actor: string;
@@ -38,6 +43,7 @@ export async function clawBack(em: EntityManager, audit: AuditService, input: Cl
   const before = balanceNow(state, input.now);
   const grants = state.grants.map((g) => (g.id === input.grantId ? { ...g, remaining: g.remaining - amount } : g));
   const after = balanceOf(grants, state.wallet.holds, state.wallet.debt, input.now);
+  const { kind, ...details } = input.cause;
   await LedgerStore.write(
     em,
     completeWrite(state, {
@@ -54,11 +60,8 @@ export async function clawBack(em: EntityManager, audit: AuditService, input: Cl
       explanation: {
         clawedBack: amount,
         grantId: input.grantId,
-        cause: input.cause.kind,
-        chargeId: input.cause.chargeId,
-        disputeId: input.cause.disputeId,
-        topUpSession: input.cause.topUpSession,
-        reversed: input.cause.reversed,
+        cause: kind,
+        ...details,
         reason: input.reason,
         actor: input.actor,
       },

@@ -20,9 +20,10 @@ export async function recordInvoice(
   const at = invoice.created ?? invoice.periodStart!;
   const active = await deps.members.seatsAt(em, accountId, at);
   await em.query(
-    `INSERT INTO stripe_invoices AS i (invoice_id, account_id, subscription_id, status, period_start, period_end, seat_quantity, active_seats, lines, total_cents, currency)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11)
+    `INSERT INTO stripe_invoices AS i (invoice_id, account_id, subscription_id, status, period_start, period_end, seat_quantity, active_seats, lines, total_cents, currency, paid_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12)
      ON CONFLICT (invoice_id) DO UPDATE SET status = CASE WHEN i.status = 'paid' THEN 'paid' ELSE EXCLUDED.status END,
+       paid_at = coalesce(i.paid_at, EXCLUDED.paid_at),
        lines = coalesce(i.lines, EXCLUDED.lines), total_cents = coalesce(i.total_cents, EXCLUDED.total_cents),
        currency = coalesce(i.currency, EXCLUDED.currency), updated_at = now()`,
     [
@@ -37,6 +38,7 @@ export async function recordInvoice(
       JSON.stringify(invoice.lines),
       invoice.totalCents,
       invoice.currency,
+      status === 'paid' ? invoice.paidAt : null,
     ],
   );
   if (status === 'paid' && seatLine?.quantity !== undefined && seatLine.quantity !== null && seatLine.quantity !== active) {

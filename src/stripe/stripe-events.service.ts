@@ -6,20 +6,19 @@ import { AuditService } from 'src/audit/audit.service';
 import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
 import { inTransaction, rows } from 'src/common/database/transaction';
 import { BillingException } from 'src/common/errors/billing.exception';
-import { formatCredits, parseCredits } from 'src/common/money';
+import { parseCredits } from 'src/common/money';
 import { Clock } from 'src/infra/clock/clock';
 import { LedgerService } from 'src/ledger/ledger.service';
-import type { GrantView } from 'src/ledger/ledger.types';
 import { MembersService } from 'src/members/members.service';
 import { anchorBillingCycleIfUnset } from 'src/accounts/account-writes';
 import { receiveOnce } from 'src/messaging/inbox';
 import { topicsOf } from 'src/messaging/topics';
-import { allowanceGrantId, allowanceKey, allowanceReason } from 'src/plans/allowance-keys';
 import { notifyOnce } from 'src/plans/notifications';
-import { PlanCatalog, type PlanId } from 'src/plan-catalog/plan-catalog';
+import { PlanCatalog } from 'src/plan-catalog/plan-catalog';
 import type { Period } from 'src/plan-catalog/periods';
 import { SuspensionService } from 'src/spend-limits/suspension.service';
 import { chargeReversed, isReversalOf, TopUpNotRecordedYet } from './charge-reversal';
+import { CycleAllowances } from './cycle-allowances';
 import { SeatsService } from './seats.service';
 import { StripeGateway, type StripeEventLike } from './stripe-gateway';
 import { readCheckoutSession, readInvoice, readSubscription, type InvoiceSnapshot, type SubscriptionSnapshot } from './stripe-objects';
@@ -72,6 +71,7 @@ export class StripeEventsService {
     private readonly suspension: SuspensionService,
     private readonly seats: SeatsService,
     private readonly audit: AuditService,
+    private readonly allowances: CycleAllowances,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -148,7 +148,10 @@ export class StripeEventsService {
       case 'customer.subscription.deleted': {
         const s = readSubscription(object);
         if (!s) return null;
-        const snapshot: SubscriptionSnapshot = event.type === 'customer.subscription.deleted' ? { ...s, status: 'canceled' } : s;
+        const status = event.type === 'customer.subscription.deleted' ? 'canceled' : s.status;
+        // An ended subscription's end: Stripe's ended_at, else the time of the event that says so.
+        const endedAt = status === 'canceled' ? (s.endedAt ?? new Date(event.created * 1000)) : null;
+        const snapshot: SubscriptionSnapshot = { ...s, status, endedAt };
         return (em) => this.subscriptionChanged(em, snapshot, event.created);
       }
       case 'charge.refunded':
@@ -221,7 +224,7 @@ export class StripeEventsService {
         reference: session.id,
         actor: ACTOR,
       });
-      await this.notifyGranted(em, accountId, `credits.granted:${grantId}`, topUp.grant, { sessionId: session.id });
+      await this.allowances.notifyGranted(em, accountId, `credits.granted:${grantId}`, topUp.grant, { sessionId: session.id });
       // A refund or dispute of its charge that came first (kept out of the inbox) applies now.
       const paymentIntentId = session.paymentIntentId;
       const reversals = paymentIntentId ? () => this.replayEvents((e) => isReversalOf(e, paymentIntentId)) : undefined;
@@ -276,14 +279,20 @@ export class StripeEventsService {
       const accountId = await this.accountOfInvoice(em, ctx, event.created);
       if (accountId === OLD_SUBSCRIPTION) return { ignored: true };
       if (!accountId) return this.notLinkedYet(ctx);
-      const { invoice } = ctx;
-      // A cancelled subscription stays cancelled: an invoice of it paid later is kept (the statement's
-      // fees), but moves no cycle and grants no allowance to the account it no longer bills.
-      if ((await this.lockedSubscriptionStatus(em, accountId)) === 'canceled') {
+      // When it was paid: Stripe's paid_at, else this event's time.
+      const invoice = { ...ctx.invoice, paidAt: ctx.invoice.paidAt ?? new Date(event.created * 1000) };
+      const period: Period = { start: invoice.periodStart!, end: invoice.periodEnd! };
+      // A cancelled subscription stays cancelled: an invoice of it is kept (the statement's fees) but
+      // moves no cycle; it grants its cycle's allowance only if it was paid before the subscription
+      // ended (a late delivery), as it would have in order. (Paid after, and delivered before the
+      // cancellation, its allowance is taken back when the cancellation comes: CycleAllowances.)
+      const subscription = await this.lockedSubscription(em, accountId);
+      if (subscription?.status === 'canceled') {
         await this.recordInvoice(em, accountId, invoice, 'paid');
+        const paidBeforeEnd = subscription.ended_at !== null && invoice.paidAt.getTime() < subscription.ended_at.getTime();
+        if (paidBeforeEnd && invoice.billsCycle) await this.allowances.grant(em, accountId, period, invoice);
         return { accountId };
       }
-      const period: Period = { start: invoice.periodStart!, end: invoice.periodEnd! };
       // An invoice of prorations only (a seat change invoiced at once) is paid within the cycle: the
       // cycle stays, and its allowance was granted with the cycle's own invoice.
       await em.query(
@@ -309,74 +318,9 @@ export class StripeEventsService {
         period.start,
       );
       await this.recordInvoice(em, accountId, invoice, 'paid');
-      await this.grantCycleAllowance(em, accountId, period, invoice);
+      await this.allowances.grant(em, accountId, period, invoice);
       return { accountId };
     };
-  }
-
-  /**
-   * The cycle's included credits (Team: 500), once per cycle, expiring at its end: those of the account's
-   * plan when they come with a paid invoice or an admin set the plan (Enterprise's terms), else those of
-   * the plan of the invoice's prices.
-   */
-  private async grantCycleAllowance(em: EntityManager, accountId: string, period: Period, invoice: InvoiceSnapshot): Promise<void> {
-    const invoiceId = invoice.id;
-    const now = this.clock.now();
-    if (period.end.getTime() <= now.getTime()) return; // a cycle already over grants nothing
-    const [account] = await rows<{ plan: PlanId; plan_overrides: Record<string, unknown> | null }>(
-      em,
-      `SELECT plan, plan_overrides FROM accounts WHERE id = $1`,
-      [accountId],
-    );
-    const current = account && this.catalog.has(account.plan) ? this.catalog.plan(account.plan) : undefined;
-    const planId =
-      current && (current.allowanceTrigger === 'paid_invoice' || current.adminOnly)
-        ? current.id
-        : this.catalog.planOfPrices(invoice.lines.map((l) => l.priceId))?.id;
-    if (planId === undefined) return;
-    const plan = this.catalog.effective(planId, account?.plan_overrides);
-    const amount = plan.includedCreditsMicros;
-    if (amount <= 0n) return;
-    const grantId = allowanceGrantId(accountId, period);
-    // Once per cycle: the grant id is deterministic per account and period, checked under the wallet lock.
-    await this.ledger.lockWalletRow(em, accountId);
-    const [granted] = await rows(em, `SELECT 1 FROM grants WHERE id = $1`, [grantId]);
-    if (granted) return;
-    const allowance = await this.ledger.grant(em, {
-      accountId,
-      source: 'plan_allowance',
-      amount,
-      expiresAt: period.end,
-      grantId,
-      idempotencyKey: allowanceKey(period),
-      reason: allowanceReason(plan.name, period),
-      reference: invoiceId,
-      actor: ACTOR,
-    });
-    // The same cause as the allowance the plans module grants (account and period).
-    const periodJson = { from: period.start.toISOString(), to: period.end.toISOString() };
-    await this.notifyGranted(em, accountId, `credits.granted:${accountId}:${periodJson.from}`, allowance.grant, {
-      period: periodJson,
-      invoiceId,
-    });
-  }
-
-  /** `credits.granted` for a grant made here, once per cause. */
-  private async notifyGranted(
-    em: EntityManager,
-    accountId: string,
-    cause: string,
-    grant: GrantView,
-    extra: Record<string, unknown>,
-  ): Promise<void> {
-    const data = {
-      grantId: grant.id,
-      source: grant.source,
-      credits: formatCredits(grant.amount),
-      expiresAt: grant.expiresAt?.toISOString() ?? null,
-      ...extra,
-    };
-    await notifyOnce(em, topicsOf(this.config).notifications, [{ type: 'credits.granted', accountId, cause, data }], grant.createdAt);
   }
 
   private recordInvoice(em: EntityManager, accountId: string, invoice: InvoiceSnapshot, status: 'paid' | 'payment_failed'): Promise<void> {
@@ -393,7 +337,7 @@ export class StripeEventsService {
       const now = this.clock.now();
       // Read under the subscription's lock, which invoice.paid takes too: a failure of an invoice
       // already paid (Stripe's retry that failed, delivered after the one that succeeded) is stale.
-      await this.lockedSubscriptionStatus(em, accountId);
+      await this.lockedSubscription(em, accountId);
       const [recorded] = await rows<{ status: string }>(em, `SELECT status FROM stripe_invoices WHERE invoice_id = $1`, [ctx.invoice.id]);
       if (recorded?.status === 'paid') return { accountId };
       const [updated] = await rows<{ past_due_since: Date | null }>(
@@ -411,12 +355,14 @@ export class StripeEventsService {
     };
   }
 
-  /** The account's subscription status, its row locked for the rest of the transaction (events of one subscription apply one at a time). */
-  private async lockedSubscriptionStatus(em: EntityManager, accountId: string): Promise<string | undefined> {
-    const [row] = await rows<{ status: string }>(em, `SELECT status FROM stripe_subscriptions WHERE account_id = $1 FOR UPDATE`, [
-      accountId,
-    ]);
-    return row?.status;
+  /** The account's subscription status and end, its row locked for the rest of the transaction (events of one subscription apply one at a time). */
+  private async lockedSubscription(em: EntityManager, accountId: string): Promise<{ status: string; ended_at: Date | null } | undefined> {
+    const [row] = await rows<{ status: string; ended_at: Date | null }>(
+      em,
+      `SELECT status, ended_at FROM stripe_subscriptions WHERE account_id = $1 FOR UPDATE`,
+      [accountId],
+    );
+    return row;
   }
 
   /** `subscription.past_due` on billing.notifications.v1, once per invoice. */
@@ -488,6 +434,7 @@ export class StripeEventsService {
       accountId = named;
     }
     await this.subscriptions.link(em, accountId, s, created, ACTOR);
+    if (s.status === 'canceled') await this.allowances.takeBackPaidAfterEnd(em, accountId, s.id);
     return { accountId };
   }
 

@@ -36,6 +36,8 @@ export interface SubscriptionSnapshot {
   currentPeriodEnd: Date | null;
   items: SubscriptionItemSnapshot[];
   metadata: Record<string, string>;
+  /** When it ended (`ended_at`; `canceled_at` for a cancelled one without it); null while it runs. */
+  endedAt: Date | null;
 }
 
 export function readSubscription(o: unknown): SubscriptionSnapshot | null {
@@ -59,6 +61,7 @@ export function readSubscription(o: unknown): SubscriptionSnapshot | null {
     currentPeriodEnd: time(o.current_period_end) ?? withPeriod?.end ?? null,
     items: items.map(({ id, priceId, quantity }) => ({ id, priceId, quantity })),
     metadata: metadataOf(o),
+    endedAt: time(o.ended_at) ?? (status === 'canceled' ? time(o.canceled_at) : null),
   };
 }
 
@@ -85,6 +88,8 @@ export interface InvoiceSnapshot {
   periodStart: Date | null;
   periodEnd: Date | null;
   created: Date | null;
+  /** When it was paid (`status_transitions.paid_at`); null when the object does not say. */
+  paidAt: Date | null;
   lines: InvoiceLineSnapshot[];
   /** What the invoice bills in cents, discounts and tax included (`total`), and its currency. */
   totalCents: number | null;
@@ -127,6 +132,7 @@ export function readInvoice(o: unknown): InvoiceSnapshot | null {
     periodStart: withPeriod?.start ?? time(o.period_start),
     periodEnd: withPeriod?.end ?? time(o.period_end),
     created: time(o.created),
+    paidAt: isObj(o.status_transitions) ? time(o.status_transitions.paid_at) : null,
     lines: lines.map(({ priceId, quantity, amountCents, proration, description }) => ({
       priceId,
       quantity,

@@ -6,6 +6,7 @@ import { MembersModule } from 'src/members/members.module';
 import { PlanCatalogModule } from 'src/plan-catalog/plan-catalog.module';
 import { SpendLimitsModule } from 'src/spend-limits/spend-limits.module';
 import { SuspensionService } from 'src/spend-limits/suspension.service';
+import { CycleAllowances } from './cycle-allowances';
 import { SeatsService } from './seats.service';
 import { StripeController } from './stripe.controller';
 import { StripeEventsService } from './stripe-events.service';
@@ -19,7 +20,16 @@ import { TopUpsService } from './top-ups.service';
   imports: [AccountsModule, LedgerModule, PlanCatalogModule, MembersModule, SpendLimitsModule],
   controllers: [StripeController],
   // SuspensionService is not exported by its module; it is stateless, so an instance here is the same service.
-  providers: [StripeGateway, SubscriptionsService, SeatsService, StripeEventsService, TopUpsService, StripeJobs, SuspensionService],
+  providers: [
+    StripeGateway,
+    SubscriptionsService,
+    SeatsService,
+    CycleAllowances,
+    StripeEventsService,
+    TopUpsService,
+    StripeJobs,
+    SuspensionService,
+  ],
   exports: [StripeGateway, SeatsService, StripeEventsService, SubscriptionsService],
 })
 export class StripeModule {}

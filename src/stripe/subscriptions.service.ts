@@ -144,8 +144,8 @@ export class SubscriptionsService {
     const [applied] = await rows<{ account_id: string }>(
       em,
       `INSERT INTO stripe_subscriptions AS t (account_id, customer_id, subscription_id, base_item_id, seat_item_id, status, seat_quantity,
-         current_period_start, current_period_end, state_event_created, items_event_created, past_due_since)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, CASE WHEN $6 IN ('past_due', 'unpaid') THEN $11::timestamptz END)
+         current_period_start, current_period_end, state_event_created, items_event_created, past_due_since, ended_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, CASE WHEN $6 IN ('past_due', 'unpaid') THEN $11::timestamptz END, $13)
        ON CONFLICT (account_id) DO UPDATE SET customer_id = EXCLUDED.customer_id, subscription_id = EXCLUDED.subscription_id,
          base_item_id = EXCLUDED.base_item_id, seat_item_id = EXCLUDED.seat_item_id, status = EXCLUDED.status,
          seat_quantity = EXCLUDED.seat_quantity,
@@ -154,6 +154,9 @@ export class SubscriptionsService {
          state_event_created = GREATEST(t.state_event_created, EXCLUDED.state_event_created),
          items_event_created = GREATEST(t.items_event_created, EXCLUDED.items_event_created),
          past_due_since = CASE WHEN EXCLUDED.status IN ('past_due', 'unpaid') THEN coalesce(t.past_due_since, $11::timestamptz) END,
+         -- An end, once known, stays that subscription's.
+         ended_at = CASE WHEN EXCLUDED.status = 'canceled'
+           THEN coalesce(CASE WHEN t.subscription_id = EXCLUDED.subscription_id THEN t.ended_at END, EXCLUDED.ended_at) END,
          updated_at = now()
        WHERE t.state_event_created < EXCLUDED.state_event_created
           OR (t.subscription_id = EXCLUDED.subscription_id AND EXCLUDED.status = 'canceled')
@@ -172,6 +175,7 @@ export class SubscriptionsService {
         eventCreated,
         this.clock.now(),
         LIVE,
+        s.status === 'canceled' ? s.endedAt : null,
       ],
     );
     if (!applied) {

@@ -119,6 +119,59 @@ describe('Stripe: a Team subscription started and ended, events in any order', (
     }
   });
 
+  it('grants a cycle paid before its subscription ended and takes back one paid after, whichever event comes first', async () => {
+    const outcomes: Record<string, { total: string; cycle: { amount: string; remaining: string } | null }> = {};
+    const outcome = (key: string) => outcomes[key]!;
+    for (const paid of ['before the end', 'after the end'] as const) {
+      for (const order of ['cancellation first', 'invoice first'] as const) {
+        const { accountId, subscriptionId } = await teamAccount();
+        const sub = fake.subscriptions.get(subscriptionId)!;
+        // The next cycle's invoice, paid 10 s before or after Stripe ended the subscription.
+        const start = sub.items.data[0].current_period_end as number;
+        const invoice = fake.invoice(subscriptionId, { periodStart: start, periodEnd: start + 30 * 86_400 });
+        const at = Math.floor(Date.now() / 1000);
+        const deleted = cancelled(subscriptionId, at);
+        const paidEvent = fake.emit('invoice.paid', invoice, paid === 'before the end' ? at - 10 : at + 10);
+        for (const event of order === 'cancellation first' ? [deleted, paidEvent] : [paidEvent, deleted]) await deliver(event);
+        const wallet = (await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body as {
+          total: string;
+          grants: { amount: string; remaining: string; expiresAt: string | null; source: string }[];
+        };
+        const end = new Date((start + 30 * 86_400) * 1000).toISOString();
+        const cycle = wallet.grants.find((g) => g.source === 'plan_allowance' && g.expiresAt === end);
+        outcomes[`${paid}, ${order}`] = { total: wallet.total, cycle: cycle ? { amount: cycle.amount, remaining: cycle.remaining } : null };
+        if (paid === 'after the end' && order === 'invoice first') {
+          // Granted when it came, taken back when the cancellation came: audited, explained, and told to the holder.
+          const audit = (await h.request('GET', `/v1/audit?accountId=${accountId}`, { key: admin })).body.items as {
+            action: string;
+            after: Record<string, unknown>;
+          }[];
+          expect(audit.find((a) => a.action === 'credits.clawed_back')?.after).toMatchObject({ clawedBack: '500.000000' });
+          const [notice] = await h.ds.query(`SELECT payload FROM outbox WHERE key = $1 AND payload->>'type' = 'credits.clawed_back'`, [
+            accountId,
+          ]);
+          expect(notice.payload.data).toMatchObject({
+            credits: '500.000000',
+            reason: 'paid_after_end',
+            invoiceId: invoice.id,
+            subscriptionId,
+          });
+          // Delivered again, the cancellation takes back nothing more.
+          await deliver(cancelled(subscriptionId, at));
+          expect((await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body.total).toBe(wallet.total);
+        }
+      }
+    }
+    // Paid before the end: the cycle's 500 credits, in both orders.
+    expect(outcome('before the end, cancellation first').cycle).toEqual({ amount: '500.000000', remaining: '500.000000' });
+    expect(outcome('before the end, invoice first').cycle).toEqual({ amount: '500.000000', remaining: '500.000000' });
+    expect(outcome('before the end, invoice first').total).toBe(outcome('before the end, cancellation first').total);
+    // Paid after the end: nothing left of it in either order (granted, then taken back, when the invoice came first).
+    expect(outcome('after the end, cancellation first').cycle).toBeNull();
+    expect(outcome('after the end, invoice first').cycle).toBeNull();
+    expect(outcome('after the end, invoice first').total).toBe(outcome('after the end, cancellation first').total);
+  });
+
   it('lifts a suspension for non-payment when the subscription is cancelled: the account is on Free', async () => {
     const { accountId, subscriptionId } = await teamAccount();
     await deliver(fake.emit('invoice.payment_failed', fake.invoice(subscriptionId)));

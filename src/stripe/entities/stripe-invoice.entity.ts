@@ -43,6 +43,10 @@ export class StripeInvoice {
   @Column({ type: 'text', nullable: true })
   currency: string | null;
 
+  /** When Stripe says it was paid (`status_transitions.paid_at`, else the `invoice.paid` event's time); null while unpaid. */
+  @Column({ name: 'paid_at', type: 'timestamptz', nullable: true })
+  paidAt: Date | null;
+
   /** Active members when the invoice was created. */
   @Column({ name: 'active_seats', type: 'integer' })
   activeSeats: number;

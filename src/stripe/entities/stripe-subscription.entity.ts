@@ -66,6 +66,13 @@ export class StripeSubscription {
   @Column({ name: 'past_due_since', type: 'timestamptz', nullable: true })
   pastDueSince: Date | null;
 
+  /**
+   * When Stripe ended the subscription (its `ended_at`; the cancellation event's time when the object
+   * has none), set with the status `canceled`: an invoice paid after it grants no cycle allowance.
+   */
+  @Column({ name: 'ended_at', type: 'timestamptz', nullable: true })
+  endedAt: Date | null;
+
   /** Set when this service suspended the account for non-payment (so a paid invoice lifts it). */
   @Column({ name: 'suspended_for_payment', type: 'boolean', default: false })
   suspendedForPayment: boolean;

@@ -1,0 +1,147 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { AuditService } from 'src/audit/audit.service';
+import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
+import { rows } from 'src/common/database/transaction';
+import { formatCredits } from 'src/common/money';
+import { Clock } from 'src/infra/clock/clock';
+import { LedgerService } from 'src/ledger/ledger.service';
+import type { GrantView } from 'src/ledger/ledger.types';
+import { notifyOnce } from 'src/messaging/notifications';
+import { topicsOf } from 'src/messaging/topics';
+import { allowanceGrantId, allowanceKey, allowanceReason } from 'src/plans/allowance-keys';
+import { PlanCatalog, type PlanId } from 'src/plan-catalog/plan-catalog';
+import type { Period } from 'src/plan-catalog/periods';
+import { clawBack } from './clawback';
+import type { InvoiceSnapshot } from './stripe-objects';
+
+const ACTOR = 'stripe';
+
+/**
+ * The credits a paid invoice brings (Team: 500 a cycle), and their return when the invoice turns out
+ * to have been paid after its subscription ended: a cycle paid after the end grants nothing, whichever
+ * of `invoice.paid` and the cancellation Stripe delivers first.
+ */
+@Injectable()
+export class CycleAllowances {
+  constructor(
+    private readonly ledger: LedgerService,
+    private readonly catalog: PlanCatalog,
+    private readonly audit: AuditService,
+    private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * The cycle's included credits, once per cycle, expiring at its end: those of the account's plan
+   * when they come with a paid invoice or an admin set the plan (Enterprise's terms), else those of
+   * the plan of the invoice's prices.
+   */
+  async grant(em: EntityManager, accountId: string, period: Period, invoice: InvoiceSnapshot): Promise<void> {
+    const invoiceId = invoice.id;
+    if (period.end.getTime() <= this.clock.now().getTime()) return; // a cycle already over grants nothing
+    const [account] = await rows<{ plan: PlanId; plan_overrides: Record<string, unknown> | null }>(
+      em,
+      `SELECT plan, plan_overrides FROM accounts WHERE id = $1`,
+      [accountId],
+    );
+    const current = account && this.catalog.has(account.plan) ? this.catalog.plan(account.plan) : undefined;
+    const planId =
+      current && (current.allowanceTrigger === 'paid_invoice' || current.adminOnly)
+        ? current.id
+        : this.catalog.planOfPrices(invoice.lines.map((l) => l.priceId))?.id;
+    if (planId === undefined) return;
+    const plan = this.catalog.effective(planId, account?.plan_overrides);
+    const amount = plan.includedCreditsMicros;
+    if (amount <= 0n) return;
+    const grantId = allowanceGrantId(accountId, period);
+    // Once per cycle: the grant id is deterministic per account and period, checked under the wallet lock.
+    await this.ledger.lockWalletRow(em, accountId);
+    const [granted] = await rows(em, `SELECT 1 FROM grants WHERE id = $1`, [grantId]);
+    if (granted) return;
+    const allowance = await this.ledger.grant(em, {
+      accountId,
+      source: 'plan_allowance',
+      amount,
+      expiresAt: period.end,
+      grantId,
+      idempotencyKey: allowanceKey(period),
+      reason: allowanceReason(plan.name, period),
+      reference: invoiceId,
+      actor: ACTOR,
+    });
+    // The same cause as the allowance the plans module grants (account and period).
+    const periodJson = { from: period.start.toISOString(), to: period.end.toISOString() };
+    await this.notifyGranted(em, accountId, `credits.granted:${accountId}:${periodJson.from}`, allowance.grant, {
+      period: periodJson,
+      invoiceId,
+    });
+  }
+
+  /**
+   * Takes back what is left (unheld) of the allowances of the subscription's invoices paid after it
+   * ended, or in its last second (`invoice.paid` delivered before the cancellation), once per invoice, with a
+   * `credits.clawed_back` notice.
+   */
+  async takeBackPaidAfterEnd(em: EntityManager, accountId: string, subscriptionId: string): Promise<void> {
+    const late = await rows<{ invoice_id: string; period_start: Date; period_end: Date; paid_at: Date; ended_at: Date }>(
+      em,
+      `SELECT i.invoice_id, i.period_start, i.period_end, i.paid_at, s.ended_at FROM stripe_invoices i
+       JOIN stripe_subscriptions s ON s.account_id = i.account_id AND s.subscription_id = i.subscription_id
+       WHERE i.account_id = $1 AND i.subscription_id = $2 AND i.status = 'paid' AND i.paid_at >= s.ended_at
+       ORDER BY i.invoice_id`,
+      [accountId, subscriptionId],
+    );
+    for (const invoice of late) {
+      const grantId = allowanceGrantId(accountId, { start: invoice.period_start, end: invoice.period_end });
+      // Only the allowance this invoice brought (a cycle granted by an earlier invoice keeps its credits).
+      const [ofInvoice] = await rows(em, `SELECT 1 FROM grants WHERE id = $1 AND reference = $2`, [grantId, invoice.invoice_id]);
+      if (!ofInvoice) continue;
+      const taken = await clawBack(em, this.audit, {
+        accountId,
+        grantId,
+        max: BigInt(Number.MAX_SAFE_INTEGER) * 1_000_000n,
+        idempotencyKey: `stripe-claw-back:paid-after-end:${invoice.invoice_id}`,
+        cause: {
+          kind: 'paid_after_end',
+          invoiceId: invoice.invoice_id,
+          subscriptionId,
+          paidAt: invoice.paid_at.toISOString(),
+          endedAt: invoice.ended_at.toISOString(),
+        },
+        reason: `invoice ${invoice.invoice_id} was paid after subscription ${subscriptionId} ended: its cycle's credits are taken back`,
+        reference: invoice.invoice_id,
+        actor: ACTOR,
+        now: this.clock.now(),
+      });
+      if (taken === 0n) continue;
+      const data = {
+        grantId,
+        credits: formatCredits(taken),
+        reason: 'paid_after_end' as const,
+        invoiceId: invoice.invoice_id,
+        subscriptionId,
+      };
+      const notice = { type: 'credits.clawed_back' as const, accountId, cause: `credits.clawed_back:${invoice.invoice_id}`, data };
+      await notifyOnce(em, topicsOf(this.config).notifications, [notice], this.clock.now());
+    }
+  }
+
+  /** `credits.granted` for a grant made here (a cycle's allowance or a top-up), once per cause. */
+  async notifyGranted(
+    em: EntityManager,
+    accountId: string,
+    cause: string,
+    grant: GrantView,
+    extra: Record<string, unknown>,
+  ): Promise<void> {
+    const data = {
+      grantId: grant.id,
+      source: grant.source,
+      credits: formatCredits(grant.amount),
+      expiresAt: grant.expiresAt?.toISOString() ?? null,
+      ...extra,
+    };
+    await notifyOnce(em, topicsOf(this.config).notifications, [{ type: 'credits.granted', accountId, cause, data }], grant.createdAt);
+  }
+}
