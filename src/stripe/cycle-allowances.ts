@@ -34,8 +34,9 @@ export class CycleAllowances {
 
   /**
    * The cycle's included credits, once per cycle, expiring at its end: those of the account's plan
-   * when they come with a paid invoice or an admin set the plan (Enterprise's terms), else those of
-   * the plan of the invoice's prices.
+   * when they come with a paid invoice (Team, with its overrides), else those of the plan of the
+   * invoice's prices (an account on Free since). An account an admin put on an admin-only plan
+   * (Enterprise) gets its plan's credits by its own period, never from a Stripe invoice.
    */
   async grant(em: EntityManager, accountId: string, period: Period, invoice: InvoiceSnapshot): Promise<void> {
     const invoiceId = invoice.id;
@@ -46,10 +47,9 @@ export class CycleAllowances {
       [accountId],
     );
     const current = account && this.catalog.has(account.plan) ? this.catalog.plan(account.plan) : undefined;
+    if (current?.adminOnly) return;
     const planId =
-      current && (current.allowanceTrigger === 'paid_invoice' || current.adminOnly)
-        ? current.id
-        : this.catalog.planOfPrices(invoice.lines.map((l) => l.priceId))?.id;
+      current?.allowanceTrigger === 'paid_invoice' ? current.id : this.catalog.planOfPrices(invoice.lines.map((l) => l.priceId))?.id;
     if (planId === undefined) return;
     const plan = this.catalog.effective(planId, account?.plan_overrides);
     const amount = plan.includedCreditsMicros;

@@ -48,8 +48,10 @@ export type Effect = (
 
 const chain = (first: () => Promise<void>, then: () => Promise<void>) => () => first().then(then);
 
-/** An invoice of a subscription the account no longer bills through (it has another, live one): changes nothing. */
-const OLD_SUBSCRIPTION = Symbol('old subscription');
+/** An invoice of a subscription the account no longer bills through (it has another, live one), and that account. */
+class OldSubscription {
+  constructor(readonly accountId: string) {}
+}
 
 /**
  * Applies Stripe events, each once: the event id goes into the inbox in the same transaction as its
@@ -248,14 +250,14 @@ export class StripeEventsService {
     em: EntityManager,
     ctx: { invoice: InvoiceSnapshot; unlinked: SubscriptionSnapshot | null },
     created: number,
-  ): Promise<string | typeof OLD_SUBSCRIPTION | null> {
+  ): Promise<string | OldSubscription | null> {
     const row = await this.subscriptions.row(em, { subscriptionId: ctx.invoice.subscriptionId! }, true);
     if (row) return row.account_id;
     const accountId = ctx.unlinked?.metadata.accountId ?? ctx.invoice.metadata.accountId;
     if (!ctx.unlinked || !accountId || !(await this.accountExists(em, accountId))) return null;
     // The account bills through another, live, subscription: this is an invoice of an old one.
     const current = await this.subscriptions.row(em, { accountId }, true);
-    if (current && isLive(current.status)) return OLD_SUBSCRIPTION;
+    if (current && isLive(current.status)) return new OldSubscription(accountId);
     await this.subscriptions.link(em, accountId, ctx.unlinked, created - 1, ACTOR);
     return (await this.subscriptions.row(em, { subscriptionId: ctx.invoice.subscriptionId! }, true))?.account_id ?? null;
   }
@@ -277,10 +279,15 @@ export class StripeEventsService {
     if (!ctx) return null;
     return async (em) => {
       const accountId = await this.accountOfInvoice(em, ctx, event.created);
-      if (accountId === OLD_SUBSCRIPTION) return { ignored: true };
-      if (!accountId) return this.notLinkedYet(ctx);
       // When it was paid: Stripe's paid_at, else this event's time.
       const invoice = { ...ctx.invoice, paidAt: ctx.invoice.paidAt ?? new Date(event.created * 1000) };
+      // An invoice of an old subscription (delivered after the next one was linked) is kept for the
+      // statement's fees and changes nothing else.
+      if (accountId instanceof OldSubscription) {
+        await this.recordInvoice(em, accountId.accountId, invoice, 'paid');
+        return {};
+      }
+      if (!accountId) return this.notLinkedYet(ctx);
       const period: Period = { start: invoice.periodStart!, end: invoice.periodEnd! };
       // A cancelled subscription stays cancelled: an invoice of it is kept (the statement's fees) but
       // moves no cycle; it grants its cycle's allowance only if it was paid before the subscription
@@ -332,7 +339,7 @@ export class StripeEventsService {
     if (!ctx) return null;
     return async (em) => {
       const accountId = await this.accountOfInvoice(em, ctx, event.created);
-      if (accountId === OLD_SUBSCRIPTION) return { ignored: true };
+      if (accountId instanceof OldSubscription) return { ignored: true };
       if (!accountId) return this.notLinkedYet(ctx);
       const now = this.clock.now();
       // Read under the subscription's lock, which invoice.paid takes too: a failure of an invoice

@@ -172,6 +172,19 @@ describe('Stripe: a Team subscription started and ended, events in any order', (
     expect(outcome('after the end, invoice first').total).toBe(outcome('after the end, cancellation first').total);
   });
 
+  it('grants no Stripe cycle to an account an admin moved to Enterprise: its credits come by its own month', async () => {
+    const { accountId, subscriptionId } = await teamAccount();
+    const plan = await h.request('PUT', `/v1/admin/accounts/${accountId}/plan`, {
+      key: admin,
+      body: { plan: 'enterprise', overrides: { includedCredits: '1000.000000' } },
+    });
+    expect(plan.status, JSON.stringify(plan.body)).toBe(200);
+    const before = (await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body.total as string;
+    const start = fake.subscriptions.get(subscriptionId)!.items.data[0].current_period_end as number;
+    await deliver(fake.emit('invoice.paid', fake.invoice(subscriptionId, { periodStart: start, periodEnd: start + 30 * 86_400 })));
+    expect((await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body.total).toBe(before);
+  });
+
   it('lifts a suspension for non-payment when the subscription is cancelled: the account is on Free', async () => {
     const { accountId, subscriptionId } = await teamAccount();
     await deliver(fake.emit('invoice.payment_failed', fake.invoice(subscriptionId)));
@@ -200,11 +213,15 @@ describe('Stripe: a Team subscription started and ended, events in any order', (
     await h.app.get(SeatsService).idle();
     expect(fake.seatItem(live, SEAT_PRICE).quantity).toBe(1);
     expect(await subscription(accountId)).toMatchObject({ subscription: { id: live, seatQuantity: 1 } });
-    // Invoices of the first one, even newer than its cancellation, change nothing: no suspension, no grant.
+    // Invoices of the first one, even newer than its cancellation, change nothing: no suspension, no grant;
+    // a paid one is kept for the statement's fees.
     const total = (await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body.total as string;
-    for (const type of ['invoice.payment_failed', 'invoice.paid']) {
-      expect((await deliver(fake.emit(type, fake.invoice(first), at + 5))).body, type).toMatchObject({ ignored: true });
-    }
+    expect((await deliver(fake.emit('invoice.payment_failed', fake.invoice(first), at + 5))).body).toMatchObject({ ignored: true });
+    const oldInvoice = fake.invoice(first);
+    expect((await deliver(fake.emit('invoice.paid', oldInvoice, at + 5))).body).toMatchObject({ ignored: false });
+    expect(
+      await h.ds.query(`SELECT account_id, subscription_id, status FROM stripe_invoices WHERE invoice_id = $1`, [oldInvoice.id]),
+    ).toEqual([{ account_id: accountId, subscription_id: first, status: 'paid' }]);
     expect(await subscription(accountId)).toMatchObject({
       plan: 'team',
       accountStatus: 'active',
