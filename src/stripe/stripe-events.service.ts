@@ -118,14 +118,14 @@ export class StripeEventsService {
 
   /**
    * An account suspended here for non-payment is reactivated once its subscription is in good
-   * standing again, or cancelled (the account is then on Free, which bills nothing), whichever event
+   * standing again, or over (the account is then on Free, which bills nothing), whichever event
    * said so (order-independent: it looks at the resulting state).
    */
   private async paymentSuspensionLifted(em: EntityManager, accountId: string): Promise<(() => Promise<void>) | null> {
     const [lifted] = await rows(
       em,
       `UPDATE stripe_subscriptions SET suspended_for_payment = false, updated_at = now()
-       WHERE account_id = $1 AND suspended_for_payment AND status IN ('active', 'trialing', 'canceled') RETURNING account_id`,
+       WHERE account_id = $1 AND suspended_for_payment AND status IN ('active', 'trialing', 'canceled', 'incomplete_expired') RETURNING account_id`,
       [accountId],
     );
     if (!lifted) return null;
@@ -302,7 +302,8 @@ export class StripeEventsService {
       }
       // An invoice of prorations only (a seat change invoiced at once) is paid within the cycle: the
       // cycle stays, and its allowance was granted with the cycle's own invoice.
-      await em.query(
+      const [paid] = await rows<{ status: string }>(
+        em,
         `UPDATE stripe_subscriptions SET
            status = CASE WHEN state_event_created <= $2 AND status IN ('past_due', 'unpaid', 'incomplete') THEN 'active' ELSE status END,
            past_due_since = CASE WHEN state_event_created <= $2 THEN NULL ELSE past_due_since END,
@@ -310,9 +311,14 @@ export class StripeEventsService {
            current_period_end = CASE WHEN $5 AND (current_period_start IS NULL OR current_period_start <= $3) THEN $4 ELSE current_period_end END,
            state_event_created = GREATEST(state_event_created, $2),
            updated_at = now()
-         WHERE account_id = $1`,
+         WHERE account_id = $1 RETURNING status`,
         [accountId, event.created, period.start, period.end, invoice.billsCycle],
       );
+      // Its first payment made an incomplete subscription active: the account moves to its plan now, as
+      // the subscription's own event would (which, in the same second, may have come first and been kept out).
+      if (subscription?.status === 'incomplete' && paid?.status === 'active') {
+        await this.subscriptions.startedByPayment(em, accountId, ctx.invoice.subscriptionId!, invoice.lines, period.start);
+      }
       if (!invoice.billsCycle) {
         await this.recordInvoice(em, accountId, invoice, 'paid');
         return { accountId };
@@ -350,10 +356,11 @@ export class StripeEventsService {
       const [updated] = await rows<{ past_due_since: Date | null }>(
         em,
         // A cancelled subscription stays cancelled: its last invoices' failures often come with the cancellation.
+        // One that never started stays incomplete, as in Stripe (its first payment failed; the account is on Free).
         `UPDATE stripe_subscriptions SET status = CASE WHEN state_event_created <= $2 THEN 'past_due' ELSE status END,
            past_due_since = CASE WHEN state_event_created <= $2 THEN coalesce(past_due_since, $3) ELSE past_due_since END,
            state_event_created = GREATEST(state_event_created, $2), updated_at = now()
-         WHERE account_id = $1 AND status <> 'canceled' RETURNING past_due_since`,
+         WHERE account_id = $1 AND status NOT IN ('canceled', 'incomplete', 'incomplete_expired') RETURNING past_due_since`,
         [accountId, event.created, now],
       );
       await this.recordInvoice(em, accountId, ctx.invoice, 'payment_failed');
@@ -393,8 +400,11 @@ export class StripeEventsService {
     for (const { account_id: accountId } of due) {
       const [claimed] = await rows(
         this.ds,
-        `UPDATE stripe_subscriptions SET suspended_for_payment = true, updated_at = now()
-         WHERE account_id = $1 AND NOT suspended_for_payment AND status IN ('past_due', 'unpaid') RETURNING account_id`,
+        // An account already suspended (by an admin) is left to whoever suspended it: the payment's
+        // recovery must not lift a suspension it did not set.
+        `UPDATE stripe_subscriptions s SET suspended_for_payment = true, updated_at = now()
+         WHERE s.account_id = $1 AND NOT s.suspended_for_payment AND s.status IN ('past_due', 'unpaid')
+           AND EXISTS (SELECT 1 FROM accounts a WHERE a.id = s.account_id AND a.status = 'active') RETURNING s.account_id`,
         [accountId],
       );
       if (!claimed) continue;

@@ -133,7 +133,9 @@ export class SubscriptionsService {
    * keeps an older event from overwriting newer state; in a tie (same second) the state already
    * there stays (invoice events set the payment status), except a cancellation, which always lands:
    * it is final in Stripe, so it lands even after an invoice event created later (the customer paid
-   * the open invoice after Stripe cancelled), whose time the invoice handlers keep as the state's.
+   * the open invoice after Stripe cancelled), whose time the invoice handlers keep as the state's;
+   * and a subscription leaving `incomplete` (its `created` and `updated` in the same second). Items
+   * take the last event delivered of a second (two seat changes in one second, in order).
    * Another subscription replaces the account's only when the account's is over, or by a newer event:
    * a late event of a cancelled one never takes the place of the live one.
    */
@@ -160,6 +162,8 @@ export class SubscriptionsService {
          updated_at = now()
        WHERE t.state_event_created < EXCLUDED.state_event_created
           OR (t.subscription_id = EXCLUDED.subscription_id AND EXCLUDED.status = 'canceled')
+          OR (t.subscription_id = EXCLUDED.subscription_id AND t.state_event_created = EXCLUDED.state_event_created
+              AND t.status = 'incomplete' AND EXCLUDED.status <> 'incomplete')
           OR (t.subscription_id <> EXCLUDED.subscription_id AND t.status <> ALL($12::text[]))
        RETURNING account_id`,
       [
@@ -183,7 +187,7 @@ export class SubscriptionsService {
       // items: a quantity changed on Stripe's side comes only with this event, so it is kept.
       await em.query(
         `UPDATE stripe_subscriptions SET base_item_id = $3, seat_item_id = $4, seat_quantity = $5, items_event_created = $6, updated_at = now()
-         WHERE account_id = $1 AND subscription_id = $2 AND items_event_created < $6`,
+         WHERE account_id = $1 AND subscription_id = $2 AND items_event_created <= $6`,
         [accountId, s.id, baseItem?.id ?? null, seatItem?.id ?? null, seatItem?.quantity ?? 0, eventCreated],
       );
       return;
@@ -201,6 +205,18 @@ export class SubscriptionsService {
         status: s.status,
       },
     );
+  }
+
+  /** A subscription its first paid invoice made active (it was incomplete): the account moves to the plan of the invoice's prices. */
+  async startedByPayment(
+    em: EntityManager,
+    accountId: string,
+    subscriptionId: string,
+    lines: { priceId: string | null }[],
+    anchor: Date,
+  ): Promise<void> {
+    const plan = this.catalog.planOfPrices(lines.map((l) => l.priceId));
+    if (plan) await this.setPlan(em, accountId, plan, anchor, 'stripe', { subscriptionId, status: 'active' });
   }
 
   /**

@@ -185,6 +185,77 @@ describe('Stripe: a Team subscription started and ended, events in any order', (
     expect((await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body.total).toBe(before);
   });
 
+  it('moves an account to Team when its incomplete subscription becomes active in the second it was created, whichever event says so', async () => {
+    for (const order of ['subscription events only', 'invoice first', 'update first'] as const) {
+      const accountId = await fundedAccount(h, admin, { plan: 'free', kind: 'organization' });
+      const sub = fake.subscribe(
+        [
+          { price: 'price_team_base_placeholder', quantity: 1 },
+          { price: SEAT_PRICE, quantity: 1 },
+        ],
+        { accountId },
+      );
+      const at = Math.floor(Date.now() / 1000);
+      const created = fake.emit('customer.subscription.created', { ...sub, status: 'incomplete' }, at);
+      const updated = fake.emit('customer.subscription.updated', { ...sub, status: 'active' }, at);
+      const paid = fake.emit('invoice.paid', fake.invoice(String(sub.id)), at);
+      const events = {
+        'subscription events only': [created, updated],
+        'invoice first': [created, paid, updated],
+        'update first': [created, updated, paid],
+      }[order];
+      for (const event of events) await deliver(event);
+      expect(await subscription(accountId), order).toMatchObject({ plan: 'team', subscription: { status: 'active' } });
+    }
+  });
+
+  it('keeps a subscription whose first payment failed incomplete: no past due, no suspension, and its expiry leaves the account on Free', async () => {
+    const accountId = await fundedAccount(h, admin, { plan: 'free', kind: 'organization' });
+    const sub = fake.subscribe(
+      [
+        { price: 'price_team_base_placeholder', quantity: 1 },
+        { price: SEAT_PRICE, quantity: 1 },
+      ],
+      { accountId },
+    );
+    const at = Math.floor(Date.now() / 1000);
+    await deliver(fake.emit('customer.subscription.created', { ...sub, status: 'incomplete' }, at - 30));
+    // (With no grace period, a past due account is suspended at once.)
+    await deliver(fake.emit('invoice.payment_failed', fake.invoice(String(sub.id)), at - 29));
+    expect(await subscription(accountId)).toMatchObject({ plan: 'free', accountStatus: 'active', subscription: { status: 'incomplete' } });
+    await deliver(fake.emit('customer.subscription.updated', { ...sub, status: 'incomplete_expired' }, at - 1));
+    expect(await subscription(accountId)).toMatchObject({ plan: 'free', accountStatus: 'active' });
+    expect(await h.ds.query(`SELECT 1 FROM outbox WHERE key = $1 AND payload->>'type' = 'subscription.past_due'`, [accountId])).toEqual([]);
+    expect((await reserve(accountId)).status).toBe(201);
+  });
+
+  it("leaves an admin's suspension alone when a failed payment of the account is paid after all", async () => {
+    const { accountId, subscriptionId } = await teamAccount();
+    const suspended = await h.request('PUT', `/v1/admin/accounts/${accountId}/suspension`, {
+      key: admin,
+      body: { suspended: true, reason: 'fraud review' },
+    });
+    expect(suspended.status, JSON.stringify(suspended.body)).toBe(200);
+    const at = Math.floor(Date.now() / 1000);
+    const invoice = fake.invoice(subscriptionId);
+    await deliver(fake.emit('invoice.payment_failed', invoice, at - 2));
+    expect((await h.request('POST', '/v1/admin/jobs/stripe-recovery/run', { key: admin })).status).toBe(200);
+    await deliver(fake.emit('invoice.paid', invoice, at - 1));
+    expect(await subscription(accountId)).toMatchObject({ accountStatus: 'suspended', subscription: { status: 'active' } });
+    expect((await reserve(accountId)).status).toBe(403);
+  });
+
+  it('shows the seat quantity of the last of two changes Stripe made in one second, delivered in order', async () => {
+    const { accountId, subscriptionId } = await teamAccount();
+    const at = Math.floor(Date.now() / 1000) + 1;
+    for (const quantity of [2, 3]) {
+      const s = structuredClone(fake.subscriptions.get(subscriptionId)!);
+      s.items.data.find((i: { price: { id: string } }) => i.price.id === SEAT_PRICE).quantity = quantity;
+      await deliver(fake.emit('customer.subscription.updated', s, at));
+    }
+    expect(await subscription(accountId)).toMatchObject({ subscription: { seatQuantity: 3 } });
+  });
+
   it('lifts a suspension for non-payment when the subscription is cancelled: the account is on Free', async () => {
     const { accountId, subscriptionId } = await teamAccount();
     await deliver(fake.emit('invoice.payment_failed', fake.invoice(subscriptionId)));
