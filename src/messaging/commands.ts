@@ -99,20 +99,33 @@ function auditCommands(
 }
 
 /**
- * A runtime told to terminate because it ran without a reservation (`unreserved`: its first events
- * did not say what it runs) and reserved on the fly since: the command is closed (`acknowledgedAt`
- * set, so it is not re-issued) and audited as `runtime.terminate_withdrawn`. A command of another
- * reason stays open.
+ * Commands of one reason made moot: a runtime told to terminate because it ran without a reservation
+ * (`unreserved`) and reserved since, or one told its reservation ran out (`reservation_expired`) whose
+ * reservation an extension made longer than its running time. The commands are closed
+ * (`acknowledgedAt` set, so they are neither re-issued nor force-settled on) and audited as
+ * `runtime.terminate_withdrawn`; a command of another reason stays open. Returns how many were open.
  */
-export async function withdrawUnreserved(em: EntityManager, issuer: CommandIssuer, runtimeId: string, now: Date): Promise<void> {
+export async function withdrawCommands(
+  em: EntityManager,
+  issuer: CommandIssuer,
+  runtimeId: string,
+  reason: Extract<TerminateReason, 'unreserved' | 'reservation_expired'>,
+  now: Date,
+): Promise<number> {
   const closed = await rows<{ id: string; account_id: string }>(
     em,
-    `UPDATE runtime_commands SET acknowledged_at = $2 WHERE runtime_id = $1 AND reason = 'unreserved' AND acknowledged_at IS NULL
+    `UPDATE runtime_commands SET acknowledged_at = $2 WHERE runtime_id = $1 AND reason = $3 AND acknowledged_at IS NULL
      RETURNING id, account_id`,
-    [runtimeId, now.toISOString()],
+    [runtimeId, now.toISOString(), reason],
   );
-  const withdrawn = closed.map((c) => ({ id: c.id, runtimeId, accountId: c.account_id, reason: 'unreserved' }));
+  const withdrawn = closed.map((c) => ({ id: c.id, runtimeId, accountId: c.account_id, reason }));
   await auditCommands(em, issuer, 'runtime.terminate_withdrawn', withdrawn, now);
+  return withdrawn.length;
+}
+
+/** `unreserved` commands of a runtime reserved since (withdrawCommands). */
+export function withdrawUnreserved(em: EntityManager, issuer: CommandIssuer, runtimeId: string, now: Date): Promise<number> {
+  return withdrawCommands(em, issuer, runtimeId, 'unreserved', now);
 }
 
 /** A runtime's `runtime.terminated` acknowledges every command still open for it. */

@@ -247,7 +247,9 @@ export class ReservationsService {
         now,
       );
       if ('refused' in decision) throw decision.refused;
-      return this.view(em, (also[0]?.[0] as RuntimeRow | undefined) ?? row);
+      // Read again: an extension can take a runtime told its reservation ran out back to running.
+      const [extended] = also[0]?.length ? await rows<RuntimeRow>(em, RESERVED_RUNTIME_FOR_UPDATE, [runtimeId]) : [];
+      return this.view(em, extended ?? row);
     });
   }
 

@@ -383,6 +383,48 @@ describe('settling what ran: our own termination reasons, contradictory launch f
       clock.advance(60 * MIN);
       expect((await view(runtimeId)).runningSeconds).toBe(300);
     });
+    it('lets a runtime told its reservation ran out run on once extended: the command is withdrawn, not re-issued, not settled at the hold', async () => {
+      clock.set(at(T0, 5 * 60 * MIN));
+      const start = clock.now();
+      const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
+      const runtimeId = uid('rt');
+      await reserve(accountId, runtimeId, 1);
+      await accepted(lifecycle(accountId, runtimeId, 'runtime.started', start, 1));
+      clock.advance(70_000);
+      expect((await sweep()).reservationExpired).toBe(1);
+      expect(await view(runtimeId)).toMatchObject({
+        status: 'terminating',
+        commands: [{ reason: 'reservation_expired', acknowledgedAt: null }],
+      });
+      const extended = await h.request('POST', `/v1/reservations/${runtimeId}/extend`, {
+        key: cp,
+        body: { minutes: 60 },
+        headers: { 'idempotency-key': uid('x') },
+      });
+      expect(extended.status, JSON.stringify(extended.body)).toBe(200);
+      expect(extended.body).toMatchObject({ minutes: 61, status: 'running' });
+      expect((await view(runtimeId)).commands).toEqual([
+        expect.objectContaining({ reason: 'reservation_expired', acknowledgedAt: clock.now().toISOString() }),
+      ]);
+      expect(await audit(accountId, 'runtime.terminate_withdrawn')).toEqual([
+        expect.objectContaining({ after: expect.objectContaining({ runtimeId, reason: 'reservation_expired' }) }),
+      ]);
+      // Still reporting past the grace periods, well inside its 61 minutes: nothing more is sent, nothing settled.
+      for (let seq = 2; seq <= 4; seq++) {
+        clock.advance(h.config.metering.settleGraceMs / 2);
+        await accepted(lifecycle(accountId, runtimeId, 'runtime.heartbeat', clock.now(), seq));
+        expect(await sweep()).toMatchObject({ reservationExpired: 0, reissued: 0, forcedSettlements: 0 });
+      }
+      // It ends: charged what it ran, the rest given back.
+      const end = clock.now();
+      await accepted(lifecycle(accountId, runtimeId, 'runtime.terminated', end, 5, { reason: 'user' }));
+      const ran = end.getTime() - start.getTime();
+      expect(await view(runtimeId)).toMatchObject({
+        status: 'settled',
+        settlement: 'events',
+        charged: (Math.ceil((1_000_000 * ran) / 3_600_000) / 1e6).toFixed(6),
+      });
+    });
   });
 
   describe('a runtime that ran without a reservation', () => {
