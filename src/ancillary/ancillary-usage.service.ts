@@ -11,7 +11,7 @@ import { ancillaryCharge, BYTES_PER_GIB, PRICE_KEY_OF, type AncillaryKind } from
 import { RateCard } from 'src/pricing/rate-card';
 import { SpendLimitsService } from 'src/spend-limits/spend-limits.service';
 import { ExtraEventsRefused } from 'src/metering/event-extensions';
-import type { SettledRuntime } from 'src/metering/settlement-hooks';
+import type { AfterSettlement, SettledRuntime } from 'src/metering/settlement-hooks';
 import type { SizeClass } from 'src/pricing/environment';
 import type { AncillaryEvent } from './ancillary-event';
 import { postCharge } from './ancillary-ledger';
@@ -147,7 +147,11 @@ export class AncillaryUsageService {
       const row = before ?? this.newCharge(item.accountId, kind, itemKey, new Date(bucket), null);
       const delta = quantity - row.quantity;
       if (delta === 0n && row.amount === row.charged) continue;
-      await this.settle(em, { ...row, quantity, amount: row.unitPrice === null ? 0n : ancillaryCharge(kind, row.unitPrice, quantity) });
+      await this.settle(
+        em,
+        { ...row, quantity, amount: row.unitPrice === null ? 0n : ancillaryCharge(kind, row.unitPrice, quantity) },
+        row.amount,
+      );
       if (row.unitPrice === null) this.unpriced.add(em, kind, delta);
     }
     const end = storageEnd(segments);
@@ -162,7 +166,7 @@ export class AncillaryUsageService {
    * termination it was first settled at, priced by the version in effect then). A late event rebuilds
    * the session and brings the row to the new quantity, the ledger corrected like a storage hour.
    */
-  async chargePausedMemory(em: EntityManager, s: SettledRuntime): Promise<void> {
+  async chargePausedMemory(em: EntityManager, s: SettledRuntime): Promise<AfterSettlement | void> {
     const memoryGi = s.sizeClass
       ? (this.card.version(s.rateCardVersion ?? '') ?? this.card.at(s.terminatedAt)).resources[s.sizeClass as SizeClass]?.memoryGi
       : undefined;
@@ -173,12 +177,13 @@ export class AncillaryUsageService {
     if (!before && quantity === 0n) return;
     const row = before ?? this.newCharge(s.accountId, 'paused_ram', itemKey, s.terminatedAt, s.runtimeId);
     if (quantity === row.quantity && row.amount === row.charged) return;
-    await this.settle(em, {
-      ...row,
-      quantity,
-      amount: row.unitPrice === null ? 0n : ancillaryCharge('paused_ram', row.unitPrice, quantity),
-    });
+    const amount = row.unitPrice === null ? 0n : ancillaryCharge('paused_ram', row.unitPrice, quantity);
+    // The spend check waits for the runtime's row to say settled: until then its spend counts the hold.
+    await this.settle(em, { ...row, quantity, amount }, null);
     if (row.unitPrice === null) this.unpriced.add(em, 'paused_ram', quantity - row.quantity);
+    if (row.unitPrice !== null && amount !== row.amount) {
+      return () => this.spendLimits.notifyThresholds(em, s.accountId, null, this.clock.now());
+    }
   }
 
   /** A new charge row priced by the rate-card version in effect at `priceAt` (the hour's start, or the report's last millisecond). */
@@ -213,17 +218,26 @@ export class AncillaryUsageService {
     const last = new Date(new Date(String(e.data.to)).getTime() - 1);
     const row = this.newCharge(e.accountId, 'egress', e.itemKey, last, e.runtimeId, last);
     const quantity = e.bytes ?? 0n;
-    return this.settle(em, { ...row, quantity, amount: row.unitPrice === null ? 0n : ancillaryCharge('egress', row.unitPrice, quantity) });
+    return this.settle(
+      em,
+      { ...row, quantity, amount: row.unitPrice === null ? 0n : ancillaryCharge('egress', row.unitPrice, quantity) },
+      row.amount,
+    );
   }
 
-  /** Posts the row's amount to the ledger (what the wallet can pay) and saves it. */
-  private async settle(em: EntityManager, row: ChargeRow): Promise<ChargeRow> {
+  /**
+   * Posts the row's amount to the ledger (what the wallet can pay) and saves it; `dueBefore`: the row's
+   * amount before this change (null: the caller checks the spend limits itself).
+   */
+  private async settle(em: EntityManager, row: ChargeRow, dueBefore: bigint | null): Promise<ChargeRow> {
     const reference = `${row.itemKey}@${row.bucket.toISOString()}`;
     const posted = await postCharge(em, this.ledger, { ...row, reference });
     const saved = { ...row, charged: posted.charged, holds: posted.holds };
     await saveCharge(em, saved);
-    // Ancillary charges count in the account's spend: its limit's thresholds are checked as after a settlement.
-    if (row.unitPrice !== null && posted.charged !== row.charged) {
+    // Ancillary charges count in the account's spend as they are due, paid or not: when what is due
+    // changes, its limit's thresholds are checked as after a settlement (a charge the wallet cannot pay
+    // warns too; before 2026-12-06 only what the wallet paid did).
+    if (row.unitPrice !== null && dueBefore !== null && row.amount !== dueBefore) {
       await this.spendLimits.notifyThresholds(em, row.accountId, null, this.clock.now());
     }
     return saved;
@@ -233,7 +247,7 @@ export class AncillaryUsageService {
   private async retryUnpaid(): Promise<number> {
     return inTransaction(this.ds, async (em) => {
       const due = await unpaidCharges(em, 1000);
-      for (const row of due) await this.settle(em, row);
+      for (const row of due) await this.settle(em, row, row.amount);
       return due.length;
     });
   }

@@ -21,7 +21,7 @@ import type { RuntimeRow } from './runtime-row';
 import { insertUnreservedRuntimes, updateRuntimesCall, type RebuiltRuntimeRow } from './runtime-writes';
 import { parseSessionHistory, sessionHistoryCalls, storedStartData } from './session-history';
 import { planSettlement, type SettlementFields } from './settlement-plan';
-import { SettlementHooks, type SettledRuntime } from './settlement-hooks';
+import { SettlementHooks, type AfterSettlement, type SettledRuntime } from './settlement-hooks';
 
 /** Locks the rebuilt runtimes' rows, in runtime-id order (the first locks of a chunk). */
 const LOCK_RUNTIMES_STATEMENT: PreparedStatement = {
@@ -70,6 +70,8 @@ interface Pending {
   acknowledged: string[];
   /** The chunk's instant (commands are acknowledged at it). */
   now: Date;
+  /** What the settlement hooks asked to run once the rows are written (flush). */
+  afterRows: AfterSettlement[];
 }
 
 /**
@@ -155,7 +157,7 @@ export class MeteringService {
     const history = parseSessionHistory(found);
     const commanded = new Set(open.map((f) => f.runtime_id as string));
     const now = this.clock.now();
-    const pending: Pending = { rows: [], deltas: [], audits: [], acknowledged: [], now };
+    const pending: Pending = { rows: [], deltas: [], audits: [], acknowledged: [], now, afterRows: [] };
     const rebuilt: Rebuilt[] = [];
     await this.insertMissing(em, rebuild, byId, touched);
     for (const id of rebuild) {
@@ -230,7 +232,10 @@ export class MeteringService {
       if (plan.acknowledges) pending.acknowledged.push(r.row.runtime_id);
       // Paused memory is metered from the same session, recorded with the settlement and corrected with it.
       const settled = hooked[i];
-      if (settled) await withCorrelation({ id: r.t.cause.id, kind: 'event' }, () => this.settlementHooks.settled(em, settled));
+      if (settled) {
+        const after = await withCorrelation({ id: r.t.cause.id, kind: 'event' }, () => this.settlementHooks.settled(em, settled));
+        pending.afterRows.push(...after.map((then) => () => withCorrelation({ id: r.t.cause.id, kind: 'event' }, then)));
+      }
       this.record(r, plan.fields, pending);
     }
   }
@@ -278,6 +283,7 @@ export class MeteringService {
     const list = pending.rows.splice(0);
     if (list.length > 0) calls.push(updateRuntimesCall(list));
     if (calls.length > 0) await inOneRoundTrip(em, calls);
+    for (const then of pending.afterRows.splice(0)) await then();
   }
 
   /**

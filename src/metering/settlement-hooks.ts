@@ -20,7 +20,13 @@ export interface SettledRuntime {
   first: boolean;
 }
 
-export type SettlementHook = (em: EntityManager, settled: SettledRuntime) => Promise<void>;
+/**
+ * What a hook asks to run once the settled runtime's row says so (later in the same transaction):
+ * e.g. a spend-limit check, which must not count the runtime's hold beside its charge.
+ */
+export type AfterSettlement = () => Promise<void>;
+
+export type SettlementHook = (em: EntityManager, settled: SettledRuntime) => Promise<AfterSettlement | void>;
 
 /** The hooks a settlement runs, in order: provided by the module that composes the app (src/extensions.module.ts). */
 export const SETTLEMENT_HOOKS = Symbol('SettlementHook[]');
@@ -39,8 +45,14 @@ export class SettlementHooks {
     return this.hooks.length > 0 && (!settled.first || settled.pausedMs > 0);
   }
 
-  async settled(em: EntityManager, settled: SettledRuntime): Promise<void> {
-    if (!this.wanted(settled)) return;
-    for (const hook of this.hooks) await hook(em, settled);
+  /** Runs the hooks; returns what they ask to run once the runtime's row is written as settled. */
+  async settled(em: EntityManager, settled: SettledRuntime): Promise<AfterSettlement[]> {
+    if (!this.wanted(settled)) return [];
+    const after: AfterSettlement[] = [];
+    for (const hook of this.hooks) {
+      const then = await hook(em, settled);
+      if (then) after.push(then);
+    }
+    return after;
   }
 }

@@ -16,7 +16,7 @@ import { issueTerminate, type CommandIssuer, type TerminateReason } from 'src/me
 import { buildSession, chargedRun, type ChargedRun } from './core/sessions';
 import { markTerminating, type RuntimeRow } from './runtime-row';
 import { runtimeMonthOf, sessionHistory } from './session-history';
-import { SettlementHooks } from './settlement-hooks';
+import { SettlementHooks, type AfterSettlement } from './settlement-hooks';
 
 const BATCH = 500;
 
@@ -192,6 +192,7 @@ export class SweeperService implements OnApplicationBootstrap {
       const charges: bigint[] = [];
       const runs: ChargedRun[] = [];
       const bases: TerminateReason[] = [];
+      const afterRows: AfterSettlement[] = [];
       for (const row of due) {
         const cap = BigInt(row.reserved_amount);
         const reservedMs = row.reserved_minutes * 60_000;
@@ -219,16 +220,18 @@ export class SweeperService implements OnApplicationBootstrap {
         // Paused memory of the pauses closed by then, as a settlement by events meters it; a late
         // `runtime.terminated` corrects the same row (a pause still open counts from that event).
         const paused = session.pausedIntervals.filter((p) => p.to.getTime() <= until);
-        await this.settlementHooks.settled(em, {
-          runtimeId: row.runtime_id,
-          accountId: row.account_id,
-          sizeClass: row.size_class,
-          rateCardVersion: row.rate_card_version,
-          terminatedAt: run.end ?? new Date(until),
-          pausedIntervals: paused,
-          pausedMs: paused.reduce((ms, p) => ms + p.to.getTime() - p.from.getTime(), 0),
-          first: true,
-        });
+        afterRows.push(
+          ...(await this.settlementHooks.settled(em, {
+            runtimeId: row.runtime_id,
+            accountId: row.account_id,
+            sizeClass: row.size_class,
+            rateCardVersion: row.rate_card_version,
+            terminatedAt: run.end ?? new Date(until),
+            pausedIntervals: paused,
+            pausedMs: paused.reduce((ms, p) => ms + p.to.getTime() - p.from.getTime(), 0),
+            first: true,
+          })),
+        );
       }
       await this.markResolved(
         em,
@@ -249,6 +252,8 @@ export class SweeperService implements OnApplicationBootstrap {
         em,
         due.map((r, i) => rollupDelta(r, { ...r, status: 'settled', closed_ms: runs[i]!.ms, charged: charges[i]!, settled_at: now })),
       );
+      // The rows say settled now: what the hooks asked to run then (a spend check without the hold).
+      for (const then of afterRows) await then();
       return due.length;
     });
   }

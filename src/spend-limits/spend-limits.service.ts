@@ -10,8 +10,7 @@ import { formatCredits, parseCredits } from 'src/common/money';
 import { Clock } from 'src/infra/clock/clock';
 import { LedgerService } from 'src/ledger/ledger.service';
 import type { SpendView, WalletExtension } from 'src/ledger/wallet-extensions';
-import { notificationMessage, type Notification } from 'src/messaging/notifications';
-import { enqueue } from 'src/messaging/outbox';
+import { notifyOnce, type Notification } from 'src/messaging/notifications';
 import { topicsOf } from 'src/messaging/topics';
 import { issueTerminate, type TerminateReason } from 'src/messaging/commands';
 import { markTerminating } from 'src/metering/runtime-row';
@@ -102,13 +101,15 @@ export class SpendLimitsService {
           now.toISOString(),
         ],
       );
-      const topic = topicsOf(this.config).notifications;
-      await enqueue(
+      // Each cause once (a limit reached at an amount already announced this period, after a change
+      // and back, is not announced again), in the order they happen: thresholds up to 100 %, then reached.
+      await notifyOnce(
         em,
+        topicsOf(this.config).notifications,
         fresh
-          // In the order they happen: thresholds up to 100 %, then the limit reached.
           .sort((a, b) => Number(a.kind === 'reached') - Number(b.kind === 'reached') || a.threshold - b.threshold)
-          .map((a) => notificationMessage(topic, spendLimitNotice(limit, period, a, cap, used, accountId), now)),
+          .map((a) => spendLimitNotice(limit, period, a, cap, used, accountId)),
+        now,
       );
     }
   }

@@ -318,6 +318,24 @@ describe('ancillary usage: snapshots, volumes and egress metered and charged', (
     expect(alerts.map((a) => a.payload.data.threshold)).toEqual([50, 80]);
   });
 
+  it('warns of an egress charge the wallet cannot pay: it is spent all the same', async () => {
+    clock.set(at(12));
+    const accountId = await fundedAccount(h, admin, { credits: '0' });
+    const limit = await h.request('PUT', `/v1/accounts/${accountId}/spend-limit`, {
+      key: admin,
+      body: { credits: '1.000000', period: 'month', thresholds: [50, 80, 100] },
+    });
+    expect(limit.status, JSON.stringify(limit.body)).toBe(200);
+    const egress = { bytes: 9 * GIB, from: at(10).toISOString(), to: at(11).toISOString() };
+    await accepted(usageEvent(accountId, 'egress.reported', at(11), egress, { runtimeId: uid('rt') }));
+    expect((await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body.spend).toMatchObject({ spent: '0.900000' });
+    const alerts: { payload: { data: { threshold?: number } } }[] = await h.ds.query(
+      `SELECT payload FROM outbox WHERE key = $1 AND payload->>'type' LIKE 'spend_limit.%' ORDER BY id`,
+      [accountId],
+    );
+    expect(alerts.map((a) => a.payload.data.threshold)).toEqual([50, 80]);
+  });
+
   it('counts storage accrued against the wallet in the account spend limit, like a runtime charge: the next launch past it is refused', async () => {
     clock.set(at(12));
     const accountId = await fundedAccount(h, admin, { credits: '10.000000' });

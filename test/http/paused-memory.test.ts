@@ -93,6 +93,25 @@ describe('paused-runtime memory: metered from pause/resume with the size class m
     expect(await pausedLine(r.accountId)).toMatchObject({ quantity: '0.500000' });
   });
 
+  it("checks the spend limit after the paused memory's charge without the settled runtime's hold: no false alert", async () => {
+    const r = await runtime(PRICED_DAY, 'medium');
+    // 120 minutes at 2 credits/h hold 4.000000: 95 % of the limit, below its one threshold.
+    const limit = await suite.h.request('PUT', `/v1/accounts/${r.accountId}/spend-limit`, {
+      key: suite.admin,
+      body: { credits: '4.200000', period: 'month', thresholds: [100] },
+    });
+    expect(limit.status, JSON.stringify(limit.body)).toBe(200);
+    await accepted([r.started(0), r.paused(10), r.resumed(40), r.terminated(50)]);
+    // Spent: 0.666667 running + 0.5 paused memory. Counted with the hold it would have been 4.5.
+    expect((await suite.h.request('GET', `/v1/accounts/${r.accountId}/wallet`, { key: suite.admin })).body.spend).toMatchObject({
+      spent: '1.166667',
+      held: '0.000000',
+    });
+    expect(
+      await suite.h.ds.query(`SELECT payload FROM outbox WHERE key = $1 AND payload->>'type' LIKE 'spend_limit.%'`, [r.accountId]),
+    ).toEqual([]);
+  });
+
   it('charges paused memory exactly once priced (0.25 credit per GiB-hour of a medium runtime, 4 GiB), and corrects the charge on a late event', async () => {
     const r = await runtime(PRICED_DAY, 'medium');
     await accepted([r.started(0), r.paused(10), r.resumed(40), r.terminated(50)]);

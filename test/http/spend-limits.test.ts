@@ -103,6 +103,26 @@ describe('spend limits over HTTP', () => {
     expect(sets.map((a) => a.after.credits).sort()).toEqual(['5.000000', '6.000000']);
   });
 
+  it('announces a limit reached once per amount in a period, however often it is changed back to it', async () => {
+    const accountId = await fundedAccount(h, admin, { credits: '20.000000' });
+    const reserve = await h.request('POST', '/v1/reservations', {
+      key: cp,
+      body: { accountId, runtimeId: uid('rt'), ...SMALL, minutes: 600 },
+    });
+    expect(reserve.status, JSON.stringify(reserve.body)).toBe(201);
+    // 10 credits held: reached at 10, at 5, at 10 again, at 5 again, then raised out of reach.
+    for (const credits of ['10.000000', '5.000000', '10.000000', '5.000000', '20.000000']) {
+      const put = await h.request('PUT', `/v1/accounts/${accountId}/spend-limit`, { key: admin, body: { credits, thresholds: [] } });
+      expect(put.status, JSON.stringify(put.body)).toBe(200);
+    }
+    const reached: { payload: { id: string; data: { limit: string } } }[] = await h.ds.query(
+      `SELECT payload FROM outbox WHERE key = $1 AND payload->>'type' = 'spend_limit.reached' ORDER BY id`,
+      [accountId],
+    );
+    expect(reached.map((r) => r.payload.data.limit)).toEqual(['10.000000', '5.000000']);
+    expect(new Set(reached.map((r) => r.payload.id)).size).toBe(2);
+  });
+
   it('suspends an account: new launches refused, its runtimes told to terminate; reactivation lets it launch again', async () => {
     const accountId = await fundedAccount(h, admin, { credits: '5.000000' });
     const running = uid('rt');
