@@ -11,7 +11,7 @@ function checkIds(accountId: string, userId?: string): void {
   const findings = [];
   if (!ACCOUNT_ID_PATTERN.test(accountId)) findings.push({ field: 'id', message: 'must be 1-128 characters of letters, digits and _.:-' });
   if (userId !== undefined && !USER_ID.test(userId)) {
-    findings.push({ field: 'userId', message: 'must be 1-256 characters of letters, digits and _.:@-' });
+    findings.push({ field: 'userId', message: 'must be 1-128 characters of letters, digits and _.:-' });
   }
   if (findings.length > 0) throw BillingException.invalid(findings);
 }

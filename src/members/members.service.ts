@@ -72,7 +72,8 @@ export class MembersService {
       userId,
     };
     const view = await inTransaction(this.ds, async (em) => {
-      const [account] = await rows<{ kind: string }>(em, `SELECT kind FROM accounts WHERE id = $1`, [accountId]);
+      // FOR SHARE: an account becoming a user account (which it may not with members) waits, then sees this member.
+      const [account] = await rows<{ kind: string }>(em, `SELECT kind FROM accounts WHERE id = $1 FOR SHARE`, [accountId]);
       if (!account) throw BillingException.notFound(`Account ${accountId}`);
       if (account.kind !== 'organization') {
         throw BillingException.invalid([{ field: 'id', message: 'is a user account: only organization accounts have members' }]);
@@ -100,8 +101,9 @@ export class MembersService {
   ): Promise<string[]> {
     if (changes.length === 0) return [];
     const kinds = new Map(
+      // FOR SHARE, in id order: the kind cannot change to `user` under changes applied as an organization's.
       (
-        await rows<{ id: string; kind: string }>(em, `SELECT id, kind FROM accounts WHERE id = ANY($1)`, [
+        await rows<{ id: string; kind: string }>(em, `SELECT id, kind FROM accounts WHERE id = ANY($1) ORDER BY id FOR SHARE`, [
           [...new Set(changes.map((c) => c.accountId))],
         ])
       ).map((r) => [r.id, r.kind]),

@@ -12,6 +12,8 @@ import { findingsOf } from 'src/common/http/zod-validation.pipe';
 import { MessageBus, type InboundMessage, type OutboundMessage } from 'src/infra/kafka/message-bus';
 import { deadLetter, publishDeadLetters } from 'src/messaging/dead-letter';
 import { receiveOnce } from 'src/messaging/inbox';
+import { ACCOUNT_ID_PATTERN } from 'src/common/auth/scopes';
+import { USER_ID } from './dto/member.dto';
 import { MembersService, type MemberChange } from './members.service';
 import { inputInstant } from 'src/common/http/api-schemas';
 
@@ -24,8 +26,9 @@ export const membershipEventSchema = z
     id: z.string().min(1).max(256).meta({ description: 'The dedup key, forever' }),
     type: z.enum(['member.added', 'member.removed']),
     occurredAt: inputInstant,
-    accountId: z.string().min(1).max(128),
-    userId: z.string().min(1).max(256),
+    accountId: z.string().regex(ACCOUNT_ID_PATTERN, 'must be 1-128 characters of letters, digits and _.:-'),
+    // The rule of the HTTP member routes: a member added here can be removed there.
+    userId: z.string().regex(USER_ID, 'must be 1-128 characters of letters, digits and _.:-'),
   })
   .meta({
     id: 'MembershipEvent',

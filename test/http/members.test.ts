@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fundedAccount } from '../support/accounts';
 import { startApp, type Harness } from '../support/app';
+import { parseMembershipMessage } from '../../src/members/membership-consumer';
 
 describe('members over HTTP', () => {
   let h: Harness;
@@ -41,6 +42,34 @@ describe('members over HTTP', () => {
       expect(answers.every((a) => a.status === 200 && a.body.seats === 1)).toBe(true);
       const audit = (await h.request('GET', `/v1/audit?accountId=${org}`, { key: admin })).body.items as { action: string }[];
       expect(audit.filter((a) => a.action === 'seat.added')).toHaveLength(1);
+    }
+  });
+
+  it('never ends with a user account holding a member when the member is added as the account becomes a user account', async () => {
+    const orgs = await Promise.all(Array.from({ length: 12 }, () => fundedAccount(h, admin, { kind: 'organization', plan: 'free' })));
+    await Promise.all(
+      orgs.flatMap((id) => [
+        h.request('PUT', `/v1/accounts/${id}/members/m1`, { key: admin }),
+        h.request('POST', '/v1/accounts', { key: admin, body: { id, kind: 'user', plan: 'free' } }),
+      ]),
+    );
+    for (const id of orgs) {
+      const [row] = (await h.ds.query(`SELECT kind FROM accounts WHERE id = $1`, [id])) as { kind: string }[];
+      const kind = row?.kind;
+      const seats = (await h.request('GET', `/v1/accounts/${id}/members`, { key: admin })).body.seats as number;
+      // Either the member came first (the kind change was refused), or the kind change did (the member was refused).
+      expect({ id, kind, seats }).toEqual(seats === 1 ? { id, kind: 'organization', seats: 1 } : { id, kind: 'user', seats: 0 });
+    }
+  });
+
+  it('refuses over Kafka what the member routes refuse: a user id that could not be removed over HTTP', () => {
+    for (const userId of ['alice@example.com', 'has space', 'x'.repeat(129)]) {
+      const parsed = parseMembershipMessage(
+        Buffer.from(JSON.stringify({ id: 'e1', type: 'member.added', occurredAt: '2026-12-06T00:00:00Z', accountId: 'org_a', userId })),
+      );
+      expect(parsed, userId).toMatchObject({
+        findings: [{ field: 'userId', message: 'must be 1-128 characters of letters, digits and _.:-' }],
+      });
     }
   });
 

@@ -1,7 +1,9 @@
+import { ACCOUNT_ID_PATTERN } from 'src/common/auth/scopes';
 import { z } from 'zod';
 import { instant } from 'src/common/http/api-schemas';
 
-export const USER_ID = /^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,255}$/;
+/** A user id: the same rule as every id in a path, a reservation's `userId` and a spend limit's scope (one rule on HTTP and Kafka). */
+export const USER_ID = ACCOUNT_ID_PATTERN;
 
 export const memberSchema = z
   .strictObject({
