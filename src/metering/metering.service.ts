@@ -261,6 +261,8 @@ export class MeteringService {
         review: 'launch failure reported for a runtime that ran: not voided, the charge stands',
       },
       at: now,
+      // The event that made the contradiction appear, as the charge's own audit row carries it.
+      correlationId: t.cause.id,
     });
   }
 

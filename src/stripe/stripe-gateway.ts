@@ -169,7 +169,9 @@ export class StripeGateway {
       }
       return listed;
     });
-    return out.sort((a, b) => a.created - b.created || a.id.localeCompare(b.id));
+    // Stripe lists newest first: reversed, then a stable sort by second keeps Stripe's own order within
+    // a second (event ids are not ordered; sorting by them applied two seat changes of one second backwards).
+    return out.reverse().sort((a, b) => a.created - b.created);
   }
 
   /**

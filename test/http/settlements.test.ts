@@ -201,6 +201,9 @@ describe('settling what ran: our own termination reasons, contradictory launch f
         const flagged = await audit(accountId, 'runtime.launch_failed_contradicted');
         expect(flagged).toHaveLength(1);
         expect(flagged[0]!.after).toMatchObject({ runtimeId, eventId: events.failed.id, reason: 'image pull' });
+        // Under the event that made the contradiction appear, not the HTTP request that carried it.
+        const correlation = (flagged[0] as unknown as { correlationId: string }).correlationId;
+        expect([events.started.id, events.failed.id, events.terminated.id]).toContain(correlation);
       },
     );
 

@@ -156,6 +156,14 @@ describe('Stripe: a Team subscription started and ended, events in any order', (
             invoiceId: invoice.id,
             subscriptionId,
           });
+          const month = new Date().toISOString().slice(0, 7);
+          const statement = (await h.request('GET', `/v1/accounts/${accountId}/statements/${month}`, { key: admin })).body as {
+            lines: { section: string; description: string; credits: string }[];
+          };
+          expect(statement.lines.find((l) => l.section === 'claw_backs')).toMatchObject({
+            description: 'Credits clawed back (a top-up refunded or disputed, or a cycle paid after its subscription ended)',
+            credits: '-500.000000',
+          });
           // Delivered again, the cancellation takes back nothing more.
           await deliver(cancelled(subscriptionId, at));
           expect((await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body.total).toBe(wallet.total);
@@ -254,6 +262,25 @@ describe('Stripe: a Team subscription started and ended, events in any order', (
       await deliver(fake.emit('customer.subscription.updated', s, at));
     }
     expect(await subscription(accountId)).toMatchObject({ subscription: { seatQuantity: 3 } });
+  });
+
+  it("applies missed events of one second in Stripe's order, not their ids' (the recovery job)", async () => {
+    for (let round = 0; round < 2; round++) {
+      const { accountId, subscriptionId } = await teamAccount();
+      const at = Math.floor(Date.now() / 1000) + 1;
+      // Two seat changes in one second that the webhook never delivered: Stripe lists them, newest first;
+      // their ids say nothing of their order (here the later one's sorts first).
+      for (const [quantity, id] of [
+        [2, `evt_z${round}_${subscriptionId}`],
+        [3, `evt_a${round}_${subscriptionId}`],
+      ] as const) {
+        const s = structuredClone(fake.subscriptions.get(subscriptionId)!);
+        s.items.data.find((i: { price: { id: string } }) => i.price.id === SEAT_PRICE).quantity = quantity;
+        fake.emit('customer.subscription.updated', s, at, id);
+      }
+      expect((await h.request('POST', '/v1/admin/jobs/stripe-recovery/run', { key: admin })).status).toBe(200);
+      expect(await subscription(accountId), `round ${round}`).toMatchObject({ subscription: { seatQuantity: 3 } });
+    }
   });
 
   it('lifts a suspension for non-payment when the subscription is cancelled: the account is on Free', async () => {

@@ -245,9 +245,10 @@ export class StripeFake {
   }
 
   /** Records an event (as Stripe would for its own changes) and returns it, to deliver or to leave for recovery. */
-  emit(type: string, object: Obj, created = now()): Obj {
+  /** An event, recorded for the events list; `id` as given (Stripe's ids are not ordered), else one in emission order. */
+  emit(type: string, object: Obj, created = now(), id?: string): Obj {
     const event = {
-      id: `evt_${(++this.eventSeq).toString().padStart(6, '0')}_${randomBytes(6).toString('hex')}`,
+      id: id ?? `evt_${(++this.eventSeq).toString().padStart(6, '0')}_${randomBytes(6).toString('hex')}`,
       object: 'event',
       api_version: '2026-10-28.endive',
       created,
