@@ -64,13 +64,8 @@ export function movementLines(list: readonly Movement[]): StatementLine[] {
   };
   for (const m of list) {
     const granted = -m.issued;
-    if (m.clawback)
-      add(
-        'claw_backs',
-        'claw_backs',
-        'Credits clawed back (a top-up refunded or disputed, or a cycle paid after its subscription ended)',
-        granted,
-      );
+    const clawedBack = 'Credits clawed back (a top-up refunded or disputed, or a cycle paid after its subscription ended)';
+    if (m.clawback) add('claw_backs', 'claw_backs', clawedBack, granted);
     else if (m.kind === 'top-up' || m.grantSource === 'top_up') add('top_ups', 'top_ups', 'Top-ups', granted);
     else if (m.grantSource === 'plan_allowance') add('included_credits', 'included_credits', 'Included credits of the plan', granted);
     else add(`grants:${m.grantSource ?? 'other'}`, 'grants', `Grants (${m.grantSource ?? 'other'})`, granted);
