@@ -5,6 +5,8 @@ import type { MeteredAncillary } from 'src/ancillary/usage-view';
 import type { InvoiceLineSnapshot } from 'src/stripe/stripe-objects';
 import type { InvoiceRow, Movement } from './statement.store';
 
+const CLAWED_BACK = 'Credits clawed back (a top-up refunded or disputed, or a cycle paid after its subscription ended)';
+
 export const SECTIONS = [
   'included_credits',
   'grants',
@@ -64,8 +66,7 @@ export function movementLines(list: readonly Movement[]): StatementLine[] {
   };
   for (const m of list) {
     const granted = -m.issued;
-    const clawedBack = 'Credits clawed back (a top-up refunded or disputed, or a cycle paid after its subscription ended)';
-    if (m.clawback) add('claw_backs', 'claw_backs', clawedBack, granted);
+    if (m.clawback) add('claw_backs', 'claw_backs', CLAWED_BACK, granted);
     else if (m.kind === 'top-up' || m.grantSource === 'top_up') add('top_ups', 'top_ups', 'Top-ups', granted);
     else if (m.grantSource === 'plan_allowance') add('included_credits', 'included_credits', 'Included credits of the plan', granted);
     else add(`grants:${m.grantSource ?? 'other'}`, 'grants', `Grants (${m.grantSource ?? 'other'})`, granted);
