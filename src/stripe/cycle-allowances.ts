@@ -35,10 +35,17 @@ export class CycleAllowances {
   /**
    * The cycle's included credits, once per cycle, expiring at its end: those of the account's plan
    * when they come with a paid invoice (Team, with its overrides), else those of the plan of the
-   * invoice's prices (an account on Free since). An account an admin put on an admin-only plan
+   * invoice's prices (an account on Free since, with the terms its subscription ended with: `ended`).
+   * An account an admin put on an admin-only plan
    * (Enterprise) gets its plan's credits by its own period, never from a Stripe invoice.
    */
-  async grant(em: EntityManager, accountId: string, period: Period, invoice: InvoiceSnapshot): Promise<void> {
+  async grant(
+    em: EntityManager,
+    accountId: string,
+    period: Period,
+    invoice: InvoiceSnapshot,
+    ended?: { overrides: Record<string, unknown> | null },
+  ): Promise<void> {
     const invoiceId = invoice.id;
     if (period.end.getTime() <= this.clock.now().getTime()) return; // a cycle already over grants nothing
     const [account] = await rows<{ plan: PlanId; plan_overrides: Record<string, unknown> | null }>(
@@ -48,10 +55,12 @@ export class CycleAllowances {
     );
     const current = account && this.catalog.has(account.plan) ? this.catalog.plan(account.plan) : undefined;
     if (current?.adminOnly) return;
-    const planId =
-      current?.allowanceTrigger === 'paid_invoice' ? current.id : this.catalog.planOfPrices(invoice.lines.map((l) => l.priceId))?.id;
+    const own = current?.allowanceTrigger === 'paid_invoice';
+    const planId = own ? current.id : this.catalog.planOfPrices(invoice.lines.map((l) => l.priceId))?.id;
     if (planId === undefined) return;
-    const plan = this.catalog.effective(planId, account?.plan_overrides);
+    // On the account's plan, its terms; on the plan of the prices (the account has left it), the terms
+    // the subscription ended with, if any (never another plan's overrides).
+    const plan = this.catalog.effective(planId, own && !ended ? account?.plan_overrides : (ended?.overrides ?? null));
     const amount = plan.includedCreditsMicros;
     if (amount <= 0n) return;
     const grantId = allowanceGrantId(accountId, period);

@@ -285,6 +285,12 @@ export class StripeEventsService {
       // statement's fees and changes nothing else.
       if (accountId instanceof OldSubscription) {
         await this.recordInvoice(em, accountId.accountId, invoice, 'paid');
+        // Paid before that subscription ended (Stripe's own record of it): its cycle, as it would have in order.
+        const ended = ctx.unlinked?.endedAt;
+        if (ended && invoice.billsCycle && invoice.paidAt.getTime() < ended.getTime()) {
+          const cycle: Period = { start: invoice.periodStart!, end: invoice.periodEnd! };
+          await this.allowances.grant(em, accountId.accountId, cycle, invoice, { overrides: null });
+        }
         return {};
       }
       if (!accountId) return this.notLinkedYet(ctx);
@@ -297,7 +303,9 @@ export class StripeEventsService {
       if (subscription?.status === 'canceled') {
         await this.recordInvoice(em, accountId, invoice, 'paid');
         const paidBeforeEnd = subscription.ended_at !== null && invoice.paidAt.getTime() < subscription.ended_at.getTime();
-        if (paidBeforeEnd && invoice.billsCycle) await this.allowances.grant(em, accountId, period, invoice);
+        if (paidBeforeEnd && invoice.billsCycle) {
+          await this.allowances.grant(em, accountId, period, invoice, { overrides: subscription.ended_overrides });
+        }
         return { accountId };
       }
       // An invoice of prorations only (a seat change invoiced at once) is paid within the cycle: the
@@ -370,10 +378,13 @@ export class StripeEventsService {
   }
 
   /** The account's subscription status and end, its row locked for the rest of the transaction (events of one subscription apply one at a time). */
-  private async lockedSubscription(em: EntityManager, accountId: string): Promise<{ status: string; ended_at: Date | null } | undefined> {
-    const [row] = await rows<{ status: string; ended_at: Date | null }>(
+  private async lockedSubscription(
+    em: EntityManager,
+    accountId: string,
+  ): Promise<{ status: string; ended_at: Date | null; ended_overrides: Record<string, unknown> | null } | undefined> {
+    const [row] = await rows<{ status: string; ended_at: Date | null; ended_overrides: Record<string, unknown> | null }>(
       em,
-      `SELECT status, ended_at FROM stripe_subscriptions WHERE account_id = $1 FOR UPDATE`,
+      `SELECT status, ended_at, ended_overrides FROM stripe_subscriptions WHERE account_id = $1 FOR UPDATE`,
       [accountId],
     );
     return row;

@@ -194,6 +194,14 @@ export class SubscriptionsService {
     }
     if (!plan) return; // prices of no plan of the catalog: the account keeps its plan
     const live = isLive(s.status);
+    if (s.status === 'canceled') {
+      // The terms it ended with (the move to the fallback plan drops them), for its cycles paid before the end.
+      await em.query(
+        `UPDATE stripe_subscriptions t SET ended_overrides = a.plan_overrides FROM accounts a
+         WHERE t.account_id = $1 AND t.subscription_id = $2 AND t.ended_overrides IS NULL AND a.id = t.account_id AND a.plan = $3`,
+        [accountId, s.id, plan.id],
+      );
+    }
     await this.setPlan(
       em,
       accountId,

@@ -180,6 +180,42 @@ describe('Stripe: a Team subscription started and ended, events in any order', (
     expect(outcome('after the end, invoice first').total).toBe(outcome('after the end, cancellation first').total);
   });
 
+  it('grants a cycle paid before the end on the Team terms the subscription ended with, even when the cancellation came first', async () => {
+    const totals: Record<string, string> = {};
+    for (const order of ['in order', 'cancellation first'] as const) {
+      const { accountId, subscriptionId } = await teamAccount({ includedCredits: '800.000000' });
+      const start = fake.subscriptions.get(subscriptionId)!.items.data[0].current_period_end as number;
+      const at = Math.floor(Date.now() / 1000);
+      const paid = fake.emit('invoice.paid', fake.invoice(subscriptionId, { periodStart: start, periodEnd: start + 30 * 86_400 }), at - 10);
+      const deleted = cancelled(subscriptionId, at);
+      for (const event of order === 'in order' ? [paid, deleted] : [deleted, paid]) await deliver(event);
+      const wallet = (await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body as {
+        total: string;
+        grants: { amount: string; source: string; expiresAt: string | null }[];
+      };
+      const end = new Date((start + 30 * 86_400) * 1000).toISOString();
+      expect(wallet.grants.find((g) => g.source === 'plan_allowance' && g.expiresAt === end)?.amount, order).toBe('800.000000');
+      totals[order] = wallet.total;
+    }
+    expect(totals['cancellation first']).toBe(totals['in order']);
+  });
+
+  it("grants the cycle of an old subscription's invoice paid before it ended, delivered once the next one is live", async () => {
+    const { accountId, subscriptionId: first } = await teamAccount();
+    const start = fake.subscriptions.get(first)!.items.data[0].current_period_end as number;
+    const at = Math.floor(Date.now() / 1000);
+    const late = fake.invoice(first, { periodStart: start, periodEnd: start + 30 * 86_400 });
+    await deliver(cancelled(first, at));
+    // Stripe's record of the first subscription says when it ended.
+    Object.assign(fake.subscriptions.get(first)!, { status: 'canceled', ended_at: at });
+    expect((await h.request('PUT', `/v1/admin/accounts/${accountId}/plan`, { key: admin, body: { plan: 'team' } })).status).toBe(200);
+    expect((await h.request('POST', `/v1/admin/accounts/${accountId}/subscription`, { key: admin })).status).toBe(201);
+    const before = (await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body.total as string;
+    await deliver(fake.emit('invoice.paid', late, at - 10));
+    const after = (await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body.total as string;
+    expect(Number(after) - Number(before)).toBe(500);
+  });
+
   it('grants no Stripe cycle to an account an admin moved to Enterprise: its credits come by its own month', async () => {
     const { accountId, subscriptionId } = await teamAccount();
     const plan = await h.request('PUT', `/v1/admin/accounts/${accountId}/plan`, {

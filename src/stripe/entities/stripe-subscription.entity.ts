@@ -73,6 +73,13 @@ export class StripeSubscription {
   @Column({ name: 'ended_at', type: 'timestamptz', nullable: true })
   endedAt: Date | null;
 
+  /**
+   * The plan overrides the account had when the cancellation moved it off the subscription's plan
+   * (they are dropped then): an invoice of a cycle paid before the end, delivered after, grants on them.
+   */
+  @Column({ name: 'ended_overrides', type: 'jsonb', nullable: true })
+  endedOverrides: Record<string, unknown> | null;
+
   /** Set when this service suspended the account for non-payment (so a paid invoice lifts it). */
   @Column({ name: 'suspended_for_payment', type: 'boolean', default: false })
   suspendedForPayment: boolean;
