@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SeatsService } from '../../src/stripe/seats.service';
 import { fundedAccount } from '../support/accounts';
 import { startApp, type Harness } from '../support/app';
+import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
 import { StripeFake } from '../support/stripe-fake';
 
 const SECRET = 'whsec_test_out_of_order';
@@ -13,14 +14,19 @@ describe('Stripe: a Team subscription started and ended, events in any order', (
   let fake: StripeFake;
   let admin: string;
 
+  // A database of its own: its live subscriptions are this fake's, which another file's seat reconciliation (on its own fake) cannot read.
+  let db: FreshDatabase;
+
   beforeAll(async () => {
     fake = await new StripeFake().start();
-    h = await startApp({ env: { ...fake.env(SECRET), STRIPE_PAST_DUE_GRACE_MS: '0' } });
+    db = await freshDatabase('stripe_order');
+    h = await startApp({ env: { ...fake.env(SECRET), STRIPE_PAST_DUE_GRACE_MS: '0', DATABASE_URL: db.url } });
     admin = await h.key('admin');
   });
   afterAll(async () => {
     await h.close();
     await fake.stop();
+    await db.drop();
   });
 
   const deliver = async (event: object, status = 200) => {
