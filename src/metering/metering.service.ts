@@ -441,10 +441,12 @@ export class MeteringService {
       [row.runtime_id],
     );
     if ((open?.n ?? 0) > 0) return;
+    // A reservation given back as never started (voided) expired: it is not a runtime without one.
+    const reason = row.hold_id && row.status === 'voided' ? 'reservation_expired' : 'unreserved';
     await issueTerminate(
       em,
       { topic: topicsOf(this.config).commands, actor: METERING_ACTOR, audit: this.audit },
-      [{ runtimeId: row.runtime_id, accountId: row.account_id, reason: 'unreserved' }],
+      [{ runtimeId: row.runtime_id, accountId: row.account_id, reason }],
       now,
     );
   }

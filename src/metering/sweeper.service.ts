@@ -144,7 +144,7 @@ export class SweeperService implements OnApplicationBootstrap {
     });
   }
 
-  /** Runtimes that keep reporting after their last command's grace period are told again. */
+  /** Runtimes that keep reporting after their last command's grace period are told again (also one settled or voided meanwhile). */
   private async reissue(now: Date): Promise<number> {
     return inTransaction(this.ds, async (em) => {
       const due = await rows<{ runtime_id: string; account_id: string; reason: TerminateReason }>(
@@ -152,7 +152,7 @@ export class SweeperService implements OnApplicationBootstrap {
         `SELECT r.runtime_id, r.account_id, c.reason FROM runtimes r
          JOIN LATERAL (SELECT reason, issued_at FROM runtime_commands WHERE runtime_id = r.runtime_id AND acknowledged_at IS NULL
                        ORDER BY issued_at DESC LIMIT 1) c ON true
-         WHERE r.status IN ('terminating', 'settled') AND c.issued_at < $1::timestamptz - make_interval(secs => $2::double precision / 1000)
+         WHERE r.status IN ('terminating', 'settled', 'voided') AND c.issued_at < $1::timestamptz - make_interval(secs => $2::double precision / 1000)
            AND r.last_seen_at > c.issued_at
          ORDER BY r.runtime_id LIMIT ${BATCH} FOR UPDATE OF r SKIP LOCKED`,
         [now.toISOString(), this.config.metering.terminateGraceMs],
@@ -208,7 +208,9 @@ export class SweeperService implements OnApplicationBootstrap {
         const cut = until < now.getTime() && run.ms < chargedRun(session, now, reservedMs).ms;
         const basis = cut ? 'unreachable' : row.reason;
         bases.push(basis);
-        const charge = basis === 'reservation_expired' ? cap : min(cap, chargeFor(BigInt(row.rate_per_hour), run.ms));
+        // What its events show it ran (the hold when it ran all its reserved minutes; less when a late
+        // pause shows it did not, whatever the command said).
+        const charge = min(cap, chargeFor(BigInt(row.rate_per_hour), run.ms));
         const settled = await this.ledger.settleHold(em, {
           holdId: row.hold_id!,
           amount: charge,

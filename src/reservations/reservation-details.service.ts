@@ -173,10 +173,11 @@ function forcedBasis({ row, session, heartbeatTimeoutMs, firstCommand }: Explain
   if (!end) return `${told}; nothing ran`;
   const at = end.toISOString();
   const minutes = row.reserved_minutes;
-  if (reason === 'reservation_expired') {
+  const reachedReserved = Number(row.closed_ms) >= minutes * 60_000;
+  if (reason === 'reservation_expired' && reachedReserved) {
     return `${told}; its running time reached the ${minutes} reserved minutes at ${at}, so the hold is charged`;
   }
-  if (Number(row.closed_ms) >= minutes * 60_000) {
+  if (reachedReserved) {
     return `${told}; charged up to ${at}, where its running time reached the ${minutes} reserved minutes (capped at the hold)`;
   }
   // The end cut a running interval short: it is the last sign of life plus the timeout, or the settlement itself.

@@ -43,11 +43,16 @@ export interface ReservationView {
   runsRemaining: number | null;
 }
 
+/** A runtime's open terminate commands other than `reservation_expired` (which an extension withdraws). */
+const OTHER_OPEN_COMMANDS = `SELECT DISTINCT reason FROM runtime_commands
+  WHERE runtime_id = $1 AND acknowledged_at IS NULL AND reason <> 'reservation_expired' ORDER BY reason`;
+
 /**
  * Reservations: a launch admitted (admission.ts: the contract's checks, then the credits) and its
  * time reservation deducted up front as a ledger hold, with its runtime row, in one transaction.
  * Idempotent on runtimeId. Launches are group-committed in lanes by account (ReservationBatch).
  */
+
 @Injectable()
 export class ReservationsService {
   constructor(
@@ -214,6 +219,15 @@ export class ReservationsService {
       if (row.status === 'settled' || row.status === 'voided') {
         throw new BillingException('DL_BILLING_REQUEST_INVALID', `The reservation of ${runtimeId} is ${row.status}`, [
           { field: 'runtimeId', message: `reservation is ${row.status}` },
+        ]);
+      }
+      // Told to terminate for another reason than its reservation running out (a spend limit, a
+      // suspension, silence): more minutes would not keep it running, so none are sold.
+      const told = await rows<{ reason: string }>(em, OTHER_OPEN_COMMANDS, [runtimeId]);
+      if (told.length > 0) {
+        const reasons = told.map((c) => c.reason).join(', ');
+        throw new BillingException('DL_BILLING_REQUEST_INVALID', `Runtime ${runtimeId} is being terminated (${reasons})`, [
+          { field: 'runtimeId', message: `is being terminated (${reasons}): an extension cannot keep it running` },
         ]);
       }
       const hold =

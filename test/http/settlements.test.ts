@@ -428,6 +428,65 @@ describe('settling what ran: our own termination reasons, contradictory launch f
         charged: (Math.ceil((1_000_000 * ran) / 3_600_000) / 1e6).toFixed(6),
       });
     });
+    it('charges a runtime forced past its reservation what its events show when a late pause shows it ran less', async () => {
+      clock.set(at(T0, 6 * 60 * MIN));
+      const start = clock.now();
+      const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
+      const runtimeId = uid('rt');
+      await reserve(accountId, runtimeId, 1);
+      await accepted(lifecycle(accountId, runtimeId, 'runtime.started', start, 1));
+      clock.advance(70_000);
+      await accepted(lifecycle(accountId, runtimeId, 'runtime.heartbeat', clock.now(), 3));
+      expect((await sweep()).reservationExpired).toBe(1);
+      // Delivered late: it paused 10 s after starting.
+      await accepted(lifecycle(accountId, runtimeId, 'runtime.paused', at(start, 10_000), 2));
+      clock.advance(h.config.metering.settleGraceMs + MIN);
+      expect((await sweep()).forcedSettlements).toBe(1);
+      const settled = await view(runtimeId);
+      // 10 s at 1 credit/h, not the 1-minute hold (0.016667).
+      expect(settled).toMatchObject({ status: 'settled', runningSeconds: 10, charged: '0.002778' });
+      expect(settled.explanation).not.toMatch(/reached the 1 reserved minutes/);
+    });
+
+    it('sells no minutes to a runtime told to terminate for another reason: its command stands', async () => {
+      clock.set(at(T0, 7 * 60 * MIN));
+      const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
+      const runtimeId = uid('rt');
+      await reserve(accountId, runtimeId, 10);
+      await accepted(lifecycle(accountId, runtimeId, 'runtime.started', clock.now(), 1));
+      const suspension = (suspended: boolean) =>
+        h.request('PUT', `/v1/admin/accounts/${accountId}/suspension`, { key: admin, body: { suspended, reason: 'review' } });
+      expect((await suspension(true)).body.terminated).toEqual([runtimeId]);
+      expect((await suspension(false)).status).toBe(200);
+      const extended = await h.request('POST', `/v1/reservations/${runtimeId}/extend`, {
+        key: cp,
+        body: { minutes: 10 },
+        headers: { 'idempotency-key': uid('x') },
+      });
+      expect(extended.status).toBe(400);
+      expect(extended.body.error).toMatchObject({
+        code: 'DL_BILLING_REQUEST_INVALID',
+        findings: [{ field: 'runtimeId', message: 'is being terminated (account_suspended): an extension cannot keep it running' }],
+      });
+      expect(await view(runtimeId)).toMatchObject({ minutes: 10, reserved: '0.166667' });
+    });
+
+    it('tells a runtime whose reservation was given back as never started, and that runs after all, that it expired, again while it reports', async () => {
+      clock.set(at(T0, 8 * 60 * MIN));
+      const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
+      const runtimeId = uid('rt');
+      await reserve(accountId, runtimeId, 1);
+      clock.advance(16 * MIN);
+      expect((await sweep()).voidedNeverStarted).toBeGreaterThanOrEqual(1);
+      // Its start, stamped inside the window, arrives late; it keeps reporting.
+      await accepted(lifecycle(accountId, runtimeId, 'runtime.started', at(clock.now(), -90_000), 1));
+      await accepted(lifecycle(accountId, runtimeId, 'runtime.heartbeat', clock.now(), 2));
+      expect((await view(runtimeId)).commands).toEqual([expect.objectContaining({ reason: 'reservation_expired', acknowledgedAt: null })]);
+      clock.advance(h.config.metering.terminateGraceMs + 1_000);
+      await accepted(lifecycle(accountId, runtimeId, 'runtime.heartbeat', clock.now(), 3));
+      expect((await sweep()).reissued).toBe(1);
+      expect((await view(runtimeId)).commands).toHaveLength(2);
+    });
   });
 
   describe('a runtime that ran without a reservation', () => {
