@@ -12,6 +12,7 @@ import { EventsController } from './events.controller';
 import { LifecycleConsumer } from './lifecycle-consumer';
 import { LifecycleIngestService } from './lifecycle-ingest.service';
 import { MeteringService } from './metering.service';
+import { UnreservedRuntimes } from './unreserved-runtimes';
 import { RuntimeAdminService } from './runtime-admin.service';
 import { RuntimesController } from './runtimes.controller';
 import { SettlementHooks } from './settlement-hooks';
@@ -27,6 +28,7 @@ import { UsageController } from './usage.controller';
     LifecycleIngestService,
     LifecycleConsumer,
     MeteringService,
+    UnreservedRuntimes,
     RuntimeAdminService,
     SettlementHooks,
     SweeperService,

@@ -1,27 +1,22 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { AuditService, type AuditEntry } from 'src/audit/audit.service';
 import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
 import { withCorrelation } from 'src/common/context/correlation';
 import { inOneRoundTrip, type Call, type PreparedStatement } from 'src/common/database/pipelined-transaction';
 import { ConcurrentChange, rows } from 'src/common/database/transaction';
-import { BillingException } from 'src/common/errors/billing.exception';
 import { Clock } from 'src/infra/clock/clock';
 import { LedgerService } from 'src/ledger/ledger.service';
-import { topicsOf } from 'src/messaging/topics';
-import { validateEnvironmentRequest } from 'src/pricing/pricing';
-import { RateCard } from 'src/pricing/rate-card';
 import { rollupDelta, usageRollupsCall } from 'src/reports/usage-rollups';
-import { acknowledgeCommandsCall, issueTerminate, openCommandsCall, withdrawUnreserved } from 'src/messaging/commands';
+import { acknowledgeCommandsCall, openCommandsCall } from 'src/messaging/commands';
 import { buildSession, type MeteredEvent, type Session } from './core/sessions';
-import { DEFAULT_MINUTES } from 'src/reservations/dto/reservation.dto';
 import type { LifecycleEvent } from './lifecycle-event';
-import { ReservationsService } from 'src/reservations/reservations.service';
 import type { RuntimeRow } from './runtime-row';
 import { insertUnreservedRuntimes, updateRuntimesCall, type RebuiltRuntimeRow } from './runtime-writes';
-import { parseSessionHistory, sessionHistoryCalls, storedStartData } from './session-history';
+import { parseSessionHistory, sessionHistoryCalls } from './session-history';
 import { planSettlement, type SettlementFields } from './settlement-plan';
 import { SettlementHooks, type AfterSettlement, type SettledRuntime } from './settlement-hooks';
+import { METERING_ACTOR, UnreservedRuntimes } from './unreserved-runtimes';
 
 /** Locks the rebuilt runtimes' rows, in runtime-id order (the first locks of a chunk). */
 const LOCK_RUNTIMES_STATEMENT: PreparedStatement = {
@@ -30,7 +25,6 @@ const LOCK_RUNTIMES_STATEMENT: PreparedStatement = {
 };
 
 /** Who, in the audit log, for what metering does on its own (reservations on the fly, terminate commands). */
-const METERING_ACTOR = 'system:metering';
 
 interface Touched {
   accountId: string;
@@ -82,13 +76,10 @@ interface Pending {
  */
 @Injectable()
 export class MeteringService {
-  private readonly logger = new Logger('Metering');
-
   constructor(
     private readonly ledger: LedgerService,
     private readonly audit: AuditService,
-    private readonly reservations: ReservationsService,
-    private readonly rateCard: RateCard,
+    private readonly unreserved: UnreservedRuntimes,
     private readonly clock: Clock,
     private readonly settlementHooks: SettlementHooks,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -180,8 +171,8 @@ export class MeteringService {
     for (const r of unreserved) {
       await this.flush(em, pending);
       await withCorrelation({ id: r.t.cause.id, kind: 'event' }, async () => {
-        if (!r.row.hold_id) r.current = await this.reserveOnTheFly(em, r, commanded.has(r.row.runtime_id), now);
-        else await this.terminateUnreserved(em, r.row, now);
+        if (!r.row.hold_id) r.current = await this.unreserved.reserve(em, r, commanded.has(r.row.runtime_id), now);
+        else await this.unreserved.terminate(em, r.row, now);
         if ((await this.withOpenCommands(em, [r.row.runtime_id])).size > 0) commanded.add(r.row.runtime_id);
         else commanded.delete(r.row.runtime_id);
       });
@@ -375,81 +366,6 @@ export class MeteringService {
       heartbeatSeq: t.heartbeatSeq,
     });
   }
-
-  /**
-   * A runtime that started without a reservation: reserved now for the default minutes with the
-   * environment its `runtime.started` carries, or, where that is refused, told to terminate (unless
-   * its events show it terminated already). One whose events all came before (settled at zero,
-   * without a hold) is reserved the same way, and then settled on its new hold; where its wallet or
-   * spend limit cannot take the default minutes but it ran fewer, it is reserved for the minutes it
-   * ran, so that a run they cover is charged. `commanded`: it has a terminate command open (an
-   * `unreserved` one is withdrawn once it is reserved).
-   */
-  private async reserveOnTheFly(em: EntityManager, { row, t, session }: Rebuilt, commanded: boolean, now: Date): Promise<RuntimeRow> {
-    // What it runs: from its start in this call, or stored; a runtime that never reported a start has none.
-    const stored = !t.started && session.startedAt !== null ? await storedStartData(em, row.runtime_id, row.created_at) : null;
-    const data = t.started?.data ?? stored ?? {};
-    let refusal = await this.tryReserve(em, row, data, DEFAULT_MINUTES);
-    const ran = minutesRun(session);
-    if (refusal && session.status === 'terminated' && UNAFFORDABLE.has(refusal.code) && ran < DEFAULT_MINUTES) {
-      refusal = await this.tryReserve(em, row, data, ran);
-    }
-    if (refusal) {
-      if (session.status === 'terminated') return row;
-      this.logger.warn(`runtime ${row.runtime_id} started without a reservation and cannot be reserved (${refusal.code}): terminating`);
-      await this.terminateUnreserved(em, row, now);
-      return row;
-    }
-    // Told to terminate before its start said what it runs (a heartbeat came first): no longer.
-    if (commanded) {
-      await withdrawUnreserved(
-        em,
-        { topic: topicsOf(this.config).commands, actor: METERING_ACTOR, audit: this.audit },
-        row.runtime_id,
-        now,
-      );
-    }
-    const [reserved] = await rows<RuntimeRow>(em, `SELECT * FROM runtimes WHERE runtime_id = $1`, [row.runtime_id]);
-    // Its hold is new: whatever the row said before (settled at zero without one), it is settled on it now.
-    return reserved ? { ...reserved, status: 'reserved', settlement: null, settled_at: null } : row;
-  }
-
-  /** Reserves a runtime on the fly for `minutes`, within a savepoint: null once reserved, or why it was refused. */
-  private async tryReserve(em: EntityManager, row: RuntimeRow, data: Record<string, unknown>, minutes: number) {
-    await em.query('SAVEPOINT reserve_on_the_fly');
-    try {
-      const { variant, environment } = validateEnvironmentRequest(this.rateCard.current(), {
-        variant: data.variant ?? row.variant,
-        environment: data.environment ?? row.environment,
-      });
-      const launch = { accountId: row.account_id, runtimeId: row.runtime_id, variant, environment, minutes };
-      await this.reservations.createWithin(em, launch, METERING_ACTOR);
-      await em.query('RELEASE SAVEPOINT reserve_on_the_fly');
-      return null;
-    } catch (error) {
-      await em.query('ROLLBACK TO SAVEPOINT reserve_on_the_fly');
-      if (!(error instanceof BillingException)) throw error;
-      return error;
-    }
-  }
-
-  /** Tells a runtime that runs without a usable reservation to terminate, once. */
-  private async terminateUnreserved(em: EntityManager, row: RuntimeRow, now: Date): Promise<void> {
-    const [open] = await rows<{ n: number }>(
-      em,
-      `SELECT count(*)::int AS n FROM runtime_commands WHERE runtime_id = $1 AND acknowledged_at IS NULL`,
-      [row.runtime_id],
-    );
-    if ((open?.n ?? 0) > 0) return;
-    // A reservation given back as never started (voided) expired: it is not a runtime without one.
-    const reason = row.hold_id && row.status === 'voided' ? 'reservation_expired' : 'unreserved';
-    await issueTerminate(
-      em,
-      { topic: topicsOf(this.config).commands, actor: METERING_ACTOR, audit: this.audit },
-      [{ runtimeId: row.runtime_id, accountId: row.account_id, reason }],
-      now,
-    );
-  }
 }
 
 /** Counts a rebuilt runtime's new heartbeats (above `highest`, read under its row lock) into `t`; returns how many. */
@@ -485,14 +401,6 @@ function runsUnreserved(row: RuntimeRow, session: Session): boolean {
   const active = session.status === 'running' || session.status === 'paused' || (!row.hold_id && session.status === 'reserved');
   const ranWithoutHold = !row.hold_id && session.status === 'terminated' && session.startedAt !== null;
   return (active && (!row.hold_id || row.status === 'voided')) || ranWithoutHold;
-}
-
-/** Refusals that a smaller reservation may pass: the wallet or a spend limit cannot take the default minutes. */
-const UNAFFORDABLE = new Set(['DL_BILLING_INSUFFICIENT_CREDITS', 'DL_BILLING_SPEND_LIMIT_REACHED']);
-
-/** The whole minutes an ended session ran (its hold pays for running time only), at least 1. */
-function minutesRun(session: Session): number {
-  return Math.max(1, Math.ceil(session.closedMs / 60_000));
 }
 
 function settledOf(r: Rebuilt, first: boolean): SettledRuntime {
