@@ -168,7 +168,8 @@ export class SweeperService implements OnApplicationBootstrap {
   }
 
   /**
-   * No `runtime.terminated` within the grace period after the first command: settle anyway. A
+   * No `runtime.terminated` within the grace period after the first command: settle anyway (a voided
+   * reservation whose runtime ran after all: its zero settlement corrected). A
    * silent runtime is charged up to its last sign of life plus the heartbeat timeout (whatever it
    * was told); one past its reservation the hold; others up to now; never more than the hold. The runtime's run is closed
    * at the end it was charged up to. A later terminated event corrects the charge from the events.
@@ -180,7 +181,7 @@ export class SweeperService implements OnApplicationBootstrap {
         `SELECT r.*, c.reason FROM runtimes r
          JOIN LATERAL (SELECT reason, issued_at FROM runtime_commands WHERE runtime_id = r.runtime_id AND acknowledged_at IS NULL
                        ORDER BY issued_at ASC LIMIT 1) c ON true
-         WHERE r.status = 'terminating' AND r.hold_id IS NOT NULL
+         WHERE r.status IN ('terminating', 'voided') AND r.hold_id IS NOT NULL
            AND c.issued_at < $1::timestamptz - make_interval(secs => $2::double precision / 1000)
          ORDER BY r.runtime_id LIMIT ${BATCH} FOR UPDATE OF r SKIP LOCKED`,
         [now.toISOString(), this.config.metering.settleGraceMs],
@@ -211,12 +212,19 @@ export class SweeperService implements OnApplicationBootstrap {
         // What its events show it ran (the hold when it ran all its reserved minutes; less when a late
         // pause shows it did not, whatever the command said).
         const charge = min(cap, chargeFor(BigInt(row.rate_per_hour), run.ms));
-        const settled = await this.ledger.settleHold(em, {
-          holdId: row.hold_id!,
-          amount: charge,
-          actor: 'system:expiry-sweep',
-          reason: `no runtime.terminated after the ${row.reason} command: settled without it`,
-        });
+        const reason = `no runtime.terminated after the ${row.reason} command: settled without it`;
+        // A reservation given back as never started (its hold settled at zero) whose runtime ran after
+        // all: its charge is a correction of that settlement.
+        const settled =
+          row.status === 'voided'
+            ? await this.ledger.adjustSettledHold(em, {
+                holdId: row.hold_id!,
+                newCharge: charge,
+                idempotencyKey: `adjust:${row.runtime_id}:forced:${now.getTime()}`,
+                actor: 'system:expiry-sweep',
+                reason,
+              })
+            : await this.ledger.settleHold(em, { holdId: row.hold_id!, amount: charge, actor: 'system:expiry-sweep', reason });
         charges.push(settled.charged);
         runs.push(run);
         // Paused memory of the pauses closed by then, as a settlement by events meters it; a late

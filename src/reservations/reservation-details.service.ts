@@ -105,7 +105,7 @@ export class ReservationDetails {
         charged,
         session,
         heartbeatTimeoutMs,
-        firstCommand: (commands[0]?.reason as string | undefined) ?? null,
+        firstCommand: settlingCommand(commands, row.settled_at),
         silentSince: asOf === now ? null : asOf,
       }),
       review: flagged
@@ -188,4 +188,10 @@ function forcedBasis({ row, session, heartbeatTimeoutMs, firstCommand }: Explain
     return `${told}; charged up to ${at} = its last sign of life (${lastSeen}) + the heartbeat timeout (${heartbeatTimeoutMs / 1000} s), capped at the hold`;
   }
   return `${told}; charged up to the forced settlement at ${at}`;
+}
+
+/** The command a forced settlement went by: the first not closed before it (one withdrawn by an extension was). */
+function settlingCommand(commands: { reason: string; acknowledged_at: Date | null }[], settledAt: Date | null): string | null {
+  const open = commands.find((c) => !c.acknowledged_at || (settledAt !== null && c.acknowledged_at >= settledAt));
+  return open?.reason ?? null;
 }

@@ -486,6 +486,36 @@ describe('settling what ran: our own termination reasons, contradictory launch f
       await accepted(lifecycle(accountId, runtimeId, 'runtime.heartbeat', clock.now(), 3));
       expect((await sweep()).reissued).toBe(1);
       expect((await view(runtimeId)).commands).toHaveLength(2);
+      // Then silent: settled anyway, its zero settlement corrected to what it ran (more than its minute: the hold).
+      clock.advance(h.config.metering.settleGraceMs + h.config.metering.heartbeatTimeoutMs);
+      expect((await sweep()).forcedSettlements).toBe(1);
+      expect(await view(runtimeId)).toMatchObject({ status: 'settled', charged: '0.016667', released: '0.000000' });
+      expect(await wallet(accountId)).toMatchObject({ total: '9.983333', held: '0.000000' });
+    });
+
+    it('explains a forced settlement by the command it went by, not one an extension withdrew', async () => {
+      clock.set(at(T0, 9 * 60 * MIN));
+      const start = clock.now();
+      const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
+      const runtimeId = uid('rt');
+      await reserve(accountId, runtimeId, 1);
+      await accepted(lifecycle(accountId, runtimeId, 'runtime.started', start, 1));
+      clock.advance(70_000);
+      expect((await sweep()).reservationExpired).toBe(1);
+      const extended = await h.request('POST', `/v1/reservations/${runtimeId}/extend`, {
+        key: cp,
+        body: { minutes: 60 },
+        headers: { 'idempotency-key': uid('x') },
+      });
+      expect(extended.body).toMatchObject({ status: 'running' });
+      // Silent since its start: told it is unreachable, then settled without it.
+      clock.advance(h.config.metering.heartbeatTimeoutMs);
+      expect((await sweep()).unreachable).toBe(1);
+      clock.advance(h.config.metering.settleGraceMs + MIN);
+      expect((await sweep()).forcedSettlements).toBe(1);
+      const settled = await view(runtimeId);
+      expect(settled).toMatchObject({ status: 'settled', settlement: 'forced_unreachable' });
+      expect(settled.explanation).toContain('told to terminate (unreachable)');
     });
   });
 
