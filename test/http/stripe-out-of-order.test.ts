@@ -61,6 +61,15 @@ describe('Stripe: a Team subscription started and ended, events in any order', (
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     return { accountId, subscriptionId: created.body.subscription.id as string };
   };
+  /** A Free organization and a Team subscription made on Stripe's side that names it in its metadata (not delivered yet). */
+  const subscribedOrganization = async () => {
+    const accountId = await fundedAccount(h, admin, { plan: 'free', kind: 'organization' });
+    const prices = [
+      { price: 'price_team_base_placeholder', quantity: 1 },
+      { price: SEAT_PRICE, quantity: 1 },
+    ];
+    return { accountId, sub: fake.subscribe(prices, { accountId }) };
+  };
   const cancelled = (subscriptionId: string, created?: number) =>
     fake.emit('customer.subscription.deleted', { ...fake.subscriptions.get(subscriptionId)!, status: 'canceled' }, created);
 
@@ -237,14 +246,7 @@ describe('Stripe: a Team subscription started and ended, events in any order', (
 
   it('moves an account to Team when its incomplete subscription becomes active in the second it was created, whichever event says so', async () => {
     for (const order of ['subscription events only', 'invoice first', 'update first'] as const) {
-      const accountId = await fundedAccount(h, admin, { plan: 'free', kind: 'organization' });
-      const sub = fake.subscribe(
-        [
-          { price: 'price_team_base_placeholder', quantity: 1 },
-          { price: SEAT_PRICE, quantity: 1 },
-        ],
-        { accountId },
-      );
+      const { accountId, sub } = await subscribedOrganization();
       const at = Math.floor(Date.now() / 1000);
       const created = fake.emit('customer.subscription.created', { ...sub, status: 'incomplete' }, at);
       const updated = fake.emit('customer.subscription.updated', { ...sub, status: 'active' }, at);
@@ -260,14 +262,7 @@ describe('Stripe: a Team subscription started and ended, events in any order', (
   });
 
   it('keeps a subscription whose first payment failed incomplete: no past due, no suspension, and its expiry leaves the account on Free', async () => {
-    const accountId = await fundedAccount(h, admin, { plan: 'free', kind: 'organization' });
-    const sub = fake.subscribe(
-      [
-        { price: 'price_team_base_placeholder', quantity: 1 },
-        { price: SEAT_PRICE, quantity: 1 },
-      ],
-      { accountId },
-    );
+    const { accountId, sub } = await subscribedOrganization();
     const at = Math.floor(Date.now() / 1000);
     await deliver(fake.emit('customer.subscription.created', { ...sub, status: 'incomplete' }, at - 30));
     // (With no grace period, a past due account is suspended at once.)
