@@ -82,17 +82,6 @@ export function extendRuntimeCall(e: { key: string; runtimeId: string; minutes: 
   return { statement: EXTEND_RUNTIME, values: [e.key, e.runtimeId, e.minutes, e.amount.toString(), e.fingerprint] };
 }
 
-/** Whether a runtime's running time is under its reserved minutes (an extension made it so): it may run on. */
-export async function runsUnderReservation(em: EntityManager, runtimeId: string, now: Date): Promise<boolean> {
-  const [under] = await rows(
-    em,
-    `SELECT 1 FROM runtimes WHERE runtime_id = $1
-       AND closed_ms + coalesce(extract(epoch FROM ($2::timestamptz - open_since)) * 1000, 0) < reserved_minutes::bigint * 60000`,
-    [runtimeId, now.toISOString()],
-  );
-  return under !== undefined;
-}
-
 /** A runtime `terminating` with no command left open (withdrawn) goes back to the status its events give it. */
 export async function resumeWithoutCommands(em: EntityManager, runtimeId: string): Promise<void> {
   await em.query(

@@ -14,7 +14,7 @@ import { createHoldOperation } from 'src/ledger/operations/create-hold';
 import { LedgerService } from 'src/ledger/ledger.service';
 import type { LockKey } from 'src/ledger/persistence/wallet-store';
 import type { CreateHoldInput } from 'src/ledger/ledger.types';
-import { withdrawCommands, withdrawUnreserved } from 'src/messaging/commands';
+import { withdrawUnreserved, type CommandIssuer } from 'src/messaging/commands';
 import { notifyOnce } from 'src/messaging/notifications';
 import { topicsOf } from 'src/messaging/topics';
 import type { RuntimeRow } from 'src/metering/runtime-row';
@@ -28,7 +28,7 @@ import { SpendLimitsService } from 'src/spend-limits/spend-limits.service';
 import { admit, type Admitted, type Decision, type KnownRuntime, type Launch } from './admission';
 import { AdmissionReads, type Launcher } from './admission-reads';
 import type { ReservationRequest } from './dto/reservation.dto';
-import { reserveRuntimesCall, resumeWithoutCommands, runsUnderReservation, type RuntimeInsert } from 'src/metering/runtime-writes';
+import { reserveRuntimesCall, type RuntimeInsert } from 'src/metering/runtime-writes';
 
 /**
  * Admission run against the database: the reads (admission-reads.ts) under the accounts' wallet
@@ -149,6 +149,11 @@ export class ReservationBatch {
     return [this.ledger.lockWalletRowCall(ask.launcher.accountId), ...this.reads.first([ask.launcher], now).calls];
   }
 
+  /** Who writes and audits the terminate commands a launch withdraws (a reservation's or an extension's). */
+  commandIssuer(actor = 'system:reservations'): CommandIssuer {
+    return { topic: topicsOf(this.config).commands, actor, audit: this.audit };
+  }
+
   /**
    * A batch of one in a TypeORM transaction: the wallet lock and the first reads, the wallet created
    * and the period's allowance granted if they are missing, then the ledger's read with the counts,
@@ -181,17 +186,9 @@ export class ReservationBatch {
     if (!decision || !('admitted' in decision)) return { decision: decision!, also: [] };
     const own = ask.writes(decision.admitted);
     const also = ledger.written(await inOneRoundTrip(em, ledger.writeCalls(own)), own.length);
-    const issuer = { topic: topicsOf(this.config).commands, actor: ask.actor ?? 'system:reservations', audit: this.audit };
     // Reserved now, a runtime told to terminate for want of a reservation may run: the command is withdrawn (metering does it for its own).
     if (launch.kind === 'reservation' && !launch.ofEvents && eventsCameFirst(launch.runtime)) {
-      await withdrawUnreserved(em, issuer, launch.runtimeId, now);
-    }
-    // Extended past its running time, a runtime told its reservation ran out may run on: that command is
-    // withdrawn, and with no other open it is running again (not re-told, nor settled at its hold).
-    if (launch.kind === 'extension' && (await runsUnderReservation(em, launch.runtimeId, now))) {
-      if ((await withdrawCommands(em, issuer, launch.runtimeId, 'reservation_expired', now)) > 0) {
-        await resumeWithoutCommands(em, launch.runtimeId);
-      }
+      await withdrawUnreserved(em, this.commandIssuer(ask.actor), launch.runtimeId, now);
     }
     const { notices, limits } = decision.admitted;
     await notifyOnce(em, topicsOf(this.config).notifications, notices, now);

@@ -27,7 +27,8 @@ import {
   type ReservationLaunch,
   type ReservationOutcome,
 } from './reservation-batch';
-import { extendRuntimeCall } from 'src/metering/runtime-writes';
+import { extendRuntimeCall, resumeWithoutCommands } from 'src/metering/runtime-writes';
+import { withdrawCommands } from 'src/messaging/commands';
 
 export interface ReservationView {
   reservationId: string;
@@ -43,9 +44,8 @@ export interface ReservationView {
   runsRemaining: number | null;
 }
 
-/** A runtime's open terminate commands other than `reservation_expired` (which an extension withdraws). */
-const OTHER_OPEN_COMMANDS = `SELECT DISTINCT reason FROM runtime_commands
-  WHERE runtime_id = $1 AND acknowledged_at IS NULL AND reason <> 'reservation_expired' ORDER BY reason`;
+/** The reasons of a runtime's open terminate commands. */
+const OPEN_COMMANDS = `SELECT DISTINCT reason FROM runtime_commands WHERE runtime_id = $1 AND acknowledged_at IS NULL ORDER BY reason`;
 
 /**
  * Reservations: a launch admitted (admission.ts: the contract's checks, then the credits) and its
@@ -223,7 +223,8 @@ export class ReservationsService {
       }
       // Told to terminate for another reason than its reservation running out (a spend limit, a
       // suspension, silence): more minutes would not keep it running, so none are sold.
-      const told = await rows<{ reason: string }>(em, OTHER_OPEN_COMMANDS, [runtimeId]);
+      const open = await rows<{ reason: string }>(em, OPEN_COMMANDS, [runtimeId]);
+      const told = open.filter((c) => c.reason !== 'reservation_expired');
       if (told.length > 0) {
         const reasons = told.map((c) => c.reason).join(', ');
         throw new BillingException('DL_BILLING_REQUEST_INVALID', `Runtime ${runtimeId} is being terminated (${reasons})`, [
@@ -261,9 +262,20 @@ export class ReservationsService {
         now,
       );
       if ('refused' in decision) throw decision.refused;
-      // Read again: an extension can take a runtime told its reservation ran out back to running.
-      const [extended] = also[0]?.length ? await rows<RuntimeRow>(em, RESERVED_RUNTIME_FOR_UPDATE, [runtimeId]) : [];
-      return this.view(em, extended ?? row);
+      // Extended past its running time, a runtime told its reservation ran out may run on: that command
+      // is withdrawn, and with no other open it is running again (not re-told, nor settled at its hold).
+      const extended = also[0]![0] as RuntimeRow;
+      const runsOn = runningMsOf(extended, now) < extended.reserved_minutes * 60_000;
+      if (
+        runsOn &&
+        open.length > 0 &&
+        (await withdrawCommands(em, this.batches.commandIssuer(), runtimeId, 'reservation_expired', now)) > 0
+      ) {
+        await resumeWithoutCommands(em, runtimeId);
+        const [resumed] = await rows<RuntimeRow>(em, RESERVED_RUNTIME, [runtimeId]);
+        return this.view(em, resumed!);
+      }
+      return this.view(em, extended);
     });
   }
 
