@@ -44,6 +44,14 @@ describe('settling what ran: our own termination reasons, contradictory launch f
   const wallet = async (accountId: string) =>
     (await h.client(admin).GET('/v1/accounts/{id}/wallet', { params: { path: { id: accountId } } })).data!;
   const sweep = async () => (await h.request('POST', '/v1/admin/jobs/expiry-sweep/run', { key: admin })).body.result;
+  /** An account funded with 10 credits, and a runtime of it reserved for `minutes` and started at `start`. */
+  const startedRuntime = async (minutes: number, start: Date) => {
+    const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
+    const runtimeId = uid('rt');
+    await reserve(accountId, runtimeId, minutes);
+    await accepted(lifecycle(accountId, runtimeId, 'runtime.started', start, 1));
+    return { accountId, runtimeId };
+  };
   const audit = async (accountId: string, action: string) =>
     (
       (await h.request('GET', `/v1/audit?accountId=${accountId}`, { key: admin })).body.items as {
@@ -86,10 +94,7 @@ describe('settling what ran: our own termination reasons, contradictory launch f
 
     it('accepts reservation_expired, settling on the event (the hold, as the reservation was used up) and acknowledging the command', async () => {
       clock.set(T0);
-      const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
-      const runtimeId = uid('rt');
-      await reserve(accountId, runtimeId, 5);
-      await accepted(lifecycle(accountId, runtimeId, 'runtime.started', T0, 1));
+      const { accountId, runtimeId } = await startedRuntime(5, T0);
       clock.advance(5 * MIN + 1000);
       expect((await sweep()).reservationExpired).toBe(1);
       clock.advance(20_000);
@@ -243,10 +248,7 @@ describe('settling what ran: our own termination reasons, contradictory launch f
     it('counts a heartbeat once per seq without storing it, and still takes its instant as a sign of life', async () => {
       clock.set(at(T0, 6 * 60 * MIN));
       const start = clock.now();
-      const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
-      const runtimeId = uid('rt');
-      await reserve(accountId, runtimeId, 60);
-      await accepted(lifecycle(accountId, runtimeId, 'runtime.started', start, 1));
+      const { accountId, runtimeId } = await startedRuntime(60, start);
       expect((await send(lifecycle(accountId, runtimeId, 'runtime.heartbeat', at(start, 5 * MIN), 3))).body).toEqual({
         accepted: 1,
         duplicates: 0,
@@ -283,10 +285,7 @@ describe('settling what ran: our own termination reasons, contradictory launch f
     it('closes a silent runtime at its last sign of life + the heartbeat timeout, stops counting and says so', async () => {
       clock.set(at(T0, 2 * 60 * MIN));
       const start = clock.now();
-      const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
-      const runtimeId = uid('rt');
-      await reserve(accountId, runtimeId, 60);
-      await accepted(lifecycle(accountId, runtimeId, 'runtime.started', start, 1));
+      const { accountId, runtimeId } = await startedRuntime(60, start);
       await accepted(lifecycle(accountId, runtimeId, 'runtime.heartbeat', at(start, 5 * MIN), 2));
       clock.set(at(start, 16 * MIN));
       expect(await sweep()).toMatchObject({ unreachable: 1, forcedSettlements: 0 });
@@ -332,10 +331,7 @@ describe('settling what ran: our own termination reasons, contradictory launch f
     it('charges a silent runtime up to its last sign of life + the timeout when the sweep finds it past its reservation too', async () => {
       clock.set(at(T0, 3 * 60 * MIN));
       const start = clock.now();
-      const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
-      const runtimeId = uid('rt');
-      await reserve(accountId, runtimeId, 60);
-      await accepted(lifecycle(accountId, runtimeId, 'runtime.started', start, 1));
+      const { accountId, runtimeId } = await startedRuntime(60, start);
       await accepted(lifecycle(accountId, runtimeId, 'runtime.heartbeat', at(start, 30 * MIN), 2));
       // The sweep comes late (the service was down): past its 60 minutes, and silent since 30.
       clock.set(at(start, 80 * MIN));
@@ -361,10 +357,7 @@ describe('settling what ran: our own termination reasons, contradictory launch f
     it('closes a runtime past its reservation where the reserved minutes ran out, charged the hold', async () => {
       clock.set(at(T0, 4 * 60 * MIN));
       const start = clock.now();
-      const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
-      const runtimeId = uid('rt');
-      await reserve(accountId, runtimeId, 5);
-      await accepted(lifecycle(accountId, runtimeId, 'runtime.started', start, 1));
+      const { runtimeId } = await startedRuntime(5, start);
       clock.advance(6 * MIN);
       expect((await sweep()).reservationExpired).toBe(1);
       clock.advance(h.config.metering.settleGraceMs + MIN);
@@ -389,10 +382,7 @@ describe('settling what ran: our own termination reasons, contradictory launch f
     it('lets a runtime told its reservation ran out run on once extended: the command is withdrawn, not re-issued, not settled at the hold', async () => {
       clock.set(at(T0, 5 * 60 * MIN));
       const start = clock.now();
-      const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
-      const runtimeId = uid('rt');
-      await reserve(accountId, runtimeId, 1);
-      await accepted(lifecycle(accountId, runtimeId, 'runtime.started', start, 1));
+      const { accountId, runtimeId } = await startedRuntime(1, start);
       clock.advance(70_000);
       expect((await sweep()).reservationExpired).toBe(1);
       expect(await view(runtimeId)).toMatchObject({
@@ -431,10 +421,7 @@ describe('settling what ran: our own termination reasons, contradictory launch f
     it('charges a runtime forced past its reservation what its events show when a late pause shows it ran less', async () => {
       clock.set(at(T0, 6 * 60 * MIN));
       const start = clock.now();
-      const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
-      const runtimeId = uid('rt');
-      await reserve(accountId, runtimeId, 1);
-      await accepted(lifecycle(accountId, runtimeId, 'runtime.started', start, 1));
+      const { accountId, runtimeId } = await startedRuntime(1, start);
       clock.advance(70_000);
       await accepted(lifecycle(accountId, runtimeId, 'runtime.heartbeat', clock.now(), 3));
       expect((await sweep()).reservationExpired).toBe(1);
@@ -450,10 +437,7 @@ describe('settling what ran: our own termination reasons, contradictory launch f
 
     it('sells no minutes to a runtime told to terminate for another reason: its command stands', async () => {
       clock.set(at(T0, 7 * 60 * MIN));
-      const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
-      const runtimeId = uid('rt');
-      await reserve(accountId, runtimeId, 10);
-      await accepted(lifecycle(accountId, runtimeId, 'runtime.started', clock.now(), 1));
+      const { accountId, runtimeId } = await startedRuntime(10, clock.now());
       const suspension = (suspended: boolean) =>
         h.request('PUT', `/v1/admin/accounts/${accountId}/suspension`, { key: admin, body: { suspended, reason: 'review' } });
       expect((await suspension(true)).body.terminated).toEqual([runtimeId]);
@@ -496,10 +480,7 @@ describe('settling what ran: our own termination reasons, contradictory launch f
     it('explains a forced settlement by the command it went by, not one an extension withdrew', async () => {
       clock.set(at(T0, 9 * 60 * MIN));
       const start = clock.now();
-      const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
-      const runtimeId = uid('rt');
-      await reserve(accountId, runtimeId, 1);
-      await accepted(lifecycle(accountId, runtimeId, 'runtime.started', start, 1));
+      const { runtimeId } = await startedRuntime(1, start);
       clock.advance(70_000);
       expect((await sweep()).reservationExpired).toBe(1);
       const extended = await h.request('POST', `/v1/reservations/${runtimeId}/extend`, {
