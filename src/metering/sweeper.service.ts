@@ -176,10 +176,10 @@ export class SweeperService implements OnApplicationBootstrap {
    */
   private async forceSettle(now: Date): Promise<number> {
     return inTransaction(this.ds, async (em) => {
-      const due = await rows<RuntimeRow & { reason: TerminateReason }>(
+      const due = await rows<RuntimeRow & { reason: TerminateReason; command_id: string }>(
         em,
-        `SELECT r.*, c.reason FROM runtimes r
-         JOIN LATERAL (SELECT reason, issued_at FROM runtime_commands WHERE runtime_id = r.runtime_id AND acknowledged_at IS NULL
+        `SELECT r.*, c.reason, c.id AS command_id FROM runtimes r
+         JOIN LATERAL (SELECT id, reason, issued_at FROM runtime_commands WHERE runtime_id = r.runtime_id AND acknowledged_at IS NULL
                        ORDER BY issued_at ASC LIMIT 1) c ON true
          WHERE r.status IN ('terminating', 'voided') AND r.hold_id IS NOT NULL
            AND c.issued_at < $1::timestamptz - make_interval(secs => $2::double precision / 1000)
@@ -214,13 +214,13 @@ export class SweeperService implements OnApplicationBootstrap {
         const charge = min(cap, chargeFor(BigInt(row.rate_per_hour), run.ms));
         const reason = `no runtime.terminated after the ${row.reason} command: settled without it`;
         // A reservation given back as never started (its hold settled at zero) whose runtime ran after
-        // all: its charge is a correction of that settlement.
+        // all: its charge is a correction of that settlement, keyed by the command it went by.
         const settled =
           row.status === 'voided'
             ? await this.ledger.adjustSettledHold(em, {
                 holdId: row.hold_id!,
                 newCharge: charge,
-                idempotencyKey: `adjust:${row.runtime_id}:forced:${now.getTime()}`,
+                idempotencyKey: `adjust:${row.runtime_id}:forced:${row.command_id}`,
                 actor: 'system:expiry-sweep',
                 reason,
               })
