@@ -9,9 +9,8 @@ import { formatCredits } from 'src/common/money';
 import { Clock } from 'src/infra/clock/clock';
 import { topicsOf } from 'src/messaging/topics';
 import { issueTerminate } from 'src/messaging/commands';
+import { liveRuntimeSql } from 'src/plans/live-runtimes';
 import { chargeSoFar, markTerminating, runningMsOf, type RuntimeRow } from './runtime-row';
-
-const ACTIVE = ['reserved', 'running', 'paused', 'terminating'];
 
 /** A runtime that may still run, as support sees it: its hold, running time so far and the commands issued. */
 export interface LiveRuntimeView {
@@ -43,7 +42,10 @@ export class RuntimeAdminService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** The account's runtimes that may still run (reserved, running, paused, terminating), oldest first. */
+  /**
+   * The account's runtimes that may still run (liveRuntimeSql: reserved, running, paused,
+   * terminating, or voided as never started and running after all), oldest first.
+   */
   async live(accountId: string): Promise<LiveRuntimeView[]> {
     const found = await rows<
       RuntimeRow & { created_at: Date; commands: { id: string; reason: string; issued_at: string; acknowledged_at: string | null }[] }
@@ -51,8 +53,8 @@ export class RuntimeAdminService {
       this.ds,
       `SELECT r.*, (SELECT coalesce(json_agg(json_build_object('id', c.id, 'reason', c.reason, 'issued_at', c.issued_at, 'acknowledged_at', c.acknowledged_at)
                      ORDER BY c.issued_at, c.id), '[]'::json) FROM runtime_commands c WHERE c.runtime_id = r.runtime_id) AS commands
-       FROM runtimes r WHERE r.account_id = $1 AND r.status = ANY($2) ORDER BY r.created_at, r.runtime_id`,
-      [accountId, ACTIVE],
+       FROM runtimes r WHERE r.account_id = $1 AND ${liveRuntimeSql('r')} ORDER BY r.created_at, r.runtime_id`,
+      [accountId],
     );
     const now = this.clock.now();
     return found.map((r) => {
@@ -86,7 +88,8 @@ export class RuntimeAdminService {
   /**
    * Tells a runtime to terminate (reason `admin`): a command row, an outbox message and an audit row
    * with the admin's key, as every enforcement. Asking again while the command is open issues no
-   * second one. A runtime that is settled or voided has nothing to terminate (400). `ofAccount`: the
+   * second one. A runtime that is settled or voided has nothing to terminate (400), unless it is voided
+   * as never started and runs after all (liveRuntimeSql): it is told, and stays voided. `ofAccount`: the
    * account the caller believes it belongs to (another account's runtime is not found).
    */
   async terminate(
@@ -96,13 +99,13 @@ export class RuntimeAdminService {
   ): Promise<{ runtimeId: string; accountId: string; status: string; commandIssued: boolean }> {
     return inTransaction(this.ds, async (em) => {
       const now = this.clock.now();
-      const [row] = await rows<{ account_id: string; status: string }>(
+      const [row] = await rows<{ account_id: string; status: string; live: boolean }>(
         em,
-        `SELECT account_id, status FROM runtimes WHERE runtime_id = $1 FOR UPDATE`,
+        `SELECT account_id, status, ${liveRuntimeSql('runtimes')} AS live FROM runtimes WHERE runtime_id = $1 FOR UPDATE`,
         [runtimeId],
       );
       if (!row || (ofAccount !== undefined && row.account_id !== ofAccount)) throw BillingException.notFound(`Runtime ${runtimeId}`);
-      if (!ACTIVE.includes(row.status)) {
+      if (!row.live) {
         throw BillingException.invalid([{ field: 'runtimeId', message: `the runtime is ${row.status}: there is nothing to terminate` }]);
       }
       // Read under the lock, in a statement of its own (so with a snapshot taken after it): a request
@@ -120,7 +123,8 @@ export class RuntimeAdminService {
         now,
       );
       await markTerminating(em, [runtimeId]);
-      return { runtimeId, accountId: row.account_id, status: 'terminating', commandIssued: true };
+      // One voided as never started stays voided (markTerminating): its run is charged by a correction.
+      return { runtimeId, accountId: row.account_id, status: row.status === 'voided' ? 'voided' : 'terminating', commandIssued: true };
     });
   }
 }

@@ -52,8 +52,14 @@ export function chargeSoFar(row: RuntimeRow, now: Date): bigint {
   return charge < cap ? charge : cap;
 }
 
-/** Runtimes told to terminate (their commands are issued in the same transaction) are `terminating` until they report it. */
+/**
+ * Runtimes told to terminate (their commands are issued in the same transaction) are `terminating`
+ * until they report it. One whose reservation was given back as never started (`voided`, its hold
+ * settled at zero) stays `voided`: its run is charged by a correction of that settlement.
+ */
 export async function markTerminating(em: Pick<EntityManager, 'query'>, runtimeIds: readonly string[]): Promise<void> {
   if (runtimeIds.length === 0) return;
-  await em.query(`UPDATE runtimes SET status = 'terminating', updated_at = now() WHERE runtime_id = ANY($1)`, [runtimeIds]);
+  await em.query(`UPDATE runtimes SET status = 'terminating', updated_at = now() WHERE runtime_id = ANY($1) AND status <> 'voided'`, [
+    runtimeIds,
+  ]);
 }

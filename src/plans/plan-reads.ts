@@ -4,6 +4,7 @@ import { rows } from 'src/common/database/transaction';
 import type { PreparedStatement } from 'src/common/database/pipelined-transaction';
 import type { TypedRead } from 'src/common/database/typed-read';
 import { allowanceGrantId } from './allowance-keys';
+import { liveRuntimeSql } from './live-runtimes';
 import { grantsAllowanceHere, planAccountOf, type PlanAccount, type PlanAccountRow } from './plan-accounts';
 import type { Plan } from 'src/plan-catalog/plan-catalog';
 import type { Period } from 'src/plan-catalog/periods';
@@ -68,7 +69,7 @@ export interface Usage {
   agents: number;
   /** Whether the asking agent is one of them (it may launch again). */
   agentSeen: boolean;
-  /** Reserved runtimes that are reserved, running, paused or terminating. */
+  /** Reserved runtimes that may still run (liveRuntimeSql: a live status, or voided as never started and running after all). */
   active: number;
 }
 
@@ -89,24 +90,27 @@ export interface UsageAsk {
 
 /**
  * The query counting an account's usage (SQL expressions for its parameters): runs, distinct
- * agents, which of the `asked` agents are among them, and active runtimes. A run is a reservation
+ * agents, which of the `asked` agents are among them, and the runtimes that may still run
+ * (`liveRuntimeSql`: the concurrency quota's count). A run is a reservation
  * (`reservation_id`) created in the period whose runtime was not voided by a launch failure (that
  * gives the run back).
  */
 function usageQuery(p: { account: string; from: string; to: string; asked: string }): string {
   const inPeriod = `created_at >= ${p.from} AND created_at < ${p.to}`;
+  const live = liveRuntimeSql('runtimes');
   return `SELECT count(*) FILTER (WHERE r.is_run)::int AS runs,
       count(DISTINCT r.agent_id) FILTER (WHERE r.is_run)::int AS agents,
       coalesce(array_agg(DISTINCT r.agent_id) FILTER (WHERE r.is_run AND r.agent_id = ANY(${p.asked})), '{}') AS agents_seen,
-      count(*) FILTER (WHERE r.status IN ('reserved', 'running', 'paused', 'terminating'))::int AS active
-    FROM (SELECT agent_id, status, (${inPeriod} AND NOT (status = 'voided' AND settlement IS NOT DISTINCT FROM 'launch_failed')) AS is_run
+      count(*) FILTER (WHERE r.live)::int AS active
+    FROM (SELECT agent_id, (${inPeriod} AND NOT (status = 'voided' AND settlement IS NOT DISTINCT FROM 'launch_failed')) AS is_run,
+            ${live} AS live
           FROM runtimes
           WHERE account_id = ${p.account} AND reservation_id IS NOT NULL
-            AND ((${inPeriod}) OR status IN ('reserved', 'running', 'paused', 'terminating'))) r`;
+            AND ((${inPeriod}) OR ${live})) r`;
 }
 
 const USAGE_READ: PreparedStatement = {
-  name: 'quota_usage_read_v1',
+  name: 'quota_usage_read_v2',
   text: `SELECT n.account, u.runs, u.agents, u.agents_seen, u.active
     FROM jsonb_to_recordset($1::jsonb) AS n(account text, "from" timestamptz, "to" timestamptz, agents text[])
     CROSS JOIN LATERAL (${usageQuery({ account: 'n.account', from: 'n."from"', to: 'n."to"', asked: 'n.agents' })}) u`,

@@ -10,9 +10,6 @@ import { allowanceGrantId } from './allowance-keys';
 import { PlanCatalog } from 'src/plan-catalog/plan-catalog';
 import { usageOf } from './plan-reads';
 
-/** The statuses a runtime holds a concurrency slot in. */
-export const ACTIVE_STATUSES = ['reserved', 'running', 'paused', 'terminating'] as const;
-
 /** The `runs` of the wallet view, with the period and its allowance. */
 export interface RunsWalletView extends RunsView {
   period: { from: string; to: string };

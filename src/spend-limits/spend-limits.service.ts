@@ -14,6 +14,7 @@ import { notifyOnce, type Notification } from 'src/messaging/notifications';
 import { topicsOf } from 'src/messaging/topics';
 import { issueTerminate, type TerminateReason } from 'src/messaging/commands';
 import { markTerminating } from 'src/metering/runtime-row';
+import { liveRuntimeSql } from 'src/plans/live-runtimes';
 import { calendarMonth, type Period } from 'src/plan-catalog/periods';
 import type { SpendLimitRequest } from './dto/spend-limit.dto';
 import { spendOf, type LimitRow, type Spend } from './spend-limit-reads';
@@ -44,9 +45,6 @@ export interface SpendLimitView {
   remaining: string | null;
   terminated: string[];
 }
-
-/** Runtimes whose status means they may still run (and so be told to terminate). */
-const ACTIVE = `('reserved', 'running', 'paused', 'terminating')`;
 
 /**
  * Spend limits per account, or per member, per calendar month. Spend = settled charges + open holds
@@ -224,7 +222,10 @@ export class SpendLimitsService {
     return out;
   }
 
-  /** Tells every runtime of the scope that may still run to terminate, once per reason; returns their ids. */
+  /**
+   * Tells every runtime of the scope that may still run (liveRuntimeSql: also one voided as never
+   * started that runs after all) to terminate, once per reason; returns their ids.
+   */
   async terminateActive(
     em: EntityManager,
     accountId: string,
@@ -235,7 +236,7 @@ export class SpendLimitsService {
     const targets = await rows<{ runtime_id: string }>(
       em,
       `SELECT r.runtime_id FROM runtimes r
-       WHERE r.account_id = $1 AND ($2::text IS NULL OR r.user_id = $2) AND r.status IN ${ACTIVE}
+       WHERE r.account_id = $1 AND ($2::text IS NULL OR r.user_id = $2) AND ${liveRuntimeSql('r')}
          AND NOT EXISTS (SELECT 1 FROM runtime_commands c WHERE c.runtime_id = r.runtime_id AND c.acknowledged_at IS NULL AND c.reason = $3)
        ORDER BY r.runtime_id FOR UPDATE OF r`,
       [accountId, userId, reason],
