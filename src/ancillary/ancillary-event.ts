@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ACCOUNT_ID_PATTERN } from 'src/common/auth/scopes';
 import { messageValidator } from 'src/common/http/zod-validation.pipe';
 import type { Finding } from 'src/common/errors/billing.exception';
-import { FUTURE_TOLERANCE_MS } from 'src/metering/lifecycle-event';
+import { EVENT_EARLIEST, EVENT_TIME_RULE, FUTURE_TOLERANCE_MS } from 'src/common/http/api-schemas';
 import { BYTES_PER_GIB, type AncillaryKind } from 'src/pricing/ancillary-prices';
 
 export const ANCILLARY_TYPES = [
@@ -15,7 +15,6 @@ export const ANCILLARY_TYPES = [
 ] as const;
 export type AncillaryType = (typeof ANCILLARY_TYPES)[number];
 
-const EARLIEST = Date.parse('2000-01-01T00:00:00Z');
 const id = z.string().regex(ACCOUNT_ID_PATTERN, 'must be 1-128 characters of letters, digits and _.:-');
 const instant = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' });
 const bytes = z.number().int('must be an integer number of bytes').min(0, 'must not be negative').max(Number.MAX_SAFE_INTEGER);
@@ -40,8 +39,8 @@ export function ancillaryEventSchema(now: () => Date) {
       type: z.enum(ANCILLARY_TYPES),
       occurredAt: instant.refine((v) => {
         const t = Date.parse(v);
-        return t >= EARLIEST && t <= now().getTime() + FUTURE_TOLERANCE_MS;
-      }, 'must be after 2000-01-01 and not more than 24 hours in the future'),
+        return t >= EVENT_EARLIEST && t <= now().getTime() + FUTURE_TOLERANCE_MS;
+      }, EVENT_TIME_RULE),
       accountId: id,
       runtimeId: id.optional(),
       seq: z.number().int('must be an integer').min(0, 'must not be negative').max(Number.MAX_SAFE_INTEGER).default(0),

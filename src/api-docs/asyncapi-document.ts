@@ -83,7 +83,7 @@ const CHANNELS: Channel[] = [
     title: 'Organization membership change',
     summary: 'A member added or removed (seats = active members); the same as PUT/DELETE /v1/accounts/{id}/members/{userId}.',
     key: 'accountId',
-    payload: membershipEventSchema,
+    payload: membershipEventSchema(() => new Date()),
   },
   {
     topic: 'ancillary',

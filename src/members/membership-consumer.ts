@@ -15,42 +15,54 @@ import { receiveOnce } from 'src/messaging/inbox';
 import { ACCOUNT_ID_PATTERN } from 'src/common/auth/scopes';
 import { USER_ID } from './dto/member.dto';
 import { MembersService, type MemberChange } from './members.service';
-import { inputInstant } from 'src/common/http/api-schemas';
+import { eventInstant } from 'src/common/http/api-schemas';
+import { Clock } from 'src/infra/clock/clock';
 
 /** The inbox source of membership events: the contract's topic name (whatever the topic is configured as). */
 const INBOX_SOURCE = DEFAULT_TOPICS.membership;
 
 /** A message on `accounts.membership.v1` (keyed by accountId); the AsyncAPI document is made from this schema. */
-export const membershipEventSchema = z
-  .object({
-    id: z.string().min(1).max(256).meta({ description: 'The dedup key, forever' }),
-    type: z.enum(['member.added', 'member.removed']),
-    occurredAt: inputInstant,
-    accountId: z.string().regex(ACCOUNT_ID_PATTERN, 'must be 1-128 characters of letters, digits and _.:-'),
-    // The rule of the HTTP member routes: a member added here can be removed there.
-    userId: z.string().regex(USER_ID, 'must be 1-128 characters of letters, digits and _.:-'),
-  })
-  .meta({
-    id: 'MembershipEvent',
-    description: 'A seat change of an organization; a redelivery does nothing, and changes apply by occurredAt per member',
-  });
+export function membershipEventSchema(now: () => Date) {
+  return z
+    .object({
+      id: z.string().min(1).max(256).meta({ description: 'The dedup key, forever' }),
+      type: z.enum(['member.added', 'member.removed']),
+      // The lifecycle events' rule: a change stamped far ahead would outrank every change made meanwhile (HTTP ones too).
+      occurredAt: eventInstant(now).meta({ description: 'After 2000-01-01 and at most 24 hours ahead of the service clock' }),
+      accountId: z.string().regex(ACCOUNT_ID_PATTERN, 'must be 1-128 characters of letters, digits and _.:-'),
+      // The rule of the HTTP member routes: a member added here can be removed there.
+      userId: z.string().regex(USER_ID, 'must be 1-128 characters of letters, digits and _.:-'),
+    })
+    .meta({
+      id: 'MembershipEvent',
+      description: 'A seat change of an organization; a redelivery does nothing, and changes apply by occurredAt per member',
+    });
+}
 
-/** A membership change, or why the message is not one (the JSON limits first: nothing recursive runs before them). */
-export function parseMembershipMessage(value: Buffer | null): MemberChange | { reason: string; findings: Finding[] } {
-  const { text, problem } = jsonTextOf(value ?? new Uint8Array());
-  if (problem !== undefined) return { reason: problem, findings: [{ field: 'value', message: problem }] };
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return { reason: 'not JSON', findings: [{ field: 'value', message: 'is not JSON' }] };
-  }
-  const parsed = membershipEventSchema.safeParse(json);
-  if (!parsed.success) {
-    const findings = findingsOf(parsed.error);
-    return { reason: `invalid event: ${findings.map((f) => `${f.field}: ${f.message}`).join('; ')}`, findings };
-  }
-  return { ...parsed.data, occurredAt: new Date(parsed.data.occurredAt) };
+export type MembershipParser = (value: Buffer | null) => MemberChange | { reason: string; findings: Finding[] };
+
+/**
+ * A parser of membership messages, its schema built once: a change, or why the message is not one
+ * (the JSON limits first: nothing recursive runs before them). `now` bounds how far ahead an event may be stamped.
+ */
+export function membershipParser(now: () => Date): MembershipParser {
+  const schema = membershipEventSchema(now);
+  return (value) => {
+    const { text, problem } = jsonTextOf(value ?? new Uint8Array());
+    if (problem !== undefined) return { reason: problem, findings: [{ field: 'value', message: problem }] };
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      return { reason: 'not JSON', findings: [{ field: 'value', message: 'is not JSON' }] };
+    }
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) {
+      const findings = findingsOf(parsed.error);
+      return { reason: `invalid event: ${findings.map((f) => `${f.field}: ${f.message}`).join('; ')}`, findings };
+    }
+    return { ...parsed.data, occurredAt: new Date(parsed.data.occurredAt) };
+  };
 }
 
 /**
@@ -61,13 +73,17 @@ export function parseMembershipMessage(value: Buffer | null): MemberChange | { r
 @Injectable()
 export class MembershipConsumer implements OnModuleInit {
   private readonly logger = new Logger('MembershipConsumer');
+  private readonly parse: MembershipParser;
 
   constructor(
     private readonly bus: MessageBus,
     private readonly members: MembersService,
     @InjectDataSource() private readonly ds: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+    clock: Clock,
+  ) {
+    this.parse = membershipParser(() => clock.now());
+  }
 
   onModuleInit(): void {
     const kafka = this.config.kafka;
@@ -80,7 +96,7 @@ export class MembershipConsumer implements OnModuleInit {
     const poison: OutboundMessage[] = [];
     const dlqTopic = this.config.kafka!.topics.membershipDlq;
     for (const message of batch) {
-      const parsed = parseMembershipMessage(message.value);
+      const parsed = this.parse(message.value);
       if ('reason' in parsed) poison.push(deadLetter(dlqTopic, message, parsed.reason, 'DL_BILLING_REQUEST_INVALID', parsed.findings));
       else changes.push(parsed);
     }

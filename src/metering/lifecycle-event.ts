@@ -3,6 +3,7 @@ import { ACCOUNT_ID_PATTERN } from 'src/common/auth/scopes';
 import type { Finding } from 'src/common/errors/billing.exception';
 import { jsonTextOf } from 'src/common/json-limits';
 import { messageValidator } from 'src/common/http/zod-validation.pipe';
+import { EVENT_EARLIEST, EVENT_TIME_RULE, FUTURE_TOLERANCE_MS } from 'src/common/http/api-schemas';
 
 export const LIFECYCLE_TYPES = [
   'runtime.started',
@@ -35,10 +36,6 @@ export const TERMINATION_REASONS = [
 /** A reason is a label: 1-500 characters, like a launch failure's. */
 export const MAX_REASON_LENGTH = 500;
 
-const EARLIEST = Date.parse('2000-01-01T00:00:00Z');
-/** Events stamped further in the future than this are refused: a clock that far off is a bug. */
-export const FUTURE_TOLERANCE_MS = 24 * 3600_000;
-
 const id = z.string().regex(ACCOUNT_ID_PATTERN, 'must be 1-128 characters of letters, digits and _.:-');
 
 export function lifecycleEventSchema(now: () => Date) {
@@ -48,8 +45,8 @@ export function lifecycleEventSchema(now: () => Date) {
       type: z.enum(LIFECYCLE_TYPES),
       occurredAt: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' }).refine((v) => {
         const t = Date.parse(v);
-        return t >= EARLIEST && t <= now().getTime() + FUTURE_TOLERANCE_MS;
-      }, 'must be after 2000-01-01 and not more than 24 hours in the future'),
+        return t >= EVENT_EARLIEST && t <= now().getTime() + FUTURE_TOLERANCE_MS;
+      }, EVENT_TIME_RULE),
       accountId: id,
       runtimeId: id,
       seq: z.number().int('must be an integer').min(0, 'must not be negative').max(Number.MAX_SAFE_INTEGER),
@@ -113,7 +110,7 @@ export function plainlyValid(value: unknown, now: () => Date): LifecycleEvent | 
   if (typeof type !== 'string' || !TYPES.has(type)) return null;
   if (typeof occurredAt !== 'string' || !DATE_TIME.test(occurredAt)) return null;
   const at = Date.parse(occurredAt);
-  if (!(at >= EARLIEST && at <= now().getTime() + FUTURE_TOLERANCE_MS)) return null;
+  if (!(at >= EVENT_EARLIEST && at <= now().getTime() + FUTURE_TOLERANCE_MS)) return null;
   if (typeof accountId !== 'string' || !ACCOUNT_ID_PATTERN.test(accountId)) return null;
   if (typeof runtimeId !== 'string' || !ACCOUNT_ID_PATTERN.test(runtimeId)) return null;
   if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0) return null;

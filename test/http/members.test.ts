@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fundedAccount } from '../support/accounts';
 import { startApp, type Harness } from '../support/app';
-import { parseMembershipMessage } from '../../src/members/membership-consumer';
+import { EVENT_TIME_RULE } from '../../src/common/http/api-schemas';
+import { ManualClock } from '../../src/infra/clock/clock';
+import { membershipParser } from '../../src/members/membership-consumer';
 
 describe('members over HTTP', () => {
   let h: Harness;
@@ -63,14 +65,33 @@ describe('members over HTTP', () => {
   });
 
   it('refuses over Kafka what the member routes refuse: a user id that could not be removed over HTTP', () => {
+    const parse = membershipParser(() => new Date());
     for (const userId of ['alice@example.com', 'has space', 'x'.repeat(129)]) {
-      const parsed = parseMembershipMessage(
+      const parsed = parse(
         Buffer.from(JSON.stringify({ id: 'e1', type: 'member.added', occurredAt: '2026-12-06T00:00:00Z', accountId: 'org_a', userId })),
       );
       expect(parsed, userId).toMatchObject({
         findings: [{ field: 'userId', message: 'must be 1-128 characters of letters, digits and _.:-' }],
       });
     }
+  });
+
+  it("refuses over Kafka a change stamped more than 24 hours ahead of the service's clock, as lifecycle events are", () => {
+    const clock = new ManualClock(new Date('2031-06-01T12:00:00.000Z'));
+    const parse = membershipParser(() => clock.now());
+    const message = (occurredAt: string) =>
+      Buffer.from(JSON.stringify({ id: 'e1', type: 'member.added', occurredAt, accountId: 'org_a', userId: 'ada' }));
+    const refused = {
+      reason: `invalid event: occurredAt: ${EVENT_TIME_RULE}`,
+      findings: [{ field: 'occurredAt', message: EVENT_TIME_RULE }],
+    };
+    for (const at of ['2031-06-02T12:00:00.001Z', '2031-06-02T14:00:00+01:00', '9999-12-31T23:59:59Z', '1999-12-31T23:59:59Z']) {
+      expect(parse(message(at)), at).toEqual(refused);
+    }
+    expect(parse(message('2031-06-02T12:00:00.000Z'))).toMatchObject({ occurredAt: new Date('2031-06-02T12:00:00.000Z') });
+    // The bound moves with the clock (read at each message, not when the parser was made).
+    clock.advance(1);
+    expect(parse(message('2031-06-02T12:00:00.001Z'))).toMatchObject({ occurredAt: new Date('2031-06-02T12:00:00.001Z') });
   });
 
   it('answers 404 for the members of an account that does not exist, as every account route does', async () => {

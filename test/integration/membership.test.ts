@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/infra/clock/clock';
 import { SeatsService } from '../../src/stripe/seats.service';
 import { fundedAccount } from '../support/accounts';
 import { startApp, uid, type Harness } from '../support/app';
@@ -135,5 +136,67 @@ describe('membership from accounts.membership.v1 (real broker) drives Stripe sea
       60_000,
       'the good change applied after the bad ones',
     );
+  });
+});
+
+describe('membership events stamped ahead of the service clock (real broker)', () => {
+  const T0 = new Date('2031-06-01T12:00:00.000Z');
+  const clock = new ManualClock(T0);
+  const hour = 3_600_000;
+  let h: Harness;
+  let admin: string;
+
+  beforeAll(async () => {
+    h = await startApp({ kafka: true, clock });
+    admin = await h.key('admin');
+  });
+  afterAll(() => h.close());
+
+  it('dead-letters a change dated more than 24 hours ahead (the member stays as it was, later HTTP changes apply) and applies one within', async () => {
+    const org = await fundedAccount(h, admin, { plan: 'enterprise', kind: 'organization' });
+    expect((await h.request('PUT', `/v1/accounts/${org}/members/alice`, { key: admin })).body).toMatchObject({ active: true, seats: 1 });
+    clock.advance(60_000);
+
+    const at = (ms: number) => new Date(clock.now().getTime() + ms).toISOString();
+    const ahead = [
+      { id: uid('mem'), type: 'member.removed', occurredAt: at(24 * hour + 60_000), accountId: org, userId: 'alice' },
+      { id: uid('mem'), type: 'member.removed', occurredAt: '9999-12-31T23:59:59.000Z', accountId: org, userId: 'alice' },
+    ];
+    const within = { id: uid('mem'), type: 'member.added', occurredAt: at(23 * hour), accountId: org, userId: 'bob' };
+    await produce(
+      h.config.kafka!.topics.membership,
+      [...ahead, within].map((value) => ({ key: org, value })),
+    );
+
+    const parked = await readTopic(h.config.kafka!.topics.membershipDlq, ahead.length, 60_000, 2_000);
+    expect(parked.map((p) => JSON.parse(p.value).id).sort()).toEqual(ahead.map((e) => e.id).sort());
+    for (const letter of parked) {
+      expect(letter.headers['x-dlq-code']).toBe('DL_BILLING_REQUEST_INVALID');
+      expect(letter.headers['x-dlq-reason']).toBe(
+        'invalid event: occurredAt: must be after 2000-01-01 and not more than 24 hours in the future',
+      );
+      expect(JSON.parse(letter.headers['x-dlq-findings']!)).toEqual([
+        { field: 'occurredAt', message: 'must be after 2000-01-01 and not more than 24 hours in the future' },
+      ]);
+    }
+    // Consumption went on: the change within the bound is applied; alice is as HTTP left her.
+    await eventually(
+      async () => (await h.request('GET', `/v1/accounts/${org}/members`, { key: admin })).body.seats === 2,
+      60_000,
+      'the change within the bound applied',
+    );
+    expect((await h.request('GET', `/v1/accounts/${org}/members`, { key: admin })).body.members).toEqual([
+      { userId: 'alice', active: true, changedAt: T0.toISOString() },
+      { userId: 'bob', active: true, changedAt: within.occurredAt },
+    ]);
+
+    // Later HTTP changes of alice take effect.
+    clock.advance(60_000);
+    expect((await h.request('DELETE', `/v1/accounts/${org}/members/alice`, { key: admin })).body).toMatchObject({
+      active: false,
+      seats: 1,
+    });
+    clock.advance(60_000);
+    expect((await h.request('PUT', `/v1/accounts/${org}/members/alice`, { key: admin })).body).toMatchObject({ active: true, seats: 2 });
   });
 });

@@ -27,6 +27,25 @@ export const inputInstant = z.iso.datetime({ offset: true, message: 'must be an 
   return Number.isNaN(t) || (t >= EARLIEST && t < LATEST);
 }, 'must be from 1970-01-01 through 9999-12-31');
 
+/** The earliest an event (lifecycle, ancillary, membership) may be stamped. */
+export const EVENT_EARLIEST = Date.UTC(2000, 0, 1);
+/** Events stamped further in the future than this are refused: a clock that far off is a bug. */
+export const FUTURE_TOLERANCE_MS = 24 * 3600_000;
+/** The finding of an event time outside [EVENT_EARLIEST, now + FUTURE_TOLERANCE_MS]. */
+export const EVENT_TIME_RULE = 'must be after 2000-01-01 and not more than 24 hours in the future';
+
+/**
+ * An event's `occurredAt`: ISO 8601 with `Z` or an offset, after 2000-01-01 and at most
+ * FUTURE_TOLERANCE_MS ahead of `now` (the service's clock, read at each check).
+ */
+export function eventInstant(now: () => Date) {
+  return z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' }).refine((v) => {
+    const t = Date.parse(v);
+    // Text that is no date-time at all has its finding from the format check already.
+    return Number.isNaN(t) || (t >= EVENT_EARLIEST && t <= now().getTime() + FUTURE_TOLERANCE_MS);
+  }, EVENT_TIME_RULE);
+}
+
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]];
 
 const specCode = z
