@@ -31,6 +31,7 @@ import { AccountsBillingCycleIndex1796504505832 } from './1796504505832-Accounts
 import { ConsoleSignOut1796540000000 } from './1796540000000-ConsoleSignOut';
 import { SubscriptionItemsOrder1796541000000 } from './1796541000000-SubscriptionItemsOrder';
 import { SubscriptionEndAndInvoicePaidAt1796542000000 } from './1796542000000-SubscriptionEndAndInvoicePaidAt';
+import { SuspensionCauses1796543000000 } from './1796543000000-SuspensionCauses';
 import { StripeInvoiceAmounts1796414845223 } from './1796414845223-StripeInvoiceAmounts';
 
 /** Every migration, in order. `npm run migration:generate -- <Name>` writes a file here; add it to this list. */
@@ -69,4 +70,5 @@ export const MIGRATIONS: (new () => object)[] = [
   ConsoleSignOut1796540000000,
   SubscriptionItemsOrder1796541000000,
   SubscriptionEndAndInvoicePaidAt1796542000000,
+  SuspensionCauses1796543000000,
 ];

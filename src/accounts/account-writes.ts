@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { PlanId } from 'src/plan-catalog/plan-catalog';
-import type { AccountStatus } from './entities/account.entity';
+import { rows } from 'src/common/database/transaction';
+import { SUSPENSION_CAUSES, type AccountStatus, type SuspensionCause } from './entities/account.entity';
 
 /**
  * The changes other modules make to an account (the accounts module owns the table): its plan terms
@@ -27,8 +28,39 @@ export async function setPlanTerms(
   );
 }
 
-export async function setAccountStatus(em: Pick<EntityManager, 'query'>, accountId: string, status: AccountStatus): Promise<void> {
-  await em.query(`UPDATE accounts SET status = $2, updated_at = now() WHERE id = $1`, [accountId, status]);
+export interface SuspensionState {
+  status: AccountStatus;
+  suspendedFor: SuspensionCause[];
+}
+
+/**
+ * Places (`on`) or lifts one cause of the account's suspension; the account is suspended while any
+ * cause holds it, so lifting one leaves the others (an admin's suspension outlives the paid invoice,
+ * non-payment outlives the admin's reactivation). The row is locked; null: no such account.
+ */
+export async function setSuspensionCause(
+  em: Pick<EntityManager, 'query'>,
+  accountId: string,
+  cause: SuspensionCause,
+  on: boolean,
+): Promise<{ before: SuspensionState; after: SuspensionState } | null> {
+  const [row] = await rows<{ status: AccountStatus; suspended_for: SuspensionCause[] }>(
+    em,
+    `SELECT status, suspended_for FROM accounts WHERE id = $1 FOR UPDATE`,
+    [accountId],
+  );
+  if (!row) return null;
+  const before: SuspensionState = { status: row.status, suspendedFor: row.suspended_for };
+  const causes = SUSPENSION_CAUSES.filter((c) => (c === cause ? on : before.suspendedFor.includes(c)));
+  const after: SuspensionState = { status: causes.length > 0 ? 'suspended' : 'active', suspendedFor: causes };
+  if (causes.join() !== before.suspendedFor.join() || after.status !== before.status) {
+    await em.query(`UPDATE accounts SET status = $2, suspended_for = $3::text[], updated_at = now() WHERE id = $1`, [
+      accountId,
+      after.status,
+      causes,
+    ]);
+  }
+  return { before, after };
 }
 
 /** Anchors the account's billing cycle at `anchor` if it is on `plan` and has no anchor yet. */

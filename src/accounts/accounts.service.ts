@@ -7,7 +7,7 @@ import { BillingException } from 'src/common/errors/billing.exception';
 import { AccountHooks } from './account-hooks';
 import type { UpsertAccountDto } from './dto/account.dto';
 import type { PlanId } from 'src/plan-catalog/plan-catalog';
-import type { AccountKind, AccountStatus } from './entities/account.entity';
+import type { AccountKind, AccountStatus, SuspensionCause } from './entities/account.entity';
 
 export interface AccountView {
   id: string;
@@ -15,6 +15,7 @@ export interface AccountView {
   plan: PlanId;
   name: string | null;
   status: AccountStatus;
+  suspendedFor: SuspensionCause[];
   createdAt: string;
   updatedAt: string;
 }
@@ -25,6 +26,7 @@ interface AccountRow {
   plan: PlanId;
   name: string | null;
   status: AccountStatus;
+  suspended_for: SuspensionCause[];
   plan_overrides: Record<string, unknown> | null;
   created_at: Date;
   updated_at: Date;
@@ -119,6 +121,7 @@ function view(r: AccountRow): AccountView {
     plan: r.plan,
     name: r.name,
     status: r.status,
+    suspendedFor: r.suspended_for,
     createdAt: r.created_at.toISOString(),
     updatedAt: r.updated_at.toISOString(),
   };

@@ -80,7 +80,12 @@ export function accountPage(d: AccountPageData, viewer: Viewer): string {
   const a = d.account;
   const base = `/admin/accounts/${encodeURIComponent(a.id)}`;
   const sub = d.subscription.subscription as Record<string, unknown> | null;
-  const status = a.status === 'suspended' ? badge('suspended', 'bad') : badge('active', 'good');
+  const status =
+    a.status === 'suspended'
+      ? badge(`suspended (${a.suspendedFor.map((c) => (c === 'admin' ? 'by an admin' : 'for non-payment')).join(', ')})`, 'bad')
+      : badge('active', 'good');
+  // The console places and lifts an admin's suspension; one for non-payment is lifted by the payment.
+  const byAdmin = a.suspendedFor.includes('admin');
   const pastDue = sub && ['past_due', 'unpaid'].includes(String(sub.status)) ? ` ${badge(`Stripe ${String(sub.status)}`, 'warn')}` : '';
   const effective = d.plan.effective;
   const head = `<section id="summary"><h2>${esc(a.name ?? a.id)} ${status}${pastDue}</h2>
@@ -327,10 +332,14 @@ ${pager(base, 'auditCursor', d.audit.nextCursor, d.audit.cursor, 'audit')}</sect
     ? `<section id="status"><h2>Account status</h2>${actionForm(
         viewer,
         `${base}/suspension`,
-        a.status === 'suspended' ? 'Reactivate the account' : 'Suspend the account',
-        `${hidden({ suspended: a.status === 'suspended' ? 'no' : 'yes' })}<label for="suspend-reason">Reason<input id="suspend-reason" name="reason" required size="36"></label>`,
-        a.status === 'suspended' ? 'Reactivate' : 'Suspend',
-        a.status !== 'suspended',
+        byAdmin
+          ? a.suspendedFor.length > 1
+            ? "Lift the admin's suspension (the account stays suspended for non-payment)"
+            : 'Reactivate the account'
+          : 'Suspend the account',
+        `${hidden({ suspended: byAdmin ? 'no' : 'yes' })}<label for="suspend-reason">Reason<input id="suspend-reason" name="reason" required size="36"></label>`,
+        byAdmin ? 'Reactivate' : 'Suspend',
+        !byAdmin,
       )}</section>`
     : '';
 

@@ -189,7 +189,10 @@ export class AdminActionsController {
         : `Reactivate ${id}. Reason: ${dto.reason ?? '—'}`;
       return confirmThen(what, dto.suspended ? 'Suspend' : 'Reactivate', async () => {
         const result = await this.suspension.set(id, dto.suspended, dto.reason ?? null, `key:${viewer.keyId}`);
-        return dto.suspended ? `Account suspended; ${result.terminated.length} runtime(s) told to terminate.` : 'Account reactivated.';
+        if (dto.suspended) return `Account suspended; ${result.terminated.length} runtime(s) told to terminate.`;
+        return result.status === 'active'
+          ? 'Account reactivated.'
+          : 'Admin suspension lifted; the account stays suspended for non-payment.';
       });
     });
   }

@@ -13,7 +13,7 @@ import {
   type SuspensionRequest,
 } from './dto/spend-limit.dto';
 import { SpendLimitsService, type SpendLimitView } from './spend-limits.service';
-import { SuspensionService } from './suspension.service';
+import { SuspensionService, type SuspensionResult } from './suspension.service';
 
 @Controller()
 export class SpendLimitsController {
@@ -71,7 +71,7 @@ export class SpendLimitsController {
     @Param('id') accountId: string,
     @Body(new ZodPipe(suspensionSchema)) body: SuspensionRequest,
     @CurrentPrincipal() principal: Principal,
-  ): Promise<{ accountId: string; status: string; terminated: string[] }> {
+  ): Promise<SuspensionResult> {
     return this.suspension.set(accountId, body.suspended, body.reason ?? null, `key:${principal.keyId}`);
   }
 }

@@ -3,17 +3,27 @@ import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
 import { notifyOnce } from 'src/messaging/notifications';
 import { topicsOf } from 'src/messaging/topics';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { setAccountStatus } from 'src/accounts/account-writes';
+import { DataSource, type EntityManager } from 'typeorm';
+import { setSuspensionCause } from 'src/accounts/account-writes';
+import type { AccountStatus, SuspensionCause } from 'src/accounts/entities/account.entity';
 import { AuditService } from 'src/audit/audit.service';
-import { inTransaction, rows } from 'src/common/database/transaction';
+import { inTransaction } from 'src/common/database/transaction';
 import { BillingException } from 'src/common/errors/billing.exception';
 import { Clock } from 'src/infra/clock/clock';
 import { SpendLimitsService } from './spend-limits.service';
 
+export interface SuspensionResult {
+  accountId: string;
+  status: AccountStatus;
+  /** What holds the account suspended (empty: active). */
+  suspendedFor: SuspensionCause[];
+  terminated: string[];
+}
+
 /**
- * Account suspension (set by an admin now, by Stripe's payment failures later): a suspended account
- * gets no new launches (DL_BILLING_ACCOUNT_SUSPENDED) and its runtimes are told to terminate.
+ * Account suspension, by an admin or for non-payment (Stripe): a suspended account gets no new
+ * launches (DL_BILLING_ACCOUNT_SUSPENDED) and its runtimes are told to terminate. Each cause is placed
+ * and lifted on its own; the account is active again only when none is left.
  */
 @Injectable()
 export class SuspensionService {
@@ -25,40 +35,52 @@ export class SuspensionService {
     private readonly clock: Clock,
   ) {}
 
-  async set(
+  /** Places or lifts `cause` (an admin's, by default) in a transaction of its own. */
+  set(
     accountId: string,
     suspended: boolean,
     reason: string | null,
     actor: string,
-  ): Promise<{ accountId: string; status: string; terminated: string[] }> {
-    return inTransaction(this.ds, async (em) => {
-      const now = this.clock.now();
-      const [before] = await rows<{ status: string }>(em, `SELECT status FROM accounts WHERE id = $1 FOR UPDATE`, [accountId]);
-      if (!before) throw BillingException.notFound(`Account ${accountId}`);
-      const status = suspended ? 'suspended' : 'active';
-      await setAccountStatus(em, accountId, status);
-      const terminated = suspended ? await this.spendLimits.terminateActive(em, accountId, null, 'account_suspended', now) : [];
-      // Asked again with nothing to change (a double-submitted form): no audit row for no change.
-      if (before.status === status && terminated.length === 0) return { accountId, status, terminated };
-      if (before.status !== status) {
-        // The holder hears of it, once per change (a retry of the same change finds nothing to change).
-        const type = suspended ? 'account.suspended' : 'account.reactivated';
-        await notifyOnce(
-          em,
-          topicsOf(this.config).notifications,
-          [{ type, accountId, cause: `${type}:${accountId}:${now.toISOString()}`, data: { reason, terminated: terminated.length } }],
-          now,
-        );
-      }
-      await this.audit.record(em, {
-        actor,
-        action: suspended ? 'account.suspended' : 'account.reactivated',
-        accountId,
-        before: { status: before.status },
-        after: { status, reason, terminated },
-        at: now,
-      });
-      return { accountId, status, terminated };
+    cause: SuspensionCause = 'admin',
+  ): Promise<SuspensionResult> {
+    return inTransaction(this.ds, (em) => this.setWithin(em, accountId, suspended, reason, actor, cause));
+  }
+
+  /** The same in the caller's transaction (Stripe's, which decides on the subscription row it holds locked). */
+  async setWithin(
+    em: EntityManager,
+    accountId: string,
+    suspended: boolean,
+    reason: string | null,
+    actor: string,
+    cause: SuspensionCause,
+  ): Promise<SuspensionResult> {
+    const now = this.clock.now();
+    const change = await setSuspensionCause(em, accountId, cause, suspended);
+    if (!change) throw BillingException.notFound(`Account ${accountId}`);
+    const { before, after } = change;
+    const terminated = suspended ? await this.spendLimits.terminateActive(em, accountId, null, 'account_suspended', now) : [];
+    const result = { accountId, status: after.status, suspendedFor: after.suspendedFor, terminated };
+    // Asked again with nothing to change (a double-submitted form): no audit row for no change.
+    if (before.suspendedFor.join() === after.suspendedFor.join() && terminated.length === 0) return result;
+    if (before.status !== after.status) {
+      // The holder hears of it, once per change (a retry of the same change finds nothing to change).
+      const type = suspended ? 'account.suspended' : 'account.reactivated';
+      await notifyOnce(
+        em,
+        topicsOf(this.config).notifications,
+        [{ type, accountId, cause: `${type}:${accountId}:${now.toISOString()}`, data: { reason, terminated: terminated.length } }],
+        now,
+      );
+    }
+    await this.audit.record(em, {
+      actor,
+      action: suspended ? 'account.suspended' : 'account.reactivated',
+      accountId,
+      before: { status: before.status, suspendedFor: before.suspendedFor },
+      after: { status: after.status, suspendedFor: after.suspendedFor, cause, reason, terminated },
+      at: now,
     });
+    return result;
   }
 }

@@ -92,8 +92,7 @@ export class StripeEventsService {
         const result = effect ? await effect(em) : { ignored: true };
         outcome.ignored = result?.ignored ?? false;
         after = result?.after;
-        const lift = result?.accountId ? await this.paymentSuspensionLifted(em, result.accountId) : null;
-        if (lift) after = lift;
+        if (result?.accountId) await this.liftPaymentSuspension(em, result.accountId);
         if (result?.afterAlso) after = after ? chain(after, result.afterAlso) : result.afterAlso;
         await recordOutcome(em, event, outcome.ignored ? 'ignored' : 'applied', result?.accountId ?? null, null, this.clock.now());
       });
@@ -117,21 +116,18 @@ export class StripeEventsService {
   }
 
   /**
-   * An account suspended here for non-payment is reactivated once its subscription is in good
-   * standing again, or over (the account is then on Free, which bills nothing), whichever event
-   * said so (order-independent: it looks at the resulting state).
+   * An account suspended for non-payment is relieved of that cause once its subscription is in good
+   * standing again, or over (the account is then on Free, which bills nothing), whichever event said
+   * so (order-independent: it looks at the resulting state). An admin's suspension stays.
    */
-  private async paymentSuspensionLifted(em: EntityManager, accountId: string): Promise<(() => Promise<void>) | null> {
-    const [lifted] = await rows(
+  private async liftPaymentSuspension(em: EntityManager, accountId: string): Promise<void> {
+    const [due] = await rows(
       em,
-      `UPDATE stripe_subscriptions SET suspended_for_payment = false, updated_at = now()
-       WHERE account_id = $1 AND suspended_for_payment AND status IN ('active', 'trialing', 'canceled', 'incomplete_expired') RETURNING account_id`,
+      `SELECT 1 FROM stripe_subscriptions s JOIN accounts a ON a.id = s.account_id
+       WHERE s.account_id = $1 AND s.status IN ('active', 'trialing', 'canceled', 'incomplete_expired') AND 'non_payment' = ANY(a.suspended_for)`,
       [accountId],
     );
-    if (!lifted) return null;
-    return async () => {
-      await this.suspension.set(accountId, false, 'subscription in good standing again', ACTOR);
-    };
+    if (due) await this.suspension.setWithin(em, accountId, false, 'subscription in good standing again', ACTOR, 'non_payment');
   }
 
   /** Reads the event and fetches (before the transaction) what it needs from Stripe; null: not handled. */
@@ -398,29 +394,29 @@ export class StripeEventsService {
     await notifyOnce(em, topicsOf(this.config).notifications, [notice], now);
   }
 
-  /** Suspends the accounts past due for longer than the grace period (SuspensionService terminates their runtimes). */
+  /**
+   * Suspends for non-payment the accounts past due for longer than the grace period (SuspensionService
+   * terminates their runtimes), also those an admin suspended already: each cause is lifted on its own.
+   */
   async suspendOverdue(): Promise<string[]> {
-    const now = this.clock.now();
-    const due = await rows<{ account_id: string }>(
-      this.ds,
-      `SELECT account_id FROM stripe_subscriptions
-       WHERE status IN ('past_due', 'unpaid') AND NOT suspended_for_payment AND past_due_since <= $1 ORDER BY account_id`,
-      [new Date(now.getTime() - this.config.stripe.pastDueGraceMs)],
-    );
-    const suspended: string[] = [];
-    for (const { account_id: accountId } of due) {
-      const [claimed] = await rows(
-        this.ds,
-        // An account already suspended (by an admin) is left to whoever suspended it: the payment's
-        // recovery must not lift a suspension it did not set.
-        `UPDATE stripe_subscriptions s SET suspended_for_payment = true, updated_at = now()
-         WHERE s.account_id = $1 AND NOT s.suspended_for_payment AND s.status IN ('past_due', 'unpaid')
-           AND EXISTS (SELECT 1 FROM accounts a WHERE a.id = s.account_id AND a.status = 'active') RETURNING s.account_id`,
-        [accountId],
+    const overdue = (em: Pick<EntityManager, 'query'>, accountId: string | null, lock: boolean) =>
+      rows<{ account_id: string }>(
+        em,
+        `SELECT s.account_id FROM stripe_subscriptions s JOIN accounts a ON a.id = s.account_id
+         WHERE s.status IN ('past_due', 'unpaid') AND s.past_due_since <= $1 AND NOT ('non_payment' = ANY(a.suspended_for))
+           AND ($2::text IS NULL OR s.account_id = $2) ORDER BY s.account_id ${lock ? 'FOR UPDATE OF s' : ''}`,
+        [new Date(this.clock.now().getTime() - this.config.stripe.pastDueGraceMs), accountId],
       );
-      if (!claimed) continue;
-      await this.suspension.set(accountId, true, 'subscription past due beyond the grace period', ACTOR);
-      suspended.push(accountId);
+    const suspended: string[] = [];
+    for (const { account_id: accountId } of await overdue(this.ds, null, false)) {
+      // Decided again on the subscription's row, locked as invoice events lock it: a payment that came
+      // meanwhile leaves the account alone.
+      const done = await inTransaction(this.ds, async (em) => {
+        if ((await overdue(em, accountId, true)).length === 0) return false;
+        await this.suspension.setWithin(em, accountId, true, 'subscription past due beyond the grace period', ACTOR, 'non_payment');
+        return true;
+      });
+      if (done) suspended.push(accountId);
     }
     return suspended;
   }

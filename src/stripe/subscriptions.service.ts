@@ -26,7 +26,6 @@ export interface SubscriptionRow {
   current_period_end: Date | null;
   state_event_created: string;
   past_due_since: Date | null;
-  suspended_for_payment: boolean;
 }
 
 export interface BillingHistory {

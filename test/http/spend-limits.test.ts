@@ -132,13 +132,13 @@ describe('spend limits over HTTP', () => {
       key: admin,
       body: { suspended: true, reason: 'payment failed' },
     });
-    expect(suspended.body).toEqual({ accountId, status: 'suspended', terminated: [running] });
+    expect(suspended.body).toEqual({ accountId, status: 'suspended', suspendedFor: ['admin'], terminated: [running] });
     // Asked again (a double-submitted form): the same answer, and nothing more to audit.
     const again = await h.request('PUT', `/v1/admin/accounts/${accountId}/suspension`, {
       key: admin,
       body: { suspended: true, reason: 'payment failed' },
     });
-    expect(again.body).toEqual({ accountId, status: 'suspended', terminated: [] });
+    expect(again.body).toEqual({ accountId, status: 'suspended', suspendedFor: ['admin'], terminated: [] });
     const refused = await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId: uid('rt'), ...SMALL } });
     expect(refused.status).toBe(403);
     expect(refused.body.error.code).toBe('DL_BILLING_ACCOUNT_SUSPENDED');

@@ -779,6 +779,8 @@ export interface components {
             plan: string;
             /** @enum {string} */
             status: "active" | "suspended";
+            /** @description What holds the account suspended: an admin, non-payment (lifted when the invoice is paid), or both; empty: active */
+            suspendedFor: ("admin" | "non_payment")[];
             /** Format: date-time */
             updatedAt: string;
         };
@@ -1675,6 +1677,8 @@ export interface components {
             accountId: string;
             /** @enum {string} */
             status: "active" | "suspended";
+            /** @description What holds the account suspended: an admin, non-payment (lifted when the invoice is paid), or both; empty: active */
+            suspendedFor: ("admin" | "non_payment")[];
             terminated: string[];
         };
         TopConsumersReport: {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { instant } from 'src/common/http/api-schemas';
 import { planIdField } from 'src/plan-catalog/plan-catalog';
 import { ACCOUNT_ID_PATTERN } from 'src/common/auth/scopes';
+import { SUSPENSION_CAUSES } from 'src/accounts/entities/account.entity';
 
 /** `plan` is checked against the plan catalog where the request is handled (PlanCatalog.withPlanIds). */
 export const upsertAccountSchema = z.strictObject({
@@ -19,6 +20,9 @@ export const accountSchema = z
     plan: planIdField,
     name: z.string().nullable(),
     status: z.enum(['active', 'suspended']),
+    suspendedFor: z.array(z.enum(SUSPENSION_CAUSES)).meta({
+      description: 'What holds the account suspended: an admin, non-payment (lifted when the invoice is paid), or both; empty: active',
+    }),
     createdAt: instant,
     updatedAt: instant,
   })

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ACCOUNT_ID_PATTERN } from 'src/common/auth/scopes';
 import { credits } from 'src/common/http/api-schemas';
 import { parseCredits } from 'src/common/money';
+import { SUSPENSION_CAUSES } from 'src/accounts/entities/account.entity';
 
 export const spendLimitSchema = z.strictObject({
   credits: z
@@ -44,5 +45,12 @@ export const spendLimitViewSchema = z
 export const spendLimitQuerySchema = z.strictObject({ userId: z.string().min(1).max(128).optional() });
 
 export const suspensionViewSchema = z
-  .strictObject({ accountId: z.string(), status: z.enum(['active', 'suspended']), terminated: z.array(z.string()) })
+  .strictObject({
+    accountId: z.string(),
+    status: z.enum(['active', 'suspended']),
+    suspendedFor: z.array(z.enum(SUSPENSION_CAUSES)).meta({
+      description: 'What holds the account suspended: an admin, non-payment (lifted when the invoice is paid), or both; empty: active',
+    }),
+    terminated: z.array(z.string()),
+  })
   .meta({ id: 'Suspension' });

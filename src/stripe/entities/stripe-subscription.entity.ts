@@ -80,10 +80,6 @@ export class StripeSubscription {
   @Column({ name: 'ended_overrides', type: 'jsonb', nullable: true })
   endedOverrides: Record<string, unknown> | null;
 
-  /** Set when this service suspended the account for non-payment (so a paid invoice lifts it). */
-  @Column({ name: 'suspended_for_payment', type: 'boolean', default: false })
-  suspendedForPayment: boolean;
-
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 
