@@ -59,6 +59,9 @@ class OldSubscription {
  * be safe out of order: subscription state only moves to a newer event (`created`), periods only
  * forward, top-ups are keyed by their Checkout Session and allowances by their cycle.
  */
+/** Statuses Stripe reports of a subscription whose payments are in order. */
+const GOOD_STANDING: readonly string[] = ['active', 'trialing'];
+
 @Injectable()
 export class StripeEventsService {
   private readonly logger = new Logger('StripeEvents');
@@ -348,9 +351,17 @@ export class StripeEventsService {
     const ctx = await this.invoiceContext(object);
     if (!ctx) return null;
     return async (em) => {
+      const linkedBefore = (await this.subscriptions.row(em, { subscriptionId: ctx.invoice.subscriptionId! }, true)) !== null;
       const accountId = await this.accountOfInvoice(em, ctx, event.created);
       if (accountId instanceof OldSubscription) return { ignored: true };
       if (!accountId) return this.notLinkedYet(ctx);
+      // Linked just now from Stripe's current record, read after this failure: in good standing there,
+      // the failure was made good since (a retry paid; the subscription's own events follow), so it does
+      // not make it past due, as it would not have in order (a first payment's failure leaves it incomplete).
+      if (!linkedBefore && ctx.unlinked && GOOD_STANDING.includes(ctx.unlinked.status)) {
+        await this.recordInvoice(em, accountId, ctx.invoice, 'payment_failed');
+        return { accountId };
+      }
       const now = this.clock.now();
       // Read under the subscription's lock, which invoice.paid takes too: a failure of an invoice
       // already paid (Stripe's retry that failed, delivered after the one that succeeded) is stale.

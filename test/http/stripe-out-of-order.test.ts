@@ -274,6 +274,40 @@ describe('Stripe: a Team subscription started and ended, events in any order', (
     expect((await reserve(accountId)).status).toBe(201);
   });
 
+  it('ends a first payment that failed, then was paid, the same whether its failure comes before the subscription or after', async () => {
+    const pastDueNotices = (accountId: string) =>
+      h.ds.query(`SELECT 1 FROM outbox WHERE key = $1 AND payload->>'type' = 'subscription.past_due'`, [accountId]);
+    for (const order of ['in order', 'failure first'] as const) {
+      // Stripe's record of the subscription says active by now: a retry paid the first invoice.
+      const { accountId, sub } = await subscribedOrganization();
+      const at = Math.floor(Date.now() / 1000);
+      const invoice = fake.invoice(String(sub.id));
+      const created = fake.emit('customer.subscription.created', { ...sub, status: 'incomplete' }, at - 30);
+      const failed = fake.emit('invoice.payment_failed', invoice, at - 29);
+      const rest = [
+        fake.emit('customer.subscription.updated', { ...sub, status: 'active' }, at - 20),
+        fake.emit('invoice.paid', invoice, at - 20),
+      ];
+      if (order === 'in order') {
+        await deliver(created);
+        await deliver(failed);
+      } else {
+        await deliver(failed);
+        // (With no grace period, a past due account is suspended at once.)
+        expect(await subscription(accountId), order).toMatchObject({ accountStatus: 'active', subscription: { status: 'active' } });
+        expect((await reserve(accountId)).status, order).toBe(201);
+        await deliver(created);
+      }
+      for (const event of rest) await deliver(event);
+      expect(await subscription(accountId), order).toMatchObject({
+        plan: 'team',
+        accountStatus: 'active',
+        subscription: { status: 'active', pastDueSince: null },
+      });
+      expect(await pastDueNotices(accountId), order).toEqual([]);
+    }
+  });
+
   it("leaves an admin's suspension alone when a failed payment of the account is paid after all", async () => {
     const { accountId, subscriptionId } = await teamAccount();
     const suspended = await h.request('PUT', `/v1/admin/accounts/${accountId}/suspension`, {
