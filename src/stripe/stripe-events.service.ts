@@ -53,15 +53,15 @@ class OldSubscription {
   constructor(readonly accountId: string) {}
 }
 
+/** Statuses Stripe reports of a subscription whose payments are in order. */
+const GOOD_STANDING: readonly string[] = ['active', 'trialing'];
+
 /**
  * Applies Stripe events, each once: the event id goes into the inbox in the same transaction as its
  * effect, so a redelivery (or the recovery job seeing it again) does nothing. Effects are written to
  * be safe out of order: subscription state only moves to a newer event (`created`), periods only
  * forward, top-ups are keyed by their Checkout Session and allowances by their cycle.
  */
-/** Statuses Stripe reports of a subscription whose payments are in order. */
-const GOOD_STANDING: readonly string[] = ['active', 'trialing'];
-
 @Injectable()
 export class StripeEventsService {
   private readonly logger = new Logger('StripeEvents');
