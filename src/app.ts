@@ -7,6 +7,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Test } from '@nestjs/testing';
 import { AppModule } from './app.module';
+import { isConsolePath, sendConsoleError } from './admin/console-error.filter';
 import type { AppConfig } from './common/config/config';
 import { withCorrelation } from './common/context/correlation';
 import { BillingException } from './common/errors/billing.exception';
@@ -81,15 +82,16 @@ function fastifyAdapter(): FastifyAdapter {
     logger: false,
     clientErrorHandler: answerClientError,
     // Errors Fastify answers before any route runs (a URL it cannot decode, a malformed
-    // content type) get the contract's error body too.
-    frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
+    // content type) get the contract's error body too; under /admin, the console's error page.
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
       const exception =
         error.code === 'FST_ERR_BAD_URL'
           ? BillingException.invalid([{ field: 'url', message: 'is not a valid URL (malformed percent-encoding)' }])
           : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
             ? BillingException.invalid([{ field: 'url', message: `has a path segment longer than ${MAX_PARAM_LENGTH} characters` }])
             : toBillingException(error);
-      void reply.status(exception.status).send(exception.toBody());
+      if (isConsolePath(request.url)) sendConsoleError(reply, exception);
+      else void reply.status(exception.status).send(exception.toBody());
     },
   });
 }

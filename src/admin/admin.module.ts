@@ -16,18 +16,10 @@ import { StripeModule } from 'src/stripe/stripe.module';
 import { AdminAccountsController } from './accounts.controller';
 import { AdminActionsController } from './actions.controller';
 import { AdminAuth } from './admin-auth';
+import { CONSOLE_HEADERS, isConsolePath } from './console-error.filter';
 import { AdminController } from './admin.controller';
 import { AdminHealthController } from './health.controller';
 import { AdminStatementsController } from './statements.controller';
-
-/** What every console answer carries: no framing, no sniffing, no scripts, no referrer. */
-const CONSOLE_HEADERS = {
-  'content-security-policy':
-    "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  'x-frame-options': 'DENY',
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-};
 
 /** The admin console at /admin (HTML, signed in by API key): accounts, actions, reports, system health. */
 @Module({
@@ -60,7 +52,7 @@ export class AdminModule implements OnModuleInit {
     const fastify = this.adapter.httpAdapter?.getInstance<FastifyInstance>();
     if (!fastify) return;
     fastify.addHook('onSend', (request, reply, payload, done) => {
-      if (request.url === '/admin' || request.url.startsWith('/admin/') || request.url.startsWith('/admin?')) {
+      if (isConsolePath(request.url)) {
         void reply.headers(CONSOLE_HEADERS);
         if (!reply.hasHeader('cache-control')) void reply.header('cache-control', 'no-store');
       }

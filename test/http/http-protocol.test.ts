@@ -245,6 +245,35 @@ describe('content types and methods over HTTP', () => {
     }
   });
 
+  it("answers a malformed URL under /admin with the console's HTML error page, and keeps the API's JSON body elsewhere", async () => {
+    const cookie = await h.consoleSession(admin);
+    for (const url of ['/admin/%ZZ', '/admin/accounts/%E0%A4%A', '/admin/%ZZ?from=x']) {
+      for (const headers of [{ cookie }, {}] as Record<string, string>[]) {
+        const res = await send('GET', url, headers);
+        expect(res.status, url).toBe(400);
+        expect(res.headers['content-type'], url).toMatch(/^text\/html/);
+        const html = String(res.body);
+        expect(html, url).toMatch(/<div class="problem" role="alert">.*DL_BILLING_REQUEST_INVALID.*<code>url<\/code>: is not a valid URL/s);
+        // The console's headers, as every console answer: no framing, no scripts, not cached.
+        expect(res.headers['content-security-policy'], url).toContain("default-src 'none'");
+        expect(res.headers['cache-control'], url).toBe('no-store');
+      }
+    }
+    // A path that only starts like the console's, and the API, keep the contract's JSON body.
+    for (const url of ['/administrator/%ZZ', '/admin%ZZ', '/v1/admin/%ZZ']) {
+      const res = await send('GET', url, { authorization: `Bearer ${admin}` });
+      expect(res.status, url).toBe(400);
+      expect(res.headers['content-type'], url).toMatch(/^application\/json/);
+      expect(res.body, url).toEqual({
+        error: {
+          code: 'DL_BILLING_REQUEST_INVALID',
+          message: 'The request is invalid',
+          findings: [{ field: 'url', message: 'is not a valid URL (malformed percent-encoding)' }],
+        },
+      });
+    }
+  });
+
   describe('what the HTTP parser refuses before there is a request: the contract body too, over a real connection', () => {
     let port: number;
     beforeAll(async () => {
