@@ -5,6 +5,7 @@ import type { PlanView } from 'src/plans/plan-admin.service';
 import type { QuotasView, QuotaUse } from 'src/plans/quotas.service';
 import type { SpendAlertView, SpendLimitView } from 'src/spend-limits/spend-limits.service';
 import type { BillingHistory } from 'src/stripe/subscriptions.service';
+import { grantFields, limitFields, planFields, suspendFields } from './action-forms';
 import { credits, duration, esc, hidden, table, when, type Viewer } from './render';
 
 export interface AccountPageData {
@@ -103,8 +104,7 @@ ${actionForm(
   viewer,
   `${base}/plan`,
   'Change plan or Enterprise overrides',
-  `<label for="plan-plan">Plan<select id="plan-plan" name="plan">${d.planIds.map((p) => `<option${p === d.plan.plan ? ' selected' : ''}>${esc(p)}</option>`).join('')}</select></label>
-<label for="plan-overrides">Overrides (JSON, empty: none)<textarea id="plan-overrides" name="overrides" rows="3" cols="40">${esc(d.plan.overrides ? JSON.stringify(d.plan.overrides) : '')}</textarea></label>`,
+  planFields(d.planIds, { plan: d.plan.plan, overrides: d.plan.overrides ? JSON.stringify(d.plan.overrides) : '' }),
   'Change plan',
 )}</section>`;
 
@@ -125,15 +125,7 @@ ${table(
   d.wallet.grants.map((g, i) => ({ ...g, order: i + 1 })),
   { empty: 'No credits left.', stack: true },
 )}
-${actionForm(
-  viewer,
-  `${base}/grant`,
-  'Grant credits',
-  `${hidden({ idempotencyKey: d.idempotencyKey })}<label for="grant-credits">Credits<input id="grant-credits" name="credits" required inputmode="decimal" placeholder="20.000000" size="12"></label>
-<label for="grant-reason">Reason (shown in the ledger)<input id="grant-reason" name="reason" required size="36"></label>
-<label for="grant-expires">Expires at (optional, ISO 8601 UTC)<input id="grant-expires" name="expiresAt" placeholder="2033-01-01T00:00:00Z" size="24"></label>`,
-  'Grant',
-)}</section>`;
+${actionForm(viewer, `${base}/grant`, 'Grant credits', grantFields({ idempotencyKey: d.idempotencyKey }), 'Grant')}</section>`;
 
   const runtimeSection = `<section id="runtimes"><h2>Live reservations and runtimes</h2>
 ${table(
@@ -240,9 +232,7 @@ ${actionForm(
   viewer,
   `${base}/spend-limit`,
   'Set or clear a spend limit',
-  `<label for="limit-credits">Monthly limit in credits (empty: no limit)<input id="limit-credits" name="credits" inputmode="decimal" size="12"></label>
-<label for="limit-thresholds">Alert thresholds (%)<input id="limit-thresholds" name="thresholds" value="${esc(thresholdsOf.join(', '))}" size="12"></label>
-<label for="limit-user">Member (empty: whole account)<input id="limit-user" name="userId" size="16"></label>`,
+  limitFields({ thresholds: thresholdsOf.join(', ') }),
   'Set limit',
 )}</section>`;
 
@@ -337,7 +327,7 @@ ${pager(base, 'auditCursor', d.audit.nextCursor, d.audit.cursor, 'audit')}</sect
             ? "Lift the admin's suspension (the account stays suspended for non-payment)"
             : 'Reactivate the account'
           : 'Suspend the account',
-        `${hidden({ suspended: byAdmin ? 'no' : 'yes' })}<label for="suspend-reason">Reason<input id="suspend-reason" name="reason" required size="36"></label>`,
+        suspendFields({ suspended: byAdmin ? 'no' : 'yes' }),
         byAdmin ? 'Reactivate' : 'Suspend',
         !byAdmin,
       )}</section>`

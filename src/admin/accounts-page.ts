@@ -1,6 +1,8 @@
 import type { AccountListItem, AccountListQuery } from 'src/reports/account-directory';
 import type { Period } from 'src/reports/reports.service';
-import { credits, esc, table } from './render';
+import type { BillingException, Finding } from 'src/common/errors/billing.exception';
+import { field, focusFirstInvalid } from './form-fields';
+import { credits, esc, problem, table } from './render';
 
 function href(q: AccountListQuery, change: Partial<Record<keyof AccountListQuery, string | number | undefined>>): string {
   const all: Record<string, unknown> = { ...q, ...change };
@@ -21,15 +23,39 @@ function sortable(q: AccountListQuery, key: 'id' | 'balance' | 'consumption', te
   return `<a href="${esc(href(q, { sort: key, dir: next, page: 1 }))}" data-sort="${key}">${esc(text)}${arrow}</a>`;
 }
 
-const check = (q: AccountListQuery, name: 'suspended' | 'pastDue' | 'lowBalance' | 'overThreshold', text: string) =>
-  `<label class="check" for="f-${name}"><input type="checkbox" id="f-${name}" name="${name}" value="yes"${q[name] === 'yes' ? ' checked' : ''}>${esc(text)}</label>`;
+type Values = Record<string, string | undefined>;
 
-/** The sort as form fields too: on a phone the list stacks its rows and the sortable headers are hidden. */
-function sortControls(q: AccountListQuery): string {
-  const option = (value: string, text: string, current: string) =>
-    `<option value="${value}"${current === value ? ' selected' : ''}>${text}</option>`;
-  return `<label for="f-sort">Sort by<select id="f-sort" name="sort">${option('id', 'Account id', q.sort)}${option('balance', 'Available balance', q.sort)}${option('consumption', 'Consumption in period', q.sort)}</select></label>
-<label for="f-dir">Order<select id="f-dir" name="dir">${option('desc', 'Largest first (Z–A)', q.dir)}${option('asc', 'Smallest first (A–Z)', q.dir)}</select></label>`;
+/**
+ * The search form: the list's query as shown, or after a 400 what was typed, each finding beside its
+ * field. The sort is a form field too: on a phone the list stacks its rows and the sortable headers are hidden.
+ */
+export function filterForm(values: Values, planIds: readonly string[], findings: Finding[] = []): string {
+  const check = (name: string, text: string) => field({ id: `f-${name}`, name, label: text, kind: 'checkbox' }, values[name], findings);
+  const form = `<form method="get" action="/admin/accounts" class="filters" role="search">
+${field({ id: 'q', name: 'q', label: 'Search by id or name', attrs: 'type="search" size="24"' }, values.q, findings)}
+${field({ id: 'plan', name: 'plan', label: 'Plan', kind: 'select', options: ['', ...planIds].map((p) => [p, p || 'any plan'] as const) }, values.plan ?? '', findings)}
+${check('suspended', 'Suspended')}${check('pastDue', 'Past due')}${check('lowBalance', 'Low balance')}${check('overThreshold', 'Over a spend-limit threshold this month')}
+${field({ id: 'from', name: 'from', label: 'Consumption from (UTC)', attrs: 'size="22"' }, values.from, findings)}
+${field({ id: 'to', name: 'to', label: 'to', attrs: 'size="22"' }, values.to, findings)}
+${field({ id: 'f-sort', name: 'sort', label: 'Sort by', kind: 'select', options: SORTS }, values.sort ?? 'id', findings)}
+${field({ id: 'f-dir', name: 'dir', label: 'Order', kind: 'select', options: DIRECTIONS }, values.dir ?? 'asc', findings)}
+<button type="submit">Search</button> <a href="/admin/accounts">Clear</a></form>`;
+  return `<section>${findings.length ? focusFirstInvalid(form) : form}</section>`;
+}
+
+const SORTS = [
+  ['id', 'Account id'],
+  ['balance', 'Available balance'],
+  ['consumption', 'Consumption in period'],
+] as const;
+const DIRECTIONS = [
+  ['desc', 'Largest first (Z–A)'],
+  ['asc', 'Smallest first (A–Z)'],
+] as const;
+
+/** The list refused (a bad period, sort or page): the form with what was typed, every finding, no list. */
+export function refusedAccountsPage(values: Values, planIds: readonly string[], error: BillingException): string {
+  return `${problem(error)}${filterForm(values, planIds, error.findings)}`;
 }
 
 export function accountsPage(
@@ -38,17 +64,14 @@ export function accountsPage(
   result: { items: AccountListItem[]; total: number; page: number; pages: number },
   planIds: readonly string[],
 ): string {
-  const plans = ['', ...planIds]
-    .map((p) => `<option value="${esc(p)}"${(q.plan ?? '') === p ? ' selected' : ''}>${esc(p || 'any plan')}</option>`)
-    .join('');
-  const form = `<section><form method="get" action="/admin/accounts" class="filters" role="search">
-<label for="q">Search by id or name<input id="q" type="search" name="q" value="${esc(q.q ?? '')}" size="24"></label>
-<label for="plan">Plan<select id="plan" name="plan">${plans}</select></label>
-${check(q, 'suspended', 'Suspended')}${check(q, 'pastDue', 'Past due')}${check(q, 'lowBalance', 'Low balance')}${check(q, 'overThreshold', 'Over a spend-limit threshold this month')}
-<label for="from">Consumption from (UTC)<input id="from" name="from" value="${esc(period.from.toISOString())}" size="22"></label>
-<label for="to">to<input id="to" name="to" value="${esc(period.to.toISOString())}" size="22"></label>
-${sortControls(q)}
-<button type="submit">Search</button> <a href="/admin/accounts">Clear</a></form></section>`;
+  const form = filterForm(
+    {
+      ...Object.fromEntries(Object.entries(q).map(([k, v]) => [k, v === undefined ? undefined : String(v)])),
+      from: period.from.toISOString(),
+      to: period.to.toISOString(),
+    },
+    planIds,
+  );
   const rows = result.items as unknown as Record<string, unknown>[];
   const list = table(
     'table-accounts',

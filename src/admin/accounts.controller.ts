@@ -19,14 +19,17 @@ import { PlanAdminService } from 'src/plans/plan-admin.service';
 import { PlanCatalog } from 'src/plan-catalog/plan-catalog';
 import { calendarMonth } from 'src/plan-catalog/periods';
 import { QuotasService } from 'src/plans/quotas.service';
-import { AccountDirectory } from 'src/reports/account-directory';
+import { AccountDirectory, type AccountListQuery } from 'src/reports/account-directory';
+import type { Period } from 'src/reports/reports.service';
+import { noteErrorCode } from 'src/common/http/request-notes';
 import { parseReportQuery } from 'src/reports/report-query';
 import { SpendLimitsService } from 'src/spend-limits/spend-limits.service';
 import { SubscriptionsService } from 'src/stripe/subscriptions.service';
-import { AdminAuth } from './admin-auth';
 import { signedFlash } from './admin-session';
 import { accountPage } from './account-page';
-import { accountsPage } from './accounts-page';
+import { accountsPage, refusedAccountsPage } from './accounts-page';
+import { AdminAuth, formOf } from './admin-auth';
+import { invalidFindings } from './form-fields';
 import { shell } from './render';
 import { ConsoleErrorFilter } from './console-error.filter';
 
@@ -72,9 +75,25 @@ export class AdminAccountsController {
   ): Promise<string> {
     return this.auth.page(reply, cookies, async (viewer) => {
       const now = this.clock.now();
-      const q = parseQueryOrThrow(this.directory.querySchema, query);
-      // Consumption is read from the hourly usage rollups: the period must be whole hours (as the reports).
-      const period = parseReportQuery('usage', { from: q.from, to: q.to }, now).period;
+      let q: AccountListQuery;
+      let period: Period;
+      try {
+        q = parseQueryOrThrow(this.directory.querySchema, query);
+        // Consumption is read from the hourly usage rollups: the period must be whole hours (as the reports).
+        period = parseReportQuery('usage', { from: q.from, to: q.to }, now).period;
+      } catch (error) {
+        if (!invalidFindings(error)) throw error;
+        // What was typed comes back in the form, each finding beside its field.
+        const refused = error as BillingException;
+        void reply.code(400);
+        noteErrorCode(reply.request, refused.code);
+        return shell(
+          'Accounts: please correct the search',
+          viewer,
+          'accounts',
+          refusedAccountsPage(formOf(query), this.catalog.planIds(), refused),
+        );
+      }
       const result = await this.directory.list(q, period, now);
       return shell('Accounts', viewer, 'accounts', accountsPage(q, period, result, this.catalog.planIds()));
     });

@@ -20,6 +20,7 @@ import { SpendLimitsService } from 'src/spend-limits/spend-limits.service';
 import { SuspensionService } from 'src/spend-limits/suspension.service';
 import { AdminAuth, type AdminViewer } from './admin-auth';
 import { flashSignature } from './admin-session';
+import { correctionPage, grantFields, limitFields, planFields, suspendFields, type CorrectableForm } from './action-forms';
 import { credits, esc, hidden, shell } from './render';
 import { ConsoleErrorFilter } from './console-error.filter';
 
@@ -62,6 +63,13 @@ export class AdminActionsController {
     private readonly clock: Clock,
   ) {}
 
+  /** The plan form's choices are the catalog's. */
+  private readonly planForm: CorrectableForm = {
+    title: 'Change plan or Enterprise overrides',
+    button: 'Change plan',
+    fields: (values, findings) => planFields(this.catalog.planIds(), values, findings),
+  };
+
   /**
    * Every action's two steps, behind the session and CSRF checks of `AdminAuth.action`: `prepare`
    * validates the form and says what would happen; an unconfirmed POST gets the confirmation page,
@@ -70,22 +78,34 @@ export class AdminActionsController {
   private act(
     request: ActionRequest,
     back: string,
+    form: CorrectableForm | null,
     prepare: (viewer: AdminViewer, form: Record<string, string>) => Promise<Confirmed>,
   ): Promise<string> {
-    return this.auth.action(request.reply, request.cookies, request.body, async (viewer, form) => {
-      const action = await prepare(viewer, form);
-      if (form.confirmed !== 'yes') {
-        const what = typeof action.what === 'string' ? action.what : await action.what();
-        return confirm(viewer, what, request.url, form, back, action.button);
-      }
-      return done(request.reply, back, await action.run(), viewer.csrf);
-    });
+    // A form with fields refused with a 400 comes back with what was typed, each finding beside its field.
+    const correct =
+      form &&
+      ((viewer: AdminViewer, fields: Record<string, string>, error: BillingException) =>
+        correctionPage(viewer, form, request.url, back, fields, error));
+    return this.auth.action(
+      request.reply,
+      request.cookies,
+      request.body,
+      async (viewer, fields) => {
+        const action = await prepare(viewer, fields);
+        if (fields.confirmed !== 'yes') {
+          const what = typeof action.what === 'string' ? action.what : await action.what();
+          return confirm(viewer, what, request.url, fields, back, action.button);
+        }
+        return done(request.reply, back, await action.run(), viewer.csrf);
+      },
+      correct ?? undefined,
+    );
   }
 
   @Post('accounts/:id/grant')
   @HttpCode(200)
   grant(@Param('id') id: string, @ActionForm() request: ActionRequest): Promise<string> {
-    return this.act(request, back(id), async (viewer, form) => {
+    return this.act(request, back(id), GRANT_FORM, async (viewer, form) => {
       const dto = parseOrThrow(createGrantSchema, {
         credits: form.credits,
         reason: form.reason,
@@ -116,7 +136,7 @@ export class AdminActionsController {
   @Post('accounts/:id/plan')
   @HttpCode(200)
   plan(@Param('id') id: string, @ActionForm() request: ActionRequest): Promise<string> {
-    return this.act(request, back(id), async (viewer, form) => {
+    return this.act(request, back(id), this.planForm, async (viewer, form) => {
       let overrides: unknown = null;
       if (form.overrides?.trim()) {
         // JSON typed into a form: the same limits as a JSON body, before anything recurses over it.
@@ -143,7 +163,7 @@ export class AdminActionsController {
   @Post('accounts/:id/spend-limit')
   @HttpCode(200)
   spendLimit(@Param('id') id: string, @ActionForm() request: ActionRequest): Promise<string> {
-    return this.act(request, back(id), async (viewer, form) => {
+    return this.act(request, back(id), LIMIT_FORM, async (viewer, form) => {
       const typed = (form.thresholds ?? '')
         .split(/[\s,%]+/)
         .filter(Boolean)
@@ -175,7 +195,7 @@ export class AdminActionsController {
   @Post('accounts/:id/suspension')
   @HttpCode(200)
   suspend(@Param('id') id: string, @ActionForm() request: ActionRequest): Promise<string> {
-    return this.act(request, back(id), async (viewer, form) => {
+    return this.act(request, back(id), suspensionForm(request.body), async (viewer, form) => {
       if (form.suspended !== 'yes' && form.suspended !== 'no') {
         throw BillingException.invalid([{ field: 'suspended', message: 'must be yes or no' }]);
       }
@@ -200,7 +220,7 @@ export class AdminActionsController {
   @Post('accounts/:id/runtimes/:runtimeId/terminate')
   @HttpCode(200)
   terminate(@Param('id') id: string, @Param('runtimeId') runtimeId: string, @ActionForm() request: ActionRequest): Promise<string> {
-    return this.act(request, back(id), (viewer) => {
+    return this.act(request, back(id), null, (viewer) => {
       // What it will do is read for the confirmation page only: the confirmed step terminates whatever the runtime's state.
       const what = async () => {
         const live = (await this.runtimes.live(id)).find((r) => r.runtimeId === runtimeId);
@@ -219,7 +239,7 @@ export class AdminActionsController {
   @Post('accounts/:id/keys/:keyId/revoke')
   @HttpCode(200)
   revoke(@Param('id') id: string, @Param('keyId') keyId: string, @ActionForm() request: ActionRequest): Promise<string> {
-    return this.act(request, back(id), async (viewer) => {
+    return this.act(request, back(id), null, async (viewer) => {
       const key = (await this.keys.keysOf(id)).find((k) => k.id === keyId);
       if (!key) throw BillingException.notFound(`API key ${keyId} of account ${id}`);
       const what = `Revoke API key ${keyId}${key.name ? ` (${key.name})` : ''}: every request with it is refused from now on.`;
@@ -233,7 +253,7 @@ export class AdminActionsController {
   @Post('jobs/:job/run')
   @HttpCode(200)
   runJob(@Param('job') job: string, @ActionForm() request: ActionRequest): Promise<string> {
-    return this.act(request, '/admin/health', (viewer) => {
+    return this.act(request, '/admin/health', null, (viewer) => {
       if (!this.jobs.names().includes(job)) throw BillingException.notFound(`Job ${job} (jobs available: ${this.jobs.names().join(', ')})`);
       const what = `Run the ${job} job now (under its lock: if another instance is running it, nothing happens).`;
       return Promise.resolve(
@@ -256,6 +276,17 @@ interface Confirmed {
 
 function confirmThen(what: Confirmed['what'], button: string, run: () => Promise<string>): Confirmed {
   return { what, button, run };
+}
+
+const GRANT_FORM: CorrectableForm = { title: 'Grant credits', button: 'Grant', fields: grantFields };
+const LIMIT_FORM: CorrectableForm = { title: 'Set or clear a spend limit', button: 'Set limit', fields: limitFields };
+
+/** The suspension form says what it does (suspend or reactivate) by its hidden field. */
+function suspensionForm(body: unknown): CorrectableForm {
+  const reactivate = (body as { suspended?: unknown } | null)?.suspended === 'no';
+  return reactivate
+    ? { title: 'Reactivate the account', button: 'Reactivate', fields: suspendFields }
+    : { title: 'Suspend the account', button: 'Suspend', danger: true, fields: suspendFields };
 }
 
 function back(accountId: string): string {

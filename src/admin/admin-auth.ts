@@ -64,13 +64,15 @@ export class AdminAuth {
 
   /**
    * Runs a change: needs a session, the session's CSRF token in the form (403 otherwise: a forged
-   * cross-site POST has the cookie at most, never the token) and the admin scope.
+   * cross-site POST has the cookie at most, never the token) and the admin scope. A form it refuses
+   * with a 400 is answered by `correct` when given (the form again, with what was submitted).
    */
   async action(
     reply: FastifyReply,
     cookies: string | undefined,
     body: unknown,
     run: (viewer: AdminViewer, form: Record<string, string>) => Promise<string>,
+    correct?: (viewer: AdminViewer, form: Record<string, string>, error: BillingException) => string,
   ): Promise<string> {
     const form = formOf(body);
     return this.page(reply, cookies, async (viewer) => {
@@ -84,10 +86,17 @@ export class AdminAuth {
       if (!viewer.canAct) {
         throw new BillingException('DL_BILLING_FORBIDDEN', 'This key has the reports scope: it can read everything but change nothing');
       }
-      // As a JSON body's (json-limits): PostgreSQL text cannot hold a NUL, and a form field is no exception.
-      const withNul = Object.keys(form).filter((field) => form[field]!.includes('\u0000'));
-      if (withNul.length > 0) throw BillingException.invalid(withNul.map((field) => ({ field, message: NUL })));
-      return run(viewer, form);
+      try {
+        // As a JSON body's (json-limits): PostgreSQL text cannot hold a NUL, and a form field is no exception.
+        const withNul = Object.keys(form).filter((field) => form[field]!.includes('\u0000'));
+        if (withNul.length > 0) throw BillingException.invalid(withNul.map((field) => ({ field, message: NUL })));
+        return await run(viewer, form);
+      } catch (error) {
+        if (!correct || !(error instanceof BillingException) || error.status !== 400) throw error;
+        void reply.code(400);
+        noteErrorCode(reply.request, error.code);
+        return correct(viewer, form, error);
+      }
     });
   }
 }

@@ -5,15 +5,17 @@ import { Public } from 'src/common/auth/auth.decorators';
 import { ApiKeysService } from 'src/accounts/auth/api-keys.service';
 import { toBillingException } from 'src/common/errors/billing-exception.filter';
 import { BillingException } from 'src/common/errors/billing.exception';
+import { noteErrorCode } from 'src/common/http/request-notes';
 import { Clock } from 'src/infra/clock/clock';
 import { PlanCatalog } from 'src/plan-catalog/plan-catalog';
 import { parseReportQuery } from 'src/reports/report-query';
-import { ReportsService, type Report } from 'src/reports/reports.service';
+import { ReportsService, type Period, type Report } from 'src/reports/reports.service';
 import { toCsv } from 'src/reports/to-csv';
 import { AdminAuth, CONSOLE_SCOPES, formOf } from './admin-auth';
 import { csrfValid, SESSION_COOKIE, SESSION_TTL_MS, signSession } from './admin-session';
 import { errorPage, loginPage, shell } from './render';
-import { reportsPage } from './reports-page';
+import { refusedReportsPage, reportsPage } from './reports-page';
+import { invalidFindings } from './form-fields';
 import { ConsoleErrorFilter } from './console-error.filter';
 
 /**
@@ -106,7 +108,17 @@ export class AdminController {
   ): Promise<string> {
     return this.auth.page(reply, cookies, async (viewer) => {
       const now = this.clock.now();
-      const period = parseReportQuery('usage', { ...(query as object), groupBy: 'environment' }, now).period;
+      let period: Period;
+      try {
+        period = parseReportQuery('usage', { ...(query as object), groupBy: 'environment' }, now).period;
+      } catch (refused) {
+        if (!invalidFindings(refused)) throw refused;
+        // What was typed comes back in the form, each finding beside its field.
+        const error = refused as BillingException;
+        void reply.code(400);
+        noteErrorCode(reply.request, error.code);
+        return shell('Reports: please correct the period', viewer, 'reports', refusedReportsPage(formOf(query), error));
+      }
       const length = period.to.getTime() - period.from.getTime();
       const previous = { from: new Date(period.from.getTime() - length), to: period.from };
       const [credits, creditsBefore, usage, usageBefore, top, seats, byEnv, byClass, spend, reconciliation] = await Promise.all([

@@ -233,6 +233,7 @@ input,select,textarea,button{font:inherit;font-size:14px;padding:5px 8px;border:
 button{background:#1f3a5f;color:#fff;border-color:#1f3a5f;cursor:pointer}button.danger{background:#a4262c;border-color:#a4262c}button.secondary{background:#fff;color:#1f3a5f}
 details.action{border-top:1px solid #e4e8ee;padding:8px 0}details.action summary{cursor:pointer;font-weight:600}
 .pager{display:flex;gap:12px;align-items:center;margin-top:8px;flex-wrap:wrap}
+.field{display:flex;flex-direction:column;gap:2px;min-width:0;max-width:100%}.finding{color:#b00020;font-size:12px;margin:0;overflow-wrap:anywhere}[aria-invalid=true]{border-color:#b00020;border-width:2px}
 figure.chart{margin:0 0 8px}figcaption{font-size:13px;color:#5a6472;margin-bottom:4px}
 .plot{position:relative;display:flex;align-items:stretch;gap:2px;height:200px;border-bottom:1px solid #8a93a0;padding:16px 0 0 0}
 .ymax{position:absolute;top:0;left:0;font-size:11px;color:#5a6472}
@@ -244,7 +245,7 @@ dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:4px 14px;margin:
 pre{white-space:pre-wrap;word-break:break-word;font-size:12px;margin:0;max-width:52ch}
 @media (max-width:600px){table.stack thead{position:absolute;left:-9999px}table.stack tr{display:block;border-bottom:2px solid #d9dee5;padding:4px 0}
 table.stack,table.stack tbody,table.stack caption{display:block}table.stack td pre{text-align:left}table.stack td[colspan]{justify-content:flex-start;text-align:left}table.stack td{display:flex;justify-content:space-between;gap:12px;border:0;padding:3px 4px;text-align:right;overflow-wrap:anywhere;white-space:normal}table.stack td::before{content:attr(data-label);color:#5a6472;text-align:left;font-weight:600;flex:0 0 auto;max-width:45%;overflow-wrap:normal}
-form.filters label:not(.check){flex:1 1 100%}form.filters label:not(.check) input,form.filters label select{width:100%}
+form.filters label:not(.check),form.filters .field{flex:1 1 100%}form.filters label:not(.check) input,form.filters label select{width:100%}
 main{padding:10px}section{padding:10px}header{padding:8px 10px}.plot{height:150px}.totals b{font-size:16px}}`;
 
 export function page(title: string, body: string): string {
@@ -288,13 +289,14 @@ export function errorPage(error: BillingException, viewer: Viewer | null, back?:
   return viewer ? shell('Error', viewer, null, body) : page('Billing admin: error', `<main id="main">${body}</main>`);
 }
 
+/** The sign-in form; after a refusal, the reason is tied to the key's field, which has the focus (the key typed is a secret: never sent back). */
 export function loginPage(message?: string): string {
   return page(
     'Billing admin: sign in',
     `<header><h1>Billing admin</h1></header><main id="main"><section><h2>Sign in with an API key</h2>
 <p>An API key with the <code>admin</code> scope (read and act) or the <code>reports</code> scope (read only).</p>
-${message ? `<p class="error" role="alert">${esc(message)}</p>` : ''}
-<form method="post" action="/admin/login" class="action"><label for="key">API key <input id="key" type="password" name="key" autocomplete="off" required size="50"></label> <button type="submit">Sign in</button></form>
+${message ? `<p class="error" role="alert" id="key-error">${esc(message)}</p>` : ''}
+<form method="post" action="/admin/login" class="action"><label for="key">API key <input id="key" type="password" name="key" autocomplete="off" required size="50"${message ? ' aria-describedby="key-error" autofocus' : ''}></label> <button type="submit">Sign in</button></form>
 </section></main>`,
   );
 }

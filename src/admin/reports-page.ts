@@ -1,5 +1,7 @@
+import { BillingException, type Finding } from 'src/common/errors/billing.exception';
 import type { Period, Report } from 'src/reports/reports.service';
-import { barChart, cell, credits, creditsInDollars, dollars, esc, label, reportTable, table, type Series } from './render';
+import { field, focusFirstInvalid } from './form-fields';
+import { barChart, cell, credits, creditsInDollars, dollars, esc, label, problem, reportTable, table, type Series } from './render';
 
 export interface ReportsData {
   period: Period;
@@ -16,6 +18,24 @@ export interface ReportsData {
   reconciliation: Report;
   /** What one credit is worth (the plan catalog), to show credit amounts in dollars too. */
   centsPerCredit: number;
+}
+
+const PERIOD_FIELDS = [
+  { id: 'from', name: 'from', label: 'From (UTC, whole hour)', attrs: 'size="24"' },
+  { id: 'to', name: 'to', label: 'To (UTC, whole hour, excluded)', attrs: 'size="24"' },
+] as const;
+
+/** The period's form: the period shown, or after a 400 what was typed with the findings beside it. */
+export function periodForm(values: Record<string, string | undefined>, findings: Finding[] = []): string {
+  const form = `<form method="get" action="/admin" class="filters">
+${PERIOD_FIELDS.map((f) => field(f, values[f.name], findings)).join('\n')}
+<button type="submit">Show</button></form>`;
+  return `<section>${findings.length ? focusFirstInvalid(form) : form}</section>`;
+}
+
+/** The reports page refused (a bad period): the form with what was typed, every finding, no reports. */
+export function refusedReportsPage(values: Record<string, string | undefined>, error: BillingException): string {
+  return `${problem(error)}${periodForm(values, error.findings)}`;
 }
 
 const PALETTE = ['#3b6fd8', '#e07b24', '#2e9e6b', '#8a5ad6', '#c2417a', '#6b7a8f', '#b59a1b', '#1f9aa8'];
@@ -91,10 +111,7 @@ export function reportsPage(d: ReportsData): string {
     )
     .join('');
   const seatTotals = d.seats.totals ?? {};
-  return `<section><form method="get" action="/admin" class="filters">
-<label for="from">From (UTC, whole hour)<input id="from" name="from" value="${esc(d.period.from.toISOString())}" size="24"></label>
-<label for="to">To (UTC, whole hour, excluded)<input id="to" name="to" value="${esc(d.period.to.toISOString())}" size="24"></label>
-<button type="submit">Show</button></form></section>
+  return `${periodForm({ from: d.period.from.toISOString(), to: d.period.to.toISOString() })}
 <section id="credits"><h2>Credits${csv('credits', '&groupBy=day')}</h2><div class="totals">${totals}</div>
 <p class="none" data-credit-value>In dollars at 1 credit = ${esc(dollars(d.centsPerCredit))} (the plan catalog's credit value).</p>
 ${barChart(
