@@ -14,7 +14,7 @@ import { toCsv } from 'src/reports/to-csv';
 import { AdminAuth, CONSOLE_SCOPES, formOf } from './admin-auth';
 import { csrfValid, SESSION_COOKIE, SESSION_TTL_MS, signSession } from './admin-session';
 import { errorPage, loginPage, shell } from './render';
-import { refusedReportsPage, reportsPage } from './reports-page';
+import { readPages, refusedReportsPage, reportsPage } from './reports-page';
 import { invalidFindings } from './form-fields';
 import { ConsoleErrorFilter } from './console-error.filter';
 
@@ -108,13 +108,18 @@ export class AdminController {
   ): Promise<string> {
     return this.auth.page(reply, cookies, async (viewer) => {
       const now = this.clock.now();
-      let period: Period;
+      const { rest, pages, findings } = readPages(query);
+      let period: Period | undefined;
       try {
-        period = parseReportQuery('usage', { ...(query as object), groupBy: 'environment' }, now).period;
-      } catch (refused) {
-        if (!invalidFindings(refused)) throw refused;
+        period = parseReportQuery('usage', { ...rest, groupBy: 'environment' }, now).period;
+      } catch (error) {
+        const refused = invalidFindings(error);
+        if (!refused) throw error;
+        findings.push(...refused);
+      }
+      if (!period || findings.length > 0) {
         // What was typed comes back in the form, each finding beside its field.
-        const error = refused as BillingException;
+        const error = BillingException.invalid(findings);
         void reply.code(400);
         noteErrorCode(reply.request, error.code);
         return shell('Reports: please correct the period', viewer, 'reports', refusedReportsPage(formOf(query), error));
@@ -147,6 +152,7 @@ export class AdminController {
         spend,
         reconciliation,
         centsPerCredit: this.catalog.centsPerCredit,
+        pages,
       });
       return shell(`Reports ${period.from.toISOString()} to ${period.to.toISOString()}`, viewer, 'reports', body);
     });

@@ -132,21 +132,54 @@ export function table<T extends Record<string, unknown>>(
   caption: string,
   columns: Column<T>[],
   items: T[],
-  opts: { limit?: number; more?: string; empty?: string; stack?: boolean } = {},
+  opts: { limit?: number; more?: string; empty?: string; stack?: boolean; paging?: Paging } = {},
 ): string {
   const limit = opts.limit ?? 200;
+  const pages = Math.max(1, Math.ceil(items.length / limit));
+  const current = opts.paging ? Math.min(opts.paging.page, pages) : 1;
+  const start = (current - 1) * limit;
   const head = columns.map((c) => `<th scope="col"${c.num ? ' class="num"' : ''}>${esc(c.label ?? label(c.key))}</th>`).join('');
   const body = items
-    .slice(0, limit)
+    .slice(start, start + limit)
     .map(
       (item) =>
         `<tr>${columns.map((c) => `<td${c.num ? ' class="num"' : ''} data-col="${esc(c.key)}" data-label="${esc(c.label ?? label(c.key))}">${cell(c.value ? c.value(item) : (item[c.key] as Cell), c.format ?? formatOf(c.key))}</td>`).join('')}</tr>`,
     )
     .join('');
-  const more = items.length > limit ? `<p class="more">${items.length - limit} more rows${opts.more ? `: ${opts.more}` : ''}.</p>` : '';
+  const more = opts.paging
+    ? rowsPager(id, caption, opts.paging, current, pages, start, Math.min(items.length, start + limit), items.length)
+    : items.length > limit
+      ? `<p class="more">${items.length - limit} more rows${opts.more ? `: ${opts.more}` : ''}.</p>`
+      : '';
   return `<div class="scroll" role="region" aria-labelledby="${esc(id)}-caption" tabindex="0"><table id="${esc(id)}"${opts.stack ? ' class="stack"' : ''}><caption id="${esc(id)}-caption">${esc(caption)}</caption><thead><tr>${head}</tr></thead><tbody>${
     body || `<tr><td colspan="${columns.length}">${esc(opts.empty ?? 'None.')}</td></tr>`
   }</tbody></table></div>${more}`;
+}
+
+/** A table shown a page of rows at a time: the page asked for, the link to another page, and where all the rows are. */
+export interface Paging {
+  page: number;
+  href: (page: number) => string;
+  /** A link to every row at once (the report's CSV). */
+  all?: string;
+}
+
+/** "Rows 201–400 of 1,234" with the previous and next pages and the link to every row; nothing when one page holds them all. */
+function rowsPager(
+  id: string,
+  caption: string,
+  paging: Paging,
+  page: number,
+  pages: number,
+  from: number,
+  to: number,
+  total: number,
+): string {
+  if (pages <= 1) return '';
+  const count = (n: number) => n.toLocaleString('en-US');
+  return `<nav class="pager" aria-label="${esc(`${caption}: pages`)}"><span data-rows="${esc(id)}">Rows ${count(from + 1)}–${count(to)} of ${count(total)} (page ${page} of ${pages})</span>${
+    page > 1 ? `<a href="${esc(paging.href(page - 1))}" rel="prev">← Previous rows</a>` : ''
+  }${page < pages ? `<a href="${esc(paging.href(page + 1))}" rel="next">Next rows →</a>` : ''}${paging.all ?? ''}</nav>`;
 }
 
 /** A report's own columns, labelled and formatted. */
@@ -154,7 +187,7 @@ export function reportTable(
   id: string,
   caption: string,
   report: { columns: string[]; items: Record<string, Cell>[] },
-  opts: { limit?: number; more?: string } = {},
+  opts: { limit?: number; more?: string; paging?: Paging } = {},
 ): string {
   const numeric = (c: string) =>
     ['text', 'when'].includes(formatOf(c)) === false ||

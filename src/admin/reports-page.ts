@@ -18,6 +18,41 @@ export interface ReportsData {
   reconciliation: Report;
   /** What one credit is worth (the plan catalog), to show credit amounts in dollars too. */
   centsPerCredit: number;
+  /** The page of rows each long table shows. */
+  pages: TablePages;
+}
+
+/**
+ * The tables that can be longer than a page, each with the query parameter of its page: every row
+ * is on some page (and in the report's CSV), none is dropped without a word.
+ */
+export const PAGED_TABLES = {
+  classesPage: { section: 'trends', size: 60 },
+  usagePage: { section: 'usage', size: 200 },
+  seatsPage: { section: 'seats', size: 200 },
+  spendPage: { section: 'spend', size: 200 },
+  reconciliationPage: { section: 'reconciliation', size: 200 },
+} as const;
+export type TablePages = Record<keyof typeof PAGED_TABLES, number>;
+
+/**
+ * Splits the reports page's query into the period's parameters (for the reports) and the page of
+ * each table; a page that is not a whole number from 1 is a finding, as the period's are. A page
+ * past the last shows the last.
+ */
+export function readPages(query: unknown): { rest: Record<string, unknown>; pages: TablePages; findings: Finding[] } {
+  const rest: Record<string, unknown> = { ...((typeof query === 'object' && query) || {}) };
+  const pages = {} as TablePages;
+  const findings: Finding[] = [];
+  for (const key of Object.keys(PAGED_TABLES) as (keyof TablePages)[]) {
+    const raw = rest[key];
+    delete rest[key];
+    pages[key] = 1;
+    if (raw === undefined || raw === '') continue;
+    if (typeof raw === 'string' && /^[1-9]\d{0,5}$/.test(raw)) pages[key] = Number(raw);
+    else findings.push({ field: key, message: 'must be a page number: 1, 2, 3…' });
+  }
+  return { rest, pages, findings };
 }
 
 const PERIOD_FIELDS = [
@@ -33,7 +68,7 @@ ${PERIOD_FIELDS.map((f) => field(f, values[f.name], findings)).join('\n')}
   return `<section>${findings.length ? focusFirstInvalid(form) : form}</section>`;
 }
 
-/** The reports page refused (a bad period): the form with what was typed, every finding, no reports. */
+/** The reports page refused (a bad period or page): the form with what was typed, every finding, no reports. */
 export function refusedReportsPage(values: Record<string, string | undefined>, error: BillingException): string {
   return `${problem(error)}${periodForm(values, error.findings)}`;
 }
@@ -111,6 +146,20 @@ export function reportsPage(d: ReportsData): string {
     )
     .join('');
   const seatTotals = d.seats.totals ?? {};
+  /** A long table's page of rows, with the links to the other pages (the other tables stay on theirs) and to the CSV. */
+  const paging = (key: keyof TablePages, csvName?: string, extra = '') => ({
+    page: d.pages[key],
+    href: (n: number) => {
+      const params = new URLSearchParams({ from: d.period.from.toISOString(), to: d.period.to.toISOString() });
+      for (const [k, v] of Object.entries({ ...d.pages, [key]: n })) if (v > 1) params.set(k, String(v));
+      return `/admin?${params.toString()}#${PAGED_TABLES[key].section}`;
+    },
+    ...(csvName
+      ? {
+          all: `<a href="${esc(`/admin/reports/${csvName}.csv?${range}${extra}`)}">Every row: CSV<span class="skip"> of ${esc(label(csvName))}</span></a>`,
+        }
+      : {}),
+  });
   return `${periodForm({ from: d.period.from.toISOString(), to: d.period.to.toISOString() })}
 <section id="credits"><h2>Credits${csv('credits', '&groupBy=day')}</h2><div class="totals">${totals}</div>
 <p class="none" data-credit-value>In dollars at 1 credit = ${esc(dollars(d.centsPerCredit))} (the plan catalog's credit value).</p>
@@ -126,7 +175,7 @@ ${barChart(
 )}</section>
 <section id="comparison"><h2>Period over period</h2>${comparison(d)}</section>
 <section id="trends"><h2>Trends by size class and GPU</h2>${classTrend(d.byClass)}
-${reportTable('table-classes', 'Settled runtimes per day, size class and GPU type', d.byClass, { limit: 60 })}</section>
+${reportTable('table-classes', 'Settled runtimes per day, size class and GPU type', d.byClass, { limit: PAGED_TABLES.classesPage.size, paging: paging('classesPage') })}</section>
 <div class="grid">
 <section id="top"><h2>Top accounts${csv('top-consumers')}</h2>
 ${barChart(
@@ -155,7 +204,7 @@ ${table(
   d.top.items,
   { stack: true },
 )}</section>
-<section id="usage"><h2>Usage by environment${csv('usage', '&groupBy=environment')}</h2>${reportTable('table-usage', 'Settled usage per environment', d.byEnv, { more: 'download the CSV' })}</section>
+<section id="usage"><h2>Usage by environment${csv('usage', '&groupBy=environment')}</h2>${reportTable('table-usage', 'Settled usage per environment', d.byEnv, { paging: paging('usagePage', 'usage', '&groupBy=environment') })}</section>
 </div>
 <section id="seats"><h2>Team seats and Stripe${csv('seats')}</h2>
 <div class="totals"><div><b>${esc(dollars(seatTotals.expectedMrrCents))}</b>Expected MRR</div><div><b>${esc(dollars(seatTotals.stripeMrrCents))}</b>Stripe MRR</div><div><b>${esc(dollars(seatTotals.invoicedCents))}</b>Invoiced in period</div><div><b>${esc(cell(seatTotals.seats, 'text'))}</b>Seats</div></div>
@@ -168,7 +217,7 @@ ${barChart(
     { name: 'Stripe quantity', color: '#9aa5b4', values: d.seats.items.map((i) => Number(i.stripeQuantity ?? 0)) },
   ],
 )}
-${reportTable('table-seats', (d.seats.notes ?? [])[0] ?? 'Team seats', d.seats, { more: 'download the CSV' })}</section>
-<section id="spend"><h2>Spend limits and terminations${csv('spend-limits')}</h2>${reportTable('table-spend', 'Alerts (with the limit in force when each fired) and terminations, oldest first', d.spend, { more: 'download the CSV' })}</section>
-<section id="reconciliation"><h2>Seat reconciliation${csv('reconciliation')}</h2>${reportTable('table-reconciliation', 'Seat discrepancies found, and drift open now', d.reconciliation)}</section>`;
+${reportTable('table-seats', (d.seats.notes ?? [])[0] ?? 'Team seats', d.seats, { paging: paging('seatsPage', 'seats') })}</section>
+<section id="spend"><h2>Spend limits and terminations${csv('spend-limits')}</h2>${reportTable('table-spend', 'Alerts (with the limit in force when each fired) and terminations, oldest first', d.spend, { paging: paging('spendPage', 'spend-limits') })}</section>
+<section id="reconciliation"><h2>Seat reconciliation${csv('reconciliation')}</h2>${reportTable('table-reconciliation', 'Seat discrepancies found, and drift open now', d.reconciliation, { paging: paging('reconciliationPage', 'reconciliation') })}</section>`;
 }
