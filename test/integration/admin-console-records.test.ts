@@ -45,7 +45,7 @@ describe('admin console in a browser: records and every action guarded', () => {
   const clock = new ManualClock(T0);
   const tag = uid('nw');
   // Team: three members, a paid invoice, then a failed one (past due), a top-up. Its id sorts early: the
-  // reports page lists the first 200 Team accounts of the run's shared database (the CSV has them all).
+  // reports page shows the run's shared database's Team accounts 200 a page, and the test reads the first.
   const org = `aa_${tag}_org`;
   const held = `${tag}_held`; // Enterprise, suspended
   const ent = `${tag}_ent`; // Enterprise: grants with expiries, a ledger longer than a page, two alerts at one instant
