@@ -69,7 +69,12 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
 /** How long a refused connection may go on sending before it is destroyed. */
 const LINGER_MS = 2_000;
 
-function fastifyAdapter(): FastifyAdapter {
+/** What follows every answer (the access line and the HTTP metrics): set by `configure`, once the app exists. */
+interface Answered {
+  observe: (request: FastifyRequest, reply: FastifyReply) => void;
+}
+
+function fastifyAdapter(answered: Answered): FastifyAdapter {
   return new FastifyAdapter({
     bodyLimit: BODY_LIMIT,
     // Path ids are up to 128 characters, each up to 3 when percent-encoded (`:` as `%3A`); a longer
@@ -90,6 +95,11 @@ function fastifyAdapter(): FastifyAdapter {
           : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
             ? BillingException.invalid([{ field: 'url', message: `has a path segment longer than ${MAX_PARAM_LENGTH} characters` }])
             : toBillingException(error);
+      // Answered before any route, so without the hooks: the request id, the access line and the
+      // metrics are added here.
+      void reply.header('x-request-id', request.id);
+      reply.raw.once('finish', () => withCorrelation({ id: request.id, kind: 'request' }, () => answered.observe(request, reply)));
+      noteErrorCode(request, exception.code);
       if (isConsolePath(request.url)) sendConsoleError(reply, exception);
       else void reply.status(exception.status).send(exception.toBody());
     },
@@ -97,7 +107,7 @@ function fastifyAdapter(): FastifyAdapter {
 }
 
 /** Hooks shared by production and tests: request ids, access log, HTTP metrics, 405 and 415. */
-function configure(app: NestFastifyApplication, logger: PinoLogger): void {
+function configure(app: NestFastifyApplication, logger: PinoLogger, answered: Answered): void {
   const fastify = app.getHttpAdapter().getInstance();
   const metrics = app.get(Metrics);
   // Everything a request does runs with its request id as the correlation (audit rows, logs).
@@ -120,7 +130,7 @@ function configure(app: NestFastifyApplication, logger: PinoLogger): void {
       if (code) noteErrorCode(request, code);
     }
   });
-  fastify.addHook('onResponse', async (request, reply) => {
+  answered.observe = (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     const code = errorCodeOf(request) ?? '';
     metrics.observeHttp(request.method, route, reply.statusCode, code, reply.elapsedTime / 1000);
@@ -139,7 +149,8 @@ function configure(app: NestFastifyApplication, logger: PinoLogger): void {
       },
       'request',
     );
-  });
+  };
+  fastify.addHook('onResponse', async (request, reply) => answered.observe(request, reply));
   registerRequestChecks(fastify);
   registerJsonBodyParser(app, BODY_LIMIT);
   registerOpenApi(app);
@@ -148,7 +159,8 @@ function configure(app: NestFastifyApplication, logger: PinoLogger): void {
 /** Builds the production application (not yet listening). */
 export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
   const logger = new PinoLogger(createLogger(config.logLevel));
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), fastifyAdapter(), {
+  const answered: Answered = { observe: () => undefined };
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), fastifyAdapter(answered), {
     rawBody: true,
     logger,
     bufferLogs: false,
@@ -156,7 +168,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     // line instead of Nest ending the process itself.
     abortOnError: false,
   });
-  configure(app, logger);
+  configure(app, logger, answered);
   return app;
 }
 
@@ -170,8 +182,9 @@ export async function createTestApp(
   let builder = Test.createTestingModule({ imports: [AppModule.forRoot(config), ...extra] }).setLogger(logger);
   for (const o of overrides) builder = builder.overrideProvider(o.provide).useValue(o.useValue);
   const moduleRef = await builder.compile();
-  const app = moduleRef.createNestApplication<NestFastifyApplication>(fastifyAdapter(), { rawBody: true });
-  configure(app, logger);
+  const answered: Answered = { observe: () => undefined };
+  const app = moduleRef.createNestApplication<NestFastifyApplication>(fastifyAdapter(answered), { rawBody: true });
+  configure(app, logger, answered);
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
   return app;

@@ -61,6 +61,21 @@ describe('/metrics: what an on-call engineer alerts on', () => {
     expect(after).not.toContain(runtimeId);
   });
 
+  it('counts and echoes the request id of a URL refused before any route (the API and the console alike)', async () => {
+    const before = await scrape();
+    for (const url of ['/v1/%ZZ', '/admin/%ZZ']) {
+      const res = await h.app.inject({ method: 'GET', url, headers: { 'x-request-id': 'req-bad-url' } });
+      expect(res.statusCode, url).toBe(400);
+      expect(res.headers['x-request-id'], url).toBe('req-bad-url');
+    }
+    const after = await scrape();
+    const refused = { method: 'GET', route: 'unmatched', status: '400', code: 'DL_BILLING_REQUEST_INVALID' };
+    const delta =
+      sample(after, 'dl_billing_http_request_duration_seconds_count', refused) -
+      sample(before, 'dl_billing_http_request_duration_seconds_count', refused);
+    expect(delta).toBe(2);
+  });
+
   it('counts every micro-credit flow as the wallet sees it: granted, reserved (extensions too), charged and released', async () => {
     const accountId = await fundedAccount(h, admin, { credits: '1' });
     const wallet = async (): Promise<{ total: string; held: string }> =>
