@@ -1,5 +1,5 @@
 import { Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { Kafka, logLevel, Partitioners, type Consumer, type Producer } from 'kafkajs';
+import { Kafka, logLevel, Partitioners, type Consumer, type ISocketFactory, type Producer, type RetryOptions } from 'kafkajs';
 import type { KafkaConfig } from 'src/common/config/config';
 import {
   MessageBus,
@@ -59,6 +59,8 @@ export interface KafkajsBusOptions {
    * sent (kafkajs' own connections say nothing until they are used).
    */
   brokerProbeEveryMs?: number;
+  /** Test-only: how the clients open their connections (a test routes them through a proxy it can close). */
+  socketFactory?: ISocketFactory;
 }
 
 /** kafkajs behind MessageBus: an idempotent producer and one eachBatch consumer per subscription. */
@@ -66,6 +68,8 @@ export class KafkajsBus extends MessageBus implements OnApplicationBootstrap, On
   readonly enabled = true;
   private readonly logger = new Logger('Kafka');
   private readonly kafka: Kafka;
+  /** The broker probe's client: no retries, so that a probe of a broker gone away fails at once. */
+  private readonly probeKafka: Kafka;
   private readonly producer: Producer;
   private readonly subscriptions: Subscription[] = [];
   private readonly consumers: { consumer: Consumer; topic: string; state: 'starting' | 'running' | 'crashed' }[] = [];
@@ -92,18 +96,26 @@ export class KafkajsBus extends MessageBus implements OnApplicationBootstrap, On
     super();
     const fix = fixKafkajsRequestQueue();
     if (!fix.applied) this.logger.warn(`${fix.reason}: each broker connection keeps a 1-ms timer (request-queue-fix.ts)`);
-    this.kafka = new Kafka({
-      clientId: config.clientId,
-      brokers: config.brokers,
-      logLevel: logLevel.WARN,
-      logCreator: () => (entry) => {
-        const text = `${entry.log.message}${entry.log.error ? `: ${String(entry.log.error)}` : ''}`;
-        if (entry.level <= logLevel.ERROR) this.logger.error(text);
-        else this.logger.warn(text);
-      },
-      retry: { initialRetryTime: 200, retries: 10 },
-    });
-    this.producer = this.kafka.producer({
+    const client = (retry: RetryOptions) =>
+      new Kafka({
+        clientId: config.clientId,
+        brokers: config.brokers,
+        logLevel: logLevel.WARN,
+        logCreator: () => (entry) => {
+          const text = `${entry.log.message}${entry.log.error ? `: ${String(entry.log.error)}` : ''}`;
+          if (entry.level <= logLevel.ERROR) this.logger.error(text);
+          else this.logger.warn(text);
+        },
+        retry,
+        ...(options.socketFactory ? { socketFactory: options.socketFactory } : {}),
+      });
+    this.kafka = client({ initialRetryTime: 200, retries: 10 });
+    // kafkajs reconnects a client's lost broker with the client's retry, whatever the producer's or
+    // the admin's own: with the one above (10 retries, up to 30 s apart) a send after the broker
+    // went away waited about 3 minutes, holding the relay's transaction, and a probe 2 minutes.
+    // The producer and the probe have clients of their own, with retries of their own.
+    this.probeKafka = client({ retries: 0 });
+    this.producer = client({ initialRetryTime: 200, retries: 4, maxRetryTime: 2_000 }).producer({
       idempotent: true,
       maxInFlightRequests: 1,
       allowAutoTopicCreation: true,
@@ -247,7 +259,7 @@ export class KafkajsBus extends MessageBus implements OnApplicationBootstrap, On
 
   /** One question to the cluster on a connection of its own, without retries. */
   private async probeBroker(): Promise<void> {
-    const admin = this.kafka.admin({ retry: { retries: 0 } });
+    const admin = this.probeKafka.admin({ retry: { retries: 0 } });
     try {
       await admin.connect();
       await admin.describeCluster();
