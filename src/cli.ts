@@ -272,10 +272,15 @@ COMMANDS.reconcile = async (app) => {
   return 0;
 };
 
-/** The context a command needs: reports add their module; reconcile the whole service, without its schedules. */
+/**
+ * The context a command needs: reports add their module; reconcile the whole service, without its
+ * schedules, its Kafka consumers (they would join the running service's group and take partitions
+ * from it) and its metrics listener (the service's METRICS_PORT is taken where it runs). What the job
+ * enqueues stays in the outbox for the service's relay.
+ */
 function moduleFor(name: string): DynamicModule {
   if (name.startsWith('reports ')) return ReportsCliModule.forRoot();
-  if (name === 'reconcile') return AppModule.forRoot({ ...cliConfig(), cronEnabled: false });
+  if (name === 'reconcile') return AppModule.forRoot({ ...cliConfig(), cronEnabled: false, kafka: undefined, metricsListener: undefined });
   return CliModule.forRoot();
 }
 

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { runCli } from '../support/cli';
 import { freshDatabase } from '../support/fresh-database';
+import { kafka } from '../support/kafka';
 
 /** The CLI's last stderr line, a pino JSON object. */
 function lastLogLine(stderr: string): Record<string, unknown> {
@@ -173,6 +174,42 @@ describe('the CLI on a database that is not at its schema', () => {
       expect(readdirSync(dir)).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the CLI beside a running service', () => {
+  const build = resolve('dist');
+
+  it('runs `reconcile` with the service environment: it neither binds METRICS_PORT nor joins the consumer group', async () => {
+    const db = await freshDatabase('cli_reconcile');
+    // The service's metrics listener on this host (the same environment, e.g. inside its container).
+    const metrics = createServer();
+    await new Promise<void>((r) => metrics.listen(0, '127.0.0.1', r));
+    const group = `cli-reconcile-${process.pid}-${Date.now()}`;
+    try {
+      const run = await runCli(build, ['reconcile'], {
+        DATABASE_URL: db.url,
+        KAFKA_BROKERS: inject('kafkaBrokers'),
+        KAFKA_GROUP_ID: group,
+        METRICS_PORT: String((metrics.address() as { port: number }).port),
+      });
+      expect(run.code, run.stderr).toBe(0);
+      expect(JSON.parse(run.stdout)).toMatchObject({ job: 'seat-reconciliation', ran: true });
+      // No consumer of the CLI ever joined the service's group (it would take partitions from the fleet).
+      const admin = kafka().admin();
+      await admin.connect();
+      try {
+        const { groups } = await admin.describeGroups([group]);
+        expect(groups[0]?.members ?? []).toEqual([]);
+        expect(['Dead', 'Empty', undefined]).toContain(groups[0]?.state);
+        expect((await admin.listGroups()).groups.map((g) => g.groupId)).not.toContain(group);
+      } finally {
+        await admin.disconnect();
+      }
+    } finally {
+      await new Promise((r) => metrics.close(r));
+      await db.drop();
     }
   });
 });
