@@ -14,7 +14,8 @@ import { toCsv } from 'src/reports/to-csv';
 import { AdminAuth, CONSOLE_SCOPES, formOf } from './admin-auth';
 import { csrfValid, SESSION_COOKIE, SESSION_TTL_MS, signSession } from './admin-session';
 import { errorPage, loginPage, shell } from './render';
-import { readPages, refusedReportsPage, reportsPage } from './reports-page';
+import { readPages } from './paging';
+import { PAGED_TABLES, refusedReportsPage, reportsPage } from './reports-page';
 import { invalidFindings } from './form-fields';
 import { ConsoleErrorFilter } from './console-error.filter';
 
@@ -108,7 +109,7 @@ export class AdminController {
   ): Promise<string> {
     return this.auth.page(reply, cookies, async (viewer) => {
       const now = this.clock.now();
-      const { rest, pages, findings } = readPages(query);
+      const { rest, pages, findings } = readPages(PAGED_TABLES, query);
       let period: Period | undefined;
       try {
         period = parseReportQuery('usage', { ...rest, groupBy: 'environment' }, now).period;

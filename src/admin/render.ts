@@ -134,20 +134,21 @@ export function table<T extends Record<string, unknown>>(
   items: T[],
   opts: { limit?: number; more?: string; empty?: string; stack?: boolean; paging?: Paging } = {},
 ): string {
-  const limit = opts.limit ?? 200;
-  const pages = Math.max(1, Math.ceil(items.length / limit));
+  const limit = opts.paging?.size ?? opts.limit ?? 200;
+  // A table read a page at a time holds that page's rows only, and is told how many there are in all.
+  const total = opts.paging?.total ?? items.length;
+  const pages = Math.max(1, Math.ceil(total / limit));
   const current = opts.paging ? Math.min(opts.paging.page, pages) : 1;
   const start = (current - 1) * limit;
   const head = columns.map((c) => `<th scope="col"${c.num ? ' class="num"' : ''}>${esc(c.label ?? label(c.key))}</th>`).join('');
-  const body = items
-    .slice(start, start + limit)
+  const body = (opts.paging?.total === undefined ? items.slice(start, start + limit) : items)
     .map(
       (item) =>
         `<tr>${columns.map((c) => `<td${c.num ? ' class="num"' : ''} data-col="${esc(c.key)}" data-label="${esc(c.label ?? label(c.key))}">${cell(c.value ? c.value(item) : (item[c.key] as Cell), c.format ?? formatOf(c.key))}</td>`).join('')}</tr>`,
     )
     .join('');
   const more = opts.paging
-    ? rowsPager(id, caption, opts.paging, current, pages, start, Math.min(items.length, start + limit), items.length)
+    ? rowsPager(id, caption, opts.paging, current, pages, start, Math.min(total, start + limit), total)
     : items.length > limit
       ? `<p class="more">${items.length - limit} more rows${opts.more ? `: ${opts.more}` : ''}.</p>`
       : '';
@@ -159,9 +160,13 @@ export function table<T extends Record<string, unknown>>(
 /** A table shown a page of rows at a time: the page asked for, the link to another page, and where all the rows are. */
 export interface Paging {
   page: number;
+  /** Rows a page (200 unless told). */
+  size?: number;
   href: (page: number) => string;
   /** A link to every row at once (the report's CSV). */
   all?: string;
+  /** Given when the rows handed over are only the page's (read a page at a time): the count of all of them. */
+  total?: number;
 }
 
 /** "Rows 201–400 of 1,234" with the previous and next pages and the link to every row; nothing when one page holds them all. */

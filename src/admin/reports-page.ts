@@ -1,6 +1,7 @@
-import { BillingException, type Finding } from 'src/common/errors/billing.exception';
+import type { BillingException, Finding } from 'src/common/errors/billing.exception';
 import type { Period, Report } from 'src/reports/reports.service';
 import { field, focusFirstInvalid } from './form-fields';
+import { pagingOf, type PagedTables, type TablePages } from './paging';
 import { barChart, cell, credits, creditsInDollars, dollars, esc, label, problem, reportTable, table, type Series } from './render';
 
 export interface ReportsData {
@@ -19,41 +20,18 @@ export interface ReportsData {
   /** What one credit is worth (the plan catalog), to show credit amounts in dollars too. */
   centsPerCredit: number;
   /** The page of rows each long table shows. */
-  pages: TablePages;
+  pages: ReportPages;
 }
 
-/**
- * The tables that can be longer than a page, each with the query parameter of its page: every row
- * is on some page (and in the report's CSV), none is dropped without a word.
- */
+/** The reports page's tables that can be longer than a page, each by the query parameter of its page. */
 export const PAGED_TABLES = {
   classesPage: { section: 'trends', size: 60 },
   usagePage: { section: 'usage', size: 200 },
   seatsPage: { section: 'seats', size: 200 },
   spendPage: { section: 'spend', size: 200 },
   reconciliationPage: { section: 'reconciliation', size: 200 },
-} as const;
-export type TablePages = Record<keyof typeof PAGED_TABLES, number>;
-
-/**
- * Splits the reports page's query into the period's parameters (for the reports) and the page of
- * each table; a page that is not a whole number from 1 is a finding, as the period's are. A page
- * past the last shows the last.
- */
-export function readPages(query: unknown): { rest: Record<string, unknown>; pages: TablePages; findings: Finding[] } {
-  const rest: Record<string, unknown> = { ...((typeof query === 'object' && query) || {}) };
-  const pages = {} as TablePages;
-  const findings: Finding[] = [];
-  for (const key of Object.keys(PAGED_TABLES) as (keyof TablePages)[]) {
-    const raw = rest[key];
-    delete rest[key];
-    pages[key] = 1;
-    if (raw === undefined || raw === '') continue;
-    if (typeof raw === 'string' && /^[1-9]\d{0,5}$/.test(raw)) pages[key] = Number(raw);
-    else findings.push({ field: key, message: 'must be a page number: 1, 2, 3…' });
-  }
-  return { rest, pages, findings };
-}
+} as const satisfies PagedTables;
+export type ReportPages = TablePages<typeof PAGED_TABLES>;
 
 const PERIOD_FIELDS = [
   { id: 'from', name: 'from', label: 'From (UTC, whole hour)', attrs: 'size="24"' },
@@ -146,20 +124,17 @@ export function reportsPage(d: ReportsData): string {
     )
     .join('');
   const seatTotals = d.seats.totals ?? {};
+  const pageOf = pagingOf('/admin', PAGED_TABLES, d.pages, { from: d.period.from.toISOString(), to: d.period.to.toISOString() });
   /** A long table's page of rows, with the links to the other pages (the other tables stay on theirs) and to the CSV. */
-  const paging = (key: keyof TablePages, csvName?: string, extra = '') => ({
-    page: d.pages[key],
-    href: (n: number) => {
-      const params = new URLSearchParams({ from: d.period.from.toISOString(), to: d.period.to.toISOString() });
-      for (const [k, v] of Object.entries({ ...d.pages, [key]: n })) if (v > 1) params.set(k, String(v));
-      return `/admin?${params.toString()}#${PAGED_TABLES[key].section}`;
-    },
-    ...(csvName
-      ? {
-          all: `<a href="${esc(`/admin/reports/${csvName}.csv?${range}${extra}`)}">Every row: CSV<span class="skip"> of ${esc(label(csvName))}</span></a>`,
-        }
-      : {}),
-  });
+  const paging = (key: keyof ReportPages, csvName?: string, extra = '') =>
+    pageOf(
+      key,
+      csvName
+        ? {
+            all: `<a href="${esc(`/admin/reports/${csvName}.csv?${range}${extra}`)}">Every row: CSV<span class="skip"> of ${esc(label(csvName))}</span></a>`,
+          }
+        : {},
+    );
   return `${periodForm({ from: d.period.from.toISOString(), to: d.period.to.toISOString() })}
 <section id="credits"><h2>Credits${csv('credits', '&groupBy=day')}</h2><div class="totals">${totals}</div>
 <p class="none" data-credit-value>In dollars at 1 credit = ${esc(dollars(d.centsPerCredit))} (the plan catalog's credit value).</p>
@@ -175,7 +150,7 @@ ${barChart(
 )}</section>
 <section id="comparison"><h2>Period over period</h2>${comparison(d)}</section>
 <section id="trends"><h2>Trends by size class and GPU</h2>${classTrend(d.byClass)}
-${reportTable('table-classes', 'Settled runtimes per day, size class and GPU type', d.byClass, { limit: PAGED_TABLES.classesPage.size, paging: paging('classesPage') })}</section>
+${reportTable('table-classes', 'Settled runtimes per day, size class and GPU type', d.byClass, { paging: paging('classesPage') })}</section>
 <div class="grid">
 <section id="top"><h2>Top accounts${csv('top-consumers')}</h2>
 ${barChart(
