@@ -4,9 +4,28 @@ import type { LiveRuntimeView } from 'src/metering/runtime-admin.service';
 import type { PlanView } from 'src/plans/plan-admin.service';
 import type { QuotasView, QuotaUse } from 'src/plans/quotas.service';
 import type { SpendAlertView, SpendLimitView } from 'src/spend-limits/spend-limits.service';
+import type { RowsPage } from 'src/common/database/page-of-rows';
 import type { BillingHistory } from 'src/stripe/subscriptions.service';
 import { grantFields, limitFields, planFields, suspendFields } from './action-forms';
+import { pageParams, pageUrl, pagingOf, type PagedTables, type TablePages } from './paging';
 import { credits, duration, esc, hidden, table, when, type Viewer } from './render';
+
+/**
+ * The account page's tables that can be longer than a page, each by the query parameter of its
+ * page; the links lead back to the table's section (to the table itself where two share one). The
+ * alerts, invoices and top-ups are read a page at a time; the ledger and the audit trail have cursors.
+ */
+export const ACCOUNT_TABLES = {
+  grantsPage: { section: 'wallet', size: 200 },
+  runtimesPage: { section: 'runtimes', size: 200 },
+  limitsPage: { section: 'spend-limit', size: 200 },
+  alertsPage: { section: 'table-alerts', size: 100 },
+  membersPage: { section: 'members', size: 200 },
+  invoicesPage: { section: 'stripe', size: 24 },
+  topUpsPage: { section: 'table-topups', size: 24 },
+  keysPage: { section: 'keys', size: 200 },
+} as const satisfies PagedTables;
+export type AccountPages = TablePages<typeof ACCOUNT_TABLES>;
 
 export interface AccountPageData {
   account: AccountView;
@@ -33,12 +52,14 @@ export interface AccountPageData {
   ledger: { items: Record<string, unknown>[]; nextCursor: string | null; cursor: string | undefined };
   runtimes: LiveRuntimeView[];
   limits: SpendLimitView[];
-  alerts: SpendAlertView[];
+  alerts: RowsPage<SpendAlertView>;
   members: { seats: number; members: { userId: string; active: boolean; changedAt: string }[] };
   subscription: Record<string, unknown>;
   billing: BillingHistory;
   keys: { id: string; name: string | null; scopes: string[]; createdAt: string; revokedAt: string | null }[];
   audit: { items: AuditRow[]; nextCursor: string | null; cursor: string | undefined };
+  /** The page of rows each long table shows. */
+  pages: AccountPages;
   done?: string;
   idempotencyKey: string;
 }
@@ -69,10 +90,18 @@ function actionForm(viewer: Viewer, action: string, summary: string, fields: str
   return `<details class="action"><summary>${esc(summary)}</summary><form method="post" action="${esc(action)}" class="action">${hidden({ csrf: viewer.csrf })}${fields}<button type="submit"${danger ? ' class="danger"' : ''}>${esc(button)}…</button></form></details>`;
 }
 
-function pager(base: string, param: string, next: string | null, current: string | undefined, anchor: string): string {
-  const first = current ? `<a href="${esc(base)}#${anchor}">Newest</a>` : '';
+/** A cursor's pager (newest, older entries); its links keep the other cursor and the tables' pages. */
+function pager(
+  base: string,
+  kept: Record<string, string | undefined>,
+  param: string,
+  next: string | null,
+  current: string | undefined,
+  anchor: string,
+): string {
+  const first = current ? `<a href="${esc(pageUrl(base, { ...kept, [param]: undefined }))}#${anchor}">Newest</a>` : '';
   const more = next
-    ? `<a href="${esc(`${base}?${param}=${encodeURIComponent(next)}`)}#${anchor}">Older entries</a>`
+    ? `<a href="${esc(pageUrl(base, { ...kept, [param]: next }))}#${anchor}">Older entries</a>`
     : '<span class="none">No older entries.</span>';
   return `<nav class="pager" aria-label="${esc(anchor)} pages">${first}${more}</nav>`;
 }
@@ -80,6 +109,10 @@ function pager(base: string, param: string, next: string | null, current: string
 export function accountPage(d: AccountPageData, viewer: Viewer): string {
   const a = d.account;
   const base = `/admin/accounts/${encodeURIComponent(a.id)}`;
+  const cursors = { ledgerCursor: d.ledger.cursor, auditCursor: d.audit.cursor };
+  // A page's links keep the cursors and the other tables' pages; a cursor's keep the pages.
+  const paging = pagingOf(base, ACCOUNT_TABLES, d.pages, cursors);
+  const kept = { ...cursors, ...pageParams(d.pages) };
   const sub = d.subscription.subscription as Record<string, unknown> | null;
   const status =
     a.status === 'suspended'
@@ -123,7 +156,7 @@ ${table(
     { key: 'createdAt', label: 'Granted at', format: 'when' },
   ],
   d.wallet.grants.map((g, i) => ({ ...g, order: i + 1 })),
-  { empty: 'No credits left.', stack: true },
+  { empty: 'No credits left.', stack: true, paging: paging('grantsPage') },
 )}
 ${actionForm(viewer, `${base}/grant`, 'Grant credits', grantFields({ idempotencyKey: d.idempotencyKey }), 'Grant')}</section>`;
 
@@ -164,7 +197,7 @@ ${table(
     },
   ],
   d.runtimes as unknown as Record<string, unknown>[],
-  { empty: 'Nothing running or reserved.', stack: true },
+  { empty: 'Nothing running or reserved.', stack: true, paging: paging('runtimesPage') },
 )}</section>`;
 
   const ledgerSection = `<section id="ledger"><h2>Ledger</h2>
@@ -182,7 +215,7 @@ ${table(
   d.ledger.items,
   { empty: 'No transactions yet.', stack: true },
 )}
-${pager(base, 'ledgerCursor', d.ledger.nextCursor, d.ledger.cursor, 'ledger')}</section>`;
+${pager(base, kept, 'ledgerCursor', d.ledger.nextCursor, d.ledger.cursor, 'ledger')}</section>`;
 
   const thresholdsOf = d.limits.find((l) => l.scope === null)?.thresholds ?? [50, 80, 100];
   const limitSection = `<section id="spend-limit"><h2>Spend limits and alerts</h2>
@@ -201,7 +234,7 @@ ${table(
     { key: 'remaining', format: 'credits', num: true },
   ],
   d.limits as unknown as Record<string, unknown>[],
-  { empty: 'No spend limit.', stack: true },
+  { empty: 'No spend limit.', stack: true, paging: paging('limitsPage') },
 )}
 ${table(
   'table-alerts',
@@ -225,8 +258,8 @@ ${table(
           : esc(credits(x.limitAtTheTime as string)),
     },
   ],
-  d.alerts as unknown as Record<string, unknown>[],
-  { empty: 'No alerts.', stack: true },
+  d.alerts.items as unknown as Record<string, unknown>[],
+  { empty: 'No alerts.', stack: true, paging: paging('alertsPage', { page: d.alerts.page, total: d.alerts.total }) },
 )}
 ${actionForm(
   viewer,
@@ -246,7 +279,7 @@ ${table(
     { key: 'changedAt', label: 'Changed at', format: 'when' },
   ],
   d.members.members,
-  { empty: 'No members.', stack: true },
+  { empty: 'No members.', stack: true, paging: paging('membersPage') },
 )}</section>`;
 
   const stripeSection = `<section id="stripe"><h2>Stripe</h2>
@@ -262,8 +295,12 @@ ${table(
     { key: 'seatQuantity', label: 'Seats billed', num: true },
     { key: 'amountCents', label: 'Amount', format: 'dollars', num: true },
   ],
-  d.billing.invoices,
-  { empty: 'No invoices.', stack: true },
+  d.billing.invoices.items,
+  {
+    empty: 'No invoices.',
+    stack: true,
+    paging: paging('invoicesPage', { page: d.billing.invoices.page, total: d.billing.invoices.total }),
+  },
 )}
 ${table(
   'table-topups',
@@ -275,8 +312,8 @@ ${table(
     { key: 'amountCents', label: 'Paid', format: 'dollars', num: true },
     { key: 'clawedBack', label: 'Clawed back', format: 'credits', num: true },
   ],
-  d.billing.topUps,
-  { empty: 'No top-ups.', stack: true },
+  d.billing.topUps.items,
+  { empty: 'No top-ups.', stack: true, paging: paging('topUpsPage', { page: d.billing.topUps.page, total: d.billing.topUps.total }) },
 )}</section>`;
 
   const keysSection = `<section id="keys"><h2>API keys of this account</h2>
@@ -299,7 +336,7 @@ ${table(
     },
   ],
   d.keys,
-  { empty: 'No keys.', stack: true },
+  { empty: 'No keys.', stack: true, paging: paging('keysPage') },
 )}</section>`;
 
   const auditSection = `<section id="audit"><h2>Audit trail</h2>
@@ -316,7 +353,7 @@ ${table(
   d.audit.items as unknown as Record<string, unknown>[],
   { empty: 'No audit rows.', stack: true },
 )}
-${pager(base, 'auditCursor', d.audit.nextCursor, d.audit.cursor, 'audit')}</section>`;
+${pager(base, kept, 'auditCursor', d.audit.nextCursor, d.audit.cursor, 'audit')}</section>`;
 
   const suspendSection = viewer.canAct
     ? `<section id="status"><h2>Account status</h2>${actionForm(

@@ -26,10 +26,11 @@ import { parseReportQuery } from 'src/reports/report-query';
 import { SpendLimitsService } from 'src/spend-limits/spend-limits.service';
 import { SubscriptionsService } from 'src/stripe/subscriptions.service';
 import { signedFlash } from './admin-session';
-import { accountPage } from './account-page';
+import { ACCOUNT_TABLES, accountPage } from './account-page';
 import { accountsPage, refusedAccountsPage } from './accounts-page';
 import { AdminAuth, formOf } from './admin-auth';
 import { invalidFindings } from './form-fields';
+import { readPages } from './paging';
 import { shell } from './render';
 import { ConsoleErrorFilter } from './console-error.filter';
 
@@ -107,7 +108,18 @@ export class AdminAccountsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<string> {
     return this.auth.page(reply, cookies, async (viewer) => {
-      const q = parseQueryOrThrow(accountQuerySchema, query);
+      // Each bad parameter is a finding of the 400 page: a table's page as a cursor.
+      const { rest, pages, findings } = readPages(ACCOUNT_TABLES, query);
+      let q: z.infer<typeof accountQuerySchema> = {};
+      try {
+        q = parseQueryOrThrow(accountQuerySchema, rest);
+      } catch (error) {
+        const refused = invalidFindings(error);
+        if (!refused) throw error;
+        findings.push(...refused);
+      }
+      if (findings.length > 0) throw BillingException.invalid(findings);
+      const size = (key: keyof typeof ACCOUNT_TABLES) => ({ page: pages[key], size: ACCOUNT_TABLES[key].size });
       const account = await this.accounts.get(id);
       if (!account) throw BillingException.notFound(`Account ${id}`);
       const now = this.clock.now();
@@ -119,10 +131,10 @@ export class AdminAccountsController {
         this.ledger.statement(id, { cursor: q.ledgerCursor, limit: 25 }),
         this.runtimes.live(id),
         this.limits.limitsOf(id),
-        this.limits.alerts(id),
+        this.limits.alerts(id, size('alertsPage')),
         this.members.list(id),
         this.subscriptions.view(id),
-        this.subscriptions.billingHistory(id),
+        this.subscriptions.billingHistory(id, { invoices: size('invoicesPage'), topUps: size('topUpsPage') }),
         this.keys.keysOf(id),
         this.audit.list({ accountId: id, cursor: q.auditCursor, limit: 25 }),
       ]);
@@ -171,6 +183,7 @@ export class AdminAccountsController {
           billing,
           keys,
           audit: { items: audit.items, nextCursor: audit.nextCursor, cursor: q.auditCursor },
+          pages,
           done: signedFlash(viewer.csrf, `/admin/accounts/${encodeURIComponent(id)}`, q.done, q.sig),
           idempotencyKey: randomUUID(),
         },

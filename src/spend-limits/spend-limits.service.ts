@@ -4,6 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AuditService } from 'src/audit/audit.service';
 import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
+import { pageOfRows, type PageRequest, type RowsPage } from 'src/common/database/page-of-rows';
 import { inTransaction, rows } from 'src/common/database/transaction';
 import { BillingException } from 'src/common/errors/billing.exception';
 import { formatCredits, parseCredits } from 'src/common/money';
@@ -179,12 +180,12 @@ export class SpendLimitsService {
   }
 
   /**
-   * The account's spend-limit alerts, newest first (ties: scope, threshold, kind, so the order never
-   * changes between reads), each with the limit in force when it fired (null for alerts recorded
-   * before that was kept).
+   * A page of the account's spend-limit alerts, newest first (ties: scope, threshold, kind, period, so the
+   * order never changes between reads), with how many there are in all, each with the limit in force
+   * when it fired (null for alerts recorded before that was kept).
    */
-  async alerts(accountId: string, limit = 100): Promise<SpendAlertView[]> {
-    const found = await rows<{
+  async alerts(accountId: string, page: PageRequest): Promise<RowsPage<SpendAlertView>> {
+    const found = await pageOfRows<{
       scope_user_id: string;
       period_start: Date;
       kind: string;
@@ -196,19 +197,23 @@ export class SpendLimitsService {
       this.ds,
       `SELECT l.scope_user_id, a.period_start, a.kind, a.threshold, a.spent_micros::text, a.limit_micros::text, a.notified_at
        FROM spend_limit_alerts a JOIN spend_limits l ON l.id = a.limit_id
-       WHERE l.account_id = $1
-       ORDER BY a.notified_at DESC, l.scope_user_id, a.threshold, a.kind LIMIT $2`,
-      [accountId, limit],
+       WHERE l.account_id = $1`,
+      [accountId],
+      'notified_at DESC, scope_user_id, threshold, kind, period_start',
+      page,
     );
-    return found.map((r) => ({
-      at: r.notified_at.toISOString(),
-      period: r.period_start.toISOString(),
-      scope: r.scope_user_id ? { userId: r.scope_user_id } : null,
-      kind: r.kind,
-      threshold: r.threshold,
-      spent: formatCredits(BigInt(r.spent_micros)),
-      limitAtTheTime: r.limit_micros === null ? null : formatCredits(BigInt(r.limit_micros)),
-    }));
+    return {
+      ...found,
+      items: found.items.map((r) => ({
+        at: r.notified_at.toISOString(),
+        period: r.period_start.toISOString(),
+        scope: r.scope_user_id ? { userId: r.scope_user_id } : null,
+        kind: r.kind,
+        threshold: r.threshold,
+        spent: formatCredits(BigInt(r.spent_micros)),
+        limitAtTheTime: r.limit_micros === null ? null : formatCredits(BigInt(r.limit_micros)),
+      })),
+    };
   }
 
   /** Every limit of the account (account-wide first, then per member). */

@@ -4,6 +4,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { AccountHooks } from 'src/accounts/account-hooks';
 import { setPlanTerms } from 'src/accounts/account-writes';
 import { AuditService } from 'src/audit/audit.service';
+import { pageOfRows, type PageRequest, type RowsPage } from 'src/common/database/page-of-rows';
 import { inTransaction, rows } from 'src/common/database/transaction';
 import { BillingException } from 'src/common/errors/billing.exception';
 import { formatCredits } from 'src/common/money';
@@ -28,25 +29,30 @@ export interface SubscriptionRow {
   past_due_since: Date | null;
 }
 
+export type InvoiceView = {
+  invoiceId: string;
+  status: string;
+  periodStart: string;
+  periodEnd: string;
+  seatQuantity: number | null;
+  activeSeats: number;
+  amountCents: number;
+};
+
+export type TopUpView = {
+  sessionId: string;
+  pack: string;
+  credits: string;
+  amountCents: number | null;
+  clawedBack: string;
+  grantId: string;
+  at: string;
+};
+
+/** A page of an account's invoices and one of its top-ups, each with how many there are in all. */
 export interface BillingHistory {
-  invoices: {
-    invoiceId: string;
-    status: string;
-    periodStart: string;
-    periodEnd: string;
-    seatQuantity: number | null;
-    activeSeats: number;
-    amountCents: number;
-  }[];
-  topUps: {
-    sessionId: string;
-    pack: string;
-    credits: string;
-    amountCents: number | null;
-    clawedBack: string;
-    grantId: string;
-    at: string;
-  }[];
+  invoices: RowsPage<InvoiceView>;
+  topUps: RowsPage<TopUpView>;
 }
 
 /** Statuses in which the account is on its subscription's plan (a subscription that still bills). */
@@ -269,14 +275,15 @@ export class SubscriptionsService {
   }
 
   /**
-   * The account's subscription invoices and top-ups, newest first. An invoice's amount is its total as
-   * Stripe invoiced it; one recorded before totals were kept shows the plan's prices × its seat quantity.
+   * The account's subscription invoices and top-ups, newest first, a page of each (with the count of
+   * all). An invoice's amount is its total as Stripe invoiced it; one recorded before totals were kept
+   * shows the plan's prices × its seat quantity.
    */
-  async billingHistory(accountId: string, limit = 24): Promise<BillingHistory> {
+  async billingHistory(accountId: string, pages: { invoices: PageRequest; topUps: PageRequest }): Promise<BillingHistory> {
     const [account] = await rows<{ plan: PlanId }>(this.ds, `SELECT plan FROM accounts WHERE id = $1`, [accountId]);
     const { basePrice, seatPrice } = this.catalog.invoicePrices(account?.plan ?? '');
     const [invoices, topUps] = await Promise.all([
-      rows<{
+      pageOfRows<{
         invoice_id: string;
         status: string;
         period_start: Date;
@@ -287,10 +294,12 @@ export class SubscriptionsService {
       }>(
         this.ds,
         `SELECT invoice_id, status, period_start, period_end, seat_quantity, active_seats, total_cents::text FROM stripe_invoices
-         WHERE account_id = $1 ORDER BY period_start DESC, invoice_id DESC LIMIT $2`,
-        [accountId, limit],
+         WHERE account_id = $1`,
+        [accountId],
+        'period_start DESC, invoice_id DESC',
+        pages.invoices,
       ),
-      rows<{
+      pageOfRows<{
         session_id: string;
         pack: string;
         credits: string;
@@ -301,30 +310,38 @@ export class SubscriptionsService {
       }>(
         this.ds,
         `SELECT session_id, pack, credits::text, amount_cents, clawed_back::text, grant_id, created_at FROM stripe_top_ups
-         WHERE account_id = $1 ORDER BY created_at DESC, session_id DESC LIMIT $2`,
-        [accountId, limit],
+         WHERE account_id = $1`,
+        [accountId],
+        'created_at DESC, session_id DESC',
+        pages.topUps,
       ),
     ]);
     return {
-      invoices: invoices.map((i) => ({
-        invoiceId: i.invoice_id,
-        status: i.status,
-        periodStart: i.period_start.toISOString(),
-        periodEnd: i.period_end.toISOString(),
-        seatQuantity: i.seat_quantity,
-        activeSeats: i.active_seats,
-        amountCents:
-          i.total_cents !== null ? Number(i.total_cents) : basePrice.unitAmountCents + seatPrice.unitAmountCents * (i.seat_quantity ?? 0),
-      })),
-      topUps: topUps.map((t) => ({
-        sessionId: t.session_id,
-        pack: t.pack,
-        credits: formatCredits(BigInt(t.credits)),
-        amountCents: t.amount_cents,
-        clawedBack: formatCredits(BigInt(t.clawed_back)),
-        grantId: t.grant_id,
-        at: t.created_at.toISOString(),
-      })),
+      invoices: {
+        ...invoices,
+        items: invoices.items.map((i) => ({
+          invoiceId: i.invoice_id,
+          status: i.status,
+          periodStart: i.period_start.toISOString(),
+          periodEnd: i.period_end.toISOString(),
+          seatQuantity: i.seat_quantity,
+          activeSeats: i.active_seats,
+          amountCents:
+            i.total_cents !== null ? Number(i.total_cents) : basePrice.unitAmountCents + seatPrice.unitAmountCents * (i.seat_quantity ?? 0),
+        })),
+      },
+      topUps: {
+        ...topUps,
+        items: topUps.items.map((t) => ({
+          sessionId: t.session_id,
+          pack: t.pack,
+          credits: formatCredits(BigInt(t.credits)),
+          amountCents: t.amount_cents,
+          clawedBack: formatCredits(BigInt(t.clawed_back)),
+          grantId: t.grant_id,
+          at: t.created_at.toISOString(),
+        })),
+      },
     };
   }
 

@@ -1,0 +1,136 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fundedAccount } from '../support/accounts';
+import { startApp, type Harness } from '../support/app';
+
+/** The rows of one table of a console page: the value of one column in each. */
+function column(html: string, table: string, col: string): string[] {
+  const start = html.indexOf(`<table id="${table}"`);
+  const body = html.slice(start, html.indexOf('</table>', start));
+  return [...body.matchAll(new RegExp(`<td[^>]* data-col="${col}"[^>]*>([^<]*)</td>`, 'g'))].map((m) => m[1]!);
+}
+
+/** What a table's pager says ("Rows 1–200 of 250 (page 1 of 2)"), and its next link (unescaped). */
+function pagerOf(html: string, table: string): { rows?: string; next?: string; prev?: string } {
+  const nav = new RegExp(`<nav class="pager"[^>]*><span data-rows="${table}">([^<]*)</span>(.*?)</nav>`).exec(html);
+  const link = (rel: string) => new RegExp(`<a href="([^"]+)" rel="${rel}">`).exec(nav?.[2] ?? '')?.[1]?.replace(/&amp;/g, '&');
+  return { rows: nav?.[1], next: link('next'), prev: link('prev') };
+}
+
+/** The account page shows each long table a page at a time, every row on some page, and says which rows of how many. */
+describe('admin account page: long tables paged', () => {
+  let h: Harness;
+  let cookie: string;
+  let org: string;
+  const members = Array.from({ length: 250 }, (_, i) => `user_${String(i).padStart(3, '0')}`);
+
+  beforeAll(async () => {
+    h = await startApp();
+    const admin = await h.key('admin');
+    cookie = await h.consoleSession(admin);
+    org = await fundedAccount(h, admin, { plan: 'team', kind: 'organization' });
+    await h.ds.query(
+      `INSERT INTO account_members (account_id, user_id, active, changed_at, change_id)
+       SELECT $1, u, true, now(), 'c_' || u FROM unnest($2::text[]) AS u`,
+      [org, members],
+    );
+    // 30 invoices (one a month) and 130 spend-limit alerts (one per member's limit), more than the page's
+    // read used to fetch (24 and 100), each row telling itself apart by its amount.
+    await h.ds.query(
+      `INSERT INTO stripe_invoices (invoice_id, account_id, subscription_id, status, period_start, period_end, seat_quantity, active_seats, total_cents)
+       SELECT 'in_' || $1 || '_' || n, $1, 'sub_' || $1, 'paid', '2030-01-01'::timestamptz + (n - 1) * interval '1 month',
+              '2030-01-01'::timestamptz + n * interval '1 month', 1, 1, n * 100
+       FROM generate_series(1, 30) n`,
+      [org],
+    );
+    await h.ds.query(
+      `INSERT INTO spend_limits (id, account_id, scope_user_id, limit_micros)
+       SELECT 'sl_' || $1 || '_' || n, $1, 'user_' || lpad(n::text, 3, '0'), 1000000000 FROM generate_series(1, 130) n`,
+      [org],
+    );
+    await h.ds.query(
+      `INSERT INTO spend_limit_alerts (limit_id, period_start, kind, threshold, spent_micros, limit_micros, notified_at)
+       SELECT 'sl_' || $1 || '_' || n, '2030-01-01', 'threshold', 50, n * 1000000, 1000000000, '2030-01-02'::timestamptz + n * interval '1 minute'
+       FROM generate_series(1, 130) n`,
+      [org],
+    );
+  });
+  afterAll(() => h.close());
+
+  const get = (url: string) => h.app.inject({ method: 'GET', url, headers: { cookie } });
+
+  /** Follows a table's Next links from `url`: the rows of `col` seen on each page, and what each pager said. */
+  async function walk(url: string, table: string, col: string): Promise<{ seen: string[]; said: string[]; urls: string[] }> {
+    const seen: string[] = [];
+    const said: string[] = [];
+    const urls: string[] = [];
+    let next: string | undefined = url;
+    while (next) {
+      urls.push(next);
+      const res = await get(next);
+      expect(res.statusCode).toBe(200);
+      seen.push(...column(res.body, table, col));
+      const pager = pagerOf(res.body, table);
+      said.push(pager.rows ?? '');
+      next = pager.next;
+      expect(urls.length).toBeLessThan(10);
+    }
+    return { seen, said, urls };
+  }
+
+  it('shows every member exactly once over the pages of 200, with "Rows a–b of n" and links back to the section', async () => {
+    const base = `/admin/accounts/${org}`;
+    const { seen, said, urls } = await walk(base, 'table-members', 'userId');
+    expect(seen).toEqual(members);
+    expect(said).toEqual(['Rows 1–200 of 250 (page 1 of 2)', 'Rows 201–250 of 250 (page 2 of 2)']);
+    expect(urls[1]).toBe(`${base}?membersPage=2#members`);
+    // The last page links back to the first, which has no Previous.
+    const last = await get(urls[1]!);
+    expect(pagerOf(last.body, 'table-members').prev).toBe(`${base}#members`);
+    // A page past the last shows the last.
+    const past = await get(`${base}?membersPage=7`);
+    expect(past.statusCode).toBe(200);
+    expect(pagerOf(past.body, 'table-members').rows).toBe('Rows 201–250 of 250 (page 2 of 2)');
+    expect(column(past.body, 'table-members', 'userId')).toEqual(members.slice(200));
+  });
+
+  it('reaches every invoice and alert though they are read a page at a time, counting them all', async () => {
+    const base = `/admin/accounts/${org}`;
+    const invoices = await walk(base, 'table-invoices', 'invoiceId');
+    expect(invoices.said).toEqual(['Rows 1–24 of 30 (page 1 of 2)', 'Rows 25–30 of 30 (page 2 of 2)']);
+    // Newest first, each once.
+    expect(invoices.seen).toEqual(Array.from({ length: 30 }, (_, i) => `in_${org}_${30 - i}`));
+    const alerts = await walk(base, 'table-alerts', 'spent');
+    expect(alerts.said).toEqual(['Rows 1–100 of 130 (page 1 of 2)', 'Rows 101–130 of 130 (page 2 of 2)']);
+    expect(alerts.seen).toEqual(Array.from({ length: 130 }, (_, i) => `${130 - i}.00`));
+    expect(alerts.urls[1]).toBe(`${base}?alertsPage=2#table-alerts`);
+    // A page past the last of a table read a page at a time is its last page too, with its rows.
+    const past = await get(`${base}?invoicesPage=40`);
+    expect(pagerOf(past.body, 'table-invoices').rows).toBe('Rows 25–30 of 30 (page 2 of 2)');
+    expect(column(past.body, 'table-invoices', 'invoiceId')).toEqual(Array.from({ length: 6 }, (_, i) => `in_${org}_${6 - i}`));
+  });
+
+  it("keeps the other tables' pages and the cursors in each table's links", async () => {
+    const base = `/admin/accounts/${org}`;
+    const res = await get(`${base}?invoicesPage=2&alertsPage=2&auditCursor=123`);
+    expect(res.statusCode).toBe(200);
+    expect(pagerOf(res.body, 'table-members').next).toBe(`${base}?auditCursor=123&alertsPage=2&membersPage=2&invoicesPage=2#members`);
+    expect(pagerOf(res.body, 'table-invoices').prev).toBe(`${base}?auditCursor=123&alertsPage=2#stripe`);
+    // The audit trail's cursor pager keeps the tables' pages.
+    expect(res.body).toMatch(
+      /<nav class="pager" aria-label="audit pages"><a href="[^"#]*alertsPage=2&amp;invoicesPage=2#audit">Newest<\/a>/,
+    );
+  });
+
+  it('refuses a page that is not a number with a 400 page naming each finding', async () => {
+    const res = await get(`/admin/accounts/${org}?membersPage=0&keysPage=x&ledgerCursor=abc&grantsPage=2`);
+    expect(res.statusCode).toBe(400);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    const findings = [...res.body.matchAll(/<li><code>([^<]+)<\/code>: ([^<]+)<\/li>/g)].map((m) => [m[1], m[2]]);
+    expect(findings).toEqual([
+      ['membersPage', 'must be a page number: 1, 2, 3…'],
+      ['keysPage', 'must be a page number: 1, 2, 3…'],
+      ['ledgerCursor', 'must be a cursor from this page'],
+    ]);
+    expect(res.body).toContain('DL_BILLING_REQUEST_INVALID');
+  });
+});
