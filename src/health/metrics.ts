@@ -61,6 +61,11 @@ export class Metrics {
     help: 'Lifecycle messages sent to the dead-letter topic',
     registers: [this.registry],
   });
+  readonly membershipDeadLettered = new Counter({
+    name: 'dl_billing_membership_dead_lettered_total',
+    help: 'Membership messages sent to the dead-letter topic',
+    registers: [this.registry],
+  });
   readonly ancillaryEvents = new Counter({
     name: 'dl_billing_ancillary_events_applied_total',
     help: 'Ancillary usage events (snapshots, volumes, egress) applied (first delivery)',

@@ -17,6 +17,7 @@ import { USER_ID } from './dto/member.dto';
 import { MembersService, type MemberChange } from './members.service';
 import { eventInstant } from 'src/common/http/api-schemas';
 import { Clock } from 'src/infra/clock/clock';
+import { Metrics } from 'src/health/metrics';
 
 /** The inbox source of membership events: the contract's topic name (whatever the topic is configured as). */
 const INBOX_SOURCE = DEFAULT_TOPICS.membership;
@@ -80,6 +81,7 @@ export class MembershipConsumer implements OnModuleInit {
     private readonly members: MembersService,
     @InjectDataSource() private readonly ds: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly metrics: Metrics,
     clock: Clock,
   ) {
     this.parse = membershipParser(() => clock.now());
@@ -103,6 +105,7 @@ export class MembershipConsumer implements OnModuleInit {
     // Parked before the batch's offsets move (as lifecycle messages are), and consumption goes on.
     if (poison.length > 0) {
       await publishDeadLetters(this.bus, poison);
+      this.metrics.membershipDeadLettered.inc(poison.length);
       this.logger.warn(`${poison.length} membership message(s) sent to ${dlqTopic}: ${poison[0]!.headers!['x-dlq-reason']}`);
     }
     if (changes.length === 0) return;

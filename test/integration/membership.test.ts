@@ -4,6 +4,7 @@ import { SeatsService } from '../../src/stripe/seats.service';
 import { fundedAccount } from '../support/accounts';
 import { startApp, uid, type Harness } from '../support/app';
 import { nestedArrays, nestedObjects } from '../support/hostile';
+import { sample } from '../support/prometheus-text';
 import { eventually, produce, readTopic } from '../support/kafka';
 import { StripeFake } from '../support/stripe-fake';
 
@@ -120,6 +121,9 @@ describe('membership from accounts.membership.v1 (real broker) drives Stripe sea
       { name: 'not JSON', value: 'member added', reason: /not JSON/ },
       { name: 'year 0000', value: JSON.stringify({ ...good, id: uid('mem'), occurredAt: '0000-01-01T00:00:00Z' }), reason: /occurredAt/ },
     ];
+    const deadLettered = async () =>
+      sample((await h.request('GET', '/metrics')).body as string, 'dl_billing_membership_dead_lettered_total');
+    const before = await deadLettered();
     const topic = h.config.kafka!.topics.membership;
     await produce(topic, [...hostile.map((m) => ({ key: org, value: m.value })), { key: org, value: good }]);
     const parked = await readTopic(h.config.kafka!.topics.membershipDlq, hostile.length, 60_000, 2_000);
@@ -136,6 +140,8 @@ describe('membership from accounts.membership.v1 (real broker) drives Stripe sea
       60_000,
       'the good change applied after the bad ones',
     );
+    // Counted where the on-call engineer's alert (DlBillingDeadLetters) reads them.
+    expect((await deadLettered()) - before).toBe(hostile.length);
   });
 });
 
