@@ -99,9 +99,10 @@ function fastifyAdapter(answered: Answered): FastifyAdapter {
       // metrics are added here.
       void reply.header('x-request-id', request.id);
       reply.raw.once('finish', () => withCorrelation({ id: request.id, kind: 'request' }, () => answered.observe(request, reply)));
+      // (The console's error page notes its code itself.)
+      if (isConsolePath(request.url)) return sendConsoleError(reply, exception);
       noteErrorCode(request, exception.code);
-      if (isConsolePath(request.url)) sendConsoleError(reply, exception);
-      else void reply.status(exception.status).send(exception.toBody());
+      void reply.status(exception.status).send(exception.toBody());
     },
   });
 }
