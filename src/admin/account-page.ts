@@ -5,6 +5,7 @@ import type { PlanView } from 'src/plans/plan-admin.service';
 import type { QuotasView, QuotaUse } from 'src/plans/quotas.service';
 import type { SpendAlertView, SpendLimitView } from 'src/spend-limits/spend-limits.service';
 import type { RowsPage } from 'src/common/database/page-of-rows';
+import type { GrantJson } from 'src/ledger/http';
 import type { BillingHistory } from 'src/stripe/subscriptions.service';
 import { grantFields, limitFields, planFields, suspendFields } from './action-forms';
 import { pageParams, pageUrl, pagingOf, type PagedTables, type TablePages } from './paging';
@@ -38,15 +39,7 @@ export interface AccountPageData {
     held: string;
     available: string;
     debt: string;
-    grants: {
-      id: string;
-      source: string;
-      amount: string;
-      remaining: string;
-      priority: number;
-      expiresAt: string | null;
-      createdAt: string;
-    }[];
+    grants: GrantJson[];
   };
   spend: { spent: string; held: string; limit: string | null; from: string; to: string };
   ledger: { items: Record<string, unknown>[]; nextCursor: string | null; cursor: string | undefined };

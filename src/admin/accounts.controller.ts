@@ -10,7 +10,7 @@ import { BillingException } from 'src/common/errors/billing.exception';
 import { parseQueryOrThrow } from 'src/common/http/zod-validation.pipe';
 import { formatCredits } from 'src/common/money';
 import { Clock } from 'src/infra/clock/clock';
-import { statementBody } from 'src/ledger/http';
+import { balanceJson, grantJson, statementBody } from 'src/ledger/http';
 import { LedgerService } from 'src/ledger/ledger.service';
 import { WalletExtensions } from 'src/ledger/wallet-extensions';
 import { MembersService } from 'src/members/members.service';
@@ -152,21 +152,7 @@ export class AdminAccountsController {
           plan,
           planIds: this.catalog.planIds(),
           quotas,
-          wallet: {
-            total: formatCredits(wallet.total),
-            held: formatCredits(wallet.held),
-            available: formatCredits(wallet.available),
-            debt: formatCredits(wallet.debt),
-            grants: wallet.grants.map((g) => ({
-              id: g.id,
-              source: g.source,
-              amount: formatCredits(g.amount),
-              remaining: formatCredits(g.remaining),
-              priority: g.priority,
-              expiresAt: g.expiresAt?.toISOString() ?? null,
-              createdAt: g.createdAt.toISOString(),
-            })),
-          },
+          wallet: { ...balanceJson(wallet), grants: wallet.grants.map(grantJson) },
           spend: {
             spent: spend.spent,
             held: spend.held,

@@ -32,17 +32,10 @@ export interface AuditRef {
   hash: string;
 }
 
-export interface AuditRow {
+/** A row as read: its hashed content, and its place in its chain. */
+export interface AuditRow extends AuditRecord {
   id: string;
-  chain: string;
   seq: number;
-  at: string;
-  actor: string;
-  action: string;
-  accountId: string | null;
-  before: unknown;
-  after: unknown;
-  correlationId: string | null;
   prevHash: string;
   hash: string;
 }

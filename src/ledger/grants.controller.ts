@@ -11,7 +11,7 @@ import { formatCredits, parseCredits } from 'src/common/money';
 import { notifyOnce } from 'src/messaging/notifications';
 import { topicsOf } from 'src/messaging/topics';
 import { createGrantSchema, grantResultSchema, idempotencyHeadersSchema, idempotencyKeySchema, type CreateGrantDto } from './dto/grant.dto';
-import { balanceJson, grantJson } from './operations/balance';
+import { balanceJson, grantJson } from './http';
 import { LedgerService } from './ledger.service';
 import { namespacedKey } from './operations/operation';
 

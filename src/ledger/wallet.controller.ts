@@ -9,7 +9,7 @@ import { Clock } from 'src/infra/clock/clock';
 import { calendarMonth } from 'src/plan-catalog/periods';
 import { ledgerPageSchema, statementQuerySchema, walletSchema } from './dto/grant.dto';
 import { statementBody } from './http';
-import { balanceJson } from './operations/balance';
+import { balanceJson } from './http';
 import { LedgerService } from './ledger.service';
 import { WalletExtensions } from './wallet-extensions';
 

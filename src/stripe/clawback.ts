@@ -3,7 +3,8 @@ import type { AuditService } from 'src/audit/audit.service';
 import { fingerprint } from 'src/common/canonical-json';
 import { formatCredits } from 'src/common/money';
 import { Accounts, Posting } from 'src/ledger/core/posting';
-import { balanceJson, balanceNow, balanceOf } from 'src/ledger/operations/balance';
+import { balanceJson } from 'src/ledger/http';
+import { balanceNow, balanceOf } from 'src/ledger/operations/balance';
 import { completeWrite } from 'src/ledger/operations/operation';
 import { LedgerStore } from 'src/ledger/persistence/wallet-store';
 

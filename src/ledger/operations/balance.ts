@@ -1,4 +1,3 @@
-import { formatCredits } from 'src/common/money';
 import { spendable } from '../core/burn-order';
 import { grantDeltas, walletDelta, type Entry } from '../core/posting';
 import type { GrantBucket } from '../core/types';
@@ -40,22 +39,5 @@ export function grantView(g: GrantRow): GrantView {
     priority: g.priority,
     expiresAt: g.expiresAt,
     createdAt: g.createdAt,
-  };
-}
-
-/** The JSON of a balance and of a grant, the same in the audit log's rows and in the HTTP answers (the contract's shapes). */
-export function balanceJson(b: Balance): { total: string; held: string; available: string; debt: string } {
-  return { total: formatCredits(b.total), held: formatCredits(b.held), available: formatCredits(b.available), debt: formatCredits(b.debt) };
-}
-
-export function grantJson(g: GrantView): Record<string, unknown> {
-  return {
-    id: g.id,
-    source: g.source,
-    amount: formatCredits(g.amount),
-    remaining: formatCredits(g.remaining),
-    priority: g.priority,
-    expiresAt: g.expiresAt?.toISOString() ?? null,
-    createdAt: g.createdAt.toISOString(),
   };
 }

@@ -7,7 +7,8 @@ import { DEFAULT_PRIORITY, GRANT_SOURCES } from '../core/types';
 import type { GrantRow } from '../persistence/wallet-store';
 import type { GrantInput, GrantResult, GrantView } from '../ledger.types';
 import { MAX_INT, repaymentChanges, checkKey, checkReplay, newId, correlationOf, type Operation } from './operation';
-import { afterBalance, balanceNow, grantView, balanceJson, grantJson } from './balance';
+import { balanceJson, grantJson } from '../http';
+import { afterBalance, balanceNow, grantView } from './balance';
 
 /**
  * Grant: new credits for the wallet (a purchase, an allowance, an admin grant); they repay the

@@ -19,7 +19,8 @@ import type {
 } from '../persistence/wallet-store';
 import type { AuditOptions, Balance } from '../ledger.types';
 import type { Notification } from 'src/messaging/notifications';
-import { afterBalance, balanceNow, balanceJson } from './balance';
+import { balanceJson } from '../http';
+import { afterBalance, balanceNow } from './balance';
 
 /**
  * Each ledger operation is "lock and read one wallet, decide, write": these are the decisions,
