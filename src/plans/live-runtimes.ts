@@ -9,16 +9,21 @@
 export const LIVE_STATUSES = ['reserved', 'running', 'paused', 'terminating'] as const;
 
 /**
- * SQL: whether the `runtimes` row `r` (a table alias, or the table's name) may still run. A live
+ * SQL: whether the `runtimes` row `r` (a table alias, or the table's name; none: the table's own
+ * columns, as in its index's predicate) may still run. A live
  * status, or a reservation given back as never started (`voided`, `never_started`, its hold settled
  * at zero) whose late events show a run that has not ended: it has a start, and neither a
  * termination (which settles it), a launch failure (which relabels it) nor a forced settlement
  * (`settled`) has come. Such a runtime keeps its status, and its charge stays the correction of its
  * zero settlement; it only counts, and is told to terminate, as a running one.
+ *
+ * The index `runtimes_live_account_idx` (the `runtimes` entity) has this predicate, so that an
+ * account's live runtimes are found without reading its history (a launch counts them).
  */
-export function liveRuntimeSql(r: string): string {
+export function liveRuntimeSql(r?: string): string {
+  const c = (column: string) => (r ? `${r}.${column}` : `"${column}"`);
   return (
-    `(${r}.status IN (${LIVE_STATUSES.map((s) => `'${s}'`).join(', ')})` +
-    ` OR (${r}.status = 'voided' AND ${r}.settlement = 'never_started' AND ${r}.started_at IS NOT NULL))`
+    `(${c('status')} IN (${LIVE_STATUSES.map((s) => `'${s}'`).join(', ')})` +
+    ` OR (${c('status')} = 'voided' AND ${c('settlement')} = 'never_started' AND ${c('started_at')} IS NOT NULL))`
   );
 }

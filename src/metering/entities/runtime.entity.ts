@@ -1,4 +1,5 @@
 import { Check, Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { liveRuntimeSql } from 'src/plans/live-runtimes';
 
 export const RUNTIME_STATUSES = ['reserved', 'running', 'paused', 'terminating', 'settled', 'voided'] as const;
 export type RuntimeStatus = (typeof RUNTIME_STATUSES)[number];
@@ -11,6 +12,8 @@ export type RuntimeStatus = (typeof RUNTIME_STATUSES)[number];
 @Index('runtimes_account_idx', ['accountId', 'createdAt'])
 @Index('runtimes_reservation_key', ['reservationId'], { unique: true })
 @Index('runtimes_active_idx', ['status'], { where: `"status" IN ('reserved', 'running', 'paused', 'terminating')` })
+// An account's runtimes that may still run, without its history: the concurrency quota counts them at each launch.
+@Index('runtimes_live_account_idx', ['accountId', 'status'], { where: liveRuntimeSql() })
 @Check('runtimes_status_check', `"status" IN ('reserved', 'running', 'paused', 'terminating', 'settled', 'voided')`)
 @Check('runtimes_minutes_check', `"reserved_minutes" >= 0`)
 @Check('runtimes_amounts_check', `"charged" >= 0 AND "released" >= 0 AND "reserved_amount" >= 0 AND "charged" <= "reserved_amount"`)
