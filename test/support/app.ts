@@ -10,6 +10,7 @@ import { Clock } from '../../src/infra/clock/clock';
 import { createBillingClient, type BillingClient } from '../../clients/typescript/src/index';
 import { notificationMessageSchema } from '../../src/api-docs/notification-schema';
 import { topicsOf } from '../../src/messaging/topics';
+import { freshDatabase, type FreshDatabase } from './fresh-database';
 import { ResponseChecker } from './openapi-check';
 
 export function uid(prefix = 'x'): string {
@@ -73,7 +74,20 @@ export interface Harness {
   ): Promise<{ status: number; body: any; headers: Record<string, unknown> }>;
   /** The typed client (clients/typescript) on this app, with the key given; its responses are checked too. */
   client(key?: string): BillingClient;
+  /** Serves the app on a free local port (for a browser or a raw socket): its base URL, `http://127.0.0.1:<port>`. */
+  listen(): Promise<string>;
   close(): Promise<void>;
+}
+
+export interface StartOptions {
+  env?: Record<string, string>;
+  kafka?: boolean;
+  clock?: Clock;
+}
+
+/** A harness on a database of its own; its `close()` drops the database after closing the app. */
+export interface FreshHarness extends Harness {
+  db: FreshDatabase;
 }
 
 function parseBody(body: string): unknown {
@@ -119,7 +133,7 @@ function checkEveryInject(app: NestFastifyApplication, checker: ResponseChecker)
   return checked;
 }
 
-export async function startApp(opts: { env?: Record<string, string>; kafka?: boolean; clock?: Clock } = {}): Promise<Harness> {
+export async function startApp(opts: StartOptions = {}): Promise<Harness> {
   const config = testConfig(opts.env, { kafka: opts.kafka });
   const overrides = opts.clock ? [{ provide: Clock, useValue: opts.clock }] : [];
   const app = await createTestApp(config, overrides);
@@ -183,11 +197,42 @@ export async function startApp(opts: { env?: Record<string, string>; kafka?: boo
           return new Response(res.body === '' ? null : res.body, { status: res.statusCode, headers });
         },
       }),
+    listen: async () => {
+      await app.listen(0, '127.0.0.1');
+      return (await app.getUrl()).replace('[::1]', '127.0.0.1');
+    },
     close: async () => {
       checker.saveExamples();
       const invalid = await invalidNotifications(ds, topicsOf(config).notifications, outboxBefore);
       await app.close();
       if (invalid.length > 0) throw new Error(`notifications that do not match docs/asyncapi.json:\n${invalid.join('\n')}`);
+    },
+  };
+}
+
+/**
+ * The app on a database of its own, created and migrated (`freshDatabase(prefix)`), for a file whose
+ * jobs read whole tables: another file's clock years ahead would settle, void or prune its rows. The
+ * harness' `close()` closes the app, then drops the database.
+ */
+export async function startAppOnFreshDatabase(prefix: string, opts: StartOptions = {}): Promise<FreshHarness> {
+  const db = await freshDatabase(prefix);
+  let h: Harness;
+  try {
+    h = await startApp({ ...opts, env: { ...opts.env, DATABASE_URL: db.url } });
+  } catch (error) {
+    await db.drop();
+    throw error;
+  }
+  return {
+    ...h,
+    db,
+    close: async () => {
+      try {
+        await h.close();
+      } finally {
+        await db.drop();
+      }
     },
   };
 }

@@ -81,3 +81,10 @@ export async function screenshots(
   );
   return { files, overflow, unlabelled, stackedWiderThanCard, widerThanCardOnLaptop };
 }
+
+/** Signs in to the admin console at `base` with `key`, and waits for the accounts page it opens on. */
+export async function signInToConsole(page: Page, base: string, key: string): Promise<void> {
+  await page.goto(`${base}/admin/login`);
+  await page.fill('input[name=key]', key);
+  await Promise.all([page.waitForURL(/\/admin\/accounts$/), page.click('button[type=submit]')]);
+}
