@@ -1,5 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Test } from '@nestjs/testing';
 import { describe, expect, it } from 'vitest';
@@ -7,6 +6,7 @@ import { ConfigModule } from 'src/common/config/config.module';
 import { ConfigError, loadConfig } from 'src/common/config/config';
 import { PlanCatalog } from './plan-catalog';
 import { PlanCatalogModule } from './plan-catalog.module';
+import { tempDir } from '../../test/support/temp-dir';
 
 const compile = (env: Record<string, string>) =>
   Test.createTestingModule({ imports: [ConfigModule.forRoot(loadConfig(env)), PlanCatalogModule] }).compile();
@@ -21,7 +21,7 @@ describe('PlanCatalogModule', () => {
   });
 
   it('fails at startup naming the file and the bad path', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'plans-module-')), 'plans.json');
+    const file = join(tempDir('plans-module-'), 'plans.json');
     writeFileSync(
       file,
       JSON.stringify({ credit: { currency: 'usd', centsPerCredit: 30 }, plans: { free: { name: 'Free' } }, topUpPacks: {} }),

@@ -1,5 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Test } from '@nestjs/testing';
 import { describe, expect, it } from 'vitest';
@@ -10,6 +9,7 @@ import { Clock, ManualClock } from 'src/infra/clock/clock';
 import { PricingModule } from './pricing.module';
 import { priceEnvironment } from './pricing';
 import { TEST_BASES, TEST_RESOURCES } from '../../test/support/rate-card';
+import { tempDir } from '../../test/support/temp-dir';
 import { RateCard } from './rate-card';
 
 async function compile(env: Record<string, string>, clock: Clock) {
@@ -33,7 +33,7 @@ describe('PricingModule', () => {
   });
 
   it('follows the clock to a newer version and keeps the old one by name', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'pricing-module-'));
+    const dir = tempDir('pricing-module-');
     const file = join(dir, 'rate-card.json');
     const sizeClasses = { small: '1.000000', medium: '2.000000', large: '7.000000', 'gpu-small': '10.000000', 'gpu-large': '20.000000' };
     writeFileSync(
@@ -64,7 +64,7 @@ describe('PricingModule', () => {
   });
 
   it('fails at startup naming the file and the bad path', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'pricing-module-'));
+    const dir = tempDir('pricing-module-');
     const file = join(dir, 'bad.json');
     writeFileSync(file, JSON.stringify({ versions: [{ version: 'v', effectiveFrom: 'now' }] }));
     const error = await compile({ RATE_CARD_FILE: file }, new ManualClock()).catch((e: unknown) => e);

@@ -1,9 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from 'src/common/config/config';
 import { TEST_BASES, TEST_RESOURCES } from '../../test/support/rate-card';
+import { tempDir } from '../../test/support/temp-dir';
 import { approvedCudaVersions, baseCuda, gpuRates, loadRateCardFile, parseRateCard, RateCard } from './rate-card';
 
 const sizeClasses = {
@@ -153,7 +153,7 @@ describe('parseRateCard', () => {
 });
 
 describe('loadRateCardFile', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'rate-card-'));
+  const dir = tempDir('rate-card-');
 
   it('fails naming the file when it is missing or not JSON', () => {
     expect(problemsOf(() => loadRateCardFile(join(dir, 'missing.json')))).toEqual([

@@ -1,11 +1,11 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SeatsService } from '../../src/stripe/seats.service';
 import { SMALL } from '../support/accounts';
 import { startApp, uid, type Harness } from '../support/app';
 import { StripeFake } from '../support/stripe-fake';
+import { tempDir } from '../support/temp-dir';
 
 const SECRET = 'whsec_plan_tiers';
 const BASE_PRICE = 'price_business_base_test';
@@ -36,7 +36,7 @@ function plansFileWithBusiness(): string {
     gpus: false,
     topUps: true,
   };
-  const file = join(mkdtempSync(join(tmpdir(), 'plans-business-')), 'plans.json');
+  const file = join(tempDir('plans-business-'), 'plans.json');
   writeFileSync(file, JSON.stringify(shipped));
   return file;
 }

@@ -1,11 +1,8 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { ManualClock } from '../../src/infra/clock/clock';
 import { fundedAccount, lifecycle } from './accounts';
-import { startApp, uid, type Harness } from './app';
-import { freshDatabase, type FreshDatabase } from './fresh-database';
+import { rateCardFileWith } from './ancillary';
+import { startAppOnFreshDatabase, uid, type Harness } from './app';
 
 export const MIN = 60_000;
 export const H = 60 * MIN;
@@ -13,20 +10,6 @@ export const H = 60 * MIN;
 export const UNPRICED_DAY = new Date('2031-07-06T10:00:00.000Z');
 export const PRICED = new Date('2031-07-10T00:00:00.000Z');
 export const PRICED_DAY = new Date('2031-07-12T10:00:00.000Z');
-
-function pausedPricedRateCard(): string {
-  const shipped = JSON.parse(readFileSync('config/rate-card.json', 'utf8')) as { versions: Record<string, unknown>[] };
-  const first = shipped.versions[0]!;
-  const priced = {
-    ...first,
-    version: 'test-paused-priced',
-    effectiveFrom: PRICED.toISOString(),
-    ancillary: { paused_ram_gib_hour: '0.250000' },
-  };
-  const path = join(mkdtempSync(join(tmpdir(), 'rate-card-')), 'rate-card.json');
-  writeFileSync(path, JSON.stringify({ ...shipped, versions: [first, priced] }));
-  return path;
-}
 
 export interface StatementBody {
   lines: {
@@ -119,11 +102,10 @@ export interface PausedMemorySuite {
 
 /** Inside a describe: a fresh database and app on the paused-priced rate card with a manual clock, its keys and reads. */
 export function pausedMemorySuite(prefix: string, env: Record<string, string> = {}): PausedMemorySuite {
-  let db: FreshDatabase;
   const suite = { clock: new ManualClock(UNPRICED_DAY) } as PausedMemorySuite;
   beforeAll(async () => {
-    db = await freshDatabase(prefix);
-    suite.h = await startApp({ clock: suite.clock, env: { DATABASE_URL: db.url, RATE_CARD_FILE: pausedPricedRateCard(), ...env } });
+    const rateCard = rateCardFileWith('test-paused-priced', PRICED.toISOString(), { paused_ram_gib_hour: '0.250000' });
+    suite.h = await startAppOnFreshDatabase(prefix, { clock: suite.clock, env: { RATE_CARD_FILE: rateCard, ...env } });
     const keys = { admin: await suite.h.key('admin'), cp: await suite.h.key('control-plane') };
     Object.assign(suite, keys, {
       reads: pausedMemoryReads(suite.h, keys),
@@ -131,9 +113,6 @@ export function pausedMemorySuite(prefix: string, env: Record<string, string> = 
         pausedRuntime(suite.h, keys, suite.clock, day, sizeClass, opts),
     });
   });
-  afterAll(async () => {
-    await suite.h.close();
-    await db.drop();
-  });
+  afterAll(() => suite.h.close());
   return suite;
 }
