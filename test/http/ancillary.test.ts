@@ -2,31 +2,25 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/infra/clock/clock';
 import { fundedAccount, SMALL } from '../support/accounts';
 import { GIB, pricedRateCardFile, usageEvent } from '../support/ancillary';
-import { startApp, uid, type Harness } from '../support/app';
-import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
+import { startAppOnFreshDatabase, uid, type Harness } from '../support/app';
 
 const H = 3_600_000;
 const DAY = new Date('2031-03-01T00:00:00.000Z');
 const at = (hours: number) => new Date(DAY.getTime() + hours * H);
 
 describe('ancillary usage: snapshots, volumes and egress metered and charged', () => {
-  let db: FreshDatabase;
   let h: Harness;
   let admin: string;
   let cp: string;
   const clock = new ManualClock(DAY);
 
   beforeAll(async () => {
-    db = await freshDatabase('ancillary');
     // Ancillary items are priced from 05:00 of DAY; before, the shipped version (all unpriced) applies.
-    h = await startApp({ clock, env: { DATABASE_URL: db.url, RATE_CARD_FILE: pricedRateCardFile(at(5).toISOString()) } });
+    h = await startAppOnFreshDatabase('ancillary', { clock, env: { RATE_CARD_FILE: pricedRateCardFile(at(5).toISOString()) } });
     admin = await h.key('admin');
     cp = await h.key('control-plane');
   });
-  afterAll(async () => {
-    await h.close();
-    await db.drop();
-  });
+  afterAll(() => h.close());
 
   const send = (body: unknown) => h.request('POST', '/v1/events', { key: cp, body });
   const accepted = async (body: unknown) => {

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/infra/clock/clock';
-import { startApp, uid, type Harness } from '../support/app';
-import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
+import { startAppOnFreshDatabase, uid, type Harness } from '../support/app';
 
 /**
  * Accounts whose contract puts them on a billing cycle get each cycle's credits as it starts (the
@@ -9,20 +8,15 @@ import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
  * job reads every account on a cycle.
  */
 describe('allowances of accounts on a billing cycle', () => {
-  let db: FreshDatabase;
   let h: Harness;
   let admin: string;
   const clock = new ManualClock(new Date('2031-05-14T23:59:00.000Z'));
 
   beforeAll(async () => {
-    db = await freshDatabase('cycles');
-    h = await startApp({ clock, env: { DATABASE_URL: db.url } });
+    h = await startAppOnFreshDatabase('cycles', { clock });
     admin = await h.key('admin');
   });
-  afterAll(async () => {
-    await h.close();
-    await db.drop();
-  });
+  afterAll(() => h.close());
 
   const wallet = async (accountId: string) => (await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body;
   const run = async () => (await h.request('POST', '/v1/admin/jobs/cycle-allowances/run', { key: admin })).body;

@@ -1,28 +1,27 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fundedAccount, SMALL } from '../support/accounts';
-import { startApp, uid, type Harness } from '../support/app';
+import { startApp, startAppOnFreshDatabase, uid, type FreshHarness } from '../support/app';
 import { poolOf } from '../../src/common/database/pool';
-import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
+import type { FreshDatabase } from '../support/fresh-database';
 import { sample } from '../support/prometheus-text';
 
 /** The database refusing connections while the service runs: what clients are told, and the recovery. */
 describe('a database outage', () => {
   let db: FreshDatabase;
-  let h: Harness;
+  let h: FreshHarness;
   let admin: string;
   let cp: string;
 
   beforeAll(async () => {
-    db = await freshDatabase('outage');
-    h = await startApp({ env: { DATABASE_URL: db.url } });
+    h = await startAppOnFreshDatabase('outage');
+    db = h.db;
     admin = await h.key('admin');
     cp = await h.key('control-plane');
   });
   afterAll(async () => {
     await db.admin.query(`ALTER DATABASE ${db.name} ALLOW_CONNECTIONS true`);
     await h.close();
-    await db.drop();
   });
 
   const cut = async () => {

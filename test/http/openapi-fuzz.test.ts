@@ -2,8 +2,7 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fundedAccount, SMALL } from '../support/accounts';
-import { startApp, uid, type Harness } from '../support/app';
-import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
+import { startAppOnFreshDatabase, uid, type Harness } from '../support/app';
 import { StripeFake } from '../support/stripe-fake';
 import { expectContractAnswer, hostileText, hostileValue } from '../support/hostile';
 import {
@@ -95,7 +94,6 @@ type Edit =
 
 describe('fuzzing every operation of the OpenAPI document', () => {
   const SECRET = 'whsec_openapi_fuzz_0123456789abcdef';
-  let db: FreshDatabase;
   let fake: StripeFake;
   let h: Harness;
   let ctx: SchemaContext;
@@ -106,9 +104,10 @@ describe('fuzzing every operation of the OpenAPI document', () => {
 
   beforeAll(async () => {
     // A database of its own: the fuzzer runs jobs, suspends accounts and revokes keys.
-    db = await freshDatabase('openapi_fuzz');
     fake = await new StripeFake().start();
-    h = await startApp({ env: { DATABASE_URL: db.url, ...fake.env(SECRET), STRIPE_TIMEOUT_MS: '1000', STRIPE_MAX_NETWORK_RETRIES: '1' } });
+    h = await startAppOnFreshDatabase('openapi_fuzz', {
+      env: { ...fake.env(SECRET), STRIPE_TIMEOUT_MS: '1000', STRIPE_MAX_NETWORK_RETRIES: '1' },
+    });
     const admin = await h.key('admin');
     keys.set('admin', admin);
     fuzzAccount = await fundedAccount(h, admin, { credits: '1000.000000', id: uid('fuzz') });
@@ -119,7 +118,6 @@ describe('fuzzing every operation of the OpenAPI document', () => {
   afterAll(async () => {
     await h?.close();
     await fake?.stop();
-    await db?.drop();
   });
 
   async function keyFor(scope: string | undefined): Promise<string | undefined> {

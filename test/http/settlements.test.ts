@@ -2,30 +2,24 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/infra/clock/clock';
 import { fundedAccount, lifecycle, SMALL } from '../support/accounts';
 import type { Schemas } from '../../clients/typescript/src/index';
-import { startApp, uid, type Harness } from '../support/app';
-import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
+import { startAppOnFreshDatabase, uid, type Harness } from '../support/app';
 
 const MIN = 60_000;
 const T0 = new Date('2031-05-06T12:57:00.000Z');
 
 describe('settling what ran: our own termination reasons, contradictory launch failures, forced settlements', () => {
   // A database of its own: another file's expiry sweep (its clock years ahead) would settle or void this file's runtimes.
-  let db: FreshDatabase;
   let h: Harness;
   let admin: string;
   let cp: string;
   const clock = new ManualClock(T0);
 
   beforeAll(async () => {
-    db = await freshDatabase('settlements');
-    h = await startApp({ clock, env: { DATABASE_URL: db.url } });
+    h = await startAppOnFreshDatabase('settlements', { clock });
     admin = await h.key('admin');
     cp = await h.key('control-plane');
   });
-  afterAll(async () => {
-    await h.close();
-    await db.drop();
-  });
+  afterAll(() => h.close());
 
   const at = (base: Date, ms: number) => new Date(base.getTime() + ms);
   // Reservations, events, views and wallets through the typed client: these tests hold it to the service.

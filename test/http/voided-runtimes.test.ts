@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/infra/clock/clock';
 import { fundedAccount, lifecycle, SMALL } from '../support/accounts';
-import { startApp, uid, type Harness } from '../support/app';
-import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
+import { startAppOnFreshDatabase, uid, type Harness } from '../support/app';
 
 const MIN = 60_000;
 const T0 = new Date('2031-08-04T09:00:00.000Z');
@@ -14,22 +13,17 @@ const T0 = new Date('2031-08-04T09:00:00.000Z');
  */
 describe('a runtime whose reservation was voided as never started, and that runs after all', () => {
   // A database of its own: the expiry sweep voids every reservation not started in time.
-  let db: FreshDatabase;
   let h: Harness;
   let admin: string;
   let cp: string;
   const clock = new ManualClock(T0);
 
   beforeAll(async () => {
-    db = await freshDatabase('voided_runtimes');
-    h = await startApp({ clock, env: { DATABASE_URL: db.url } });
+    h = await startAppOnFreshDatabase('voided_runtimes', { clock });
     admin = await h.key('admin');
     cp = await h.key('control-plane');
   });
-  afterAll(async () => {
-    await h.close();
-    await db.drop();
-  });
+  afterAll(() => h.close());
 
   const at = (base: Date, ms: number) => new Date(base.getTime() + ms);
   const reserve = (accountId: string, runtimeId: string, minutes: number) =>

@@ -5,7 +5,7 @@ import { ManualClock } from '../../src/infra/clock/clock';
 import { runtimeMonthOf, sessionHistory } from '../../src/metering/session-history';
 import { fundedAccount, lifecycle, SMALL } from '../support/accounts';
 import { pricedRateCardFile } from '../support/ancillary';
-import { startApp, uid, type Harness } from '../support/app';
+import { startAppOnFreshDatabase, uid, type FreshHarness } from '../support/app';
 import { runCli } from '../support/cli';
 import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
 
@@ -14,22 +14,19 @@ const t = (iso: string) => new Date(iso);
 
 describe('runtime_events partitioned by the runtime month', () => {
   let db: FreshDatabase;
-  let h: Harness;
+  let h: FreshHarness;
   let admin: string;
   let cp: string;
   const clock = new ManualClock(t('2031-01-31T23:30:00.000Z'));
 
   beforeAll(async () => {
-    db = await freshDatabase('partitions');
     // Rates from January 2026: the archive's test runs in months before the shipped card's.
-    h = await startApp({ clock, env: { DATABASE_URL: db.url, RATE_CARD_FILE: pricedRateCardFile('2026-01-01T00:00:00.000Z') } });
+    h = await startAppOnFreshDatabase('partitions', { clock, env: { RATE_CARD_FILE: pricedRateCardFile('2026-01-01T00:00:00.000Z') } });
+    db = h.db;
     admin = await h.key('admin');
     cp = await h.key('control-plane');
   });
-  afterAll(async () => {
-    await h?.close();
-    await db?.drop();
-  });
+  afterAll(() => h?.close());
 
   const ok = async (res: Promise<{ status: number; body: any }>, status = 200) => {
     const r = await res;

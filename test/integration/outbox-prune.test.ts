@@ -1,21 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OutboxRelayService } from '../../src/messaging/outbox-relay.service';
-import { startApp, type Harness } from '../support/app';
-import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
+import { startAppOnFreshDatabase, type Harness } from '../support/app';
 
 /** The outbox keeps published messages a week, then deletes them; a message not yet sent stays. A database of its own: it deletes by age over the whole table. */
 describe('outbox retention', () => {
-  let db: FreshDatabase;
   let h: Harness;
 
   beforeAll(async () => {
-    db = await freshDatabase('outbox_prune');
-    h = await startApp({ env: { DATABASE_URL: db.url } });
+    h = await startAppOnFreshDatabase('outbox_prune');
   });
-  afterAll(async () => {
-    await h.close();
-    await db.drop();
-  });
+  afterAll(() => h.close());
 
   it('deletes messages published over a week ago, in batches, and keeps the recent and the unsent ones', async () => {
     await h.ds.query(
