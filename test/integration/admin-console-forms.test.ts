@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/infra/clock/clock';
 import { fundedAccount } from '../support/accounts';
 import { startApp, type Harness } from '../support/app';
-import { launchChromium, screenshots } from '../support/browser';
+import { launchChromium, screenshots, signInToConsole } from '../support/browser';
 
 const T0 = new Date('2036-02-10T09:00:00.000Z');
 /** Text a person might type, with every character HTML gives a meaning to. */
@@ -35,8 +35,7 @@ describe('admin console in a browser: a refused form keeps what was typed', () =
     h = await startApp({ clock });
     admin = await h.key('admin');
     account = await fundedAccount(h, admin, { plan: 'enterprise', credits: '10.000000' });
-    await h.app.listen(0, '127.0.0.1');
-    base = (await h.app.getUrl()).replace('[::1]', '127.0.0.1');
+    base = await h.listen();
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
     page = await context.newPage();
@@ -44,9 +43,7 @@ describe('admin console in a browser: a refused form keeps what was typed', () =
       dialogs.push(d.message());
       void d.dismiss();
     });
-    await page.goto(`${base}/admin/login`);
-    await page.fill('input[name=key]', admin);
-    await Promise.all([page.waitForURL(/\/admin\/accounts$/), page.click('button[type=submit]')]);
+    await signInToConsole(page, base, admin);
   });
   afterAll(async () => {
     await context?.close();

@@ -3,7 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lifecycle, SMALL } from '../support/accounts';
 import { startApp, uid, type Harness } from '../support/app';
-import { launchChromium, screenshots } from '../support/browser';
+import { launchChromium, screenshots, signInToConsole } from '../support/browser';
 import { produce } from '../support/kafka';
 import { sample } from '../support/metrics-sample';
 
@@ -17,13 +17,10 @@ describe('admin console: Kafka consumer lag', () => {
   beforeAll(async () => {
     h = await startApp({ kafka: true });
     const admin = await h.key('admin');
-    await h.app.listen(0, '127.0.0.1');
-    base = (await h.app.getUrl()).replace('[::1]', '127.0.0.1');
+    base = await h.listen();
     browser = await launchChromium();
     page = await (await browser.newContext({ viewport: { width: 1400, height: 1000 } })).newPage();
-    await page.goto(`${base}/admin/login`);
-    await page.fill('input[name=key]', admin);
-    await Promise.all([page.waitForURL(/\/admin\/accounts$/), page.click('button[type=submit]')]);
+    await signInToConsole(page, base, admin);
   });
   afterAll(async () => {
     await browser?.close();

@@ -6,7 +6,7 @@ import { formatCredits, parseCredits } from '../../src/common/money';
 import { ManualClock } from '../../src/infra/clock/clock';
 import { fundedAccount, lifecycle, SMALL } from '../support/accounts';
 import { startApp, uid, type Harness } from '../support/app';
-import { launchChromium, screenshots } from '../support/browser';
+import { launchChromium, screenshots, signInToConsole } from '../support/browser';
 import { StripeFake } from '../support/stripe-fake';
 
 // A month of its own in the run's database (the other console tests read February 2034 and May 2032).
@@ -76,11 +76,7 @@ describe('admin console in a browser: records and every action guarded', () => {
         headers: { 'idempotency-key': uid('grant') },
       }),
     );
-  const signIn = async () => {
-    await page.goto(`${base}/admin/login`);
-    await page.fill('input[name=key]', admin);
-    await Promise.all([page.waitForURL(/\/admin\/accounts$/), page.click('button[type=submit]')]);
-  };
+  const signIn = () => signInToConsole(page, base, admin);
   const column = (table: string, col: string) =>
     page.$$eval(`#${table} tbody td[data-col=${col}]`, (tds) => tds.map((t) => t.textContent ?? ''));
   const search = async (fields: { q?: string; plan?: string; checks?: string[] }) => {
@@ -163,8 +159,7 @@ describe('admin console in a browser: records and every action guarded', () => {
     );
 
     clock.set(new Date(T0.getTime() + 10 * 60_000));
-    await h.app.listen(0, '127.0.0.1');
-    base = (await h.app.getUrl()).replace('[::1]', '127.0.0.1');
+    base = await h.listen();
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
     page = await context.newPage();
@@ -406,9 +401,7 @@ describe('admin console in a browser: records and every action guarded', () => {
 
     const readOnly = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
     const p = await readOnly.newPage();
-    await p.goto(`${base}/admin/login`);
-    await p.fill('input[name=key]', reportsKey);
-    await Promise.all([p.waitForURL(/\/admin\/accounts$/), p.click('button[type=submit]')]);
+    await signInToConsole(p, base, reportsKey);
     // The reports scope sees everything and no form that changes anything.
     for (const path of [`/admin/accounts/${ent}`, '/admin/health']) {
       await p.goto(`${base}${path}`);

@@ -5,7 +5,7 @@ import { ManualClock } from '../../src/infra/clock/clock';
 import { StripeEventsService } from '../../src/stripe/stripe-events.service';
 import { fundedAccount, lifecycle, SMALL } from '../support/accounts';
 import { startApp, uid, type Harness } from '../support/app';
-import { launchChromium, screenshots } from '../support/browser';
+import { launchChromium, screenshots, signInToConsole } from '../support/browser';
 import { sample } from '../support/metrics-sample';
 import { StripeFake } from '../support/stripe-fake';
 import { serviceFetch } from '../support/openapi-check';
@@ -122,8 +122,7 @@ describe('admin console in a browser', () => {
     // A Stripe event this service does not handle: acknowledged and shown as ignored.
     await h.app.get(StripeEventsService).handle({ id: `evt_${tag}`, type: 'customer.created', created: 1, data: { object: {} } } as never);
     clock.set(new Date(T0.getTime() + 25 * MIN));
-    await h.app.listen(0, '127.0.0.1');
-    base = (await h.app.getUrl()).replace('[::1]', '127.0.0.1');
+    base = await h.listen();
     // A signed webhook whose handling fails: a paid checkout naming a subscription Stripe does not return.
     const failing = fake.emit('checkout.session.completed', {
       id: `cs_${tag}`,
@@ -152,9 +151,7 @@ describe('admin console in a browser', () => {
     page.on('request', (r) => {
       if (!r.url().startsWith(base) && !r.url().startsWith('data:')) elsewhere.push(r.url());
     });
-    await page.goto(`${base}/admin/login`);
-    await page.fill('input[name=key]', admin);
-    await Promise.all([page.waitForURL(/\/admin\/accounts$/), page.click('button[type=submit]')]);
+    await signInToConsole(page, base, admin);
   });
   afterAll(async () => {
     await context?.close();
@@ -449,9 +446,7 @@ describe('admin console in a browser', () => {
     const reports = await h.key('reports');
     const readOnly = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
     const p = await readOnly.newPage();
-    await p.goto(`${base}/admin/login`);
-    await p.fill('input[name=key]', reports);
-    await Promise.all([p.waitForURL(/\/admin\/accounts$/), p.click('button[type=submit]')]);
+    await signInToConsole(p, base, reports);
     await p.goto(`${base}/admin/accounts/${gamma}`);
     expect(await p.textContent('#wallet')).toContain('Available');
     expect(await p.locator('summary:has-text("Grant credits")').count()).toBe(0);

@@ -58,8 +58,7 @@ describe('admin reports in a browser', () => {
       [team],
     );
     clock.set(new Date(T0.getTime() + 2 * 86_400_000));
-    await h.app.listen(0, '127.0.0.1');
-    base = (await h.app.getUrl()).replace('[::1]', '127.0.0.1');
+    base = await h.listen();
     browser = await launchChromium();
   });
   afterAll(async () => {
