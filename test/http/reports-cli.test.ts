@@ -1,11 +1,11 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ManualClock } from '../../src/infra/clock/clock';
 import { fundedAccount, lifecycle, SMALL } from '../support/accounts';
 import { startApp, type Harness } from '../support/app';
 import { buildForTest, removeBuild, runCli } from '../support/cli';
+import { tempDir } from '../support/temp-dir';
 
 const T0 = new Date('2033-07-08T12:00:00.000Z');
 const PERIOD = ['--from', '2033-07-01T00:00:00Z', '--to', '2033-08-01T00:00:00Z'];
@@ -37,7 +37,7 @@ describe('reports from the CLI', () => {
   });
 
   it('writes the usage report as the same CSV the API serves', async () => {
-    const out = join(mkdtempSync(join(tmpdir(), 'reports-cli-')), 'usage.csv');
+    const out = join(tempDir('reports-cli-'), 'usage.csv');
     const run = await runCli(build, ['reports', 'usage', ...PERIOD, '--group-by', 'environment', '--out', out], env());
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/usage by environment over .*reading the rollups/);
