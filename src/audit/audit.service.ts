@@ -285,6 +285,25 @@ export class AuditService {
     return { record, text: canonicalJson(record) };
   }
 
+  /**
+   * An account's rows of `actions` dated `from` or later, newest first (its chain's order), read in the
+   * caller's transaction: what changed since (e.g. its plan changes, to know its terms at `from`).
+   */
+  async accountChangesSince(
+    em: Pick<EntityManager, 'query'>,
+    accountId: string,
+    actions: readonly string[],
+    from: Date,
+  ): Promise<{ at: Date; action: string; before: unknown; after: unknown }[]> {
+    return rows<{ at: Date; action: string; before: unknown; after: unknown }>(
+      em,
+      `SELECT at, action, before, after FROM audit_log
+       WHERE account_id = $1 AND chain = $1 AND action = ANY($2::text[]) AND at >= $3
+       ORDER BY seq DESC`,
+      [accountId, actions, from],
+    );
+  }
+
   /** Rows newest first, filtered by account and a half-open time range [from, to). */
   async list(q: AuditQuery): Promise<{ items: AuditRow[]; nextCursor: string | null }> {
     const found = await rows<DbRow>(

@@ -10,7 +10,8 @@ import type { GrantView } from 'src/ledger/ledger.types';
 import { notifyOnce } from 'src/messaging/notifications';
 import { topicsOf } from 'src/messaging/topics';
 import { allowanceGrantId, allowanceKey, allowanceReason } from 'src/plans/allowance-keys';
-import { PlanCatalog, type PlanId } from 'src/plan-catalog/plan-catalog';
+import { planTermsAt } from 'src/plans/plan-history';
+import { PlanCatalog } from 'src/plan-catalog/plan-catalog';
 import type { Period } from 'src/plan-catalog/periods';
 import { clawBack } from './clawback';
 import type { InvoiceSnapshot } from './stripe-objects';
@@ -33,11 +34,14 @@ export class CycleAllowances {
   ) {}
 
   /**
-   * The cycle's included credits, once per cycle, expiring at its end: those of the account's plan
-   * when they come with a paid invoice (Team, with its overrides), else those of the plan of the
-   * invoice's prices (an account on Free since, with the terms its subscription ended with: `ended`).
-   * An account an admin put on an admin-only plan
-   * (Enterprise) gets its plan's credits by its own period, never from a Stripe invoice.
+   * The cycle's included credits, once per cycle, expiring at its end, on the terms the account had
+   * when the invoice was paid (its plan changes since, from its audit chain, undone; `paidAt` is
+   * Stripe's second, and a change in that same second counts as made before the payment): those of
+   * its plan then when they come with a paid invoice (Team, with its overrides then), else those of
+   * the plan of the invoice's prices (an account not on it yet, or on Free since, with the terms its
+   * subscription ended with: `ended`). An account on an admin-only plan (Enterprise) when the invoice
+   * was paid gets its plan's credits by its own period, never from a Stripe invoice; one moved there
+   * after paying gets the cycle it paid for, whether the move or the invoice is delivered first.
    */
   async grant(
     em: EntityManager,
@@ -48,19 +52,18 @@ export class CycleAllowances {
   ): Promise<void> {
     const invoiceId = invoice.id;
     if (period.end.getTime() <= this.clock.now().getTime()) return; // a cycle already over grants nothing
-    const [account] = await rows<{ plan: PlanId; plan_overrides: Record<string, unknown> | null }>(
-      em,
-      `SELECT plan, plan_overrides FROM accounts WHERE id = $1`,
-      [accountId],
-    );
-    const current = account && this.catalog.has(account.plan) ? this.catalog.plan(account.plan) : undefined;
-    if (current?.adminOnly) return;
-    const own = current?.allowanceTrigger === 'paid_invoice';
-    const planId = own ? current.id : this.catalog.planOfPrices(invoice.lines.map((l) => l.priceId))?.id;
+    // The plan at delivery would decide by what happened since: an admin's move to Enterprise after
+    // the payment would take the paid cycle away, or its overrides changed since would change it.
+    const paidAt = invoice.paidAt ?? this.clock.now();
+    const account = await planTermsAt(em, this.audit, accountId, new Date(paidAt.getTime() + 1000));
+    const then = account && this.catalog.has(account.plan) ? this.catalog.plan(account.plan) : undefined;
+    if (then?.adminOnly) return;
+    const own = then?.allowanceTrigger === 'paid_invoice';
+    const planId = own ? then.id : this.catalog.planOfPrices(invoice.lines.map((l) => l.priceId))?.id;
     if (planId === undefined) return;
     // On the account's plan, its terms; on the plan of the prices (the account has left it), the terms
     // the subscription ended with, if any (never another plan's overrides).
-    const plan = this.catalog.effective(planId, own && !ended ? account?.plan_overrides : (ended?.overrides ?? null));
+    const plan = this.catalog.effective(planId, own && !ended ? account?.overrides : (ended?.overrides ?? null));
     const amount = plan.includedCreditsMicros;
     if (amount <= 0n) return;
     const grantId = allowanceGrantId(accountId, period);

@@ -200,9 +200,10 @@ describe('Stripe: a Team subscription started and ended, events in any order', (
     for (const order of ['in order', 'cancellation first'] as const) {
       const { accountId, subscriptionId } = await teamAccount({ includedCredits: '800.000000' });
       const start = fake.subscriptions.get(subscriptionId)!.items.data[0].current_period_end as number;
+      // Paid on the 800 set above, 10 s before the end (the allowance is decided by the terms at the payment).
       const at = Math.floor(Date.now() / 1000);
-      const paid = fake.emit('invoice.paid', fake.invoice(subscriptionId, { periodStart: start, periodEnd: start + 30 * 86_400 }), at - 10);
-      const deleted = cancelled(subscriptionId, at);
+      const paid = fake.emit('invoice.paid', fake.invoice(subscriptionId, { periodStart: start, periodEnd: start + 30 * 86_400 }), at);
+      const deleted = cancelled(subscriptionId, at + 10);
       for (const event of order === 'in order' ? [paid, deleted] : [deleted, paid]) await deliver(event);
       const wallet = (await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body as {
         total: string;
@@ -242,6 +243,58 @@ describe('Stripe: a Team subscription started and ended, events in any order', (
     const start = fake.subscriptions.get(subscriptionId)!.items.data[0].current_period_end as number;
     await deliver(fake.emit('invoice.paid', fake.invoice(subscriptionId, { periodStart: start, periodEnd: start + 30 * 86_400 })));
     expect((await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body.total).toBe(before);
+  });
+
+  it('grants a Team cycle paid before an admin moved the account to Enterprise, on the terms of then, whichever comes first', async () => {
+    const outcomes: Record<string, { total: string; cycle: { amount: string; expiresAt: string | null }[]; later: string[] }> = {};
+    for (const order of ['invoice first', 'move first'] as const) {
+      const { accountId, subscriptionId } = await teamAccount({ includedCredits: '800.000000' });
+      const sub = fake.subscriptions.get(subscriptionId)!;
+      const end = sub.items.data[0].current_period_end as number;
+      // Paid now, on Team (with its 800); the admin's move comes in a later second.
+      const paidAt = Math.floor(Date.now() / 1000);
+      const paid = fake.emit('invoice.paid', { ...fake.invoice(subscriptionId), status: 'paid', status_transitions: { paid_at: paidAt } });
+      await new Promise((resolve) => setTimeout(resolve, (paidAt + 1) * 1000 + 50 - Date.now()));
+      const move = async () => {
+        const plan = await h.request('PUT', `/v1/admin/accounts/${accountId}/plan`, { key: admin, body: { plan: 'enterprise' } });
+        expect(plan.status, JSON.stringify(plan.body)).toBe(200);
+      };
+      if (order === 'invoice first') {
+        await deliver(paid);
+        await move();
+      } else {
+        await move();
+        await deliver(paid);
+      }
+      // Stripe delivering it again, and the recovery job, grant nothing more.
+      expect((await deliver(paid)).body).toMatchObject({ duplicate: true });
+      expect((await h.request('POST', '/v1/admin/jobs/stripe-recovery/run', { key: admin })).status).toBe(200);
+      // The next cycle's invoice, paid on Enterprise: nothing (the contract's credits come by its own month).
+      await deliver(fake.emit('invoice.paid', fake.invoice(subscriptionId, { periodStart: end, periodEnd: end + 30 * 86_400 })));
+      const wallet = (await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body as {
+        total: string;
+        grants: { amount: string; source: string; expiresAt: string | null }[];
+      };
+      const cycleEnd = new Date(end * 1000).toISOString();
+      const laterEnd = new Date((end + 30 * 86_400) * 1000).toISOString();
+      outcomes[order] = {
+        total: wallet.total,
+        cycle: wallet.grants
+          .filter((g) => g.source === 'plan_allowance' && g.expiresAt === cycleEnd)
+          .map(({ amount, expiresAt }) => ({ amount, expiresAt })),
+        later: wallet.grants.filter((g) => g.source === 'plan_allowance' && g.expiresAt === laterEnd).map((g) => g.amount),
+      };
+      expect(await subscription(accountId), order).toMatchObject({
+        plan: 'enterprise',
+        subscription: { id: subscriptionId, status: 'active' },
+      });
+    }
+    // The paid Team cycle's 800 (the override it had then), once, expiring at the cycle's end, in both orders.
+    for (const order of ['invoice first', 'move first'] as const) {
+      expect(outcomes[order]!.cycle, order).toEqual([{ amount: '800.000000', expiresAt: expect.any(String) }]);
+      expect(outcomes[order]!.later, order).toEqual([]);
+    }
+    expect(outcomes['move first']!.total).toBe(outcomes['invoice first']!.total);
   });
 
   it('moves an account to Team when its incomplete subscription becomes active in the second it was created, whichever event says so', async () => {
