@@ -57,6 +57,15 @@ class OldSubscription {
 const GOOD_STANDING: readonly string[] = ['active', 'trialing'];
 
 /**
+ * A subscription as Stripe reported it to the `checkout.session.completed` (of time `eventCreated`)
+ * that linked it, given to the invoice events it replays: they were refused before (not linked yet).
+ */
+export interface LinkedByCheckout {
+  subscription: SubscriptionSnapshot;
+  eventCreated: number;
+}
+
+/**
  * Applies Stripe events, each once: the event id goes into the inbox in the same transaction as its
  * effect, so a redelivery (or the recovery job seeing it again) does nothing. Effects are written to
  * be safe out of order: subscription state only moves to a newer event (`created`), periods only
@@ -81,11 +90,11 @@ export class StripeEventsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async handle(event: StripeEventLike): Promise<EventOutcome> {
+  async handle(event: StripeEventLike, linkedBy?: LinkedByCheckout): Promise<EventOutcome> {
     const outcome: EventOutcome = { eventId: event.id, type: event.type, duplicate: false, ignored: false };
     let after: (() => Promise<void>) | undefined;
     try {
-      const effect = await this.effectOf(event);
+      const effect = await this.effectOf(event, linkedBy);
       await inTransaction(this.ds, async (em) => {
         if ((await receiveOnce(em, STRIPE_INBOX, [event.id])).size === 0) {
           outcome.duplicate = true;
@@ -134,7 +143,7 @@ export class StripeEventsService {
   }
 
   /** Reads the event and fetches (before the transaction) what it needs from Stripe; null: not handled. */
-  private async effectOf(event: StripeEventLike): Promise<Effect | null> {
+  private async effectOf(event: StripeEventLike, linkedBy?: LinkedByCheckout): Promise<Effect | null> {
     const object = event.data.object;
     switch (event.type) {
       case 'checkout.session.completed':
@@ -143,7 +152,7 @@ export class StripeEventsService {
       case 'invoice.paid':
         return this.invoicePaid(event, object);
       case 'invoice.payment_failed':
-        return this.invoiceFailed(event, object);
+        return this.invoiceFailed(event, object, linkedBy);
       case 'customer.subscription.created':
       case 'customer.subscription.updated':
       case 'customer.subscription.deleted': {
@@ -190,7 +199,8 @@ export class StripeEventsService {
       }
       // A subscription linked here gets the account's seat quantity at once (it was made for the seats of
       // its checkout), and the invoices paid before it was linked (refused then, so not in the inbox).
-      const afterAlso = subscription ? () => this.seats.requestSync(accountId).then(() => this.replayInvoices(subscription.id)) : undefined;
+      const linked = subscription ? { subscription, eventCreated: event.created } : undefined;
+      const afterAlso = linked ? () => this.seats.requestSync(accountId).then(() => this.replayInvoices(linked)) : undefined;
       if (session.paymentStatus !== 'paid' || session.metadata.credits === undefined) {
         return subscription ? { accountId, afterAlso } : { ignored: true };
       }
@@ -347,7 +357,7 @@ export class StripeEventsService {
     return recordInvoice(em, { catalog: this.catalog, members: this.members, clock: this.clock }, accountId, invoice, status);
   }
 
-  private async invoiceFailed(event: StripeEventLike, object: unknown): Promise<Effect | null> {
+  private async invoiceFailed(event: StripeEventLike, object: unknown, linkedBy?: LinkedByCheckout): Promise<Effect | null> {
     const ctx = await this.invoiceContext(object);
     if (!ctx) return null;
     return async (em) => {
@@ -355,10 +365,17 @@ export class StripeEventsService {
       const accountId = await this.accountOfInvoice(em, ctx, event.created);
       if (accountId instanceof OldSubscription) return { ignored: true };
       if (!accountId) return this.notLinkedYet(ctx);
-      // Linked just now from Stripe's current record, read after this failure: in good standing there,
-      // the failure was made good since (a retry paid; the subscription's own events follow), so it does
-      // not make it past due, as it would not have in order (a first payment's failure leaves it incomplete).
-      if (!linkedBefore && ctx.unlinked && GOOD_STANDING.includes(ctx.unlinked.status)) {
+      // Stripe's current record of the subscription, read after this failure: now (this failure links
+      // it), or by the checkout that linked it and replays this failure (refused before: not linked),
+      // created no later than that checkout. In good standing there, the failure was made good since
+      // (a retry paid; the subscription's own events follow), so it does not make it past due, as it
+      // would not have in order (a first payment's failure leaves the subscription incomplete).
+      const byCheckout =
+        linkedBy && linkedBy.subscription.id === ctx.invoice.subscriptionId && event.created <= linkedBy.eventCreated
+          ? linkedBy.subscription
+          : null;
+      const fromStripe = linkedBefore ? byCheckout : ctx.unlinked;
+      if (fromStripe && GOOD_STANDING.includes(fromStripe.status)) {
         await this.recordInvoice(em, accountId, ctx.invoice, 'payment_failed');
         return { accountId };
       }
@@ -432,13 +449,17 @@ export class StripeEventsService {
     return suspended;
   }
 
-  /** A subscription's invoice events of the recovery window not applied yet, applied now, oldest first. */
-  private replayInvoices(subscriptionId: string): Promise<void> {
-    return this.replayEvents((e) => e.type.startsWith('invoice.') && readInvoice(e.data.object)?.subscriptionId === subscriptionId);
+  /**
+   * A subscription's invoice events of the recovery window not applied yet, applied now, oldest first,
+   * told what Stripe reported of the subscription to the checkout that linked it.
+   */
+  private replayInvoices(linked: LinkedByCheckout): Promise<void> {
+    const subscriptionId = linked.subscription.id;
+    return this.replayEvents((e) => e.type.startsWith('invoice.') && readInvoice(e.data.object)?.subscriptionId === subscriptionId, linked);
   }
 
   /** The events of the recovery window (3 days) that `which` selects, applied now, oldest first (each once: the inbox). */
-  private async replayEvents(which: (event: StripeEventLike) => boolean): Promise<void> {
+  private async replayEvents(which: (event: StripeEventLike) => boolean, linkedBy?: LinkedByCheckout): Promise<void> {
     const since = new Date(this.clock.now().getTime() - 3 * 86_400_000);
     // After the event's own commit: Stripe unreachable now must not fail the delivery that was applied
     // (a retry would be a duplicate); the recovery job applies what is left.
@@ -447,7 +468,9 @@ export class StripeEventsService {
       return [];
     });
     for (const event of listed.filter(which)) {
-      await this.handle(event).catch((error: unknown) => this.logger.warn(`${event.type} ${event.id} not applied: ${String(error)}`));
+      await this.handle(event, linkedBy).catch((error: unknown) =>
+        this.logger.warn(`${event.type} ${event.id} not applied: ${String(error)}`),
+      );
     }
   }
 

@@ -95,13 +95,53 @@ describe('Stripe: a Team subscription started and ended, events in any order', (
     expect(await allowances()).toEqual(['50.000000', '500.000000']);
   });
 
-  it('applies a failed payment that came before Checkout linked its subscription, once the checkout comes', async () => {
+  it('applies a failed first payment that came before Checkout linked its subscription once the checkout comes: Stripe says active, so not past due', async () => {
+    for (const order of ['failure first', 'checkout first'] as const) {
+      const accountId = await fundedAccount(h, admin, { plan: 'free', kind: 'organization' });
+      // Stripe's record of the subscription says active by now: the first payment failed, then Checkout's retry paid it.
+      const { subscription: sub, session } = fake.teamCheckout(accountId, 1);
+      const at = Math.floor(Date.now() / 1000);
+      const invoice = fake.invoice(sub.id);
+      const failed = fake.emit('invoice.payment_failed', invoice, at);
+      const completed = fake.emit('checkout.session.completed', session, at);
+      if (order === 'failure first') {
+        expect((await deliver(failed, 503)).body.error.code, order).toBe('DL_BILLING_UNAVAILABLE');
+        await deliver(completed);
+      } else {
+        // The checkout replays the failure from Stripe's events; Stripe's own delivery comes after.
+        await deliver(completed);
+      }
+      expect((await deliver(failed)).body, order).toMatchObject({ duplicate: true });
+      // (With no grace period, a past due account is suspended at once.)
+      expect(await subscription(accountId), order).toMatchObject({
+        plan: 'team',
+        accountStatus: 'active',
+        subscription: { id: sub.id, status: 'active', pastDueSince: null },
+      });
+      expect(
+        await h.ds.query(`SELECT 1 FROM outbox WHERE key = $1 AND payload->>'type' = 'subscription.past_due'`, [accountId]),
+        order,
+      ).toEqual([]);
+      expect((await reserve(accountId)).status, order).toBe(201);
+      // The failure is kept with the invoice's record.
+      expect(await h.ds.query(`SELECT status FROM stripe_invoices WHERE invoice_id = $1`, [invoice.id]), order).toEqual([
+        { status: 'payment_failed' },
+      ]);
+    }
+  });
+
+  it('makes a subscription Checkout linked past due when Stripe reports it past due: a failure replayed by the checkout', async () => {
     const accountId = await fundedAccount(h, admin, { plan: 'free', kind: 'organization' });
     const { subscription: sub, session } = fake.teamCheckout(accountId, 1);
+    // Stripe's record: the payment failed and was not made good.
+    fake.subscriptions.get(sub.id)!.status = 'past_due';
     const failed = fake.emit('invoice.payment_failed', fake.invoice(sub.id));
     expect((await deliver(failed, 503)).body.error.code).toBe('DL_BILLING_UNAVAILABLE');
     await deliver(fake.emit('checkout.session.completed', session));
     expect(await subscription(accountId)).toMatchObject({ plan: 'team', subscription: { id: sub.id, status: 'past_due' } });
+    expect(
+      await h.ds.query(`SELECT 1 FROM outbox WHERE key = $1 AND payload->>'type' = 'subscription.past_due'`, [accountId]),
+    ).toHaveLength(1);
     expect((await deliver(failed)).body).toMatchObject({ duplicate: true });
   });
 
