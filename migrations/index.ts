@@ -32,6 +32,7 @@ import { ConsoleSignOut1796540000000 } from './1796540000000-ConsoleSignOut';
 import { SubscriptionItemsOrder1796541000000 } from './1796541000000-SubscriptionItemsOrder';
 import { SubscriptionEndAndInvoicePaidAt1796542000000 } from './1796542000000-SubscriptionEndAndInvoicePaidAt';
 import { SuspensionCauses1796543000000 } from './1796543000000-SuspensionCauses';
+import { InvoiceSeatsRecheck1796544000000 } from './1796544000000-InvoiceSeatsRecheck';
 import { LiveRuntimesByAccount1796558685545 } from './1796558685545-LiveRuntimesByAccount';
 import { StripeInvoiceAmounts1796414845223 } from './1796414845223-StripeInvoiceAmounts';
 
@@ -72,5 +73,6 @@ export const MIGRATIONS: (new () => object)[] = [
   SubscriptionItemsOrder1796541000000,
   SubscriptionEndAndInvoicePaidAt1796542000000,
   SuspensionCauses1796543000000,
+  InvoiceSeatsRecheck1796544000000,
   LiveRuntimesByAccount1796558685545,
 ];

@@ -5,6 +5,7 @@ import { AncillaryUsageService } from './ancillary/ancillary-usage.service';
 import { Clock } from './infra/clock/clock';
 import { LedgerModule } from './ledger/ledger.module';
 import { LedgerService } from './ledger/ledger.service';
+import { SEAT_HISTORY_HOOKS, type SeatHistoryHook } from './members/seat-history-hooks';
 import { WALLET_EXTENSIONS, type WalletExtension } from './ledger/wallet-extensions';
 import { EXTRA_EVENT_HANDLERS, type ExtraEventHandler } from './metering/event-extensions';
 import { SETTLEMENT_HOOKS, type SettlementHook } from './metering/settlement-hooks';
@@ -13,17 +14,19 @@ import { PlansModule } from './plans/plans.module';
 import { QuotasService } from './plans/quotas.service';
 import { SpendLimitsModule } from './spend-limits/spend-limits.module';
 import { SpendLimitsService } from './spend-limits/spend-limits.service';
+import { InvoiceSeats } from './stripe/invoice-records';
+import { StripeModule } from './stripe/stripe.module';
 
 /**
  * The extension points of the lower modules, filled in one place by the higher ones: what the wallet
  * view shows besides the ledger (spend limits, runs), what a new account or plan takes (its wallet, its allowance), what a
- * settlement does besides the ledger (paused memory) and which extra event types the lifecycle paths
- * carry (ancillary usage). Each list is an ordinary provider, so the dependency shows in the module
+ * settlement does besides the ledger (paused memory), which extra event types the lifecycle paths
+ * carry (ancillary usage) and what a membership change received late rechecks (Stripe invoices' seats). Each list is an ordinary provider, so the dependency shows in the module
  * graph; a context without this module (the CLI, a unit test) gets empty lists.
  */
 @Global()
 @Module({
-  imports: [LedgerModule, PlansModule, SpendLimitsModule, AncillaryModule],
+  imports: [LedgerModule, PlansModule, SpendLimitsModule, AncillaryModule, StripeModule],
   providers: [
     {
       provide: WALLET_EXTENSIONS,
@@ -52,7 +55,13 @@ import { SpendLimitsService } from './spend-limits/spend-limits.service';
       useFactory: (usage: AncillaryUsageService, clock: Clock): ExtraEventHandler[] => [ancillaryEventHandler(usage, clock)],
       inject: [AncillaryUsageService, Clock],
     },
+    {
+      provide: SEAT_HISTORY_HOOKS,
+      // Invoices created after a membership change received late: their seats rechecked (stripe_invoices is Stripe's).
+      useFactory: (invoices: InvoiceSeats): SeatHistoryHook[] => [invoices.seatHistoryHook],
+      inject: [InvoiceSeats],
+    },
   ],
-  exports: [WALLET_EXTENSIONS, PLAN_SET_HOOKS, SETTLEMENT_HOOKS, EXTRA_EVENT_HANDLERS],
+  exports: [WALLET_EXTENSIONS, PLAN_SET_HOOKS, SETTLEMENT_HOOKS, EXTRA_EVENT_HANDLERS, SEAT_HISTORY_HOOKS],
 })
 export class ExtensionsModule {}

@@ -20,6 +20,7 @@ const LABELS: Record<string, string> = {
   invoicedCents: 'Invoiced in period',
   detectedAt: 'Detected at',
   correctedAt: 'Corrected at',
+  resolvedAt: 'Resolved at',
   activeSeats: 'Active seats',
   seconds: 'Running time',
   credits: 'Credits',

@@ -7,6 +7,7 @@ import { advisoryKey } from 'src/common/database/advisory-lock';
 import { inTransaction, rows } from 'src/common/database/transaction';
 import { BillingException } from 'src/common/errors/billing.exception';
 import { Clock } from 'src/infra/clock/clock';
+import { SeatHistoryHooks, type SeatHistoryChange } from './seat-history-hooks';
 
 export type MemberChangeType = 'member.added' | 'member.removed';
 
@@ -44,6 +45,7 @@ export class MembersService {
     @InjectDataSource() private readonly ds: DataSource,
     private readonly audit: AuditService,
     private readonly clock: Clock,
+    private readonly hooks: SeatHistoryHooks,
   ) {}
 
   onSeatsChanged(listener: SeatsChangedListener): void {
@@ -110,6 +112,8 @@ export class MembersService {
     );
     const audits: AuditEntry[] = [];
     const changed = new Set<string>();
+    // Every change new to the history, applied or stale for the member's state: by account.
+    const received = new Map<string, { id: string; occurredAt: Date }[]>();
     // Sorted, so concurrent batches lock member rows in the same order.
     const sorted = [...changes].sort(
       (a, b) =>
@@ -134,6 +138,7 @@ export class MembersService {
         [c.id, c.accountId, c.userId, c.type, c.occurredAt, source],
       );
       if (!fresh) continue;
+      received.set(c.accountId, [...(received.get(c.accountId) ?? []), { id: c.id, occurredAt: c.occurredAt }]);
       const active = c.type === 'member.added';
       // The member's lock, even before their row exists: two first changes at once must not both read
       // "not a member" (each would audit a seat added). Taken in the sorted order above.
@@ -165,6 +170,15 @@ export class MembersService {
         correlationId: source === 'kafka' ? c.id : correlationId,
       });
     }
+    // Before the audit rows (written last, as every write of this transaction): what was received
+    // changes who held a seat from its earliest date on (the Stripe module rechecks invoices created since).
+    await this.hooks.historyChanged(
+      em,
+      [...received].map(([accountId, list]): SeatHistoryChange => {
+        const changes = [...list].sort((a, b) => a.occurredAt.getTime() - b.occurredAt.getTime() || a.id.localeCompare(b.id));
+        return { accountId, since: changes[0]!.occurredAt, changes, seatsAt: (at) => this.seatsAt(em, accountId, at) };
+      }),
+    );
     if (audits.length > 0) await this.audit.recordMany(em, audits);
     return [...changed];
   }

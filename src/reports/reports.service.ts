@@ -437,12 +437,13 @@ export class ReportsService {
       active_seats: number;
       detected_at: Date;
       corrected_at: Date | null;
+      resolved_at: Date | null;
     }>(
       this.ds,
-      `SELECT kind, account_id AS account, subscription_id AS subscription, invoice_id AS invoice, stripe_quantity, active_seats, detected_at, corrected_at
+      `SELECT kind, account_id AS account, subscription_id AS subscription, invoice_id AS invoice, stripe_quantity, active_seats, detected_at, corrected_at, resolved_at
        FROM stripe_seat_discrepancies WHERE detected_at >= $1 AND detected_at < $2
        UNION ALL
-       SELECT 'open_drift', s.account_id, s.subscription_id, NULL, s.seat_quantity, coalesce(m.seats, 0)::int, $3::timestamptz, NULL
+       SELECT 'open_drift', s.account_id, s.subscription_id, NULL, s.seat_quantity, coalesce(m.seats, 0)::int, $3::timestamptz, NULL, NULL
        FROM stripe_subscriptions s
        LEFT JOIN (SELECT account_id, count(*) AS seats FROM account_members WHERE active GROUP BY account_id) m ON m.account_id = s.account_id
        WHERE s.status IN ('active', 'trialing', 'past_due') AND s.seat_quantity <> coalesce(m.seats, 0)
@@ -452,7 +453,18 @@ export class ReportsService {
     return {
       report: 'reconciliation',
       ...iso(period),
-      columns: ['detectedAt', 'kind', 'account', 'subscription', 'invoice', 'stripeQuantity', 'activeSeats', 'difference', 'correctedAt'],
+      columns: [
+        'detectedAt',
+        'kind',
+        'account',
+        'subscription',
+        'invoice',
+        'stripeQuantity',
+        'activeSeats',
+        'difference',
+        'correctedAt',
+        'resolvedAt',
+      ],
       items: found.map((r) => ({
         detectedAt: new Date(r.detected_at).toISOString(),
         kind: r.kind,
@@ -463,12 +475,17 @@ export class ReportsService {
         activeSeats: r.active_seats,
         difference: r.stripe_quantity - r.active_seats,
         correctedAt: r.corrected_at ? new Date(r.corrected_at).toISOString() : null,
+        resolvedAt: r.resolved_at ? new Date(r.resolved_at).toISOString() : null,
       })),
       totals: {
-        discrepancies: found.filter((r) => r.kind !== 'open_drift').length,
+        discrepancies: found.filter((r) => r.kind !== 'open_drift' && !r.resolved_at).length,
+        resolved: found.filter((r) => r.resolved_at).length,
         openDrift: found.filter((r) => r.kind === 'open_drift').length,
       },
-      notes: ['open_drift rows compare every billing Team subscription with its active members now, whatever the period.'],
+      notes: [
+        'open_drift rows compare every billing Team subscription with its active members now, whatever the period.',
+        'An invoice_seats row with resolvedAt was shown wrong by a membership change received later (the invoice billed the seats active when it was created); activeSeats is the count known now.',
+      ],
     };
   }
 }

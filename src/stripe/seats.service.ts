@@ -197,6 +197,8 @@ export class SeatsService implements OnModuleInit {
       active_seats: number;
       detected_at: Date;
       corrected_at: Date | null;
+      resolved_at: Date | null;
+      resolved_by: string | null;
     }>(
       this.ds,
       `SELECT * FROM stripe_seat_discrepancies WHERE ($1::text IS NULL OR account_id = $1) ORDER BY detected_at DESC, id LIMIT 1000`,
@@ -212,6 +214,8 @@ export class SeatsService implements OnModuleInit {
       activeSeats: d.active_seats,
       detectedAt: d.detected_at.toISOString(),
       correctedAt: d.corrected_at?.toISOString() ?? null,
+      resolvedAt: d.resolved_at?.toISOString() ?? null,
+      resolvedBy: d.resolved_by,
     }));
   }
 }

@@ -7,6 +7,7 @@ import { PlanCatalogModule } from 'src/plan-catalog/plan-catalog.module';
 import { SpendLimitsModule } from 'src/spend-limits/spend-limits.module';
 import { SuspensionService } from 'src/spend-limits/suspension.service';
 import { CycleAllowances } from './cycle-allowances';
+import { InvoiceSeats } from './invoice-records';
 import { SeatsService } from './seats.service';
 import { StripeController } from './stripe.controller';
 import { StripeEventsService } from './stripe-events.service';
@@ -29,7 +30,8 @@ import { TopUpsService } from './top-ups.service';
     TopUpsService,
     StripeJobs,
     SuspensionService,
+    InvoiceSeats,
   ],
-  exports: [StripeGateway, SeatsService, StripeEventsService, SubscriptionsService],
+  exports: [StripeGateway, SeatsService, StripeEventsService, SubscriptionsService, InvoiceSeats],
 })
 export class StripeModule {}

@@ -143,6 +143,159 @@ describe('membership from accounts.membership.v1 (real broker) drives Stripe sea
     // Counted where the on-call engineer's alert (DlBillingDeadLetters) reads them.
     expect((await deadLettered()) - before).toBe(hostile.length);
   });
+
+  describe('an invoice rechecked by a membership change dated before it and consumed after', () => {
+    const minute = 60_000;
+    type Change = { id: string; type: 'member.added' | 'member.removed'; occurredAt: string; accountId: string; userId: string };
+    const change = (accountId: string, userId: string, type: Change['type'], at: number): Change => ({
+      id: uid('mem'),
+      type,
+      occurredAt: new Date(at).toISOString(),
+      accountId,
+      userId,
+    });
+    /** Sends membership changes on the topic and waits until the service took them (their ids in its inbox). */
+    const consume = async (...changes: Change[]) => {
+      await produce(
+        h.config.kafka!.topics.membership,
+        changes.map((value) => ({ key: value.accountId, value })),
+      );
+      const ids = [...new Set(changes.map((c) => c.id))];
+      await eventually(
+        async () =>
+          (
+            await h.ds.query(`SELECT count(*)::int AS n FROM inbox WHERE source = 'accounts.membership.v1' AND message_id = ANY($1)`, [ids])
+          )[0].n === ids.length,
+        60_000,
+        'membership changes consumed',
+      );
+      await h.app.get(SeatsService).idle();
+    };
+    const deliver = (event: object) => {
+      const payload = JSON.stringify(event);
+      return h.request('POST', '/v1/stripe/webhooks', {
+        body: payload,
+        headers: { 'stripe-signature': StripeFake.sign(payload, 'whsec_test') },
+      });
+    };
+    /** A Team subscription of an organization whose members alice and bob joined at `joined`. */
+    const team = async (joined: number) => {
+      const accountId = await fundedAccount(h, admin, { plan: 'free', kind: 'organization' });
+      const created = await h.request('POST', `/v1/admin/accounts/${accountId}/subscription`, { key: admin });
+      expect(created.status).toBe(201);
+      await consume(change(accountId, 'alice', 'member.added', joined), change(accountId, 'bob', 'member.added', joined));
+      return { accountId, subscriptionId: created.body.subscription.id as string };
+    };
+    /** invoice.paid of an invoice created at `at` billing `seats` seats, delivered signed; the invoice. */
+    const paidInvoice = async (subscriptionId: string, at: number, seats: number) => {
+      const invoice = fake.invoice(subscriptionId, { seatQuantity: seats, created: Math.floor(at / 1000) });
+      const event = fake.emit('invoice.paid', invoice);
+      expect((await deliver(event)).status).toBe(200);
+      return { invoice, event };
+    };
+    const flags = async (accountId: string) =>
+      (await h.request('GET', `/v1/admin/reconciliation/discrepancies?accountId=${accountId}`, { key: admin })).body.items;
+    const activeSeatsOf = async (invoiceId: string): Promise<number> =>
+      (await h.ds.query(`SELECT active_seats FROM stripe_invoices WHERE invoice_id = $1`, [invoiceId]))[0].active_seats;
+    const reconciliation = async (accountId: string) => {
+      const from = new Date(Date.now() - 3_600_000).toISOString();
+      const to = new Date(Date.now() + 3_600_000).toISOString();
+      const report = (await h.request('GET', `/v1/reports/reconciliation?from=${from}&to=${to}`, { key: admin })).body;
+      return report.items.filter((i: { account: string; kind: string }) => i.account === accountId && i.kind === 'invoice_seats');
+    };
+
+    it('flags an invoice billed for a member whose removal, dated before it, was consumed after it, and corrects its active seats', async () => {
+      const t0 = Date.now();
+      const { accountId, subscriptionId } = await team(t0 - 60 * minute);
+      // Billed for alice and bob: both were members when it was created, as known then.
+      const { invoice } = await paidInvoice(subscriptionId, t0 - 30 * minute, 2);
+      expect(await flags(accountId)).toEqual([]);
+      expect(await activeSeatsOf(invoice.id)).toBe(2);
+
+      // Bob had left 15 minutes before the invoice was created; the removal comes now.
+      const removal = change(accountId, 'bob', 'member.removed', t0 - 45 * minute);
+      await consume(removal);
+      expect(await flags(accountId)).toEqual([
+        expect.objectContaining({
+          kind: 'invoice_seats',
+          invoiceId: invoice.id,
+          stripeQuantity: 2,
+          activeSeats: 1,
+          resolvedAt: null,
+          resolvedBy: null,
+        }),
+      ]);
+      expect(await activeSeatsOf(invoice.id)).toBe(1);
+      expect(await reconciliation(accountId)).toEqual([
+        expect.objectContaining({ invoice: invoice.id, stripeQuantity: 2, activeSeats: 1, difference: 1, resolvedAt: null }),
+      ]);
+    });
+
+    it('rechecks with a change stale for the member now (a later change of theirs came first)', async () => {
+      const t0 = Date.now();
+      const { accountId, subscriptionId } = await team(t0 - 60 * minute);
+      const { invoice } = await paidInvoice(subscriptionId, t0 - 30 * minute, 2);
+      // Bob left after the invoice (known), and had also left before it, between two stints (consumed last).
+      await consume(change(accountId, 'bob', 'member.removed', t0 - 10 * minute));
+      expect(await flags(accountId)).toEqual([]);
+      await consume(change(accountId, 'bob', 'member.removed', t0 - 45 * minute));
+      expect((await h.request('GET', `/v1/accounts/${accountId}/members`, { key: admin })).body.seats).toBe(1);
+      expect(await flags(accountId)).toEqual([expect.objectContaining({ invoiceId: invoice.id, stripeQuantity: 2, activeSeats: 1 })]);
+      expect(await activeSeatsOf(invoice.id)).toBe(1);
+    });
+
+    it('resolves a flag that an addition dated before the invoice, consumed after it, shows wrong; redeliveries change nothing', async () => {
+      const t0 = Date.now();
+      const accountId = await fundedAccount(h, admin, { plan: 'free', kind: 'organization' });
+      const subscriptionId = (await h.request('POST', `/v1/admin/accounts/${accountId}/subscription`, { key: admin })).body.subscription
+        .id as string;
+      const alice = change(accountId, 'alice', 'member.added', t0 - 60 * minute);
+      await consume(alice);
+      // Billed for 2 when, as known then, only alice was a member: flagged.
+      const { invoice, event } = await paidInvoice(subscriptionId, t0 - 30 * minute, 2);
+      expect(await flags(accountId)).toEqual([expect.objectContaining({ invoiceId: invoice.id, stripeQuantity: 2, activeSeats: 1 })]);
+
+      // Carol joined 15 minutes before the invoice was created; her addition comes now.
+      const carol = change(accountId, 'carol', 'member.added', t0 - 45 * minute);
+      await consume(carol);
+      const resolved = await flags(accountId);
+      expect(resolved).toEqual([
+        expect.objectContaining({
+          kind: 'invoice_seats',
+          invoiceId: invoice.id,
+          stripeQuantity: 2,
+          activeSeats: 2,
+          resolvedAt: expect.any(String),
+          resolvedBy: carol.id,
+        }),
+      ]);
+      expect(await activeSeatsOf(invoice.id)).toBe(2);
+      const [row] = await reconciliation(accountId);
+      expect(row).toMatchObject({
+        invoice: invoice.id,
+        stripeQuantity: 2,
+        activeSeats: 2,
+        difference: 0,
+        resolvedAt: resolved[0].resolvedAt,
+      });
+
+      // The same changes again (Kafka redelivery, a duplicate within a batch) and the invoice event again: nothing moves.
+      // (Dave, who joined after the invoice, follows them on the account's partition: once he is in, they were read.)
+      await consume(carol, carol, alice, change(accountId, 'dave', 'member.added', t0));
+      const redelivered = await deliver(event);
+      expect(redelivered.body).toMatchObject({ duplicate: true });
+      expect(await flags(accountId)).toEqual(resolved);
+      expect(await activeSeatsOf(invoice.id)).toBe(2);
+      expect(await reconciliation(accountId)).toEqual([row]);
+
+      // A change consumed late that makes it wrong again (carol left before it too) opens the flag again.
+      await consume(change(accountId, 'carol', 'member.removed', t0 - 40 * minute));
+      expect(await flags(accountId)).toEqual([
+        expect.objectContaining({ invoiceId: invoice.id, stripeQuantity: 2, activeSeats: 1, resolvedAt: null, resolvedBy: null }),
+      ]);
+      expect(await activeSeatsOf(invoice.id)).toBe(1);
+    });
+  });
 });
 
 describe('membership events stamped ahead of the service clock (real broker)', () => {

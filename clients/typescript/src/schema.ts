@@ -1286,6 +1286,11 @@ export interface components {
                 difference: number;
                 invoice: string | null;
                 kind: string;
+                /**
+                 * Format: date-time
+                 * @description An invoice flag a membership change received later showed wrong: when
+                 */
+                resolvedAt: string | null;
                 stripeQuantity: number;
                 subscription: string;
             }[];
@@ -1296,8 +1301,11 @@ export interface components {
             /** Format: date-time */
             to: string;
             totals: {
+                /** @description Rows found in the period that still hold (resolved invoice flags not counted) */
                 discrepancies: number;
                 openDrift: number;
+                /** @description Invoice flags found in the period and resolved since */
+                resolved: number;
             };
         };
         Reservation: {
@@ -1429,6 +1437,13 @@ export interface components {
                 id: string;
                 invoiceId: string | null;
                 kind: string;
+                /**
+                 * Format: date-time
+                 * @description An invoice flag a membership change received later showed wrong (the invoice billed the seats active when it was created): when. Null while the flag holds
+                 */
+                resolvedAt: string | null;
+                /** @description The membership change (event id) that resolved the flag */
+                resolvedBy: string | null;
                 stripeQuantity: number;
                 subscriptionId: string;
             }[];

@@ -124,8 +124,13 @@ export const reconciliationReportSchema = reportSchema('reconciliation', 'Reconc
     activeSeats: count,
     difference: z.number().int().meta({ description: 'stripeQuantity − activeSeats' }),
     correctedAt: instant.nullable(),
+    resolvedAt: instant.nullable().meta({ description: 'An invoice flag a membership change received later showed wrong: when' }),
   }),
-  totals: z.strictObject({ discrepancies: count, openDrift: count }),
+  totals: z.strictObject({
+    discrepancies: count.meta({ description: 'Rows found in the period that still hold (resolved invoice flags not counted)' }),
+    resolved: count.meta({ description: 'Invoice flags found in the period and resolved since' }),
+    openDrift: count,
+  }),
   notes: true,
 });
 

@@ -80,6 +80,11 @@ export const discrepanciesSchema = z
         activeSeats: z.number().int(),
         detectedAt: instant,
         correctedAt: instant.nullable(),
+        resolvedAt: instant.nullable().meta({
+          description:
+            'An invoice flag a membership change received later showed wrong (the invoice billed the seats active when it was created): when. Null while the flag holds',
+        }),
+        resolvedBy: z.string().nullable().meta({ description: 'The membership change (event id) that resolved the flag' }),
       }),
     ),
   })

@@ -47,7 +47,17 @@ export class StripeInvoice {
   @Column({ name: 'paid_at', type: 'timestamptz', nullable: true })
   paidAt: Date | null;
 
-  /** Active members when the invoice was created. */
+  /**
+   * When Stripe created the invoice (its `created`); null for an invoice recorded before it was kept
+   * (such a row is not rechecked by late membership changes).
+   */
+  @Column({ type: 'timestamptz', nullable: true })
+  created: Date | null;
+
+  /**
+   * Active members when the invoice was created (its `created`, else its period's start), as the
+   * membership history says: a membership change dated before that and received later recomputes it.
+   */
   @Column({ name: 'active_seats', type: 'integer' })
   activeSeats: number;
 
