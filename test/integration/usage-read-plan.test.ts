@@ -44,10 +44,12 @@ describe('the usage read of a launch, on an account with a long history', () => 
 
   it('reads the rows of the period and the live ones only, not the history nor the fleet', async () => {
     const { call } = read();
-    const [{ 'QUERY PLAN': plan }] = (await db.ds.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${call.statement.text}`, call.values)) as {
+    const found = (await db.ds.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${call.statement.text}`, call.values)) as {
       'QUERY PLAN': { Plan: PlanNode }[];
     }[];
-    const scans = nodesOf(plan[0].Plan).filter((n) => n['Relation Name'] === 'runtimes' || /Index Scan/.test(n['Node Type']));
+    const scans = nodesOf(found[0]!['QUERY PLAN'][0]!.Plan).filter(
+      (n) => n['Relation Name'] === 'runtimes' || /Index Scan/.test(n['Node Type']),
+    );
     expect(scans.map((n) => n['Node Type'])).not.toContain('Seq Scan');
     // Index entries visited (bitmap index scans) and rows read from the table (then kept or filtered out).
     const visited = scans.reduce(
