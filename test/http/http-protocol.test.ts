@@ -245,6 +245,24 @@ describe('content types and methods over HTTP', () => {
     }
   });
 
+  it('routes an id of 128 characters written percent-encoded (384), and refuses a longer path segment naming the URL', async () => {
+    // The longest id the pattern allows, every character after the first a `:` written as `%3A`.
+    const longest = `r${'%3A'.repeat(127)}`;
+    const found = await send('GET', `/v1/reservations/${longest}`, { authorization: `Bearer ${cp}` });
+    expect(found.status).toBe(404);
+    expect(found.body.error.code).toBe('DL_BILLING_NOT_FOUND');
+    const tooLong = await send('GET', `/v1/reservations/${'r'.repeat(385)}`, { authorization: `Bearer ${cp}` });
+    expect(tooLong).toMatchObject({
+      status: 400,
+      body: {
+        error: {
+          code: 'DL_BILLING_REQUEST_INVALID',
+          findings: [{ field: 'url', message: 'has a path segment longer than 384 characters' }],
+        },
+      },
+    });
+  });
+
   it("answers a malformed URL under /admin with the console's HTML error page, and keeps the API's JSON body elsewhere", async () => {
     const cookie = await h.consoleSession(admin);
     for (const url of ['/admin/%ZZ', '/admin/accounts/%E0%A4%A', '/admin/%ZZ?from=x']) {

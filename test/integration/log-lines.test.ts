@@ -1,0 +1,46 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
+import { startService, type ServiceProcess } from '../support/service-process';
+
+const ADMIN_KEY = 'log-lines-admin-key-0123456789';
+
+/**
+ * docs/operations.md, "Logs": one JSON object a line. A log shipper parses every line the process
+ * writes, on stdout and stderr alike; a line of plain text (a runtime warning printed by Node) is
+ * one it cannot parse.
+ */
+describe("the service's output", () => {
+  let db: FreshDatabase | undefined;
+  let service: ServiceProcess | undefined;
+  afterAll(async () => {
+    await service?.stop();
+    await db?.drop();
+  });
+
+  it('is one JSON object a line, from start to stop, stderr included', async () => {
+    db = await freshDatabase('loglines');
+    service = await startService({ DATABASE_URL: db.url, KAFKA_BROKERS: '', BILLING_ADMIN_API_KEY: ADMIN_KEY, LOG_LEVEL: 'info' });
+    const wallet = await fetch(`http://127.0.0.1:${service.port}/v1/accounts/acc_nobody/wallet`, {
+      headers: { authorization: `Bearer ${ADMIN_KEY}` },
+    });
+    expect(wallet.status).toBe(404);
+    await service.stop();
+    expect(await service.exited).toEqual({ code: 0, signal: null });
+
+    const lines = service
+      .output()
+      .split('\n')
+      .filter((l) => l.trim() !== '');
+    const notJson = lines.filter((l) => {
+      try {
+        const parsed: unknown = JSON.parse(l);
+        return typeof parsed !== 'object' || parsed === null || Array.isArray(parsed);
+      } catch {
+        return true;
+      }
+    });
+    expect(notJson).toEqual([]);
+    expect(lines.some((l) => l.includes('"msg":"stopped"'))).toBe(true);
+    expect(lines.some((l) => l.includes('"msg":"request"') && l.includes('"status":404'))).toBe(true);
+  });
+});
