@@ -1,4 +1,5 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
 import { startService, type ServiceProcess } from '../support/service-process';
 
@@ -42,5 +43,33 @@ describe("the service's output", () => {
     expect(notJson).toEqual([]);
     expect(lines.some((l) => l.includes('"msg":"stopped"'))).toBe(true);
     expect(lines.some((l) => l.includes('"msg":"request"') && l.includes('"status":404'))).toBe(true);
+  });
+
+  it('names every bad configuration file at once, in one fatal JSON line on stderr, before anything starts', async () => {
+    const child = spawn(process.execPath, ['dist/src/main.js'], {
+      env: {
+        ...process.env,
+        PORT: '',
+        DATABASE_URL: inject('databaseUrl'),
+        KAFKA_BROKERS: '',
+        PLANS_FILE: '/nonexistent/plans.json',
+        RATE_CARD_FILE: '/nonexistent/rate-card.json',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).toBe(1);
+    const lines = stderr.split('\n').filter((l) => l.trim() !== '');
+    expect(lines).toHaveLength(1);
+    const fatal = JSON.parse(lines[0]!) as { level: string; msg: string };
+    expect(fatal.level).toBe('fatal');
+    expect(fatal.msg).toMatch(/^startup failed: /);
+    expect(fatal.msg).toContain('PLANS_FILE: cannot read /nonexistent/plans.json');
+    expect(fatal.msg).toContain('RATE_CARD_FILE: cannot read /nonexistent/rate-card.json');
+    expect(stdout).toBe('');
   });
 });
