@@ -20,6 +20,28 @@ import { SettlementHooks, type AfterSettlement } from './settlement-hooks';
 
 const BATCH = 500;
 
+/**
+ * Runtimes told to terminate whose grace period has passed and that still report: their newest open
+ * command ($1 now, $2 the grace in ms). Read from the open commands (their partial index), not from
+ * the runtimes: `settled` and `voided` are the fleet's whole history.
+ */
+export const REISSUE_DUE = `SELECT r.runtime_id, r.account_id, c.reason
+         FROM (SELECT DISTINCT ON (runtime_id) runtime_id, reason, issued_at FROM runtime_commands WHERE acknowledged_at IS NULL
+               ORDER BY runtime_id, issued_at DESC) c
+         JOIN runtimes r ON r.runtime_id = c.runtime_id
+         WHERE r.status IN ('terminating', 'settled', 'voided') AND c.issued_at < $1::timestamptz - make_interval(secs => $2::double precision / 1000)
+           AND r.last_seen_at > c.issued_at
+         ORDER BY r.runtime_id LIMIT ${BATCH} FOR UPDATE OF r SKIP LOCKED`;
+
+/** Runtimes whose first open command is older than the settle grace ($1 now, $2 the grace in ms), from the open commands as above. */
+export const FORCE_SETTLE_DUE = `SELECT r.*, c.reason, c.id AS command_id
+         FROM (SELECT DISTINCT ON (runtime_id) id, runtime_id, reason, issued_at FROM runtime_commands WHERE acknowledged_at IS NULL
+               ORDER BY runtime_id, issued_at ASC) c
+         JOIN runtimes r ON r.runtime_id = c.runtime_id
+         WHERE r.status IN ('terminating', 'voided') AND r.hold_id IS NOT NULL
+           AND c.issued_at < $1::timestamptz - make_interval(secs => $2::double precision / 1000)
+         ORDER BY r.runtime_id LIMIT ${BATCH} FOR UPDATE OF r SKIP LOCKED`;
+
 export interface SweepResult {
   voidedNeverStarted: number;
   reservationExpired: number;
@@ -147,16 +169,10 @@ export class SweeperService implements OnApplicationBootstrap {
   /** Runtimes that keep reporting after their last command's grace period are told again (also one settled or voided meanwhile). */
   private async reissue(now: Date): Promise<number> {
     return inTransaction(this.ds, async (em) => {
-      const due = await rows<{ runtime_id: string; account_id: string; reason: TerminateReason }>(
-        em,
-        `SELECT r.runtime_id, r.account_id, c.reason FROM runtimes r
-         JOIN LATERAL (SELECT reason, issued_at FROM runtime_commands WHERE runtime_id = r.runtime_id AND acknowledged_at IS NULL
-                       ORDER BY issued_at DESC LIMIT 1) c ON true
-         WHERE r.status IN ('terminating', 'settled', 'voided') AND c.issued_at < $1::timestamptz - make_interval(secs => $2::double precision / 1000)
-           AND r.last_seen_at > c.issued_at
-         ORDER BY r.runtime_id LIMIT ${BATCH} FOR UPDATE OF r SKIP LOCKED`,
-        [now.toISOString(), this.config.metering.terminateGraceMs],
-      );
+      const due = await rows<{ runtime_id: string; account_id: string; reason: TerminateReason }>(em, REISSUE_DUE, [
+        now.toISOString(),
+        this.config.metering.terminateGraceMs,
+      ]);
       await issueTerminate(
         em,
         this.issuer,
@@ -176,16 +192,10 @@ export class SweeperService implements OnApplicationBootstrap {
    */
   private async forceSettle(now: Date): Promise<number> {
     return inTransaction(this.ds, async (em) => {
-      const due = await rows<RuntimeRow & { reason: TerminateReason; command_id: string }>(
-        em,
-        `SELECT r.*, c.reason, c.id AS command_id FROM runtimes r
-         JOIN LATERAL (SELECT id, reason, issued_at FROM runtime_commands WHERE runtime_id = r.runtime_id AND acknowledged_at IS NULL
-                       ORDER BY issued_at ASC LIMIT 1) c ON true
-         WHERE r.status IN ('terminating', 'voided') AND r.hold_id IS NOT NULL
-           AND c.issued_at < $1::timestamptz - make_interval(secs => $2::double precision / 1000)
-         ORDER BY r.runtime_id LIMIT ${BATCH} FOR UPDATE OF r SKIP LOCKED`,
-        [now.toISOString(), this.config.metering.settleGraceMs],
-      );
+      const due = await rows<RuntimeRow & { reason: TerminateReason; command_id: string }>(em, FORCE_SETTLE_DUE, [
+        now.toISOString(),
+        this.config.metering.settleGraceMs,
+      ]);
       const history = await sessionHistory(
         em,
         due.map((r) => ({ id: r.runtime_id, month: runtimeMonthOf(r.created_at) })),
