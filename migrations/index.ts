@@ -34,6 +34,7 @@ import { SubscriptionEndAndInvoicePaidAt1796542000000 } from './1796542000000-Su
 import { SuspensionCauses1796543000000 } from './1796543000000-SuspensionCauses';
 import { InvoiceSeatsRecheck1796544000000 } from './1796544000000-InvoiceSeatsRecheck';
 import { LiveRuntimesByAccount1796558685545 } from './1796558685545-LiveRuntimesByAccount';
+import { AccountHistoryReads1796559380333 } from './1796559380333-AccountHistoryReads';
 import { StripeInvoiceAmounts1796414845223 } from './1796414845223-StripeInvoiceAmounts';
 
 /** Every migration, in order. `npm run migration:generate -- <Name>` writes a file here; add it to this list. */
@@ -75,4 +76,5 @@ export const MIGRATIONS: (new () => object)[] = [
   SuspensionCauses1796543000000,
   InvoiceSeatsRecheck1796544000000,
   LiveRuntimesByAccount1796558685545,
+  AccountHistoryReads1796559380333,
 ];

@@ -37,7 +37,11 @@ export interface Movement {
   ancillaryKind: string | null;
 }
 
-/** Every ledger transaction of the account posted in [from, to) that moved its balance, with what it was for. */
+/**
+ * Every ledger transaction of the account posted in [from, to) that moved its balance, with what it
+ * was for. A runtime is found from its hold's reference (its runtime id, the primary key) and checked
+ * by hold id: `runtimes` has no index by hold id, so a join on it alone read the whole table.
+ */
 export async function movements(ds: DataSource, accountId: string, from: Date, to: Date): Promise<Movement[]> {
   const found = await rows<{
     id: string;
@@ -66,7 +70,7 @@ export async function movements(ds: DataSource, accountId: string, from: Date, t
      JOIN ledger_entries e ON e.transaction_id = t.id AND e.ledger_account IN ('issued', 'consumption', 'expired')
      LEFT JOIN grants g ON g.id = t.grant_id
      LEFT JOIN holds h ON h.id = t.hold_id
-     LEFT JOIN runtimes r ON r.hold_id = t.hold_id AND t.hold_id IS NOT NULL
+     LEFT JOIN runtimes r ON r.runtime_id = h.reference AND r.hold_id = t.hold_id
      WHERE t.account_id = $1 AND t.kind <> '' AND t.created_at >= $2 AND t.created_at < $3
      GROUP BY t.id, t.kind, g.source, t.explanation, r.runtime_id, r.environment, r.size_class, h.reference
      ORDER BY t.id`,

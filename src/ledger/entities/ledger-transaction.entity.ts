@@ -14,6 +14,9 @@ export type TransactionKind = (typeof TRANSACTION_KINDS)[number];
 // query, which states it, can use it: a lookup by (account, idempotency key) must use the unique
 // index, whatever the planner's statistics say about how many rows an account has.
 @Index('ledger_transactions_account_idx', ['accountId', 'id'], { where: `"kind" <> ''` })
+// An account's transactions of a period (the month's spend on the wallet, a statement's movements),
+// without its history. Partial for the same reason as the statement's index above.
+@Index('ledger_transactions_account_time_idx', ['accountId', 'createdAt'], { where: `"kind" <> ''` })
 @Check(
   'ledger_transactions_kind_check',
   `"kind" IN ('reservation', 'settlement', 'release', 'void', 'grant', 'top-up', 'expiry', 'adjustment')`,
