@@ -306,15 +306,23 @@ export class AuditService {
 
   /** Rows newest first, filtered by account and a half-open time range [from, to). */
   async list(q: AuditQuery): Promise<{ items: AuditRow[]; nextCursor: string | null }> {
+    // One account's rows are read from its own index (account, id), newest first, only as far as the
+    // page: ordered by id alone (the account a constant), the planner may walk the whole log backwards
+    // by id instead, reading every newer row of every other account (the console's account page).
+    // `= ANY` keeps the account out of the constants, so only that index gives the order asked.
+    const [account, order] =
+      q.accountId === undefined
+        ? ['$1::text IS NULL', 'audit_log.id DESC']
+        : ['account_id = ANY(ARRAY[$1::text])', 'audit_log.account_id DESC, audit_log.id DESC'];
     const found = await rows<DbRow>(
       this.ds,
       `SELECT id::text AS id, chain, seq::text AS seq, at, actor, action, account_id, before, after, correlation_id, prev_hash, hash
        FROM audit_log
-       WHERE ($1::text IS NULL OR account_id = $1)
+       WHERE ${account}
          AND ($2::timestamptz IS NULL OR at >= $2)
          AND ($3::timestamptz IS NULL OR at < $3)
          AND ($4::bigint IS NULL OR id < $4)
-       ORDER BY audit_log.id DESC
+       ORDER BY ${order}
        LIMIT $5`,
       [q.accountId ?? null, q.from ?? null, q.to ?? null, q.cursor ?? null, q.limit + 1],
     );

@@ -67,7 +67,12 @@ export async function holdView(db: Db, holdId: string): Promise<HoldView | null>
   return row ? toHold(row.hold) : null;
 }
 
-/** The account's transactions, newest first; `cursor` is the id of the last one of the previous page. */
+/**
+ * The account's transactions, newest first; `cursor` is the id of the last one of the previous page.
+ * Read from the statement's index (account, id) as far as the page: `= ANY` keeps the account out of
+ * the planner's constants, so the order asked is that index's alone; ordered by id with the account a
+ * constant, the planner could walk every account's newer transactions backwards by id instead.
+ */
 export async function statementPage(
   db: Db,
   accountId: string,
@@ -90,8 +95,8 @@ export async function statementPage(
     `SELECT id::text AS id, created_at, kind, amount::text AS amount, total_after::text AS total_after,
        held_after::text AS held_after, available_after::text AS available_after, hold_id, grant_id, reference, explanation
      FROM ledger_transactions
-     WHERE account_id = $1 AND kind <> '' AND ($2::bigint IS NULL OR id < $2)
-     ORDER BY ledger_transactions.id DESC LIMIT $3`,
+     WHERE account_id = ANY(ARRAY[$1::text]) AND kind <> '' AND ($2::bigint IS NULL OR id < $2)
+     ORDER BY ledger_transactions.account_id DESC, ledger_transactions.id DESC LIMIT $3`,
     [accountId, opts.cursor ?? null, opts.limit + 1],
   );
   const items = found.slice(0, opts.limit).map((r) => ({
