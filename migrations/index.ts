@@ -35,6 +35,7 @@ import { SuspensionCauses1796543000000 } from './1796543000000-SuspensionCauses'
 import { InvoiceSeatsRecheck1796544000000 } from './1796544000000-InvoiceSeatsRecheck';
 import { LiveRuntimesByAccount1796558685545 } from './1796558685545-LiveRuntimesByAccount';
 import { AccountHistoryReads1796559380333 } from './1796559380333-AccountHistoryReads';
+import { PlanChangesIndex1796560249126 } from './1796560249126-PlanChangesIndex';
 import { StripeInvoiceAmounts1796414845223 } from './1796414845223-StripeInvoiceAmounts';
 
 /** Every migration, in order. `npm run migration:generate -- <Name>` writes a file here; add it to this list. */
@@ -77,4 +78,5 @@ export const MIGRATIONS: (new () => object)[] = [
   InvoiceSeatsRecheck1796544000000,
   LiveRuntimesByAccount1796558685545,
   AccountHistoryReads1796559380333,
+  PlanChangesIndex1796560249126,
 ];

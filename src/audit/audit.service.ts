@@ -10,6 +10,7 @@ import { withRelation, type SqlRelation } from 'src/common/database/sql-relation
 import { rows } from 'src/common/database/transaction';
 import { Clock } from 'src/infra/clock/clock';
 import { auditHash, GENESIS_HASH, GLOBAL_CHAIN, normalizeJson, type AuditRecord } from './audit-hash';
+import { PLAN_CHANGES_SQL } from './entities/audit-log.entity';
 
 export interface AuditEntry {
   /** Who: `key:<api key id>`, `system:<job>`, `cli`, `stripe`, … */
@@ -286,21 +287,21 @@ export class AuditService {
   }
 
   /**
-   * An account's rows of `actions` dated `from` or later, newest first (its chain's order), read in the
-   * caller's transaction: what changed since (e.g. its plan changes, to know its terms at `from`).
+   * An account's changes of its plan terms (PLAN_CHANGE_ACTIONS) dated `from` or later, newest first
+   * (its chain's order), read in the caller's transaction: to know its terms at `from`. Read from their
+   * own small index, not through the account's chain (every change of its money).
    */
-  async accountChangesSince(
+  async planChangesSince(
     em: Pick<EntityManager, 'query'>,
     accountId: string,
-    actions: readonly string[],
     from: Date,
   ): Promise<{ at: Date; action: string; before: unknown; after: unknown }[]> {
     return rows<{ at: Date; action: string; before: unknown; after: unknown }>(
       em,
       `SELECT at, action, before, after FROM audit_log
-       WHERE account_id = $1 AND chain = $1 AND action = ANY($2::text[]) AND at >= $3
+       WHERE chain = $1 AND account_id = $1 AND ${PLAN_CHANGES_SQL} AND at >= $2
        ORDER BY seq DESC`,
-      [accountId, actions, from],
+      [accountId, from],
     );
   }
 

@@ -9,13 +9,6 @@ export interface PlanTerms {
   overrides: Record<string, unknown> | null;
 }
 
-/**
- * The audit actions that record a change of an account's plan terms, with the terms before it:
- * an admin's `PUT /v1/admin/accounts/{id}/plan` and Stripe's moves (`plan.changed`), the control
- * plane's `POST /v1/accounts` (`account.updated`).
- */
-export const PLAN_CHANGE_ACTIONS = ['plan.changed', 'account.updated'] as const;
-
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
@@ -44,6 +37,6 @@ export function termsBefore(now: PlanTerms, changes: readonly { before: unknown;
 export async function planTermsAt(em: EntityManager, audit: AuditService, accountId: string, at: Date): Promise<PlanTerms | null> {
   const account = await loadPlanAccount(em, accountId);
   if (!account) return null;
-  const changes = await audit.accountChangesSince(em, accountId, PLAN_CHANGE_ACTIONS, at);
+  const changes = await audit.planChangesSince(em, accountId, at);
   return termsBefore({ plan: account.plan, overrides: account.overrides }, changes);
 }
