@@ -7,7 +7,7 @@ import { inOneRoundTrip, type Call, type PreparedStatement } from 'src/common/da
 import { ConcurrentChange, rows } from 'src/common/database/transaction';
 import { Clock } from 'src/infra/clock/clock';
 import { LedgerService } from 'src/ledger/ledger.service';
-import { rollupDelta, usageRollupsCall } from 'src/reports/usage-rollups';
+import { rollupDelta, usageRollupsCall, type RollupDelta } from 'src/reports/usage-rollups';
 import { acknowledgeCommandsCall, openCommandsCall } from 'src/messaging/commands';
 import { buildSession, type MeteredEvent, type Session } from './core/sessions';
 import type { LifecycleEvent } from './lifecycle-event';
@@ -57,7 +57,7 @@ function causesMore(e: LifecycleEvent, cause: LifecycleEvent): boolean {
 /** A chunk's runtime rows and rollup deltas, written together at its end. */
 interface Pending {
   rows: RebuiltRuntimeRow[];
-  deltas: ReturnType<typeof rollupDelta>[];
+  deltas: RollupDelta[];
   /** Recorded after every ledger write of the call (the audit chain head is locked last). */
   audits: AuditEntry[];
   /** Runtimes whose open commands their termination (or failed launch) acknowledges: one statement. */
@@ -346,7 +346,11 @@ export class MeteringService {
     const closedMs = frozen ? Number(current.closed_ms) : session.closedMs;
     // The usage rollups move by this charge's difference, in this transaction (reports read them).
     pending.deltas.push(
-      rollupDelta(row, { ...current, status: fields.status, closed_ms: closedMs, charged: fields.charged, settled_at: fields.settledAt }),
+      ...rollupDelta(
+        row,
+        { ...current, status: fields.status, closed_ms: closedMs, charged: fields.charged, settled_at: fields.settledAt },
+        pending.now,
+      ),
     );
     pending.rows.push({
       runtimeId: current.runtime_id,

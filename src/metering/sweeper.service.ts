@@ -270,7 +270,9 @@ export class SweeperService implements OnApplicationBootstrap {
       // The usage rollups move by these charges, in this transaction (reports read them).
       await addToUsageRollups(
         em,
-        due.map((r, i) => rollupDelta(r, { ...r, status: 'settled', closed_ms: runs[i]!.ms, charged: charges[i]!, settled_at: now })),
+        due.flatMap((r, i) =>
+          rollupDelta(r, { ...r, status: 'settled', closed_ms: runs[i]!.ms, charged: charges[i]!, settled_at: now }, now),
+        ),
       );
       // The rows say settled now: what the hooks asked to run then (a spend check without the hold).
       for (const then of afterRows) await then();

@@ -139,7 +139,9 @@ export class ReportsService {
       columns: [...key.columns, 'runtimes', 'seconds', 'credits'],
       items,
       totals: { runtimes: Number(runtimes), seconds: Number(seconds), credits: formatCredits(credits) },
-      notes: ['Usage counts runtimes in the UTC hour their charge was first settled; later corrections stay in that hour.'],
+      notes: [
+        'Runtimes and their running time count in the UTC hour their charge was first settled; credits in the hour each charge or correction was posted, as on the ledger and the statement.',
+      ],
     };
   }
 

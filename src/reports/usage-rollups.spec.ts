@@ -16,33 +16,38 @@ describe('rollupDelta', () => {
     settled_at: null,
   };
 
-  it('counts a settlement once, in the hour of the first settlement, and a correction by its difference', () => {
-    const settled = { ...base, status: 'settled', closed_ms: '1800000', charged: '500000', settled_at: new Date('2031-01-02T10:42:00Z') };
-    expect(rollupDelta(base, settled)).toEqual({
-      accountId: 'a',
-      hour: new Date('2031-01-02T10:00:00Z'),
-      environment: 'py',
-      userId: '',
-      runtimes: 1n,
-      runningMs: 1_800_000n,
-      credits: 500_000n,
-    });
-    // A correction later keeps the first settlement's hour.
-    const corrected = { ...settled, closed_ms: '1200000', charged: '333334', settled_at: new Date('2031-01-03T00:00:00Z') };
-    expect(rollupDelta(settled, corrected)).toMatchObject({
-      hour: new Date('2031-01-02T10:00:00Z'),
-      runtimes: 0n,
-      runningMs: -600_000n,
-      credits: -166_666n,
-    });
-    // A launch failure after settlement takes it all back.
-    expect(rollupDelta(settled, { ...settled, status: 'voided', charged: '0' })).toMatchObject({
-      runtimes: -1n,
-      runningMs: -1_800_000n,
-      credits: -500_000n,
-    });
-    expect(rollupDelta(settled, settled)).toBeNull();
-    expect(rollupDelta(base, { ...base, status: 'voided', settled_at: new Date() })).toBeNull();
+  it('counts a settlement once, in the hour of the first settlement, and a correction by its difference in the hour it is posted', () => {
+    const firstAt = new Date('2031-01-02T10:42:00Z');
+    const settled = { ...base, status: 'settled', closed_ms: '1800000', charged: '500000', settled_at: firstAt };
+    expect(rollupDelta(base, settled, firstAt)).toEqual([
+      {
+        accountId: 'a',
+        hour: new Date('2031-01-02T10:00:00Z'),
+        environment: 'py',
+        userId: '',
+        runtimes: 1n,
+        runningMs: 1_800_000n,
+        credits: 500_000n,
+      },
+    ]);
+    // A correction in the same hour joins it; a later one's credits go to the hour it is posted in (as its
+    // ledger transaction), its change of running time to the hour the runtime is counted in.
+    const corrected = { ...settled, closed_ms: '1200000', charged: '333334' };
+    expect(rollupDelta(settled, corrected, new Date('2031-01-02T10:59:59Z'))).toMatchObject([
+      { hour: new Date('2031-01-02T10:00:00Z'), runtimes: 0n, runningMs: -600_000n, credits: -166_666n },
+    ]);
+    const key = { accountId: 'a', environment: 'py', userId: '' };
+    expect(rollupDelta(settled, corrected, new Date('2031-02-01T00:00:00Z'))).toEqual([
+      { ...key, hour: new Date('2031-01-02T10:00:00Z'), runtimes: 0n, runningMs: -600_000n, credits: 0n },
+      { ...key, hour: new Date('2031-02-01T00:00:00Z'), runtimes: 0n, runningMs: 0n, credits: -166_666n },
+    ]);
+    // A launch failure after settlement uncounts the runtime where it was counted, and gives its charge back when posted.
+    expect(rollupDelta(settled, { ...settled, status: 'voided', charged: '0' }, new Date('2031-01-05T08:30:00Z'))).toMatchObject([
+      { hour: new Date('2031-01-02T10:00:00Z'), runtimes: -1n, runningMs: -1_800_000n, credits: 0n },
+      { hour: new Date('2031-01-05T08:00:00Z'), runtimes: 0n, runningMs: 0n, credits: -500_000n },
+    ]);
+    expect(rollupDelta(settled, settled, firstAt)).toEqual([]);
+    expect(rollupDelta(base, { ...base, status: 'voided', settled_at: new Date() }, new Date())).toEqual([]);
   });
 });
 

@@ -39,24 +39,34 @@ export function environmentName(s: Pick<RollupState, 'environment' | 'size_class
 
 /**
  * The change a runtime's row makes to the rollups, from its state before to its state after a
- * settlement or correction; null when nothing changes. The bucket is the hour of the runtime's
- * first settlement, which never moves afterwards, so corrections land where the charge did.
+ * settlement or correction posted at `postedAt`; empty when nothing changes. Its credits go to the
+ * hour they are posted, as the ledger's transaction, so a month's usage credits are the runtime
+ * charges of the month's statement, corrections included; the runtime and its running time are
+ * counted in the hour of its first settlement, which never moves (a correction's change of running
+ * time, or a launch failure after settlement, is applied there).
  */
-export function rollupDelta(before: RollupState, after: RollupState): RollupDelta | null {
+export function rollupDelta(before: RollupState, after: RollupState, postedAt: Date): RollupDelta[] {
   const a = contribution(before);
   const b = contribution(after);
   const delta = { runtimes: b.runtimes - a.runtimes, runningMs: b.runningMs - a.runningMs, credits: b.credits - a.credits };
-  if (delta.runtimes === 0n && delta.runningMs === 0n && delta.credits === 0n) return null;
-  const at = before.settled_at ?? after.settled_at;
-  if (!at) return null;
-  const ms = new Date(at).getTime();
-  return {
-    accountId: after.account_id,
-    hour: new Date(ms - (((ms % HOUR_MS) + HOUR_MS) % HOUR_MS)),
-    environment: environmentName(after),
-    userId: after.user_id ?? '',
-    ...delta,
-  };
+  if (delta.runtimes === 0n && delta.runningMs === 0n && delta.credits === 0n) return [];
+  const first = before.settled_at ?? after.settled_at;
+  if (!first) return [];
+  const key = { accountId: after.account_id, environment: environmentName(after), userId: after.user_id ?? '' };
+  const counted = hourOf(new Date(first));
+  const posted = hourOf(postedAt);
+  if (counted.getTime() === posted.getTime()) return [{ ...key, hour: posted, ...delta }];
+  return [
+    ...(delta.runtimes !== 0n || delta.runningMs !== 0n
+      ? [{ ...key, hour: counted, runtimes: delta.runtimes, runningMs: delta.runningMs, credits: 0n }]
+      : []),
+    ...(delta.credits !== 0n ? [{ ...key, hour: posted, runtimes: 0n, runningMs: 0n, credits: delta.credits }] : []),
+  ];
+}
+
+function hourOf(at: Date): Date {
+  const ms = at.getTime();
+  return new Date(ms - (((ms % HOUR_MS) + HOUR_MS) % HOUR_MS));
 }
 
 /**
@@ -120,16 +130,15 @@ const UPSERT = usageRollupsUpsert(
 const UPSERT_STATEMENT: PreparedStatement = { name: 'usage_rollups_add_v1', text: UPSERT };
 
 /** Adds deltas to every usage rollup table in the caller's transaction (one statement; rows sorted so concurrent writers lock in one order). */
-export async function addToUsageRollups(em: EntityManager, deltas: (RollupDelta | null)[]): Promise<void> {
+export async function addToUsageRollups(em: EntityManager, deltas: readonly RollupDelta[]): Promise<void> {
   const call = usageRollupsCall(deltas);
   if (call) await em.query(call.statement.text, call.values);
 }
 
 /** addToUsageRollups' statement (null when nothing changes), for a caller that sends it with others in one round trip. */
-export function usageRollupsCall(deltas: (RollupDelta | null)[]): Call | null {
+export function usageRollupsCall(deltas: readonly RollupDelta[]): Call | null {
   const merged = new Map<string, RollupDelta>();
   for (const d of deltas) {
-    if (!d) continue;
     const key = JSON.stringify([d.accountId, d.hour.getTime(), d.environment, d.userId]);
     const m = merged.get(key);
     if (m) {

@@ -101,8 +101,10 @@ describe('admin reports', () => {
               sum(charged)::text AS credits FROM runtimes WHERE account_id = ANY($1)`,
       [[a, b]],
     );
-    // Every rollup table, in total and bucket by bucket: the settled runtimes grouped by the hour, day or
-    // month of their first settlement (and environment and user where the table has them).
+    // Every rollup table, in total and bucket by bucket: the settled runtimes and their running time grouped
+    // by the hour, day or month of their first settlement, and their credits by that of the ledger
+    // transactions that charged them (settlements and corrections, as the statement dates them), with
+    // environment and user where the table has them.
     for (const level of Object.values(USAGE_ROLLUPS)) {
       for (const grain of USAGE_GRAINS) {
         const table = level[grain];
@@ -111,19 +113,25 @@ describe('admin reports', () => {
           [[a, b]],
         );
         expect(total, table).toEqual(runtimes);
-        const bucket =
+        const bucket = (column: string) =>
           grain === 'hour'
-            ? `date_trunc('hour', settled_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'`
-            : `date_trunc('${grain}', settled_at AT TIME ZONE 'UTC')::date`;
+            ? `date_trunc('hour', ${column} AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'`
+            : `date_trunc('${grain}', ${column} AT TIME ZONE 'UTC')::date`;
         const keys = level.keys.map((k) =>
-          k === 'environment' ? `coalesce(environment->>'name', '')` : k === 'user_id' ? `coalesce(user_id, '')` : k,
+          k === 'environment' ? `coalesce(r.environment->>'name', '')` : k === 'user_id' ? `coalesce(r.user_id, '')` : `r.${k}`,
         );
         const expected = await h.ds.query(
-          `SELECT ${keys.map((k, i) => `${k} AS k${i}`).join(', ')}, (${bucket})::text AS at,
-                  (count(*) FILTER (WHERE status = 'settled'))::text AS runtimes, coalesce(sum(closed_ms) FILTER (WHERE status = 'settled'), 0)::text AS ms,
-                  sum(charged)::text AS credits
-           FROM runtimes WHERE account_id = ANY($1) AND settled_at IS NOT NULL GROUP BY ${keys.map((_, i) => i + 1).join(', ')}, at
-           HAVING sum(charged) <> 0 OR count(*) FILTER (WHERE status = 'settled') > 0 ORDER BY 1, 2, 3, 4`,
+          `SELECT ${keys.map((_, i) => `k${i}`).join(', ')}, at::text AS at, sum(runtimes)::text AS runtimes, sum(ms)::text AS ms, sum(credits)::text AS credits
+           FROM (SELECT ${keys.map((k, i) => `${k} AS k${i}`).join(', ')}, ${bucket('r.settled_at')} AS at,
+                        (r.status = 'settled')::int AS runtimes, CASE WHEN r.status = 'settled' THEN r.closed_ms ELSE 0 END AS ms, 0 AS credits
+                 FROM runtimes r WHERE r.account_id = ANY($1) AND r.settled_at IS NOT NULL
+                 UNION ALL
+                 SELECT ${keys.map((k, i) => `${k} AS k${i}`).join(', ')}, ${bucket('t.created_at')}, 0, 0, e.amount
+                 FROM runtimes r JOIN ledger_transactions t ON t.hold_id = r.hold_id
+                 JOIN ledger_entries e ON e.transaction_id = t.id AND e.ledger_account = 'consumption'
+                 WHERE r.account_id = ANY($1)) x
+           GROUP BY ${keys.map((_, i) => `k${i}`).join(', ')}, at
+           HAVING sum(credits) <> 0 OR sum(runtimes) <> 0 OR sum(ms) <> 0 ORDER BY 1, 2, 3, 4`,
           [[a, b]],
         );
         const found = await h.ds.query(
@@ -171,9 +179,18 @@ describe('admin reports', () => {
       seconds: 2700,
       credits: '1.500000',
     });
-    // Partial days read the hourly rollups: rt_a1 and rt_a2 settled in the 10:00 hour, rt_b1 in a later one.
+    // Partial days read the hourly rollups: rt_a1 and rt_a2 settled in the 10:00 hour (their corrected running
+    // time counted there), rt_b1 in a later one; rt_a1's correction (−0.166666) is posted two hours later, in
+    // its own hour, as on the ledger.
     const hour = await report('usage?from=2031-03-04T10:00:00Z&to=2031-03-04T11:00:00Z');
-    expect(hour.totals).toEqual({ runtimes: 2, seconds: 65 * 60, credits: '1.833334' });
+    expect(hour.totals).toEqual({ runtimes: 2, seconds: 65 * 60, credits: '2.000000' });
+    const correction = await report('usage?from=2031-03-04T12:00:00Z&to=2031-03-04T13:00:00Z');
+    expect(correction.items.find((i: { account: string }) => i.account === a)).toEqual({
+      account: a,
+      runtimes: 0,
+      seconds: 0,
+      credits: '-0.166666',
+    });
     const across = await report('usage?from=2031-03-03T05:00:00Z&to=2031-03-05T03:00:00Z&groupBy=day');
     expect(across.items).toEqual([{ day: '2031-03-04', runtimes: 3, seconds: 4260, credits: '1.933334' }]);
     const twoMonths = await report('usage?from=2031-02-27T22:00:00Z&to=2031-05-02T01:00:00Z&groupBy=environment');

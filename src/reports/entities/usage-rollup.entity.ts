@@ -37,7 +37,7 @@ abstract class AccountUsage extends UsageTotals {
   accountId: string;
 }
 
-/** Per UTC hour of the runtime's first settlement: a report reads the hours of its partial days here. */
+/** Per UTC hour (runtimes and running time: of the first settlement; credits: of the ledger posting): a report reads the hours of its partial days here. */
 @Entity({ name: 'usage_rollups' })
 @Index('usage_rollups_hour_idx', ['hour'])
 export class UsageRollup extends DetailedUsage {
@@ -45,7 +45,7 @@ export class UsageRollup extends DetailedUsage {
   hour: Date;
 }
 
-/** Per UTC day (of the first settlement): a report reads its whole days here. */
+/** Per UTC day (as the hours): a report reads its whole days here. */
 @Entity({ name: 'usage_daily_rollups' })
 @Index('usage_daily_rollups_day_idx', ['day'])
 export class UsageDailyRollup extends DetailedUsage {

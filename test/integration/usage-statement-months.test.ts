@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/infra/clock/clock';
+import { formatCredits, parseCredits } from '../../src/common/money';
+import { fundedAccount, lifecycle, SMALL } from '../support/accounts';
+import { startApp, uid, type Harness } from '../support/app';
+import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
+
+const MIN = 60_000;
+const t = (iso: string) => new Date(iso);
+const at = (base: string, minutes: number) => new Date(t(base).getTime() + minutes * MIN);
+
+/**
+ * A month's usage report and the same month's statement read the same charges: a correction of a
+ * runtime settled in January, posted in February (a late pause; a late termination after a forced
+ * settlement), is a movement of February in the statement and the ledger, and so in the usage
+ * reports; a runtime running across midnight on the 31st is February's in both.
+ */
+describe('usage reports and statements agree month by month when corrections cross the month end', () => {
+  let db: FreshDatabase;
+  let h: Harness;
+  let admin: string;
+  let cp: string;
+  const clock = new ManualClock(t('2031-01-31T23:00:00.000Z'));
+
+  beforeAll(async () => {
+    db = await freshDatabase('usage_months');
+    h = await startApp({ clock, env: { DATABASE_URL: db.url, TERMINATE_GRACE_MS: String(2 * MIN), SETTLE_GRACE_MS: String(10 * MIN) } });
+    admin = await h.key('admin');
+    cp = await h.key('control-plane');
+  });
+  afterAll(async () => {
+    await h.close();
+    await db.drop();
+  });
+
+  const ok = async (res: Promise<{ status: number; body: any }>, status = 200) => {
+    const r = await res;
+    expect(r.status, JSON.stringify(r.body)).toBe(status);
+    return r.body;
+  };
+  const events = (...body: unknown[]) => ok(h.request('POST', '/v1/events', { key: cp, body }));
+  const reserve = (accountId: string, runtimeId: string, userId: string, minutes: number) =>
+    ok(h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId, userId, ...SMALL, minutes } }), 201);
+  const sweepAt = async (when: Date) => {
+    clock.set(when);
+    return (await ok(h.request('POST', '/v1/admin/jobs/expiry-sweep/run', { key: admin }))).result;
+  };
+  const report = (path: string) => ok(h.request('GET', `/v1/reports/${path}`, { key: admin }));
+  const runtimeCharges = (s: { lines: { section: string; credits: string }[] }) =>
+    formatCredits(-s.lines.filter((l) => l.section === 'runtime_charges').reduce((sum, l) => sum + parseCredits(l.credits)!, 0n));
+
+  it('puts each charge and each correction in the month it was posted, in the statement and in every usage report', async () => {
+    const account = await fundedAccount(h, admin, { credits: '100.000000' });
+    const [late, forced, across] = [uid('rt'), uid('rt'), uid('rt')];
+
+    // January 31st: 40 minutes settled at 23:50 (a pause of 10 of them is reported only in February).
+    await reserve(account, late, 'ann', 60);
+    clock.set(t('2031-01-31T23:51:00.000Z'));
+    await events(
+      lifecycle(account, late, 'runtime.started', at('2031-01-31T23:00:00.000Z', 10), 1),
+      lifecycle(account, late, 'runtime.terminated', at('2031-01-31T23:00:00.000Z', 50), 4, { reason: 'user' }),
+    );
+
+    // A 10-minute reservation used up at 23:30 and never terminated: forced at its hold before midnight.
+    clock.set(t('2031-01-31T23:20:00.000Z'));
+    await reserve(account, forced, 'ben', 10);
+    await events(lifecycle(account, forced, 'runtime.started', t('2031-01-31T23:20:00.000Z'), 1));
+    expect(await sweepAt(t('2031-01-31T23:31:00.000Z'))).toMatchObject({ reservationExpired: 1 });
+    expect(await sweepAt(t('2031-01-31T23:45:00.000Z'))).toMatchObject({ forcedSettlements: 1 });
+
+    // Across midnight: 23:45 to 00:15, settled on February 1st.
+    await reserve(account, across, 'ann', 60);
+    await events(lifecycle(account, across, 'runtime.started', t('2031-01-31T23:45:00.000Z'), 1));
+    clock.set(t('2031-02-01T00:16:00.000Z'));
+    await events(lifecycle(account, across, 'runtime.terminated', t('2031-02-01T00:15:00.000Z'), 2, { reason: 'user' }));
+
+    // February 2nd: the late events correct January's two charges.
+    clock.set(t('2031-02-02T10:00:00.000Z'));
+    await events(
+      lifecycle(account, late, 'runtime.paused', at('2031-01-31T23:00:00.000Z', 20), 2),
+      lifecycle(account, late, 'runtime.resumed', at('2031-01-31T23:00:00.000Z', 30), 3),
+      lifecycle(account, forced, 'runtime.terminated', at('2031-01-31T23:20:00.000Z', 8), 2, { reason: 'user' }),
+    );
+    expect((await ok(h.request('GET', `/v1/reservations/${late}`, { key: cp }))).charged).toBe('0.500000');
+    expect((await ok(h.request('GET', `/v1/reservations/${forced}`, { key: cp }))).charged).toBe('0.133334');
+
+    const months = [
+      { period: '2031-01', from: '2031-01-01T00:00:00.000Z', to: '2031-02-01T00:00:00.000Z', charges: '0.833334' },
+      { period: '2031-02', from: '2031-02-01T00:00:00.000Z', to: '2031-03-01T00:00:00.000Z', charges: '0.300000' },
+    ];
+    for (const m of months) {
+      const statement = await ok(h.request('GET', `/v1/accounts/${account}/statements/${m.period}`, { key: admin }));
+      // January: 40 minutes (0.666667) and the forced hold (0.166667); February: the 30 minutes across
+      // midnight (0.500000) less the two corrections (0.166667 and 0.033333).
+      expect(runtimeCharges(statement), m.period).toBe(m.charges);
+      const range = `from=${m.from}&to=${m.to}`;
+      const credits = await report(`credits?${range}&groupBy=account`);
+      const row = credits.items.find((i: { account: string }) => i.account === account);
+      expect(formatCredits(parseCredits(row.consumed)! - parseCredits(row.refunded)!), `credits report ${m.period}`).toBe(m.charges);
+      for (const groupBy of ['account', 'user', 'environment', 'day']) {
+        const usage = await report(`usage?${range}&groupBy=${groupBy}`);
+        expect(usage.totals.credits, `usage by ${groupBy} ${m.period}`).toBe(m.charges);
+      }
+      const top = await report(`top-consumers?${range}`);
+      expect(top.items.find((i: { account: string }) => i.account === account)?.credits, `top consumers ${m.period}`).toBe(m.charges);
+    }
+  });
+});
