@@ -44,7 +44,7 @@ export const usageSchema = z
   })
   .meta({ id: 'Usage' });
 
-/** Billable usage of an account's runtimes started in [from, to): settled charges, and charges so far. */
+/** Billable usage of an account in [from, to), dated as its statement: charges posted in the period, and charges so far of active runtimes. */
 @Controller('v1/accounts/:id/usage')
 @Access('control-plane', 'reports', { accountParam: 'id' })
 export class UsageController {
@@ -58,7 +58,7 @@ export class UsageController {
     id: 'getUsage',
     summary: 'Billable usage by runtime, environment, day or user',
     description:
-      'Runtimes started in [from, to) (default: this calendar month): settled charges, and charges so far of active ones. JSON, or CSV with `format=csv` or `Accept: text/csv`.',
+      'Usage in [from, to) (default: this calendar month), dated as the statement: runtimes (and their running time) first settled in the period, the charges and corrections posted in it, and the charges so far of runtimes active now when now is in it. JSON, or CSV with `format=csv` or `Accept: text/csv`.',
     tag: 'Wallet',
     query: usageQuery,
     responses: { 200: { description: 'The usage', schema: usageSchema, csv: true } },

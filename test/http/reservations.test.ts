@@ -449,7 +449,8 @@ describe('reservations over HTTP', () => {
         ],
       });
     }
-    const q = `from=${at(-1).toISOString()}&to=${at(60).toISOString()}`;
+    // Dated as the statement dates it: in the period the charges were posted (now), not when the runtimes ran.
+    const q = `from=${at(-1).toISOString()}&to=${new Date(Date.now() + 3600_000).toISOString()}`;
     const byEnv = await h.request('GET', `/v1/accounts/${accountId}/usage?groupBy=environment&${q}`, { key: admin });
     expect(byEnv.body.items).toEqual([
       { environment: 'python', runtimes: 1, seconds: 360, credits: '0.100000' },
@@ -462,7 +463,12 @@ describe('reservations over HTTP', () => {
       ['bob', '0.400000'],
     ]);
     const byDay = await h.request('GET', `/v1/accounts/${accountId}/usage?groupBy=day&${q}`, { key: admin });
-    expect(byDay.body.items).toEqual([{ day: at(0).toISOString().slice(0, 10), runtimes: 3, seconds: 1260, credits: '0.600000' }]);
+    const settledOn = (await h.ds.query(
+      `SELECT DISTINCT to_char(settled_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day FROM runtimes WHERE account_id = $1`,
+      [accountId],
+    )) as { day: string }[];
+    expect(settledOn).toHaveLength(1);
+    expect(byDay.body.items).toEqual([{ day: settledOn[0]!.day, runtimes: 3, seconds: 1260, credits: '0.600000' }]);
     const wallet = await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin });
     expect(wallet.body.total).toBe('9.400000');
     const bad = await h.request('GET', `/v1/accounts/${accountId}/usage?groupBy=planet`, { key: admin });

@@ -70,7 +70,8 @@ describe('metering on the real broker: reserve, run, pause, settle', () => {
 
     const usage = await h.request(
       'GET',
-      `/v1/accounts/${accountId}/usage?groupBy=runtime&from=${at(-1).toISOString()}&to=${at(60).toISOString()}`,
+      // Dated as the statement dates it: in the period its charge was posted (now), not when it ran.
+      `/v1/accounts/${accountId}/usage?groupBy=runtime&from=${at(-1).toISOString()}&to=${new Date(Date.now() + 3_600_000).toISOString()}`,
       { key: admin },
     );
     expect(usage.status).toBe(200);

@@ -49,8 +49,16 @@ describe('usage reports and statements agree month by month when corrections cro
   const runtimeCharges = (s: { lines: { section: string; credits: string }[] }) =>
     formatCredits(-s.lines.filter((l) => l.section === 'runtime_charges').reduce((sum, l) => sum + parseCredits(l.credits)!, 0n));
 
+  let account: string;
+  const months = [
+    // January: 40 minutes (0.666667) and the forced hold (0.166667); February: the 30 minutes across
+    // midnight (0.500000) less the two corrections (0.166667 and 0.033333).
+    { period: '2031-01', from: '2031-01-01T00:00:00.000Z', to: '2031-02-01T00:00:00.000Z', charges: '0.833334' },
+    { period: '2031-02', from: '2031-02-01T00:00:00.000Z', to: '2031-03-01T00:00:00.000Z', charges: '0.300000' },
+  ];
+
   it('puts each charge and each correction in the month it was posted, in the statement and in every usage report', async () => {
-    const account = await fundedAccount(h, admin, { credits: '100.000000' });
+    account = await fundedAccount(h, admin, { credits: '100.000000' });
     const [late, forced, across] = [uid('rt'), uid('rt'), uid('rt')];
 
     // January 31st: 40 minutes settled at 23:50 (a pause of 10 of them is reported only in February).
@@ -84,14 +92,8 @@ describe('usage reports and statements agree month by month when corrections cro
     expect((await ok(h.request('GET', `/v1/reservations/${late}`, { key: cp }))).charged).toBe('0.500000');
     expect((await ok(h.request('GET', `/v1/reservations/${forced}`, { key: cp }))).charged).toBe('0.133334');
 
-    const months = [
-      { period: '2031-01', from: '2031-01-01T00:00:00.000Z', to: '2031-02-01T00:00:00.000Z', charges: '0.833334' },
-      { period: '2031-02', from: '2031-02-01T00:00:00.000Z', to: '2031-03-01T00:00:00.000Z', charges: '0.300000' },
-    ];
     for (const m of months) {
       const statement = await ok(h.request('GET', `/v1/accounts/${account}/statements/${m.period}`, { key: admin }));
-      // January: 40 minutes (0.666667) and the forced hold (0.166667); February: the 30 minutes across
-      // midnight (0.500000) less the two corrections (0.166667 and 0.033333).
       expect(runtimeCharges(statement), m.period).toBe(m.charges);
       const range = `from=${m.from}&to=${m.to}`;
       const credits = await report(`credits?${range}&groupBy=account`);
@@ -104,5 +106,29 @@ describe('usage reports and statements agree month by month when corrections cro
       const top = await report(`top-consumers?${range}`);
       expect(top.items.find((i: { account: string }) => i.account === account)?.credits, `top consumers ${m.period}`).toBe(m.charges);
     }
+  });
+
+  it("shows the account's own usage of a month as that month's statement charges it, by runtime, environment, day and user", async () => {
+    for (const m of months) {
+      for (const groupBy of ['runtime', 'environment', 'day', 'user']) {
+        const usage = await ok(
+          h.request('GET', `/v1/accounts/${account}/usage?from=${m.from}&to=${m.to}&groupBy=${groupBy}`, { key: admin }),
+        );
+        expect(usage.total.credits, `${groupBy} ${m.period}`).toBe(m.charges);
+      }
+    }
+    // The runtime across midnight is February's (settled then), with its 30 minutes; January's two runtimes
+    // are January's, with their corrected running time, and February has their corrections' credits.
+    const january = await ok(
+      h.request('GET', `/v1/accounts/${account}/usage?from=${months[0]!.from}&to=${months[0]!.to}&groupBy=runtime`, { key: admin }),
+    );
+    expect(january.total).toEqual({ runtimes: 2, seconds: 30 * 60 + 8 * 60, credits: '0.833334' });
+    const february = await ok(
+      h.request('GET', `/v1/accounts/${account}/usage?from=${months[1]!.from}&to=${months[1]!.to}&groupBy=day`, { key: admin }),
+    );
+    expect(february.items).toEqual([
+      { day: '2031-02-01', runtimes: 1, seconds: 30 * 60, credits: '0.500000' },
+      { day: '2031-02-02', runtimes: 0, seconds: 0, credits: '-0.200000' },
+    ]);
   });
 });

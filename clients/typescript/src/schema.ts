@@ -243,7 +243,7 @@ export interface paths {
         };
         /**
          * Billable usage by runtime, environment, day or user
-         * @description Runtimes started in [from, to) (default: this calendar month): settled charges, and charges so far of active ones. JSON, or CSV with `format=csv` or `Accept: text/csv`.
+         * @description Usage in [from, to) (default: this calendar month), dated as the statement: runtimes (and their running time) first settled in the period, the charges and corrections posted in it, and the charges so far of runtimes active now when now is in it. JSON, or CSV with `format=csv` or `Accept: text/csv`.
          *
          *     API key scopes: `admin` or `control-plane` or `reports` or `account:{id}` (the account in the path).
          */
