@@ -400,16 +400,26 @@ export class ReportsService {
   }
 
   /**
-   * Settled runtimes per UTC day (of settlement) by size class and GPU type: how many, their running
-   * time and their charges (corrections after settlement stay with the runtime's final charge).
+   * Per UTC day by size class and GPU type: the runtimes first settled that day with their running
+   * time, and the runtime charges and corrections the ledger posted that day — the statement's dating,
+   * so the credits of a period are its statements' runtime charges (a correction posted later is on
+   * the day it was posted, not with the runtime).
    */
   async usageByClass(period: Period): Promise<Report> {
     const found = await rows<{ day: string; size_class: string | null; gpu: string | null; runtimes: number; ms: string; credits: string }>(
       this.ds,
-      `SELECT to_char(settled_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, size_class, environment #>> '{accelerator,type}' AS gpu,
-              count(*)::int AS runtimes, coalesce(sum(closed_ms), 0)::text AS ms, coalesce(sum(charged), 0)::text AS credits
-       FROM runtimes WHERE settled_at >= $1 AND settled_at < $2 AND status = 'settled'
-       GROUP BY 1, 2, 3 ORDER BY 1, 2 NULLS LAST, 3 NULLS FIRST`,
+      `WITH facts AS (
+         SELECT settled_at AS at, size_class, environment #>> '{accelerator,type}' AS gpu, 1 AS runtimes, closed_ms AS ms, 0::bigint AS credits
+         FROM runtimes WHERE settled_at >= $1 AND settled_at < $2 AND status = 'settled'
+         UNION ALL
+         SELECT t.created_at, r.size_class, r.environment #>> '{accelerator,type}', 0, 0, e.amount
+         FROM ledger_transactions t
+         JOIN ledger_entries e ON e.transaction_id = t.id AND e.ledger_account = 'consumption'
+         JOIN runtimes r ON r.hold_id = t.hold_id AND r.account_id = t.account_id
+         WHERE t.created_at >= $1 AND t.created_at < $2 AND t.kind <> '' AND t.hold_id LIKE 'hold\\_%')
+       SELECT to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, size_class, gpu,
+              sum(runtimes)::int AS runtimes, sum(ms)::text AS ms, sum(credits)::text AS credits
+       FROM facts GROUP BY 1, 2, 3 ORDER BY 1, 2 NULLS LAST, 3 NULLS FIRST`,
       [period.from.toISOString(), period.to.toISOString()],
     );
     return {

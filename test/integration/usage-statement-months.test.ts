@@ -131,4 +131,29 @@ describe('usage reports and statements agree month by month when corrections cro
       { day: '2031-02-02', runtimes: 0, seconds: 0, credits: '-0.200000' },
     ]);
   });
+
+  it("shows on the console's trend by size class the credits each day's statement lines charge", async () => {
+    const cookie = await h.consoleSession(admin);
+    /** The credits of each row (day, size class) of the console's table of the trend by size class and GPU. */
+    const trend = async (from: string, to: string) => {
+      const page = await h.app.inject({ method: 'GET', url: `/admin?from=${from}&to=${to}`, headers: { cookie } });
+      expect(page.statusCode).toBe(200);
+      const table = page.body.slice(
+        page.body.indexOf('<table id="table-classes"'),
+        page.body.indexOf('</table>', page.body.indexOf('<table id="table-classes"')),
+      );
+      return [
+        ...table.matchAll(
+          /<tr><td[^>]*data-col="day"[^>]*>([^<]*)<\/td>.*?data-col="runtimes"[^>]*>([^<]*)<\/td>.*?data-col="credits"[^>]*>([^<]*)<\/td><\/tr>/g,
+        ),
+      ].map((m) => [m[1], m[2], m[3]]);
+    };
+    // January 31st: two runtimes settled, charged 0.833334 then; February: the runtime across midnight on the
+    // 1st, and on the 2nd the corrections of January's two (−0.200000), as the February statement has them.
+    expect(await trend(months[0]!.from, months[0]!.to)).toEqual([['2031-01-31', '2', '0.833334']]);
+    expect(await trend(months[1]!.from, months[1]!.to)).toEqual([
+      ['2031-02-01', '1', '0.50'],
+      ['2031-02-02', '0', '-0.20'],
+    ]);
+  });
 });
