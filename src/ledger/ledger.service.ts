@@ -134,8 +134,8 @@ export class LedgerService {
    * and releases the rest to its grants (expired at once for grants that expired meanwhile).
    * A hold resolves once: calling again (settle, void or expire) returns the first outcome.
    */
-  settleHold(em: EntityManager, input: SettleHoldInput): Promise<ResolveResult> {
-    return this.runner.runIn(em, resolveOperation(input.holdId, 'settle', input.amount, input));
+  settleHold(em: EntityManager, input: SettleHoldInput, at?: Date): Promise<ResolveResult> {
+    return this.runner.runIn(em, resolveOperation(input.holdId, 'settle', input.amount, input), at);
   }
 
   /** Releases the whole hold (e.g. the launch failed). */
@@ -153,10 +153,11 @@ export class LedgerService {
    * from the wallet's grants in burn order, and what they cannot cover is recorded as debt (repaid
    * first by the next credits that come in); refunding cancels the hold's debt first, then gives
    * credits back to the grants they came from (expired at once if the grant has expired).
-   * newCharge is capped at the hold's amount; no change writes nothing.
+   * newCharge is capped at the hold's amount; no change writes nothing. `at` (settleHold's too): the
+   * instant the caller decided at, which dates the transaction (now otherwise).
    */
-  adjustSettledHold(em: EntityManager, input: AdjustHoldInput): Promise<AdjustResult> {
-    return this.runner.runIn(em, adjustOperation(input));
+  adjustSettledHold(em: EntityManager, input: AdjustHoldInput, at?: Date): Promise<AdjustResult> {
+    return this.runner.runIn(em, adjustOperation(input), at);
   }
 
   /**
@@ -165,10 +166,11 @@ export class LedgerService {
    * order and read in one round trip, the operations decided in memory in the order given (each on
    * its wallet's state with the ones before it applied: the same decisions as one at a time), then
    * every transaction with its audit rows written in one round trip. A refusal throws and writes
-   * nothing. Returns the answers in the order of `items`.
+   * nothing. Returns the answers in the order of `items`. `at`: the instant the caller decided at,
+   * which dates the transactions (now otherwise).
    */
-  runBatch(em: EntityManager, items: readonly BatchItem[], alsoLock: readonly string[] = []): Promise<unknown[]> {
-    return this.runner.runManyIn(em, items, alsoLock);
+  runBatch(em: EntityManager, items: readonly BatchItem[], alsoLock: readonly string[] = [], at?: Date): Promise<unknown[]> {
+    return this.runner.runManyIn(em, items, alsoLock, at);
   }
 
   /** One grant per account for thousands of accounts (the monthly reset), set-based, in the caller's transaction. */

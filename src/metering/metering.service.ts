@@ -212,10 +212,12 @@ export class MeteringService {
       return settled && this.settlementHooks.wanted(settled) ? settled : null;
     });
     const hookedAccounts = hooked.flatMap((h) => (h ? [h.accountId] : []));
+    // Dated by the chunk's instant, as its runtime rows and usage rollups: one month for all three.
     const answers = await this.ledger.runBatch(
       em,
       steps.map((s) => s.step),
       [...alsoLock, ...hookedAccounts],
+      now,
     );
     steps.forEach(({ step, fields }, i) => step.apply(answers[i], fields));
     for (const [i, r] of rebuilt.entries()) {

@@ -227,14 +227,18 @@ export class SweeperService implements OnApplicationBootstrap {
         // all: its charge is a correction of that settlement, keyed by the command it went by.
         const settled =
           row.status === 'voided'
-            ? await this.ledger.adjustSettledHold(em, {
-                holdId: row.hold_id!,
-                newCharge: charge,
-                idempotencyKey: `adjust:${row.runtime_id}:forced:${row.command_id}`,
-                actor: 'system:expiry-sweep',
-                reason,
-              })
-            : await this.ledger.settleHold(em, { holdId: row.hold_id!, amount: charge, actor: 'system:expiry-sweep', reason });
+            ? await this.ledger.adjustSettledHold(
+                em,
+                {
+                  holdId: row.hold_id!,
+                  newCharge: charge,
+                  idempotencyKey: `adjust:${row.runtime_id}:forced:${row.command_id}`,
+                  actor: 'system:expiry-sweep',
+                  reason,
+                },
+                now,
+              )
+            : await this.ledger.settleHold(em, { holdId: row.hold_id!, amount: charge, actor: 'system:expiry-sweep', reason }, now);
         charges.push(settled.charged);
         runs.push(run);
         // Paused memory of the pauses closed by then, as a settlement by events meters it; a late

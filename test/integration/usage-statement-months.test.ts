@@ -157,3 +157,61 @@ describe('usage reports and statements agree month by month when corrections cro
     ]);
   });
 });
+
+/** A clock that moves on by a millisecond each time it is read, as time does between two reads. */
+class TickingClock extends ManualClock {
+  override now(): Date {
+    const at = super.now();
+    this.advance(1);
+    return at;
+  }
+}
+
+describe('a settlement at the last milliseconds of a month is in the same month in the usage reports and the statement', () => {
+  let db: FreshDatabase;
+  let h: Harness;
+  const clock = new TickingClock(t('2031-03-31T22:00:00.000Z'));
+
+  beforeAll(async () => {
+    db = await freshDatabase('usage_month_edge');
+    h = await startApp({ clock, env: { DATABASE_URL: db.url } });
+  });
+  afterAll(async () => {
+    await h.close();
+    await db.drop();
+  });
+
+  it('dates each runtime charge once, whichever of the month end the clock reads on either side of it', async () => {
+    const admin = await h.key('admin');
+    const cp = await h.key('control-plane');
+    const account = await fundedAccount(h, admin, { credits: '100.000000' });
+    const midnight = t('2031-04-01T00:00:00.000Z').getTime();
+    const send = async (...body: unknown[]) => {
+      const res = await h.request('POST', '/v1/events', { key: cp, body });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+    };
+    // Runtimes terminated as the month ends: each settled a few milliseconds nearer midnight than the last.
+    for (let k = 80; k >= 1; k -= 1) {
+      const runtimeId = uid('rt');
+      clock.set(new Date(midnight - 40 * MIN));
+      const res = await h.request('POST', '/v1/reservations', { key: cp, body: { accountId: account, runtimeId, ...SMALL, minutes: 30 } });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      await send(lifecycle(account, runtimeId, 'runtime.started', new Date(midnight - 40 * MIN), 1));
+      clock.set(new Date(midnight - k));
+      await send(lifecycle(account, runtimeId, 'runtime.terminated', new Date(midnight - 40 * MIN + k * 1000), 2, { reason: 'user' }));
+    }
+    clock.set(t('2031-04-01T01:00:00.000Z'));
+    for (const [period, from, to] of [
+      ['2031-03', '2031-03-01T00:00:00.000Z', '2031-04-01T00:00:00.000Z'],
+      ['2031-04', '2031-04-01T00:00:00.000Z', '2031-05-01T00:00:00.000Z'],
+    ] as const) {
+      const statement = await h.request('GET', `/v1/accounts/${account}/statements/${period}`, { key: admin });
+      const lines = statement.body.lines as { section: string; credits: string }[];
+      const charged = formatCredits(
+        -lines.filter((l) => l.section === 'runtime_charges').reduce((sum, l) => sum + parseCredits(l.credits)!, 0n),
+      );
+      const usage = await h.request('GET', `/v1/reports/usage?from=${from}&to=${to}`, { key: admin });
+      expect(usage.body.totals.credits, period).toBe(charged);
+    }
+  });
+});

@@ -30,16 +30,18 @@ export class LedgerRunner {
 
   /**
    * Lock and read, decide, then write and audit with the caller's EntityManager: two round trips
-   * (one when the caller sent the read ahead: `read`, the rows of LedgerStore.lockCall).
+   * (one when the caller sent the read ahead: `read`, the rows of LedgerStore.lockCall). `at`: the
+   * instant the caller decided at (its transaction is dated then, so a caller that dates its own rows
+   * with it, as metering's usage rollups, agrees with the ledger to the millisecond); now otherwise.
    */
-  async runIn<R>(em: EntityManager, op: Operation<R>): Promise<R> {
-    return (await this.runInWith(em, op, undefined, []))[0];
+  async runIn<R>(em: EntityManager, op: Operation<R>, at?: Date): Promise<R> {
+    return (await this.runInWith(em, op, undefined, [], at))[0];
   }
 
-  async runInWith<R>(em: EntityManager, op: Operation<R>, read: unknown[] | undefined, also: Call[]): Promise<[R, unknown[][]]> {
+  async runInWith<R>(em: EntityManager, op: Operation<R>, read: unknown[] | undefined, also: Call[], at?: Date): Promise<[R, unknown[][]]> {
     const ahead = read ? LedgerStore.parseLock(read) : null;
     const state = ahead && ahead !== 'stale' ? ahead : await this.lockIn(em, op);
-    const decision = op.decide(state, this.clock.now());
+    const decision = op.decide(state, at ?? this.clock.now());
     if (decision.write === null) return [decision.result, also.length > 0 ? await inOneRoundTrip(em, also) : []];
     const write = completeWrite(state, decision.write);
     const calls = [
@@ -59,15 +61,15 @@ export class LedgerRunner {
    * round trip; the operations decided in memory in the order given, each on its wallet's state with
    * the ones before it applied; every transaction and its audit rows written in one more round trip.
    * A refusal throws (nothing of the batch is written, the caller's transaction aborts). Returns the
-   * answers in the order of `items`.
+   * answers in the order of `items`. `at` as runIn's.
    */
-  async runManyIn(em: EntityManager, items: readonly BatchItem[], alsoLock: readonly string[] = []): Promise<unknown[]> {
+  async runManyIn(em: EntityManager, items: readonly BatchItem[], alsoLock: readonly string[] = [], at?: Date): Promise<unknown[]> {
     if (items.length === 0 && alsoLock.length === 0) return [];
     const locks = new Map<string, LockKey[]>(alsoLock.map((a) => [a, []]));
     for (const { accountId, op } of items) locks.set(accountId, [...(locks.get(accountId) ?? []), { ...op.lock, accountId }]);
     const [, found] = await inOneRoundTrip(em, batchReadCalls(locks));
     const ledger = LedgerBatch.of(found ?? [], this.audit, this.notificationsTopic);
-    const now = this.clock.now();
+    const now = at ?? this.clock.now();
     const answers = items.map(({ accountId, op }) => {
       // A hold's wallet exists: an account without one has no hold (runIn answers the same).
       if (!ledger.has(accountId)) throw BillingException.notFound(op.lock.holdId ? `Hold ${op.lock.holdId}` : `Account ${accountId}`);
