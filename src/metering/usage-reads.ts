@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { rows } from 'src/common/database/transaction';
+import { LIVE_STATUSES } from 'src/plans/live-runtimes';
 
 /** The reads of `GET /v1/accounts/{id}/usage` (its controller holds no SQL). */
 
@@ -11,6 +12,9 @@ const GROUPS = {
 } as const;
 
 export type UsageGroup = keyof typeof GROUPS;
+
+/** The statuses of a runtime not settled yet (its live statuses: read from the account's index of them). */
+const LIVE = LIVE_STATUSES.map((s) => `'${s}'`).join(', ');
 
 export interface UsageRow {
   key: string;
@@ -44,7 +48,7 @@ export function usageByGroup(
                                  THEN floor(extract(epoch FROM ($4::timestamptz - r.open_since)) * 1000)::bigint ELSE 0 END AS ms,
               NULL::bigint AS credits, r.rate_per_hour, r.reserved_amount
        FROM runtimes r
-       WHERE r.account_id = $1 AND r.status NOT IN ('settled', 'voided') AND r.started_at IS NOT NULL
+       WHERE r.account_id = $1 AND r.status IN (${LIVE}) AND r.started_at IS NOT NULL
          AND $4::timestamptz >= $2 AND $4::timestamptz < $3
        UNION ALL
        SELECT ${runtime}, r.settled_at, 1, r.closed_ms, 0, NULL, NULL
@@ -55,7 +59,8 @@ export function usageByGroup(
        SELECT ${runtime}, t.created_at, 0, 0, e.amount, NULL, NULL
        FROM ledger_transactions t
        JOIN ledger_entries e ON e.transaction_id = t.id AND e.ledger_account = 'consumption'
-       JOIN runtimes r ON r.hold_id = t.hold_id AND r.account_id = $1
+       JOIN holds h ON h.id = t.hold_id
+       JOIN runtimes r ON r.runtime_id = h.reference AND r.hold_id = t.hold_id AND r.account_id = $1
        WHERE t.account_id = $1 AND t.kind <> '' AND t.hold_id IS NOT NULL AND t.created_at >= $2 AND t.created_at < $3)
      SELECT ${GROUPS[q.groupBy]} AS key, sum(runtimes)::int AS runtimes, sum(ms)::text AS ms,
             sum(COALESCE(credits, LEAST(reserved_amount, ceil(rate_per_hour::numeric * ms / 3600000)::bigint)))::text AS credits

@@ -14,8 +14,8 @@ export type RuntimeStatus = (typeof RUNTIME_STATUSES)[number];
 @Index('runtimes_active_idx', ['status'], { where: `"status" IN ('reserved', 'running', 'paused', 'terminating')` })
 // An account's runtimes that may still run, without its history: the concurrency quota counts them at each launch.
 @Index('runtimes_live_account_idx', ['accountId', 'status'], { where: liveRuntimeSql() })
-// An account's runtimes started in a range (its usage, GET /v1/accounts/{id}/usage), without its history.
-@Index('runtimes_account_started_idx', ['accountId', 'startedAt'], { where: `"started_at" IS NOT NULL` })
+// An account's runtimes settled in a range (its usage, GET /v1/accounts/{id}/usage), without its history.
+@Index('runtimes_account_settled_idx', ['accountId', 'settledAt'], { where: `"settled_at" IS NOT NULL` })
 @Check('runtimes_status_check', `"status" IN ('reserved', 'running', 'paused', 'terminating', 'settled', 'voided')`)
 @Check('runtimes_minutes_check', `"reserved_minutes" >= 0`)
 @Check('runtimes_amounts_check', `"charged" >= 0 AND "released" >= 0 AND "reserved_amount" >= 0 AND "charged" <= "reserved_amount"`)
