@@ -13,12 +13,11 @@ import { MembersService } from 'src/members/members.service';
 import { anchorBillingCycleIfUnset } from 'src/accounts/account-writes';
 import { receiveOnce } from 'src/messaging/inbox';
 import { topicsOf } from 'src/messaging/topics';
-import { notifyOnce } from 'src/plans/notifications';
 import { PlanCatalog } from 'src/plan-catalog/plan-catalog';
 import type { Period } from 'src/plan-catalog/periods';
-import { SuspensionService } from 'src/spend-limits/suspension.service';
 import { chargeReversed, isReversalOf, TopUpNotRecordedYet } from './charge-reversal';
 import { CycleAllowances } from './cycle-allowances';
+import { NonPayment } from './non-payment';
 import { SeatsService } from './seats.service';
 import { StripeGateway, type StripeEventLike } from './stripe-gateway';
 import { readCheckoutSession, readInvoice, readSubscription, type InvoiceSnapshot, type SubscriptionSnapshot } from './stripe-objects';
@@ -82,7 +81,7 @@ export class StripeEventsService {
     private readonly members: MembersService,
     private readonly ledger: LedgerService,
     private readonly catalog: PlanCatalog,
-    private readonly suspension: SuspensionService,
+    private readonly nonPayment: NonPayment,
     private readonly seats: SeatsService,
     private readonly audit: AuditService,
     private readonly allowances: CycleAllowances,
@@ -104,7 +103,7 @@ export class StripeEventsService {
         const result = effect ? await effect(em) : { ignored: true };
         outcome.ignored = result?.ignored ?? false;
         after = result?.after;
-        if (result?.accountId) await this.liftPaymentSuspension(em, result.accountId);
+        if (result?.accountId) await this.nonPayment.lift(em, result.accountId);
         if (result?.afterAlso) after = after ? chain(after, result.afterAlso) : result.afterAlso;
         await recordOutcome(em, event, outcome.ignored ? 'ignored' : 'applied', result?.accountId ?? null, null, this.clock.now());
       });
@@ -125,21 +124,6 @@ export class StripeEventsService {
   /** The most recent Stripe events received, newest first, with what came of each. */
   recentWebhooks(limit: number): Promise<WebhookSeen[]> {
     return recentWebhooks(this.ds, limit);
-  }
-
-  /**
-   * An account suspended for non-payment is relieved of that cause once its subscription is in good
-   * standing again, or over (the account is then on Free, which bills nothing), whichever event said
-   * so (order-independent: it looks at the resulting state). An admin's suspension stays.
-   */
-  private async liftPaymentSuspension(em: EntityManager, accountId: string): Promise<void> {
-    const [due] = await rows(
-      em,
-      `SELECT 1 FROM stripe_subscriptions s JOIN accounts a ON a.id = s.account_id
-       WHERE s.account_id = $1 AND s.status IN ('active', 'trialing', 'canceled', 'incomplete_expired') AND 'non_payment' = ANY(a.suspended_for)`,
-      [accountId],
-    );
-    if (due) await this.suspension.setWithin(em, accountId, false, 'subscription in good standing again', ACTOR, 'non_payment');
   }
 
   /** Reads the event and fetches (before the transaction) what it needs from Stripe; null: not handled. */
@@ -396,8 +380,8 @@ export class StripeEventsService {
         [accountId, event.created, now],
       );
       await this.recordInvoice(em, accountId, ctx.invoice, 'payment_failed');
-      if (updated?.past_due_since) await this.notifyPastDue(em, accountId, ctx.invoice.id, updated.past_due_since, now);
-      return { accountId, after: () => this.suspendOverdue().then(() => undefined) };
+      if (updated?.past_due_since) await this.nonPayment.notifyPastDue(em, accountId, ctx.invoice.id, updated.past_due_since, now);
+      return { accountId, after: () => this.nonPayment.suspendOverdue().then(() => undefined) };
     };
   }
 
@@ -412,41 +396,6 @@ export class StripeEventsService {
       [accountId],
     );
     return row;
-  }
-
-  /** `subscription.past_due` on billing.notifications.v1, once per invoice. */
-  private async notifyPastDue(em: EntityManager, accountId: string, invoiceId: string, since: Date, now: Date): Promise<void> {
-    const suspendsAt = new Date(since.getTime() + this.config.stripe.pastDueGraceMs);
-    const data = { invoiceId, pastDueSince: since.toISOString(), suspendsAt: suspendsAt.toISOString() };
-    const notice = { type: 'subscription.past_due' as const, accountId, cause: `subscription.past_due:${invoiceId}`, data };
-    await notifyOnce(em, topicsOf(this.config).notifications, [notice], now);
-  }
-
-  /**
-   * Suspends for non-payment the accounts past due for longer than the grace period (SuspensionService
-   * terminates their runtimes), also those an admin suspended already: each cause is lifted on its own.
-   */
-  async suspendOverdue(): Promise<string[]> {
-    const overdue = (em: Pick<EntityManager, 'query'>, accountId: string | null, lock: boolean) =>
-      rows<{ account_id: string }>(
-        em,
-        `SELECT s.account_id FROM stripe_subscriptions s JOIN accounts a ON a.id = s.account_id
-         WHERE s.status IN ('past_due', 'unpaid') AND s.past_due_since <= $1 AND NOT ('non_payment' = ANY(a.suspended_for))
-           AND ($2::text IS NULL OR s.account_id = $2) ORDER BY s.account_id ${lock ? 'FOR UPDATE OF s' : ''}`,
-        [new Date(this.clock.now().getTime() - this.config.stripe.pastDueGraceMs), accountId],
-      );
-    const suspended: string[] = [];
-    for (const { account_id: accountId } of await overdue(this.ds, null, false)) {
-      // Decided again on the subscription's row, locked as invoice events lock it: a payment that came
-      // meanwhile leaves the account alone.
-      const done = await inTransaction(this.ds, async (em) => {
-        if ((await overdue(em, accountId, true)).length === 0) return false;
-        await this.suspension.setWithin(em, accountId, true, 'subscription past due beyond the grace period', ACTOR, 'non_payment');
-        return true;
-      });
-      if (done) suspended.push(accountId);
-    }
-    return suspended;
   }
 
   /**

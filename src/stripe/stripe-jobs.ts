@@ -7,6 +7,7 @@ import { rows } from 'src/common/database/transaction';
 import { Clock } from 'src/infra/clock/clock';
 import { JobsService } from 'src/jobs/jobs.service';
 import { SeatsService } from './seats.service';
+import { NonPayment } from './non-payment';
 import { STRIPE_INBOX, StripeEventsService } from './stripe-events.service';
 import { StripeGateway } from './stripe-gateway';
 
@@ -37,6 +38,7 @@ export class StripeJobs implements OnApplicationBootstrap {
     private readonly jobs: JobsService,
     private readonly seats: SeatsService,
     private readonly events: StripeEventsService,
+    private readonly nonPayment: NonPayment,
     private readonly gateway: StripeGateway,
     private readonly schedules: SchedulerRegistry,
     private readonly clock: Clock,
@@ -85,7 +87,7 @@ export class StripeJobs implements OnApplicationBootstrap {
         }
       }
     }
-    result.suspended = await this.events.suspendOverdue();
+    result.suspended = await this.nonPayment.suspendOverdue();
     result.problems = result.failed.length;
     return result;
   }

@@ -10,6 +10,7 @@ import { CycleAllowances } from './cycle-allowances';
 import { InvoiceSeats } from './invoice-records';
 import { SeatsService } from './seats.service';
 import { StripeController } from './stripe.controller';
+import { NonPayment } from './non-payment';
 import { StripeEventsService } from './stripe-events.service';
 import { StripeGateway } from './stripe-gateway';
 import { StripeJobs } from './stripe-jobs';
@@ -27,6 +28,7 @@ import { TopUpsService } from './top-ups.service';
     SeatsService,
     CycleAllowances,
     StripeEventsService,
+    NonPayment,
     TopUpsService,
     StripeJobs,
     SuspensionService,
