@@ -16,6 +16,7 @@ import { DataSource } from 'typeorm';
 import { ArchiveRefused, archiveEventMonth } from './metering/event-archive';
 import { EmbeddedPostgres } from './common/database/embedded-postgres';
 import { assertDatabaseReachable, databaseAddress } from './common/database/reachable';
+import { withQueryBound } from './common/database/query-bounds';
 import { JobsService } from './jobs/jobs.service';
 import { LedgerService } from './ledger/ledger.service';
 import { ReportsCliModule } from './reports/reports-cli.module';
@@ -361,7 +362,9 @@ export async function main(argv: string[]): Promise<number> {
       // A failure to start (database unreachable) is this function's to report, as exit code 3.
       abortOnError: false,
     });
-    return await command(app, args);
+    // An operator's command reads and writes over many rows: each query has DATABASE_LONG_QUERY_TIMEOUT_MS.
+    const ready = app;
+    return await withQueryBound('long', () => command(ready, args));
   } catch (error) {
     if (error instanceof UsageError) {
       process.stderr.write(`${error.message}\n${usageOf(name)}\n`);

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { Gauge } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { poolOf } from 'src/common/database/pipelined-transaction';
+import { withQueryBound } from 'src/common/database/query-bounds';
 import { Metrics } from './metrics';
 
 /** A scrape waits at most this long for the database; then the gauges say the database is down. */
@@ -131,7 +132,10 @@ export class DatabaseMetrics implements OnModuleInit {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), QUERY_TIMEOUT_MS)));
     try {
-      const found = await Promise.race([this.ds.query(SNAPSHOT_SQL) as Promise<Omit<Snapshot, 'up'>[]>, timeout]);
+      const found = await Promise.race([
+        withQueryBound(QUERY_TIMEOUT_MS, () => this.ds.query(SNAPSHOT_SQL) as Promise<Omit<Snapshot, 'up'>[]>),
+        timeout,
+      ]);
       const row = found?.[0];
       if (!row) return down;
       this.last = { up: true, ...row };

@@ -7,6 +7,7 @@ import { Public } from 'src/common/auth/auth.decorators';
 import { Doc } from 'src/common/http/openapi';
 import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
 import { BillingException } from 'src/common/errors/billing.exception';
+import { withQueryBound } from 'src/common/database/query-bounds';
 import { MessageBus } from 'src/infra/kafka/message-bus';
 import { Metrics } from './metrics';
 import { METRICS_UNAUTHENTICATED, metricsAuthorized } from './metrics-listener';
@@ -61,8 +62,8 @@ export class HealthController {
       timer = setTimeout(() => resolve({ ok: false, detail: `no answer within ${READY_TIMEOUT_MS} ms` }), READY_TIMEOUT_MS);
     });
     const database = await Promise.race([
-      this.ds
-        .query('SELECT 1')
+      // Its query is bound too, so a silent database does not keep its connection past the answer.
+      withQueryBound(READY_TIMEOUT_MS, () => this.ds.query('SELECT 1'))
         .then(() => ({ ok: true, detail: 'ok' }))
         .catch((e: unknown) => ({ ok: false, detail: String(e) })),
       silent,

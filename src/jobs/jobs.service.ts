@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { AuditService } from 'src/audit/audit.service';
 import { withCorrelation } from 'src/common/context/correlation';
 import { tryAdvisoryLock } from 'src/common/database/advisory-lock';
+import { withQueryBound } from 'src/common/database/query-bounds';
 import { inTransaction, rows } from 'src/common/database/transaction';
 import { BillingException } from 'src/common/errors/billing.exception';
 import { Clock } from 'src/infra/clock/clock';
@@ -98,7 +99,9 @@ export class JobsService {
       outcome = await withCorrelation({ id: runId, kind: 'job' }, () =>
         tryAdvisoryLock(this.ds, `job:${name}`, async () => {
           await this.record(name, trigger, startedAt, null, 'running', null, null);
-          return this.recorded(name, work);
+          // A job's statements run over many rows (the monthly reset's batches, the partitions'
+          // archiving): each has DATABASE_LONG_QUERY_TIMEOUT_MS, not a request's bound.
+          return withQueryBound('long', () => this.recorded(name, work));
         }),
       );
     } catch (error) {

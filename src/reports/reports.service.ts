@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { ancillaryUsageJson, meteredAncillary } from 'src/ancillary/usage-view';
 import { DataSource } from 'typeorm';
+import { LongQueries } from 'src/common/database/query-bounds';
 import { rows } from 'src/common/database/transaction';
 import { formatCredits } from 'src/common/money';
 import { PlanCatalog } from 'src/plan-catalog/plan-catalog';
@@ -79,6 +80,7 @@ export class ReportsService {
    * Ancillary usage (snapshots, volumes, egress) metered in the period by account and kind, priced or
    * not: quantity in the kind's unit, credits due, charged and unpaid (ancillary module's read).
    */
+  @LongQueries()
   async ancillary(period: Period): Promise<Report> {
     const metered = await meteredAncillary(this.ds, { from: period.from, to: period.to });
     const items = metered.map((m) => {
@@ -110,6 +112,7 @@ export class ReportsService {
   }
 
   /** Settled usage (runtimes, running seconds, credits) by account, environment, day or user, from the monthly, daily and hourly rollups. */
+  @LongQueries()
   async usage(period: Period, groupBy: UsageGroup): Promise<Report> {
     const key = USAGE_KEYS[groupBy];
     const params: unknown[] = [];
@@ -162,6 +165,7 @@ export class ReportsService {
   }
 
   /** The accounts that consumed the most credits in the period (settled charges, from the rollups). */
+  @LongQueries()
   async topConsumers(period: Period, limit: number): Promise<Report> {
     const params: unknown[] = [limit];
     const found = await this.readRollups<{
@@ -203,6 +207,7 @@ export class ReportsService {
    * expired is `expired`. So granted + topUps − clawedBack = −Σ issued, consumed − refunded =
    * Σ consumption, expired = Σ expired, over the same entries.
    */
+  @LongQueries()
   async credits(period: Period, groupBy: CreditGroup): Promise<Report> {
     const key = CREDIT_KEYS[groupBy];
     const group = key.columns.length > 0 ? `GROUP BY 1 ORDER BY 1` : '';
@@ -246,11 +251,13 @@ export class ReportsService {
    * recurring revenue they imply, and what the subscription's invoices of the period billed: their
    * totals as Stripe invoiced them (an invoice recorded before totals were kept: the plan's prices).
    */
+  @LongQueries()
   seats(period: Period, now: Date): Promise<Report> {
     return seatsReport(this.ds, this.plans, period, now);
   }
 
   /** Spend-limit notifications (thresholds, reached) and terminate commands, one row per event. */
+  @LongQueries()
   async spendLimits(period: Period): Promise<Report> {
     const found = await rows<{
       type: string;
@@ -307,6 +314,7 @@ export class ReportsService {
    * so the credits of a period are its statements' runtime charges (a correction posted later is on
    * the day it was posted, not with the runtime).
    */
+  @LongQueries()
   async usageByClass(period: Period): Promise<Report> {
     const found = await rows<{ day: string; size_class: string | null; gpu: string | null; runtimes: number; ms: string; credits: string }>(
       this.ds,
@@ -341,6 +349,7 @@ export class ReportsService {
   }
 
   /** Seat discrepancies the reconciliation job found in the period, and the drift that exists now. */
+  @LongQueries()
   async reconciliation(period: Period, now: Date): Promise<Report> {
     const found = await rows<{
       kind: string;

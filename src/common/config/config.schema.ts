@@ -1,6 +1,12 @@
 import { z } from 'zod';
 
 const port = z.coerce.number().int().min(1).max(65535);
+/** A bound in ms between `min` and `max`, or 0 for none. */
+const boundMs = (min: number, max: number) =>
+  z.coerce
+    .number()
+    .int()
+    .refine((v) => v === 0 || (v >= min && v <= max), `must be 0 (no bound) or between ${min} and ${max} ms`);
 const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 const brokers = z
   .string()
@@ -38,6 +44,12 @@ export const envSchema = z.object({
   DATABASE_POOL_SIZE: z.coerce.number().int().min(2).max(200).default(20),
   /** How long the CLI waits for the database to answer before it gives up (exit 3). */
   DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5_000),
+  /** How long a query of a request, a Kafka batch or the outbox relay may go unanswered before it fails (503) and its connection is dropped; 0: no bound. */
+  DATABASE_QUERY_TIMEOUT_MS: boundMs(100, 600_000).default(10_000),
+  /** The same bound for the jobs, the reports and the CLI (their statements run over many rows); 0: no bound. */
+  DATABASE_LONG_QUERY_TIMEOUT_MS: boundMs(1_000, 86_400_000).default(600_000),
+  /** How long a query waits for a connection of the pool (all in use) or for a new one to open before it fails (503). */
+  DATABASE_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5_000),
   EMBEDDED_PG_DIR: z.string().default('.data/postgres'),
   EMBEDDED_PG_PORT: port.default(54329),
   KAFKA_BROKERS: brokers.optional(),

@@ -61,6 +61,22 @@ describe('loadConfig', () => {
     expect(good.database.url).toBe('postgres://u:pw@db.internal:5432/billing');
   });
 
+  it('bounds the waits for the database by default, takes 0 for no query bound, and refuses a bound too small to mean anything', () => {
+    expect(loadConfig({}).database).toMatchObject({ queryTimeoutMs: 10_000, longQueryTimeoutMs: 600_000, acquireTimeoutMs: 5_000 });
+    expect(loadConfig({ DATABASE_QUERY_TIMEOUT_MS: '0', DATABASE_LONG_QUERY_TIMEOUT_MS: '0' }).database).toMatchObject({
+      queryTimeoutMs: 0,
+      longQueryTimeoutMs: 0,
+    });
+    for (const [name, value] of [
+      ['DATABASE_QUERY_TIMEOUT_MS', '50'],
+      ['DATABASE_QUERY_TIMEOUT_MS', 'soon'],
+      ['DATABASE_LONG_QUERY_TIMEOUT_MS', '500'],
+      ['DATABASE_ACQUIRE_TIMEOUT_MS', '0'],
+    ] as const) {
+      expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`${name}: `));
+    }
+  });
+
   it('treats empty variables as unset', () => {
     expect(loadConfig({ KAFKA_BROKERS: '', DATABASE_URL: '' }).kafka).toBeUndefined();
   });

@@ -26,6 +26,10 @@ export interface AppConfig {
     url?: string;
     poolSize: number;
     connectTimeoutMs: number;
+    /** The bounds on waiting for the database (common/database/data-source.ts DatabaseTimeouts). */
+    queryTimeoutMs: number;
+    longQueryTimeoutMs: number;
+    acquireTimeoutMs: number;
     embeddedDir: string;
     embeddedPort: number;
     /** false: the database is not migrated, and one not at this build's schema is refused (the CLI). */
@@ -80,6 +84,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       url: e.DATABASE_URL,
       poolSize: e.DATABASE_POOL_SIZE,
       connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
+      queryTimeoutMs: e.DATABASE_QUERY_TIMEOUT_MS,
+      longQueryTimeoutMs: e.DATABASE_LONG_QUERY_TIMEOUT_MS,
+      acquireTimeoutMs: e.DATABASE_ACQUIRE_TIMEOUT_MS,
       embeddedDir: e.EMBEDDED_PG_DIR,
       embeddedPort: e.EMBEDDED_PG_PORT,
     },

@@ -3,8 +3,18 @@ import { DataSource, type DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from '../../../migrations';
 import { ENTITIES } from './entities';
 import { coalescingSocket, PgDriver } from './pool';
+import { UNBOUNDED, type QueryBounds } from './query-bounds';
 
-export function dataSourceOptions(url: string, poolSize = 20): DataSourceOptions {
+/** How long the service waits for the database (docs/operations.md, "Waiting for the database"). */
+export interface DatabaseTimeouts extends QueryBounds {
+  /** How long a query waits for a connection of the pool, or for a new one to open (DATABASE_ACQUIRE_TIMEOUT_MS); 0: for ever. */
+  acquireTimeoutMs: number;
+}
+
+/** No bound on anything: the TypeORM CLI's data source (migrations) and the tests' own. */
+export const NO_TIMEOUTS: DatabaseTimeouts = { ...UNBOUNDED, acquireTimeoutMs: 0 };
+
+export function dataSourceOptions(url: string, poolSize = 20, timeouts: DatabaseTimeouts = NO_TIMEOUTS): DataSourceOptions {
   return {
     type: 'postgres',
     url,
@@ -20,15 +30,17 @@ export function dataSourceOptions(url: string, poolSize = 20): DataSourceOptions
     // quarter of PostgreSQL's CPU in the ledger benchmark when it happened.
     // pipeline: pg sends a transaction's statements without waiting for each answer
     // (pipelined-transaction.ts); a query on its own runs as it does without it. stream: what one
-    // turn writes leaves in one write (pool.ts).
+    // turn writes leaves in one write (pool.ts). connectionTimeoutMillis: pg-pool's bound on the wait
+    // for a connection (a free one, or a new one to open); the driver bounds each query (pool.ts).
     extra: {
       max: poolSize,
+      connectionTimeoutMillis: timeouts.acquireTimeoutMs,
       application_name: 'dl-billing',
       options: '-c temp_buffers=64MB -c jit=off',
       pipeline: true,
       stream: coalescingSocket,
     },
-    driver: new PgDriver(),
+    driver: new PgDriver(timeouts),
   };
 }
 

@@ -5,6 +5,7 @@ import { APP_CONFIG, type AppConfig } from '../config/config';
 import { withAdvisoryLock } from './advisory-lock';
 import { dataSourceOptions } from './data-source';
 import { EmbeddedPostgres } from './embedded-postgres';
+import { withQueryBound } from './query-bounds';
 
 /**
  * Opens the database. With `migrate` (the service), migrates it under an advisory lock; without (the
@@ -24,7 +25,9 @@ export async function openDataSource(options: DataSourceOptions, migrate = true)
     }
     return ds;
   }
-  const applied = await withAdvisoryLock(ds, 'migrations', () => ds.runMigrations({ transaction: 'each' }));
+  // No bound on the migrations' queries: one may build an index over a large table, and the lock is
+  // waited for while another instance migrates.
+  const applied = await withQueryBound('none', () => withAdvisoryLock(ds, 'migrations', () => ds.runMigrations({ transaction: 'each' })));
   if (applied.length > 0) {
     new Logger('Database').log(`applied migrations: ${applied.map((m) => m.name).join(', ')}`);
   }
@@ -75,7 +78,11 @@ export async function resolveDatabaseUrl(config: AppConfig): Promise<string> {
       inject: [APP_CONFIG],
       // migrationsRun: the service migrates at start; the CLI (database.migrate false) only checks.
       useFactory: async (config: AppConfig) => ({
-        ...dataSourceOptions(await resolveDatabaseUrl(config), config.database.poolSize),
+        ...dataSourceOptions(await resolveDatabaseUrl(config), config.database.poolSize, {
+          queryTimeoutMs: config.database.queryTimeoutMs,
+          longQueryTimeoutMs: config.database.longQueryTimeoutMs,
+          acquireTimeoutMs: config.database.acquireTimeoutMs,
+        }),
         migrationsRun: config.database.migrate !== false,
         // A database that answers but is not at this build's schema will not become so by waiting.
         toRetry: (error: unknown) => !(error instanceof SchemaNotCurrent),

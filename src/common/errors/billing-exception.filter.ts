@@ -87,9 +87,12 @@ const UNAVAILABLE_CODES = new Set([
   'EHOSTUNREACH',
   'ENOTFOUND',
 ]);
-/** What pg says when a connection is lost, cannot be had in time, or the database takes none. */
+/**
+ * What pg says when a connection is lost, cannot be had in time (DATABASE_ACQUIRE_TIMEOUT_MS), a
+ * query is not answered in time (DATABASE_QUERY_TIMEOUT_MS), or the database takes none.
+ */
 const UNAVAILABLE_MESSAGE =
-  /Connection terminated|timeout exceeded when trying to connect|is not currently accepting connections|Client has encountered a connection error/;
+  /Connection terminated|timeout exceeded when trying to connect|Query read timeout|is not currently accepting connections|Client has encountered a connection error/;
 
 /**
  * Whether a request failed because the database could not be reached (refused, lost, shut down,
