@@ -5,6 +5,7 @@ import { fingerprint } from 'src/common/canonical-json';
 import { currentCorrelation, withCorrelationOf } from 'src/common/context/correlation';
 import { GroupCommitLanes, takeDistinct } from 'src/common/database/group-commit';
 import { inTransactionFrom } from 'src/common/database/pipelined-transaction';
+import { isDatabaseTimeout } from 'src/common/database/query-bounds';
 import { inTransaction, isUniqueViolation, rows } from 'src/common/database/transaction';
 import { BillingException } from 'src/common/errors/billing.exception';
 import { formatCredits } from 'src/common/money';
@@ -103,6 +104,14 @@ export class ReservationsService {
     try {
       result = await this.batches.inBatch(batch);
     } catch (error) {
+      if (isDatabaseTimeout(error)) {
+        // The database did not answer in time: each launch alone would wait as long again, one after
+        // the other. Each is answered 503 now; the batch is wholly committed or not at all (a COMMIT
+        // sent may have reached the database), and a retry with the same runtimeId finds or makes it.
+        this.logger.warn(`a batch of ${batch.length} reservations failed (${String(error)}); answering each 503`);
+        for (const launch of batch) launch.answer({ error });
+        return;
+      }
       this.logger.warn(`a batch of ${batch.length} reservations failed (${String(error)}); running them one by one`);
       this.stats.failedBatches++;
       this.stats.alone += batch.length;
