@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
+import { FrozenProxy } from '../support/frozen-proxy';
 import { startService, type ServiceProcess } from '../support/service-process';
 
 const ADMIN_KEY = 'log-lines-admin-key-0123456789';
@@ -32,17 +33,41 @@ describe("the service's output", () => {
       .output()
       .split('\n')
       .filter((l) => l.trim() !== '');
-    const notJson = lines.filter((l) => {
-      try {
-        const parsed: unknown = JSON.parse(l);
-        return typeof parsed !== 'object' || parsed === null || Array.isArray(parsed);
-      } catch {
-        return true;
-      }
-    });
-    expect(notJson).toEqual([]);
+    expect(lines.filter((l) => !isJsonObject(l))).toEqual([]);
     expect(lines.some((l) => l.includes('"msg":"stopped"'))).toBe(true);
     expect(lines.some((l) => l.includes('"msg":"request"') && l.includes('"status":404'))).toBe(true);
+  });
+
+  it('says that a query failed in a JSON line too (a database that stops answering)', async () => {
+    const own = await freshDatabase('loglines_frozen');
+    const proxy = await FrozenProxy.start(own.url);
+    const frozenService = await startService({
+      DATABASE_URL: proxy.url(),
+      KAFKA_BROKERS: '',
+      BILLING_ADMIN_API_KEY: ADMIN_KEY,
+      LOG_LEVEL: 'info',
+      DATABASE_QUERY_TIMEOUT_MS: '1000',
+      DATABASE_ACQUIRE_TIMEOUT_MS: '1000',
+    });
+    try {
+      proxy.freeze();
+      const wallet = await fetch(`http://127.0.0.1:${frozenService.port}/v1/accounts/acc_nobody/wallet`, {
+        headers: { authorization: `Bearer ${ADMIN_KEY}` },
+      });
+      expect(wallet.status).toBe(503);
+      proxy.thaw();
+      await frozenService.stop();
+    } finally {
+      await frozenService.stop();
+      await proxy.close();
+      await own.drop();
+    }
+    const lines = frozenService
+      .output()
+      .split('\n')
+      .filter((l) => l.trim() !== '');
+    expect(lines.filter((l) => !isJsonObject(l))).toEqual([]);
+    expect(lines.some((l) => l.includes('query failed: Query read timeout'))).toBe(true);
   });
 
   it('names every bad configuration file at once, in one fatal JSON line on stderr, before anything starts', async () => {
@@ -73,3 +98,12 @@ describe("the service's output", () => {
     expect(stdout).toBe('');
   });
 });
+
+function isJsonObject(line: string): boolean {
+  try {
+    const parsed: unknown = JSON.parse(line);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed);
+  } catch {
+    return false;
+  }
+}

@@ -3,6 +3,7 @@ import { DataSource, type DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from '../../../migrations';
 import { ENTITIES } from './entities';
 import { coalescingSocket, PgDriver } from './pool';
+import { QUERY_LOG } from './query-log';
 import { UNBOUNDED, type QueryBounds } from './query-bounds';
 
 /** How long the service waits for the database (docs/operations.md, "Waiting for the database"). */
@@ -24,6 +25,7 @@ export function dataSourceOptions(url: string, poolSize = 20, timeouts: Database
     synchronize: false,
     migrationsRun: false,
     logging: ['error'],
+    logger: QUERY_LOG,
     // temp_buffers: the monthly reset's temporary tables stay in memory. jit off: the service's
     // statements are short, and a plan costed above jit_above_cost (a generic plan remade after an
     // ANALYZE, a scan costed by enable_seqscan = off) was compiled by LLVM at every execution: a
