@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/infra/clock/clock';
 import { fundedAccount, lifecycle, SMALL } from '../support/accounts';
-import { startApp, uid, type Harness } from '../support/app';
-import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
+import { startAppOnFreshDatabase, uid, type FreshHarness } from '../support/app';
 import { USAGE_GRAINS, USAGE_ROLLUPS } from '../../src/reports/usage-rollups';
 
 const MIN = 60_000;
@@ -12,8 +11,7 @@ const PERIOD = 'from=2031-03-01T00:00:00Z&to=2031-04-01T00:00:00Z';
 
 describe('admin reports', () => {
   // A database of its own: another file's expiry sweep (its clock years ahead) would settle this file's running runtime.
-  let db: FreshDatabase;
-  let h: Harness;
+  let h: FreshHarness;
   let admin: string;
   let cp: string;
   let reportsKey: string;
@@ -43,8 +41,7 @@ describe('admin reports', () => {
   };
 
   beforeAll(async () => {
-    db = await freshDatabase('reports');
-    h = await startApp({ clock, env: { DATABASE_URL: db.url } });
+    h = await startAppOnFreshDatabase('reports', { clock });
     admin = await h.key('admin');
     cp = await h.key('control-plane');
     reportsKey = await h.key('reports');
@@ -92,7 +89,6 @@ describe('admin reports', () => {
   });
   afterAll(async () => {
     await h?.close();
-    await db?.drop();
   });
 
   it('keeps the usage rollups equal to the settled charges, after corrections and forced settlements', async () => {

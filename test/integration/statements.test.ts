@@ -3,29 +3,25 @@ import { ManualClock } from '../../src/infra/clock/clock';
 import { parseCredits } from '../../src/common/money';
 import { fundedAccount, lifecycle, SMALL } from '../support/accounts';
 import { GIB, pricedRateCardFile, usageEvent } from '../support/ancillary';
-import { startApp, uid, type Harness } from '../support/app';
-import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
+import { startAppOnFreshDatabase, uid, type FreshHarness } from '../support/app';
 
 const MIN = 60_000;
 const t = (iso: string) => new Date(iso);
 
 describe('statements of a generated month reconcile to the ledger to the micro-credit', () => {
-  let db: FreshDatabase;
-  let h: Harness;
+  let h: FreshHarness;
   let admin: string;
   let cp: string;
   const clock = new ManualClock(t('2031-02-20T10:00:00.000Z'));
   const accounts: string[] = [];
 
   beforeAll(async () => {
-    db = await freshDatabase('statements');
-    h = await startApp({ clock, env: { DATABASE_URL: db.url, RATE_CARD_FILE: pricedRateCardFile('2031-01-01T00:00:00.000Z') } });
+    h = await startAppOnFreshDatabase('statements', { clock, env: { RATE_CARD_FILE: pricedRateCardFile('2031-01-01T00:00:00.000Z') } });
     admin = await h.key('admin');
     cp = await h.key('control-plane');
   });
   afterAll(async () => {
     await h.close();
-    await db.drop();
   });
 
   const ok = async (res: Promise<{ status: number; body: any }>, status = 200) => {

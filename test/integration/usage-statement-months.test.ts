@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/infra/clock/clock';
 import { formatCredits, parseCredits } from '../../src/common/money';
 import { fundedAccount, lifecycle, SMALL } from '../support/accounts';
-import { startApp, uid, type Harness } from '../support/app';
-import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
+import { startAppOnFreshDatabase, uid, type FreshHarness } from '../support/app';
 
 const MIN = 60_000;
 const t = (iso: string) => new Date(iso);
@@ -16,21 +15,21 @@ const at = (base: string, minutes: number) => new Date(t(base).getTime() + minut
  * reports; a runtime running across midnight on the 31st is February's in both.
  */
 describe('usage reports and statements agree month by month when corrections cross the month end', () => {
-  let db: FreshDatabase;
-  let h: Harness;
+  let h: FreshHarness;
   let admin: string;
   let cp: string;
   const clock = new ManualClock(t('2031-01-31T23:00:00.000Z'));
 
   beforeAll(async () => {
-    db = await freshDatabase('usage_months');
-    h = await startApp({ clock, env: { DATABASE_URL: db.url, TERMINATE_GRACE_MS: String(2 * MIN), SETTLE_GRACE_MS: String(10 * MIN) } });
+    h = await startAppOnFreshDatabase('usage_months', {
+      clock,
+      env: { TERMINATE_GRACE_MS: String(2 * MIN), SETTLE_GRACE_MS: String(10 * MIN) },
+    });
     admin = await h.key('admin');
     cp = await h.key('control-plane');
   });
   afterAll(async () => {
     await h.close();
-    await db.drop();
   });
 
   const ok = async (res: Promise<{ status: number; body: any }>, status = 200) => {
@@ -168,17 +167,14 @@ class TickingClock extends ManualClock {
 }
 
 describe('a settlement at the last milliseconds of a month is in the same month in the usage reports and the statement', () => {
-  let db: FreshDatabase;
-  let h: Harness;
+  let h: FreshHarness;
   const clock = new TickingClock(t('2031-03-31T22:00:00.000Z'));
 
   beforeAll(async () => {
-    db = await freshDatabase('usage_month_edge');
-    h = await startApp({ clock, env: { DATABASE_URL: db.url } });
+    h = await startAppOnFreshDatabase('usage_month_edge', { clock });
   });
   afterAll(async () => {
     await h.close();
-    await db.drop();
   });
 
   it('dates each runtime charge once, whichever of the month end the clock reads on either side of it', async () => {
