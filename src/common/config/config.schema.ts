@@ -105,7 +105,6 @@ export const envSchema = z.object({
   RATE_CARD_FILE: z.string().min(1).default('config/rate-card.json'),
   OUTBOX_RELAY_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(200),
   CRON_ENABLED: flag.default(true),
-  /** How often the metering sweeper looks for expired reservations and silent runtimes. */
   /** How often storage (snapshots, volumes) is accrued; each run charges the complete UTC hours. */
   ANCILLARY_ACCRUAL_INTERVAL_MS: z.coerce.number().int().min(1000).max(3_600_000).default(600_000),
   /** How long storage may stay unpaid after the owner is notified before its snapshots are flagged for deletion. */
@@ -114,6 +113,7 @@ export const envSchema = z.object({
     .int()
     .min(0)
     .default(72 * 3_600_000),
+  /** How often the metering sweeper looks for expired reservations and silent runtimes. */
   SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
   /** A terminate command is re-issued after this long while the runtime keeps reporting. */
   TERMINATE_GRACE_MS: z.coerce.number().int().min(0).default(120_000),
