@@ -138,7 +138,9 @@ export class MembersService {
         [c.id, c.accountId, c.userId, c.type, c.occurredAt, source],
       );
       if (!fresh) continue;
-      received.set(c.accountId, [...(received.get(c.accountId) ?? []), { id: c.id, occurredAt: c.occurredAt }]);
+      const ofAccount = received.get(c.accountId) ?? [];
+      if (ofAccount.length === 0) received.set(c.accountId, ofAccount);
+      ofAccount.push({ id: c.id, occurredAt: c.occurredAt });
       const active = c.type === 'member.added';
       // The member's lock, even before their row exists: two first changes at once must not both read
       // "not a member" (each would audit a seat added). Taken in the sorted order above.
