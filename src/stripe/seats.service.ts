@@ -4,7 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AuditService } from 'src/audit/audit.service';
 import { advisoryKey } from 'src/common/database/advisory-lock';
-import { inTransaction, rows } from 'src/common/database/transaction';
+import { awaitingOutside, inTransaction, rows } from 'src/common/database/transaction';
 import { Clock } from 'src/infra/clock/clock';
 import { MembersService } from 'src/members/members.service';
 import { PlanCatalog } from 'src/plan-catalog/plan-catalog';
@@ -95,7 +95,8 @@ export class SeatsService implements OnModuleInit {
       // was not applied), and an absolute push of what Stripe has changes nothing there.
       const seats = await this.members.activeSeats(em, accountId);
       const changes = await this.members.changeCount(em, accountId);
-      const quantity = await this.gateway.setItemQuantity(sub.seat_item_id, seats, `seats:${sub.seat_item_id}:${seats}:${changes}`);
+      const itemId = sub.seat_item_id;
+      const quantity = await this.stripe(em, () => this.gateway.setItemQuantity(itemId, seats, `seats:${itemId}:${seats}:${changes}`));
       if (quantity !== sub.seat_quantity) await this.recordQuantity(em, sub, quantity, 'seats.synced', 'system:seat-sync', null);
     });
   }
@@ -108,6 +109,15 @@ export class SeatsService implements OnModuleInit {
       if (!sub || !isLive(sub.status)) return;
       await work(em, sub);
     });
+  }
+
+  /**
+   * A call to Stripe in the seat transaction: it may take longer than the server lets a transaction
+   * sit idle (DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS), so that bound is raised to the call's for its
+   * length. Meanwhile the transaction holds the seat lock only (it has read, not written yet).
+   */
+  private stripe<T>(em: EntityManager, call: () => Promise<T>): Promise<T> {
+    return awaitingOutside(em, this.gateway.longestCallMs, call);
   }
 
   private async recordQuantity(
@@ -147,7 +157,7 @@ export class SeatsService implements OnModuleInit {
     for (const { account_id: accountId } of subs) {
       try {
         await this.underSeatLock(accountId, async (em, sub) => {
-          const remote = await this.gateway.retrieveSubscription(sub.subscription_id);
+          const remote = await this.stripe(em, () => this.gateway.retrieveSubscription(sub.subscription_id));
           result.checked += 1;
           const item = remote.items.find((i) => this.catalog.isSeatPrice(i.priceId));
           if (!item) throw new Error(`subscription ${sub.subscription_id} has no seat item`);
@@ -158,7 +168,9 @@ export class SeatsService implements OnModuleInit {
             }
             return;
           }
-          const quantity = await this.gateway.setItemQuantity(item.id, seats, `reconcile:${runId}:${item.id}:${seats}`);
+          const quantity = await this.stripe(em, () =>
+            this.gateway.setItemQuantity(item.id, seats, `reconcile:${runId}:${item.id}:${seats}`),
+          );
           const now = this.clock.now();
           await em.query(
             `INSERT INTO stripe_seat_discrepancies (kind, account_id, subscription_id, stripe_quantity, active_seats, detected_at, corrected_at)

@@ -41,6 +41,8 @@ export class StripeGateway {
   private readonly client: Stripe | null;
   private readonly webhookSecret: string | null;
   readonly prorationBehavior: AppConfig['stripe']['prorationBehavior'];
+  /** The longest one call may take: every attempt's timeout and the SDK's pauses between them (5 s at most each). */
+  readonly longestCallMs: number;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -48,6 +50,7 @@ export class StripeGateway {
   ) {
     const s = config.stripe;
     this.prorationBehavior = s.prorationBehavior;
+    this.longestCallMs = (s.maxNetworkRetries + 1) * s.timeoutMs + s.maxNetworkRetries * 5_000;
     this.webhookSecret = s.webhookSecret ?? null;
     if (!s.secretKey) {
       this.client = null;

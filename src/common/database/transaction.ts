@@ -42,6 +42,23 @@ export async function retrying<T>(work: () => Promise<T>, attempts = 8): Promise
   }
 }
 
+/**
+ * Awaits `call` (a request to another service) inside the transaction of `em`, letting the
+ * transaction sit idle up to `ms` meanwhile, where DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS would have
+ * the server end it sooner (a longer bound, or none, is left as it is); the session's bound is back
+ * once the call has returned. For a transaction that holds no row lock while it waits.
+ */
+export async function awaitingOutside<T>(em: Pick<EntityManager, 'query'>, ms: number, call: () => Promise<T>): Promise<T> {
+  await em.query(
+    `SELECT set_config(name, greatest(setting::bigint, $1)::text, true) FROM pg_settings
+     WHERE name = 'idle_in_transaction_session_timeout' AND setting <> '0'`,
+    [ms],
+  );
+  const answer = await call();
+  await em.query(`SET LOCAL idle_in_transaction_session_timeout TO DEFAULT`);
+  return answer;
+}
+
 /** Runs SQL and returns its rows: TypeORM answers UPDATE/DELETE … RETURNING with [rows, count]. */
 export async function rows<T>(em: Pick<EntityManager, 'query'>, sql: string, params: unknown[] = []): Promise<T[]> {
   const result: unknown = await em.query(sql, params);
