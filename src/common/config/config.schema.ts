@@ -50,6 +50,12 @@ export const envSchema = z.object({
   DATABASE_LONG_QUERY_TIMEOUT_MS: boundMs(1_000, 86_400_000).default(600_000),
   /** How long a query waits for a connection of the pool (all in use) or for a new one to open before it fails (503). */
   DATABASE_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5_000),
+  /**
+   * How long PostgreSQL lets a connection of the service sit idle inside a transaction before it ends
+   * the session (idle_in_transaction_session_timeout): a transaction abandoned by a partition frees
+   * its row locks after this, not when TCP notices (hours); 0: no bound.
+   */
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: boundMs(1_000, 3_600_000).default(30_000),
   EMBEDDED_PG_DIR: z.string().default('.data/postgres'),
   EMBEDDED_PG_PORT: port.default(54329),
   KAFKA_BROKERS: brokers.optional(),

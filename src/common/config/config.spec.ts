@@ -62,7 +62,13 @@ describe('loadConfig', () => {
   });
 
   it('bounds the waits for the database by default, takes 0 for no query bound, and refuses a bound too small to mean anything', () => {
-    expect(loadConfig({}).database).toMatchObject({ queryTimeoutMs: 10_000, longQueryTimeoutMs: 600_000, acquireTimeoutMs: 5_000 });
+    expect(loadConfig({}).database).toMatchObject({
+      queryTimeoutMs: 10_000,
+      longQueryTimeoutMs: 600_000,
+      acquireTimeoutMs: 5_000,
+      idleInTransactionTimeoutMs: 30_000,
+    });
+    expect(loadConfig({ DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: '0' }).database.idleInTransactionTimeoutMs).toBe(0);
     expect(loadConfig({ DATABASE_QUERY_TIMEOUT_MS: '0', DATABASE_LONG_QUERY_TIMEOUT_MS: '0' }).database).toMatchObject({
       queryTimeoutMs: 0,
       longQueryTimeoutMs: 0,
@@ -72,6 +78,7 @@ describe('loadConfig', () => {
       ['DATABASE_QUERY_TIMEOUT_MS', 'soon'],
       ['DATABASE_LONG_QUERY_TIMEOUT_MS', '500'],
       ['DATABASE_ACQUIRE_TIMEOUT_MS', '0'],
+      ['DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', '500'],
     ] as const) {
       expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`${name}: `));
     }

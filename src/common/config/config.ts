@@ -30,6 +30,7 @@ export interface AppConfig {
     queryTimeoutMs: number;
     longQueryTimeoutMs: number;
     acquireTimeoutMs: number;
+    idleInTransactionTimeoutMs: number;
     embeddedDir: string;
     embeddedPort: number;
     /** false: the database is not migrated, and one not at this build's schema is refused (the CLI). */
@@ -87,6 +88,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       queryTimeoutMs: e.DATABASE_QUERY_TIMEOUT_MS,
       longQueryTimeoutMs: e.DATABASE_LONG_QUERY_TIMEOUT_MS,
       acquireTimeoutMs: e.DATABASE_ACQUIRE_TIMEOUT_MS,
+      idleInTransactionTimeoutMs: e.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
       embeddedDir: e.EMBEDDED_PG_DIR,
       embeddedPort: e.EMBEDDED_PG_PORT,
     },

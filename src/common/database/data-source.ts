@@ -10,10 +10,12 @@ import { UNBOUNDED, type QueryBounds } from './query-bounds';
 export interface DatabaseTimeouts extends QueryBounds {
   /** How long a query waits for a connection of the pool, or for a new one to open (DATABASE_ACQUIRE_TIMEOUT_MS); 0: for ever. */
   acquireTimeoutMs: number;
+  /** How long the server lets a connection sit idle in a transaction before ending it (DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS). */
+  idleInTransactionTimeoutMs: number;
 }
 
 /** No bound on anything: the TypeORM CLI's data source (migrations) and the tests' own. */
-export const NO_TIMEOUTS: DatabaseTimeouts = { ...UNBOUNDED, acquireTimeoutMs: 0 };
+export const NO_TIMEOUTS: DatabaseTimeouts = { ...UNBOUNDED, acquireTimeoutMs: 0, idleInTransactionTimeoutMs: 0 };
 
 export function dataSourceOptions(url: string, poolSize = 20, timeouts: DatabaseTimeouts = NO_TIMEOUTS): DataSourceOptions {
   return {
@@ -34,9 +36,13 @@ export function dataSourceOptions(url: string, poolSize = 20, timeouts: Database
     // (pipelined-transaction.ts); a query on its own runs as it does without it. stream: what one
     // turn writes leaves in one write (pool.ts). connectionTimeoutMillis: pg-pool's bound on the wait
     // for a connection (a free one, or a new one to open); the driver bounds each query (pool.ts).
+    // idle_in_transaction_session_timeout: the server's bound on a transaction left open with nothing
+    // sent (its client partitioned away or stuck): the server ends the session and its locks go
+    // (docs/operations.md, "Waiting for the database"); pg sends it at connection start, 0 not at all.
     extra: {
       max: poolSize,
       connectionTimeoutMillis: timeouts.acquireTimeoutMs,
+      idle_in_transaction_session_timeout: timeouts.idleInTransactionTimeoutMs,
       application_name: 'dl-billing',
       options: '-c temp_buffers=64MB -c jit=off',
       pipeline: true,

@@ -82,6 +82,7 @@ export async function resolveDatabaseUrl(config: AppConfig): Promise<string> {
           queryTimeoutMs: config.database.queryTimeoutMs,
           longQueryTimeoutMs: config.database.longQueryTimeoutMs,
           acquireTimeoutMs: config.database.acquireTimeoutMs,
+          idleInTransactionTimeoutMs: config.database.idleInTransactionTimeoutMs,
         }),
         migrationsRun: config.database.migrate !== false,
         // A database that answers but is not at this build's schema will not become so by waiting.
