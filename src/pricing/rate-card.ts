@@ -144,7 +144,7 @@ export function parseRateCard(json: unknown, source = 'rate card'): RateCardVers
     .sort((a, b) => a.effectiveFrom.getTime() - b.effectiveFrom.getTime());
 }
 
-/** Reads and validates a rate-card file (relative paths from the working directory). */
+/** Reads and validates a rate-card file (a relative path is from the working directory; the configuration gives a full one). */
 export function loadRateCardFile(path: string): RateCardVersion[] {
   return parseRateCard(readJsonFile(path, 'RATE_CARD_FILE'), path);
 }

@@ -50,17 +50,18 @@ export async function removeBuild(out: string): Promise<void> {
   await rm(out, { recursive: true, force: true });
 }
 
-/** Runs `node <build>/src/cli.js ...args` and returns its exit code and output. */
+/** Runs `node <build>/src/cli.js ...args` (in the project's folder, or `cwd`) and returns its exit code and output. */
 export function runCli(
   build: string,
   args: string[],
   env: Record<string, string>,
+  cwd = ROOT,
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolvePromise) => {
     execFile(
       process.execPath,
       [join(build, 'src', 'cli.js'), ...args],
-      { cwd: ROOT, env: { ...process.env, ...env }, timeout: 60_000 },
+      { cwd, env: { ...process.env, ...env }, timeout: 60_000 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
         resolvePromise({ code, stdout, stderr });

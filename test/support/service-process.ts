@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { resolve as resolvePath } from 'node:path';
 
 /**
  * A port free now, for a process started later. Taken below Linux's ephemeral range (32768–60999):
@@ -32,16 +33,18 @@ export interface ServiceProcess {
 /**
  * Runs the built service (dist/, or the build at `entry`) as a real process with the given
  * environment, and waits until it is ready (unless `waitReady` is false: a process meant to die may
- * do so before it answers).
+ * do so before it answers). It runs in this process's working directory, or in `cwd`.
  */
 export async function startService(
   env: Record<string, string>,
   readyTimeoutMs = 60_000,
   waitReady = true,
   entry = 'dist/src/main.js',
+  cwd = process.cwd(),
 ): Promise<ServiceProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [entry], {
+  const child = spawn(process.execPath, [resolvePath(entry)], {
+    cwd,
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -56,7 +56,8 @@ export const envSchema = z.object({
    * its row locks after this, not when TCP notices (hours); 0: no bound.
    */
   DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: boundMs(1_000, 3_600_000).default(30_000),
-  EMBEDDED_PG_DIR: z.string().default('.data/postgres'),
+  /** Unset: .data/postgres in the project's folder; a relative path set here is from the working directory. */
+  EMBEDDED_PG_DIR: z.string().optional(),
   EMBEDDED_PG_PORT: port.default(54329),
   KAFKA_BROKERS: brokers.optional(),
   KAFKA_CLIENT_ID: z.string().min(1).default('dl-billing'),
@@ -107,8 +108,10 @@ export const envSchema = z.object({
   STRIPE_CHECKOUT_CANCEL_URL: z.url().default('https://datalayer.app/billing/top-up/cancel'),
   /** How often seat reconciliation and Stripe recovery (missed events, overdue suspensions) run. */
   STRIPE_JOBS_INTERVAL_MS: z.coerce.number().int().min(1_000).default(3_600_000),
-  PLANS_FILE: z.string().min(1).default('config/plans.json'),
-  RATE_CARD_FILE: z.string().min(1).default('config/rate-card.json'),
+  /** Unset: config/plans.json and config/rate-card.json in the project's folder (config.ts, PROJECT_ROOT);
+   * a relative path set here is from the working directory. */
+  PLANS_FILE: z.string().min(1).optional(),
+  RATE_CARD_FILE: z.string().min(1).optional(),
   OUTBOX_RELAY_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(200),
   CRON_ENABLED: flag.default(true),
   /** How often storage (snapshots, volumes) is accrued; each run charges the complete UTC hours. */

@@ -1,5 +1,8 @@
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config';
+
+const ROOT = resolve(__dirname, '../../..');
 
 describe('loadConfig', () => {
   it('uses the contract defaults: port 3000, embedded database, HTTP-only events', () => {
@@ -7,7 +10,15 @@ describe('loadConfig', () => {
     expect(config.port).toBe(3000);
     expect(config.database.url).toBeUndefined();
     expect(config.kafka).toBeUndefined();
-    expect(config.files).toEqual({ plans: 'config/plans.json', rateCard: 'config/rate-card.json' });
+    // From the project's folder, whatever the working directory.
+    expect(config.files).toEqual({ plans: join(ROOT, 'config/plans.json'), rateCard: join(ROOT, 'config/rate-card.json') });
+    expect(config.database.embeddedDir).toBe(join(ROOT, '.data/postgres'));
+  });
+
+  it('takes a relative file path that is set from the working directory', () => {
+    const config = loadConfig({ PLANS_FILE: 'my/plans.json', RATE_CARD_FILE: '/etc/card.json', EMBEDDED_PG_DIR: 'pg' });
+    expect(config.files).toEqual({ plans: join(process.cwd(), 'my/plans.json'), rateCard: '/etc/card.json' });
+    expect(config.database.embeddedDir).toBe(join(process.cwd(), 'pg'));
   });
 
   it('reads brokers and the contract topic names', () => {

@@ -1,4 +1,26 @@
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { envSchema, type Env } from './config.schema';
+
+/**
+ * The project's folder: the nearest one above this file with a package.json (the checkout, or the
+ * image's /app; the build in dist/ has none of its own). The default configuration files and the
+ * embedded database's folder are found from it, so the service and the CLI started from any
+ * working directory read the same ones.
+ */
+export const PROJECT_ROOT = projectRoot(typeof __dirname === 'string' ? __dirname : process.cwd());
+
+function projectRoot(from: string): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    if (dirname(dir) === dir) return process.cwd();
+  }
+}
+
+/** A path the user set is from their working directory; the default is from the project's folder. */
+function pathFrom(set: string | undefined, fallback: string): string {
+  return set === undefined ? join(PROJECT_ROOT, fallback) : resolve(set);
+}
 
 export interface KafkaConfig {
   brokers: string[];
@@ -89,7 +111,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       longQueryTimeoutMs: e.DATABASE_LONG_QUERY_TIMEOUT_MS,
       acquireTimeoutMs: e.DATABASE_ACQUIRE_TIMEOUT_MS,
       idleInTransactionTimeoutMs: e.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
-      embeddedDir: e.EMBEDDED_PG_DIR,
+      embeddedDir: pathFrom(e.EMBEDDED_PG_DIR, '.data/postgres'),
       embeddedPort: e.EMBEDDED_PG_PORT,
     },
     kafka: e.KAFKA_BROKERS
@@ -127,7 +149,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       checkoutCancelUrl: e.STRIPE_CHECKOUT_CANCEL_URL,
       jobsIntervalMs: e.STRIPE_JOBS_INTERVAL_MS,
     },
-    files: { plans: e.PLANS_FILE, rateCard: e.RATE_CARD_FILE },
+    files: { plans: pathFrom(e.PLANS_FILE, 'config/plans.json'), rateCard: pathFrom(e.RATE_CARD_FILE, 'config/rate-card.json') },
     outboxRelayIntervalMs: e.OUTBOX_RELAY_INTERVAL_MS,
     cronEnabled: e.CRON_ENABLED,
     ancillary: { accrualIntervalMs: e.ANCILLARY_ACCRUAL_INTERVAL_MS, unpaidGraceMs: e.ANCILLARY_UNPAID_GRACE_MS },
