@@ -161,7 +161,7 @@ function configure(app: NestFastifyApplication, logger: PinoLogger, answered: An
 
 /** Builds the production application (not yet listening). */
 export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
-  const logger = new PinoLogger(createLogger(config.logLevel));
+  const logger = new PinoLogger(createLogger(config.logLevel), true);
   const answered: Answered = { observe: () => undefined };
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), fastifyAdapter(answered), {
     rawBody: true,

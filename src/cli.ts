@@ -358,7 +358,7 @@ export async function main(argv: string[]): Promise<number> {
   let app: INestApplicationContext | undefined;
   try {
     app = await NestFactory.createApplicationContext(moduleFor(name), {
-      logger: new PinoLogger(logger),
+      logger: new PinoLogger(logger, true),
       // A failure to start (database unreachable) is this function's to report, as exit code 3.
       abortOnError: false,
     });
@@ -371,7 +371,7 @@ export async function main(argv: string[]): Promise<number> {
       return 2;
     }
     if (error instanceof ConfigError) {
-      logger.error({ command: name }, error.message);
+      logger.error({ command: name }, `could not run ${name}: ${error.message}`);
       return 2;
     }
     const body = (error as { toBody?: () => unknown }).toBody?.();

@@ -8,6 +8,13 @@ import { runCli } from '../support/cli';
 import { freshDatabase } from '../support/fresh-database';
 import { kafka } from '../support/kafka';
 
+/** The CLI's only stderr line, a pino JSON object: why it could not run, and nothing else. */
+function onlyLogLine(stderr: string): Record<string, unknown> {
+  const lines = stderr.trim().split('\n');
+  expect(lines, stderr).toHaveLength(1);
+  return JSON.parse(lines[0]!) as Record<string, unknown>;
+}
+
 /** The CLI's last stderr line, a pino JSON object. */
 function lastLogLine(stderr: string): Record<string, unknown> {
   const lines = stderr.trim().split('\n');
@@ -103,6 +110,24 @@ describe('the CLI on an unreachable database', () => {
   });
 });
 
+describe('the CLI with a configuration file it cannot read', () => {
+  it('exits 2 with one JSON line naming the file, and nothing from the framework', async () => {
+    const db = await freshDatabase('cli_config');
+    try {
+      const run = await runCli(resolve('dist'), ['reports', 'usage'], { DATABASE_URL: db.url, PLANS_FILE: '/nonexistent/plans.json' });
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stdout).toBe('');
+      const line = onlyLogLine(run.stderr);
+      expect(line).toMatchObject({ level: 'error', command: 'reports usage' });
+      expect(String(line.msg)).toMatch(
+        /^could not run reports usage: Invalid configuration:\n {2}- PLANS_FILE: cannot read \/nonexistent\/plans\.json/,
+      );
+    } finally {
+      await db.drop();
+    }
+  });
+});
+
 describe('the CLI on a database that is not at its schema', () => {
   const build = resolve('dist');
 
@@ -122,8 +147,12 @@ describe('the CLI on a database that is not at its schema', () => {
         const run = await runCli(build, command, { DATABASE_URL: url.toString() });
         expect(run.code, run.stderr).toBe(3);
         expect(run.stdout).toBe('');
-        expect(String(lastLogLine(run.stderr).msg)).toMatch(
-          /the database has no billing schema \(none of this build's \d+ migrations is applied\)/,
+        const line = onlyLogLine(run.stderr);
+        expect(line).toMatchObject({ level: 'error', command: command.join(' ') });
+        expect(String(line.msg)).toMatch(
+          new RegExp(
+            `^could not run ${command.join(' ')}: the database has no billing schema \\(none of this build's \\d+ migrations is applied\\)`,
+          ),
         );
       }
       const empty = new pg.Client({ connectionString: url.toString() });

@@ -1,9 +1,11 @@
 import { Writable } from 'node:stream';
+import { Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
 import { describe, expect, it } from 'vitest';
 import { withCorrelation } from '../context/correlation';
 import { createLogger, PinoLogger } from './logger';
 
-function capture(level = 'info'): { logger: PinoLogger; lines: () => Record<string, unknown>[] } {
+function capture(level = 'info', callerReportsFailures = false): { logger: PinoLogger; lines: () => Record<string, unknown>[] } {
   let text = '';
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -12,7 +14,7 @@ function capture(level = 'info'): { logger: PinoLogger; lines: () => Record<stri
     },
   });
   return {
-    logger: new PinoLogger(createLogger(level, sink)),
+    logger: new PinoLogger(createLogger(level, sink), callerReportsFailures),
     lines: () =>
       text
         .split('\n')
@@ -68,5 +70,13 @@ describe('logs', () => {
     expect(lines()).toEqual([
       expect.objectContaining({ level: 'error', msg: 'boom', err: expect.objectContaining({ stack: expect.stringContaining('boom') }) }),
     ]);
+  });
+
+  it("leave a failure to start to the caller's own line: no line from Nest's ExceptionHandler", async () => {
+    @Module({ providers: [{ provide: 'broken', useFactory: () => Promise.reject(new Error('cannot start')) }] })
+    class Broken {}
+    const { logger, lines } = capture('info', true);
+    await expect(NestFactory.createApplicationContext(Broken, { logger, abortOnError: false })).rejects.toThrow('cannot start');
+    expect(lines()).toEqual([]);
   });
 });

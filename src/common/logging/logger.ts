@@ -57,7 +57,15 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
 
 /** Nest's LoggerService on pino, so framework, service and access lines share one format. */
 export class PinoLogger implements LoggerService {
-  constructor(readonly pino: Logger) {}
+  constructor(
+    readonly pino: Logger,
+    /**
+     * For an app started with `abortOnError: false`, whose caller reports a failure to start in a
+     * line of its own (main's `startup failed`, the CLI's `could not run`): Nest's ExceptionHandler
+     * line about the same failure, written before it rethrows, is dropped.
+     */
+    private readonly callerReportsFailures = false,
+  ) {}
 
   log(message: unknown, ...rest: unknown[]): void {
     this.write('info', message, rest);
@@ -84,6 +92,7 @@ export class PinoLogger implements LoggerService {
   private write(level: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal', message: unknown, rest: unknown[]): void {
     // Nest passes the context as the last string argument, and an error's stack before it.
     const context = typeof rest[rest.length - 1] === 'string' ? (rest.pop() as string) : undefined;
+    if (this.callerReportsFailures && context === 'ExceptionHandler') return;
     if (level === 'info' && context && CHATTY_CONTEXTS.has(context)) level = 'debug';
     if (!this.pino.isLevelEnabled(level)) return;
     const fields: Record<string, unknown> = { context };
