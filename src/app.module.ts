@@ -7,6 +7,7 @@ import { StatementsModule } from './statements/statements.module';
 import { AuditModule } from './audit/audit.module';
 import { ConfigModule } from './common/config/config.module';
 import type { AppConfig } from './common/config/config';
+import { ConfigFilesModule, type ConfigFiles } from './config-files';
 import { DatabaseModule } from './common/database/database.module';
 import { ExtensionsModule } from './extensions.module';
 import { ShutdownSequence } from './common/lifecycle/shutdown-sequence';
@@ -26,11 +27,13 @@ import { StripeModule } from './stripe/stripe.module';
 
 @Module({})
 export class AppModule {
-  static forRoot(config?: AppConfig): DynamicModule {
+  /** `files`: the plan catalog and rate card already read (main.ts), not read again; else each module reads its own. */
+  static forRoot(config?: AppConfig, files?: ConfigFiles): DynamicModule {
     return {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
+        ...(files ? [ConfigFilesModule.forRoot(files)] : []),
         ClockModule,
         ScheduleModule.forRoot(),
         JobsModule,

@@ -9,6 +9,7 @@ import { Test } from '@nestjs/testing';
 import { AppModule } from './app.module';
 import { isConsolePath, sendConsoleError } from './admin/console-error.filter';
 import type { AppConfig } from './common/config/config';
+import type { ConfigFiles } from './config-files';
 import { withCorrelation } from './common/context/correlation';
 import { BillingException } from './common/errors/billing.exception';
 import { toBillingException } from './common/errors/billing-exception.filter';
@@ -159,11 +160,11 @@ function configure(app: NestFastifyApplication, logger: PinoLogger, answered: An
   registerOpenApi(app);
 }
 
-/** Builds the production application (not yet listening). */
-export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
+/** Builds the production application (not yet listening), with the configuration files main.ts read. */
+export async function createApp(config: AppConfig, files: ConfigFiles): Promise<NestFastifyApplication> {
   const logger = new PinoLogger(createLogger(config.logLevel), true);
   const answered: Answered = { observe: () => undefined };
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), fastifyAdapter(answered), {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, files), fastifyAdapter(answered), {
     rawBody: true,
     logger,
     bufferLogs: false,

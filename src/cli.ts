@@ -12,6 +12,7 @@ import { AuditService } from './audit/audit.service';
 import { CliModule, cliConfig } from './cli.module';
 import { AppModule } from './app.module';
 import { ConfigError, loadConfig } from './common/config/config';
+import { readConfigFiles } from './config-files';
 import { DataSource } from 'typeorm';
 import { ArchiveRefused, archiveEventMonth } from './metering/event-archive';
 import { EmbeddedPostgres } from './common/database/embedded-postgres';
@@ -281,7 +282,14 @@ COMMANDS.reconcile = async (app) => {
  */
 function moduleFor(name: string): DynamicModule {
   if (name.startsWith('reports ')) return ReportsCliModule.forRoot();
-  if (name === 'reconcile') return AppModule.forRoot({ ...cliConfig(), cronEnabled: false, kafka: undefined, metricsListener: undefined });
+  if (name === 'reconcile') {
+    const config = cliConfig();
+    // As the service: the configuration files read once, every bad one named.
+    return AppModule.forRoot(
+      { ...config, cronEnabled: false, kafka: undefined, metricsListener: undefined },
+      readConfigFiles(config.files),
+    );
+  }
   return CliModule.forRoot();
 }
 

@@ -2,37 +2,20 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { createApp } from './app';
 import { ConfigError, loadConfig, type AppConfig } from './common/config/config';
+import { readConfigFiles, type ConfigFiles } from './config-files';
 import { EmbeddedPostgres } from './common/database/embedded-postgres';
 import { createLogger } from './common/logging/logger';
-import { PlanCatalog } from './plan-catalog/plan-catalog';
-import { loadRateCardFile } from './pricing/rate-card';
 
 /** How long a graceful shutdown may take before the process exits anyway. */
 const SHUTDOWN_DEADLINE_MS = 15_000;
 
-/**
- * The plan catalog and the rate card, read before anything starts: a bad file is a configuration
- * error like a bad variable, and every one is named at once (each module reads its own file again
- * when it starts; before, the first bad file stopped the start and the other was found on the next).
- */
-function checkConfigFiles(config: AppConfig): void {
-  const problems: string[] = [];
-  for (const read of [() => PlanCatalog.fromFile(config.files.plans), () => loadRateCardFile(config.files.rateCard)]) {
-    try {
-      read();
-    } catch (error) {
-      if (!(error instanceof ConfigError)) throw error;
-      problems.push(...error.problems);
-    }
-  }
-  if (problems.length > 0) throw new ConfigError(problems);
-}
-
 async function main(): Promise<void> {
   let config: AppConfig;
+  let files: ConfigFiles;
   try {
     config = loadConfig();
-    checkConfigFiles(config);
+    // Read once, here: a bad file is named with every other before anything starts.
+    files = readConfigFiles(config.files);
   } catch (error) {
     if (error instanceof ConfigError) {
       createLogger('info', process.stderr).fatal({ context: 'Main' }, `startup failed: ${error.message}`);
@@ -40,7 +23,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const app = await createApp(config);
+  const app = await createApp(config, files);
   await app.listen({ port: config.port, host: config.host });
   const logger = new Logger('Main');
   logger.log(`billing service listening on http://${config.host}:${config.port}`);
