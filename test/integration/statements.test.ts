@@ -4,6 +4,7 @@ import { parseCredits } from '../../src/common/money';
 import { fundedAccount, lifecycle, SMALL } from '../support/accounts';
 import { GIB, pricedRateCardFile, usageEvent } from '../support/ancillary';
 import { startAppOnFreshDatabase, uid, type FreshHarness } from '../support/app';
+import { events, ok } from '../support/requests';
 
 const MIN = 60_000;
 const t = (iso: string) => new Date(iso);
@@ -24,21 +25,17 @@ describe('statements of a generated month reconcile to the ledger to the micro-c
     await h.close();
   });
 
-  const ok = async (res: Promise<{ status: number; body: any }>, status = 200) => {
-    const r = await res;
-    expect(r.status, JSON.stringify(r.body)).toBe(status);
-    return r.body;
-  };
-  const events = (body: unknown) => ok(h.request('POST', '/v1/events', { key: cp, body }));
   const job = (name: string) => ok(h.request('POST', `/v1/admin/jobs/${name}/run`, { key: admin }));
   const run = async (accountId: string, minutes: number) => {
     const runtimeId = uid('rt');
     await ok(h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId, ...SMALL, minutes: 120 } }), 201);
     const start = clock.now();
-    await events([
+    await events(
+      h,
+      cp,
       lifecycle(accountId, runtimeId, 'runtime.started', start, 1),
       lifecycle(accountId, runtimeId, 'runtime.terminated', new Date(start.getTime() + minutes * MIN), 2, { reason: 'user' }),
-    ]);
+    );
   };
   const statement = (accountId: string, period: string) =>
     ok(h.request('GET', `/v1/accounts/${accountId}/statements/${period}`, { key: admin }));
@@ -77,7 +74,9 @@ describe('statements of a generated month reconcile to the ledger to the micro-c
     await run(rich, 90);
     await run(expiring, 20);
     const volumeId = uid('vol');
-    await events([
+    await events(
+      h,
+      cp,
       usageEvent(rich, 'volume.created', t('2031-03-02T01:00:00.000Z'), { volumeId, sizeGiB: 10 }),
       usageEvent(rich, 'volume.deleted', t('2031-03-03T01:00:00.000Z'), { volumeId }),
       usageEvent(
@@ -87,17 +86,17 @@ describe('statements of a generated month reconcile to the ledger to the micro-c
         { bytes: 3 * GIB, from: '2031-03-02T07:00:00.000Z', to: '2031-03-02T08:00:00.000Z' },
         { runtimeId: uid('rt') },
       ),
-    ]);
+    );
     clock.set(t('2031-03-04T00:00:00.000Z'));
     await job('ancillary-accrual');
     // A late resize of the deleted volume: its hours are corrected.
-    await events(usageEvent(rich, 'volume.resized', t('2031-03-02T13:00:00.000Z'), { volumeId, sizeGiB: 30 }));
+    await events(h, cp, usageEvent(rich, 'volume.resized', t('2031-03-02T13:00:00.000Z'), { volumeId, sizeGiB: 30 }));
     await job('ancillary-accrual');
     clock.set(t('2031-03-11T00:00:00.000Z'));
     await job('grant-expiry');
     // A snapshot from the last two hours of March, charged in April.
     clock.set(t('2031-03-31T22:00:00.000Z'));
-    await events(usageEvent(expiring, 'snapshot.created', clock.now(), { snapshotId: uid('snap'), sizeBytes: 4 * GIB }));
+    await events(h, cp, usageEvent(expiring, 'snapshot.created', clock.now(), { snapshotId: uid('snap'), sizeBytes: 4 * GIB }));
 
     // April.
     clock.set(t('2031-04-01T02:00:00.000Z'));

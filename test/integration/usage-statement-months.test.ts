@@ -3,6 +3,7 @@ import { ManualClock } from '../../src/infra/clock/clock';
 import { formatCredits, parseCredits } from '../../src/common/money';
 import { fundedAccount, lifecycle, SMALL } from '../support/accounts';
 import { startAppOnFreshDatabase, uid, type FreshHarness } from '../support/app';
+import { events, ok } from '../support/requests';
 
 const MIN = 60_000;
 const t = (iso: string) => new Date(iso);
@@ -32,12 +33,6 @@ describe('usage reports and statements agree month by month when corrections cro
     await h.close();
   });
 
-  const ok = async (res: Promise<{ status: number; body: any }>, status = 200) => {
-    const r = await res;
-    expect(r.status, JSON.stringify(r.body)).toBe(status);
-    return r.body;
-  };
-  const events = (...body: unknown[]) => ok(h.request('POST', '/v1/events', { key: cp, body }));
   const reserve = (accountId: string, runtimeId: string, userId: string, minutes: number) =>
     ok(h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId, userId, ...SMALL, minutes } }), 201);
   const sweepAt = async (when: Date) => {
@@ -64,6 +59,8 @@ describe('usage reports and statements agree month by month when corrections cro
     await reserve(account, late, 'ann', 60);
     clock.set(t('2031-01-31T23:51:00.000Z'));
     await events(
+      h,
+      cp,
       lifecycle(account, late, 'runtime.started', at('2031-01-31T23:00:00.000Z', 10), 1),
       lifecycle(account, late, 'runtime.terminated', at('2031-01-31T23:00:00.000Z', 50), 4, { reason: 'user' }),
     );
@@ -71,19 +68,21 @@ describe('usage reports and statements agree month by month when corrections cro
     // A 10-minute reservation used up at 23:30 and never terminated: forced at its hold before midnight.
     clock.set(t('2031-01-31T23:20:00.000Z'));
     await reserve(account, forced, 'ben', 10);
-    await events(lifecycle(account, forced, 'runtime.started', t('2031-01-31T23:20:00.000Z'), 1));
+    await events(h, cp, lifecycle(account, forced, 'runtime.started', t('2031-01-31T23:20:00.000Z'), 1));
     expect(await sweepAt(t('2031-01-31T23:31:00.000Z'))).toMatchObject({ reservationExpired: 1 });
     expect(await sweepAt(t('2031-01-31T23:45:00.000Z'))).toMatchObject({ forcedSettlements: 1 });
 
     // Across midnight: 23:45 to 00:15, settled on February 1st.
     await reserve(account, across, 'ann', 60);
-    await events(lifecycle(account, across, 'runtime.started', t('2031-01-31T23:45:00.000Z'), 1));
+    await events(h, cp, lifecycle(account, across, 'runtime.started', t('2031-01-31T23:45:00.000Z'), 1));
     clock.set(t('2031-02-01T00:16:00.000Z'));
-    await events(lifecycle(account, across, 'runtime.terminated', t('2031-02-01T00:15:00.000Z'), 2, { reason: 'user' }));
+    await events(h, cp, lifecycle(account, across, 'runtime.terminated', t('2031-02-01T00:15:00.000Z'), 2, { reason: 'user' }));
 
     // February 2nd: the late events correct January's two charges.
     clock.set(t('2031-02-02T10:00:00.000Z'));
     await events(
+      h,
+      cp,
       lifecycle(account, late, 'runtime.paused', at('2031-01-31T23:00:00.000Z', 20), 2),
       lifecycle(account, late, 'runtime.resumed', at('2031-01-31T23:00:00.000Z', 30), 3),
       lifecycle(account, forced, 'runtime.terminated', at('2031-01-31T23:20:00.000Z', 8), 2, { reason: 'user' }),
