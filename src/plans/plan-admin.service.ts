@@ -72,7 +72,9 @@ export class PlanAdminService {
     await this.allowances.ensure(em, account, plan, period, now);
     const [given] = await rows<{ total: string }>(
       em,
-      `SELECT coalesce(sum(amount), 0)::text AS total FROM grants WHERE account_id = $1 AND source = 'plan_allowance' AND expires_at = $2`,
+      // This service's allowances of the period: a Team cycle's (its invoice as reference) ending with it is not one.
+      `SELECT coalesce(sum(amount), 0)::text AS total FROM grants
+       WHERE account_id = $1 AND source = 'plan_allowance' AND expires_at = $2 AND reference IS NULL`,
       [accountId, period.end],
     );
     const missing = plan.includedCreditsMicros - BigInt(given?.total ?? '0');

@@ -6,7 +6,7 @@ import { formatCredits } from 'src/common/money';
 import { Clock } from 'src/infra/clock/clock';
 import type { RunsView, WalletExtension } from 'src/ledger/wallet-extensions';
 import { loadPlanAccount, termsOf } from './plan-accounts';
-import { allowanceGrantId } from './allowance-keys';
+import { allowanceGrantId, cycleGrantId } from './allowance-keys';
 import { PlanCatalog } from 'src/plan-catalog/plan-catalog';
 import { usageOf } from './plan-reads';
 
@@ -78,7 +78,7 @@ export class QuotasService {
       `SELECT coalesce(min(g.id) FILTER (WHERE g.id = $1), min(g.id)) AS grant_id, coalesce(sum(g.amount), 0)::text AS amount,
          coalesce(sum(g.remaining), 0)::text AS remaining, count(*)::int AS grants
        FROM grants g WHERE g.account_id = $2 AND g.source = 'plan_allowance' AND g.expires_at = $3`,
-      [allowanceGrantId(accountId, period), accountId, period.end],
+      [(plan.allowanceTrigger === 'paid_invoice' ? cycleGrantId : allowanceGrantId)(accountId, period), accountId, period.end],
     );
     const allowance = given && given.grants > 0 && BigInt(given.amount) >= plan.includedCreditsMicros ? given : undefined;
     return {

@@ -9,7 +9,7 @@ import { LedgerService } from 'src/ledger/ledger.service';
 import type { GrantView } from 'src/ledger/ledger.types';
 import { notifyOnce } from 'src/messaging/notifications';
 import { topicsOf } from 'src/messaging/topics';
-import { allowanceGrantId, allowanceKey, allowanceReason } from 'src/plans/allowance-keys';
+import { allowanceGrantId, allowanceReason, cycleAllowanceKey, cycleGrantId } from 'src/plans/allowance-keys';
 import { planTermsAt } from 'src/plans/plan-history';
 import { PlanCatalog } from 'src/plan-catalog/plan-catalog';
 import type { Period } from 'src/plan-catalog/periods';
@@ -66,25 +66,26 @@ export class CycleAllowances {
     const plan = this.catalog.effective(planId, own && !ended ? account?.overrides : (ended?.overrides ?? null));
     const amount = plan.includedCreditsMicros;
     if (amount <= 0n) return;
-    const grantId = allowanceGrantId(accountId, period);
-    // Once per cycle: the grant id is deterministic per account and period, checked under the wallet lock.
+    const grantId = cycleGrantId(accountId, period);
+    // Once per cycle: the grant id is deterministic per account and cycle, checked under the wallet lock
+    // (with a cycle granted under the older, shared id: the one with an invoice as reference).
     await this.ledger.lockWalletRow(em, accountId);
-    const [granted] = await rows(em, `SELECT 1 FROM grants WHERE id = $1`, [grantId]);
-    if (granted) return;
+    if (await this.cycleGrant(em, accountId, period)) return;
     const allowance = await this.ledger.grant(em, {
       accountId,
       source: 'plan_allowance',
       amount,
       expiresAt: period.end,
       grantId,
-      idempotencyKey: allowanceKey(period),
+      idempotencyKey: cycleAllowanceKey(period),
       reason: allowanceReason(plan.name, period),
       reference: invoiceId,
       actor: ACTOR,
     });
-    // The same cause as the allowance the plans module grants (account and period).
+    // Its own cause, the grant (the period-start allowance of a month starting at the same instant has
+    // the account and period: both are told).
     const periodJson = { from: period.start.toISOString(), to: period.end.toISOString() };
-    await this.notifyGranted(em, accountId, `credits.granted:${accountId}:${periodJson.from}`, allowance.grant, {
+    await this.notifyGranted(em, accountId, `credits.granted:${grantId}`, allowance.grant, {
       period: periodJson,
       invoiceId,
     });
@@ -105,10 +106,9 @@ export class CycleAllowances {
       [accountId, subscriptionId],
     );
     for (const invoice of late) {
-      const grantId = allowanceGrantId(accountId, { start: invoice.period_start, end: invoice.period_end });
       // Only the allowance this invoice brought (a cycle granted by an earlier invoice keeps its credits).
-      const [ofInvoice] = await rows(em, `SELECT 1 FROM grants WHERE id = $1 AND reference = $2`, [grantId, invoice.invoice_id]);
-      if (!ofInvoice) continue;
+      const grantId = await this.cycleGrant(em, accountId, { start: invoice.period_start, end: invoice.period_end }, invoice.invoice_id);
+      if (!grantId) continue;
       const taken = await clawBack(em, this.audit, {
         accountId,
         grantId,
@@ -137,6 +137,21 @@ export class CycleAllowances {
       const notice = { type: 'credits.clawed_back' as const, accountId, cause: `credits.clawed_back:${invoice.invoice_id}`, data };
       await notifyOnce(em, topicsOf(this.config).notifications, [notice], this.clock.now());
     }
+  }
+
+  /**
+   * The id of the cycle's grant if it was made (by `invoiceId` when given): under its own id, or under
+   * the id it shared with the period-start allowance before 2026-12-06, told apart by its reference
+   * (the invoice; the plans module's grants have none).
+   */
+  private async cycleGrant(em: EntityManager, accountId: string, period: Period, invoiceId?: string): Promise<string | null> {
+    const [found] = await rows<{ id: string }>(
+      em,
+      `SELECT id FROM grants WHERE (id = $1 OR (id = $2 AND reference IS NOT NULL)) AND ($3::text IS NULL OR reference = $3)
+       ORDER BY id = $1 DESC LIMIT 1`,
+      [cycleGrantId(accountId, period), allowanceGrantId(accountId, period), invoiceId ?? null],
+    );
+    return found?.id ?? null;
   }
 
   /** `credits.granted` for a grant made here (a cycle's allowance or a top-up), once per cause. */

@@ -229,14 +229,20 @@ export class StripeEventsService {
 
   // ---------------------------------------------------------------- invoices
 
-  /** The account an invoice belongs to: by its subscription, else by the subscription's metadata (fetched: it may not be linked yet). */
-  private async invoiceContext(object: unknown): Promise<{ invoice: InvoiceSnapshot; unlinked: SubscriptionSnapshot | null } | null> {
+  /**
+   * The account an invoice belongs to: by its subscription, else by the subscription's metadata (fetched:
+   * it may not be linked yet). `readLinked`: Stripe's record of a linked subscription is read too.
+   */
+  private async invoiceContext(
+    object: unknown,
+    readLinked = false,
+  ): Promise<{ invoice: InvoiceSnapshot; unlinked: SubscriptionSnapshot | null; linked: SubscriptionSnapshot | null } | null> {
     const invoice = readInvoice(object);
     if (!invoice?.subscriptionId || !invoice.periodStart || !invoice.periodEnd) return null;
     const known = await this.subscriptions.row(undefined, { subscriptionId: invoice.subscriptionId });
-    const unlinked =
-      !known && this.gateway.enabled ? await this.gateway.retrieveSubscription(invoice.subscriptionId).catch(() => null) : null;
-    return { invoice, unlinked };
+    const read = (!known || readLinked) && this.gateway.enabled;
+    const fetched = read ? await this.gateway.retrieveSubscription(invoice.subscriptionId).catch(() => null) : null;
+    return { invoice, unlinked: known ? null : fetched, linked: readLinked ? fetched : null };
   }
 
   private async accountOfInvoice(
@@ -342,7 +348,10 @@ export class StripeEventsService {
   }
 
   private async invoiceFailed(event: StripeEventLike, object: unknown, linkedBy?: LinkedByCheckout): Promise<Effect | null> {
-    const ctx = await this.invoiceContext(object);
+    // A first payment's failure delivered without the checkout that linked its subscription (Stripe's
+    // retry, the recovery job: the checkout could not replay it) reads Stripe's record itself.
+    const first = readInvoice(object)?.firstOfSubscription === true;
+    const ctx = await this.invoiceContext(object, first && !linkedBy);
     if (!ctx) return null;
     return async (em) => {
       const linkedBefore = (await this.subscriptions.row(em, { subscriptionId: ctx.invoice.subscriptionId! }, true)) !== null;
@@ -350,15 +359,16 @@ export class StripeEventsService {
       if (accountId instanceof OldSubscription) return { ignored: true };
       if (!accountId) return this.notLinkedYet(ctx);
       // Stripe's current record of the subscription, read after this failure: now (this failure links
-      // it), or by the checkout that linked it and replays this failure (refused before: not linked),
-      // created no later than that checkout. In good standing there, the failure was made good since
-      // (a retry paid; the subscription's own events follow), so it does not make it past due, as it
-      // would not have in order (a first payment's failure leaves the subscription incomplete).
+      // it, or it is the first payment's, delivered after a checkout linked the subscription without
+      // replaying it), or by the checkout that linked it and replays this failure (refused before: not
+      // linked), created no later than that checkout. In good standing there, the failure was made good
+      // since (a retry paid; the subscription's own events follow), so it does not make it past due, as
+      // it would not have in order (a first payment's failure leaves the subscription incomplete).
       const byCheckout =
         linkedBy && linkedBy.subscription.id === ctx.invoice.subscriptionId && event.created <= linkedBy.eventCreated
           ? linkedBy.subscription
           : null;
-      const fromStripe = linkedBefore ? byCheckout : ctx.unlinked;
+      const fromStripe = linkedBefore ? (byCheckout ?? ctx.linked) : ctx.unlinked;
       if (fromStripe && GOOD_STANDING.includes(fromStripe.status)) {
         await this.recordInvoice(em, accountId, ctx.invoice, 'payment_failed');
         return { accountId };

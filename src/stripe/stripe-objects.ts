@@ -88,6 +88,8 @@ export interface InvoiceSnapshot {
   periodStart: Date | null;
   periodEnd: Date | null;
   created: Date | null;
+  /** Whether it is its subscription's first invoice (`billing_reason: subscription_create`): the first payment. */
+  firstOfSubscription: boolean;
   /** When it was paid (`status_transitions.paid_at`); null when the object does not say. */
   paidAt: Date | null;
   lines: InvoiceLineSnapshot[];
@@ -132,6 +134,7 @@ export function readInvoice(o: unknown): InvoiceSnapshot | null {
     periodStart: withPeriod?.start ?? time(o.period_start),
     periodEnd: withPeriod?.end ?? time(o.period_end),
     created: time(o.created),
+    firstOfSubscription: o.billing_reason === 'subscription_create',
     paidAt: isObj(o.status_transitions) ? time(o.status_transitions.paid_at) : null,
     lines: lines.map(({ priceId, quantity, amountCents, proration, description }) => ({
       priceId,

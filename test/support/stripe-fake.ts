@@ -65,6 +65,7 @@ export class StripeFake {
   readonly events: Obj[] = [];
   readonly requests: FakeRequest[] = [];
   private readonly idempotency = new Map<string, Stored>();
+  private readonly failures: { match: (method: string, path: string) => boolean; times: number }[] = [];
   private readonly delays: { match: (method: string, path: string) => boolean; ms: number; times: number }[] = [];
   private server: Server | null = null;
   private eventSeq = 0;
@@ -99,6 +100,11 @@ export class StripeFake {
   /** The next `times` requests matching answer `ms` late, after their effect is stored. */
   delayAfterCommit(match: (method: string, path: string) => boolean, ms: number, times = 1): void {
     this.delays.push({ match, ms, times });
+  }
+
+  /** The next `times` requests matching answer 500 `api_error` (an incident of those calls only). */
+  failNext(match: (method: string, path: string) => boolean, times = 1): void {
+    this.failures.push({ match, times });
   }
 
   /** Writes without an idempotency key (should be none). */
@@ -168,7 +174,10 @@ export class StripeFake {
   }
 
   /** A paid (or failed) invoice for a subscription's cycle, with its base and seat lines. */
-  invoice(subscriptionId: string, opts: { periodStart?: number; periodEnd?: number; created?: number; seatQuantity?: number } = {}): Obj {
+  invoice(
+    subscriptionId: string,
+    opts: { periodStart?: number; periodEnd?: number; created?: number; seatQuantity?: number; billingReason?: string } = {},
+  ): Obj {
     const sub = this.subscriptions.get(subscriptionId);
     if (!sub) throw new Error(`no subscription ${subscriptionId}`);
     const first = sub.items.data[0];
@@ -180,6 +189,7 @@ export class StripeFake {
       customer: sub.customer,
       created: opts.created ?? now(),
       status: 'open',
+      ...(opts.billingReason ? { billing_reason: opts.billingReason } : {}),
       parent: { type: 'subscription_details', subscription_details: { subscription: sub.id, metadata: sub.metadata } },
       lines: {
         object: 'list',
@@ -278,7 +288,9 @@ export class StripeFake {
     const key = (req.headers['idempotency-key'] as string | undefined) ?? null;
     const log: FakeRequest = { method, path: url.pathname, idempotencyKey: key, replayed: false };
     this.requests.push(log);
-    if (this.outage) {
+    const failure = this.failures.find((f) => f.times > 0 && f.match(method, url.pathname));
+    if (failure) failure.times -= 1;
+    if (this.outage || failure) {
       res.setHeader('Stripe-Should-Retry', 'false');
       return this.send(res, 500, { error: { type: 'api_error', message: 'An unexpected error occurred (the fake is in an outage)' } });
     }
