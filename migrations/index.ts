@@ -36,6 +36,7 @@ import { InvoiceSeatsRecheck1796544000000 } from './1796544000000-InvoiceSeatsRe
 import { LiveRuntimesByAccount1796558685545 } from './1796558685545-LiveRuntimesByAccount';
 import { AccountHistoryReads1796559380333 } from './1796559380333-AccountHistoryReads';
 import { PlanChangesIndex1796560249126 } from './1796560249126-PlanChangesIndex';
+import { NonPaymentWaiver1796571303555 } from './1796571303555-NonPaymentWaiver';
 import { StripeInvoiceAmounts1796414845223 } from './1796414845223-StripeInvoiceAmounts';
 
 /** Every migration, in order. `npm run migration:generate -- <Name>` writes a file here; add it to this list. */
@@ -79,4 +80,5 @@ export const MIGRATIONS: (new () => object)[] = [
   LiveRuntimesByAccount1796558685545,
   AccountHistoryReads1796559380333,
   PlanChangesIndex1796560249126,
+  NonPaymentWaiver1796571303555,
 ];

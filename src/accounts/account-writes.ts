@@ -36,13 +36,16 @@ export interface SuspensionState {
 /**
  * Places (`on`) or lifts one cause of the account's suspension; the account is suspended while any
  * cause holds it, so lifting one leaves the others (an admin's suspension outlives the paid invoice,
- * non-payment outlives the admin's reactivation). The row is locked; null: no such account.
+ * non-payment outlives the admin's reactivation, unless the admin waives it too: `waivedAt`). The row
+ * is locked; null: no such account.
  */
 export async function setSuspensionCause(
   em: Pick<EntityManager, 'query'>,
   accountId: string,
   cause: SuspensionCause,
   on: boolean,
+  /** A non-payment suspension lifted by an admin: waived at this time (NonPayment reads it). */
+  waivedAt: Date | null = null,
 ): Promise<{ before: SuspensionState; after: SuspensionState } | null> {
   const [row] = await rows<{ status: AccountStatus; suspended_for: SuspensionCause[] }>(
     em,
@@ -59,6 +62,9 @@ export async function setSuspensionCause(
       after.status,
       causes,
     ]);
+  }
+  if (waivedAt && cause === 'non_payment' && !on && before.suspendedFor.includes('non_payment')) {
+    await em.query(`UPDATE accounts SET non_payment_waived_at = $2 WHERE id = $1`, [accountId, waivedAt]);
   }
   return { before, after };
 }

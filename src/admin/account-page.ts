@@ -111,8 +111,10 @@ export function accountPage(d: AccountPageData, viewer: Viewer): string {
     a.status === 'suspended'
       ? badge(`suspended (${a.suspendedFor.map((c) => (c === 'admin' ? 'by an admin' : 'for non-payment')).join(', ')})`, 'bad')
       : badge('active', 'good');
-  // The console places and lifts an admin's suspension; one for non-payment is lifted by the payment.
+  // The console places and lifts an admin's suspension; one for non-payment is lifted by the payment,
+  // or waived by an admin.
   const byAdmin = a.suspendedFor.includes('admin');
+  const forPayment = a.suspendedFor.includes('non_payment');
   const pastDue = sub && ['past_due', 'unpaid'].includes(String(sub.status)) ? ` ${badge(`Stripe ${String(sub.status)}`, 'warn')}` : '';
   const effective = d.plan.effective;
   const head = `<section id="summary"><h2>${esc(a.name ?? a.id)} ${status}${pastDue}</h2>
@@ -360,7 +362,17 @@ ${pager(base, kept, 'auditCursor', d.audit.nextCursor, d.audit.cursor, 'audit')}
         suspendFields({ suspended: byAdmin ? 'no' : 'yes' }),
         byAdmin ? 'Reactivate' : 'Suspend',
         !byAdmin,
-      )}</section>`
+      )}${
+        forPayment
+          ? actionForm(
+              viewer,
+              `${base}/suspension`,
+              byAdmin ? "Waive the suspension for non-payment (the admin's suspension stays)" : 'Waive the suspension for non-payment',
+              suspendFields({ suspended: 'no', cause: 'non_payment' }),
+              'Waive',
+            )
+          : ''
+      }</section>`
     : '';
 
   return `<p><a href="/admin/accounts">← Accounts</a></p>${head}<div class="grid">${walletSection}${planSection}</div>${runtimeSection}${ledgerSection}<div class="grid">${limitSection}${membersSection}</div><div class="grid">${stripeSection}${keysSection}</div>${suspendSection}${auditSection}`;

@@ -59,8 +59,10 @@ ${field(
 }
 
 export function suspendFields(values: Values, findings: Finding[] = []): string {
-  return `${hidden({ suspended: values.suspended })}${field(
-    { id: 'suspend-reason', name: 'reason', label: 'Reason', attrs: 'required size="36"' },
+  // `cause`: non_payment for the waiver of a suspension for non-payment; absent for an admin's own.
+  const waiver = values.cause === 'non_payment';
+  return `${hidden({ suspended: values.suspended })}${waiver ? hidden({ cause: 'non_payment' }) : ''}${field(
+    { id: waiver ? 'waive-reason' : 'suspend-reason', name: 'reason', label: 'Reason', attrs: 'required size="36"' },
     values.reason,
     findings,
   )}`;

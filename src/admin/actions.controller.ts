@@ -202,16 +202,22 @@ export class AdminActionsController {
       const dto = parseOrThrow(suspensionSchema, {
         suspended: form.suspended === 'yes',
         ...(form.reason?.trim() ? { reason: form.reason.trim() } : {}),
+        ...(form.cause === 'non_payment' ? { cause: 'non_payment' } : {}),
       });
       if (!(await this.ledger.accountExists(id))) throw BillingException.notFound(`Account ${id}`);
+      const cause = dto.cause ?? 'admin';
       const what = dto.suspended
         ? `Suspend ${id}: new launches are refused and its runtimes are told to terminate. Reason: ${dto.reason ?? '—'}`
-        : `Reactivate ${id}. Reason: ${dto.reason ?? '—'}`;
-      return confirmThen(what, dto.suspended ? 'Suspend' : 'Reactivate', async () => {
-        const result = await this.suspension.set(id, dto.suspended, dto.reason ?? null, `key:${viewer.keyId}`);
+        : cause === 'non_payment'
+          ? `Waive the suspension of ${id} for non-payment (until its subscription is past due again). Reason: ${dto.reason ?? '—'}`
+          : `Reactivate ${id}. Reason: ${dto.reason ?? '—'}`;
+      const button = dto.suspended ? 'Suspend' : cause === 'non_payment' ? 'Waive' : 'Reactivate';
+      return confirmThen(what, button, async () => {
+        const result = await this.suspension.set(id, dto.suspended, dto.reason ?? null, `key:${viewer.keyId}`, cause);
         if (dto.suspended) return `Account suspended; ${result.terminated.length} runtime(s) told to terminate.`;
-        return result.status === 'active'
-          ? 'Account reactivated.'
+        if (result.status === 'active') return 'Account reactivated.';
+        return cause === 'non_payment'
+          ? "Suspension for non-payment waived; the admin's suspension stays."
           : 'Admin suspension lifted; the account stays suspended for non-payment.';
       });
     });
@@ -283,7 +289,11 @@ const LIMIT_FORM: CorrectableForm = { title: 'Set or clear a spend limit', butto
 
 /** The suspension form says what it does (suspend or reactivate) by its hidden field. */
 function suspensionForm(body: unknown): CorrectableForm {
-  const reactivate = (body as { suspended?: unknown } | null)?.suspended === 'no';
+  const form = body as { suspended?: unknown; cause?: unknown } | null;
+  const reactivate = form?.suspended === 'no';
+  if (reactivate && form?.cause === 'non_payment') {
+    return { title: 'Waive the suspension for non-payment', button: 'Waive', fields: suspendFields };
+  }
   return reactivate
     ? { title: 'Reactivate the account', button: 'Reactivate', fields: suspendFields }
     : { title: 'Suspend the account', button: 'Suspend', danger: true, fields: suspendFields };

@@ -62,6 +62,8 @@ export class SpendLimitsController {
   @Doc({
     id: 'setSuspension',
     summary: 'Suspend an account (no new launches, runtimes terminated) or reactivate it',
+    description:
+      "Places or lifts an admin's suspension; with `cause: non_payment` and `suspended: false`, waives a suspension for non-payment (audited as `account.reactivated` with that cause). An account stays suspended while another cause holds it.",
     tag: 'Spend limits',
     body: suspensionSchema,
     responses: { 200: { description: 'The account status', schema: suspensionViewSchema } },
@@ -72,6 +74,6 @@ export class SpendLimitsController {
     @Body(new ZodPipe(suspensionSchema)) body: SuspensionRequest,
     @CurrentPrincipal() principal: Principal,
   ): Promise<SuspensionResult> {
-    return this.suspension.set(accountId, body.suspended, body.reason ?? null, `key:${principal.keyId}`);
+    return this.suspension.set(accountId, body.suspended, body.reason ?? null, `key:${principal.keyId}`, body.cause ?? 'admin');
   }
 }

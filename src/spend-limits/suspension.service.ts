@@ -35,7 +35,11 @@ export class SuspensionService {
     private readonly clock: Clock,
   ) {}
 
-  /** Places or lifts `cause` (an admin's, by default) in a transaction of its own. */
+  /**
+   * Places or lifts `cause` (an admin's, by default) in a transaction of its own, for an admin. An admin
+   * only lifts a suspension for non-payment (a waiver: the past-due spell it came from does not suspend
+   * the account again; Stripe's payment is not touched); only Stripe places one.
+   */
   set(
     accountId: string,
     suspended: boolean,
@@ -43,7 +47,13 @@ export class SuspensionService {
     actor: string,
     cause: SuspensionCause = 'admin',
   ): Promise<SuspensionResult> {
-    return inTransaction(this.ds, (em) => this.setWithin(em, accountId, suspended, reason, actor, cause));
+    if (cause === 'non_payment' && suspended) {
+      throw BillingException.invalid([
+        { field: 'cause', message: 'a suspension for non-payment is placed by Stripe only: it can only be lifted' },
+      ]);
+    }
+    const waivedAt = cause === 'non_payment' ? this.clock.now() : null;
+    return inTransaction(this.ds, (em) => this.setWithin(em, accountId, suspended, reason, actor, cause, waivedAt));
   }
 
   /** The same in the caller's transaction (Stripe's, which decides on the subscription row it holds locked). */
@@ -54,9 +64,10 @@ export class SuspensionService {
     reason: string | null,
     actor: string,
     cause: SuspensionCause,
+    waivedAt: Date | null = null,
   ): Promise<SuspensionResult> {
     const now = this.clock.now();
-    const change = await setSuspensionCause(em, accountId, cause, suspended);
+    const change = await setSuspensionCause(em, accountId, cause, suspended, waivedAt);
     if (!change) throw BillingException.notFound(`Account ${accountId}`);
     const { before, after } = change;
     const terminated = suspended ? await this.spendLimits.terminateActive(em, accountId, null, 'account_suspended', now) : [];

@@ -50,6 +50,7 @@ export class NonPayment {
   /**
    * Suspends for non-payment the accounts past due for longer than the grace period (SuspensionService
    * terminates their runtimes), also those an admin suspended already: each cause is lifted on its own.
+   * An account whose suspension for non-payment an admin waived during this past-due spell is left alone.
    */
   async suspendOverdue(): Promise<string[]> {
     const overdue = (em: Pick<EntityManager, 'query'>, accountId: string | null, lock: boolean) =>
@@ -57,6 +58,7 @@ export class NonPayment {
         em,
         `SELECT s.account_id FROM stripe_subscriptions s JOIN accounts a ON a.id = s.account_id
          WHERE s.status IN ('past_due', 'unpaid') AND s.past_due_since <= $1 AND NOT ('non_payment' = ANY(a.suspended_for))
+           AND (a.non_payment_waived_at IS NULL OR a.non_payment_waived_at < s.past_due_since)
            AND ($2::text IS NULL OR s.account_id = $2) ORDER BY s.account_id ${lock ? 'FOR UPDATE OF s' : ''}`,
         [new Date(this.clock.now().getTime() - this.config.stripe.pastDueGraceMs), accountId],
       );

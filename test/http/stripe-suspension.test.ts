@@ -73,6 +73,8 @@ describe("Stripe: an admin's suspension and one for non-payment, in any order", 
     const invoice = fake.invoice(subscriptionId);
     return {
       accountId,
+      subscriptionId,
+      at,
       failed: () => deliver(fake.emit('invoice.payment_failed', invoice, at)),
       paid: () => deliver(fake.emit('invoice.paid', invoice, at + 1)),
     };
@@ -138,5 +140,73 @@ describe("Stripe: an admin's suspension and one for non-payment, in any order", 
       expect(await accountStatus(accountId), order).toBe('active');
       await accepted(accountId);
     }
+  });
+
+  const waive = (accountId: string, body: object = { suspended: false, cause: 'non_payment', reason: 'paid by bank transfer' }) =>
+    h.request('PUT', `/v1/admin/accounts/${accountId}/suspension`, { key: admin, body });
+
+  it('lets an admin waive a suspension for non-payment, audited, for the rest of that past-due spell; a later spell suspends again', async () => {
+    const { accountId, subscriptionId, at, failed, paid } = await teamAccount();
+    await failed();
+    expect(await accountStatus(accountId)).toBe('suspended');
+    const waived = await waive(accountId);
+    expect(waived.status, JSON.stringify(waived.body)).toBe(200);
+    expect(waived.body).toMatchObject({ accountId, status: 'active', suspendedFor: [] });
+    await accepted(accountId);
+    const audit = (await h.request('GET', `/v1/audit?accountId=${accountId}`, { key: admin })).body.items as {
+      action: string;
+      actor: string;
+      after: Record<string, unknown>;
+    }[];
+    expect(audit.find((a) => a.action === 'account.reactivated')).toMatchObject({
+      actor: expect.stringMatching(/^key:/),
+      after: { status: 'active', suspendedFor: [], cause: 'non_payment', reason: 'paid by bank transfer' },
+    });
+    // Still past due: the recovery job, and Stripe's next retry failing, leave it active.
+    expect((await h.request('POST', '/v1/admin/jobs/stripe-recovery/run', { key: admin })).status).toBe(200);
+    await failed();
+    expect((await h.request('GET', `/v1/accounts/${accountId}/subscription`, { key: admin })).body).toMatchObject({
+      accountStatus: 'active',
+      subscription: { status: 'past_due' },
+    });
+    await accepted(accountId);
+    // Paid, then the next invoice fails: a new spell, suspended again.
+    await paid();
+    await deliver(fake.emit('invoice.payment_failed', fake.invoice(subscriptionId), at + 10));
+    expect(await accountStatus(accountId)).toBe('suspended');
+    await refused(accountId);
+  });
+
+  it("waives only the suspension for non-payment: an admin's own stays", async () => {
+    const { accountId, failed } = await teamAccount();
+    await failed();
+    await adminSuspension(accountId, true);
+    const waived = await waive(accountId);
+    expect(waived.status).toBe(200);
+    expect(waived.body).toMatchObject({ status: 'suspended', suspendedFor: ['admin'] });
+    await refused(accountId);
+    expect(await adminSuspension(accountId, false)).toMatchObject({ status: 'active', suspendedFor: [] });
+    await accepted(accountId);
+  });
+
+  it('refuses to place a suspension for non-payment (only Stripe does), and an unknown account, with the contract error bodies', async () => {
+    const { accountId, failed } = await teamAccount();
+    const placed = await waive(accountId, { suspended: true, cause: 'non_payment', reason: 'late' });
+    expect(placed.status).toBe(400);
+    expect(placed.body).toEqual({
+      error: {
+        code: 'DL_BILLING_REQUEST_INVALID',
+        message: 'The request is invalid',
+        findings: [{ field: 'cause', message: 'a suspension for non-payment is placed by Stripe only: it can only be lifted' }],
+      },
+    });
+    expect(await accountStatus(accountId)).toBe('active');
+    const unknown = await waive('acc_nobody_here');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toEqual({ error: { code: 'DL_BILLING_NOT_FOUND', message: 'Account acc_nobody_here not found' } });
+    // Waiving when nothing holds the account changes nothing, and records nothing for a later spell.
+    expect((await waive(accountId)).body).toMatchObject({ status: 'active', suspendedFor: [] });
+    await failed();
+    expect(await accountStatus(accountId)).toBe('suspended');
   });
 });

@@ -1,7 +1,9 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKeysService } from '../../src/accounts/auth/api-keys.service';
+import { inTransaction } from '../../src/common/database/transaction';
 import { ManualClock } from '../../src/infra/clock/clock';
+import { SuspensionService } from '../../src/spend-limits/suspension.service';
 import { StripeEventsService } from '../../src/stripe/stripe-events.service';
 import { fundedAccount, lifecycle, SMALL } from '../support/accounts';
 import { startApp, uid, type Harness } from '../support/app';
@@ -427,6 +429,28 @@ describe('admin console in a browser', () => {
     ).toContain('Account reactivated');
     expect(await audit('account.reactivated')).toMatchObject({ actor, account_id: gamma });
     expect(await auditShown('account.reactivated')).toEqual([actor]);
+
+    // Suspended for non-payment (as Stripe's past-due job does), then waived by the admin.
+    await inTransaction(h.ds, (em) =>
+      h.app.get(SuspensionService).setWithin(em, gamma, true, 'subscription past due beyond the grace period', 'stripe', 'non_payment'),
+    );
+    await page.reload();
+    expect(await page.textContent('#summary h2')).toContain('for non-payment');
+    expect(
+      await act(
+        'Waive the suspension for non-payment',
+        { '#waive-reason': 'paid by bank transfer' },
+        'button:has-text("Waive…")',
+        /Waive the suspension .* for non-payment .*paid by bank transfer/,
+      ),
+    ).toContain('Account reactivated');
+    expect(await audit('account.reactivated')).toMatchObject({
+      actor,
+      account_id: gamma,
+      after: expect.objectContaining({ status: 'active', cause: 'non_payment', reason: 'paid by bank transfer' }),
+    });
+    expect(await auditShown('account.reactivated')).toEqual([actor, actor]);
+    expect(await page.textContent('#summary h2')).not.toContain('suspended');
     const after = await screenshots(page, 'account-after-actions');
     expect(after.overflow).toEqual({ 1400: 0, 420: 0 });
     expect(after.widerThanCardOnLaptop).toEqual([]);

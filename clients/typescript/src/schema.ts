@@ -352,7 +352,9 @@ export interface paths {
         get?: never;
         /**
          * Suspend an account (no new launches, runtimes terminated) or reactivate it
-         * @description API key scopes: `admin`.
+         * @description Places or lifts an admin's suspension; with `cause: non_payment` and `suspended: false`, waives a suspension for non-payment (audited as `account.reactivated` with that cause). An account stays suspended while another cause holds it.
+         *
+         *     API key scopes: `admin`.
          */
         put: operations["setSuspension"];
         post?: never;
@@ -4325,6 +4327,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /**
+                     * @description Which suspension: `admin` (default), or `non_payment` to waive one for non-payment (`suspended: false` only; the subscription's current past-due spell does not suspend the account again, a later one does)
+                     * @enum {string}
+                     */
+                    cause?: "admin" | "non_payment";
                     reason?: string;
                     suspended: boolean;
                 };

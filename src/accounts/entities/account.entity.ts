@@ -37,6 +37,13 @@ export class Account {
   @Column({ name: 'suspended_for', type: 'text', array: true, default: () => `'{}'` })
   suspendedFor: SuspensionCause[];
 
+  /**
+   * When an admin last waived a suspension for non-payment: the subscription's past-due spell that began
+   * before it does not suspend the account again (a later one does).
+   */
+  @Column({ name: 'non_payment_waived_at', type: 'timestamptz', nullable: true })
+  nonPaymentWaivedAt: Date | null;
+
   /** Per-account plan terms laid over the plan's defaults (src/plans: planOverridesSchema); Enterprise is all overrides. */
   @Column({ name: 'plan_overrides', type: 'jsonb', nullable: true })
   planOverrides: Record<string, unknown> | null;

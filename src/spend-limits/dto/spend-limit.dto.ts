@@ -25,6 +25,10 @@ export type SpendLimitRequest = z.output<typeof spendLimitSchema>;
 export const suspensionSchema = z.strictObject({
   suspended: z.boolean(),
   reason: z.string().min(1).max(500).optional(),
+  cause: z.enum(SUSPENSION_CAUSES).optional().meta({
+    description:
+      "Which suspension: `admin` (default), or `non_payment` to waive one for non-payment (`suspended: false` only; the subscription's current past-due spell does not suspend the account again, a later one does)",
+  }),
 });
 export type SuspensionRequest = z.output<typeof suspensionSchema>;
 
