@@ -35,6 +35,7 @@ import { SuspensionCauses1796543000000 } from './1796543000000-SuspensionCauses'
 import { InvoiceSeatsRecheck1796544000000 } from './1796544000000-InvoiceSeatsRecheck';
 import { LiveRuntimesByAccount1796558685545 } from './1796558685545-LiveRuntimesByAccount';
 import { AccountHistoryReads1796559380333 } from './1796559380333-AccountHistoryReads';
+import { LedgerMonths1796570226303 } from './1796570226303-LedgerMonths';
 import { PlanChangesIndex1796560249126 } from './1796560249126-PlanChangesIndex';
 import { NonPaymentWaiver1796571303555 } from './1796571303555-NonPaymentWaiver';
 import { StripeInvoiceAmounts1796414845223 } from './1796414845223-StripeInvoiceAmounts';
@@ -80,5 +81,6 @@ export const MIGRATIONS: (new () => object)[] = [
   LiveRuntimesByAccount1796558685545,
   AccountHistoryReads1796559380333,
   PlanChangesIndex1796560249126,
+  LedgerMonths1796570226303,
   NonPaymentWaiver1796571303555,
 ];

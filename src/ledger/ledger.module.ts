@@ -1,4 +1,4 @@
-// Owns: wallets, grants, holds, hold_allocations, ledger_transactions, ledger_entries.
+// Owns: wallets, grants, holds, hold_allocations, ledger_transactions, ledger_entries, ledger_months.
 // Every credit movement goes through LedgerService (the monthly reset through its bulk grant).
 import { Module } from '@nestjs/common';
 import { GrantsController } from './grants.controller';

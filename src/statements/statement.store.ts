@@ -8,13 +8,21 @@ import type { InvoiceLineSnapshot } from 'src/stripe/stripe-objects';
  * the Team invoices. Every figure of a statement comes from one of these.
  */
 
-/** The balance ledger entries give at `before`: −(issued + consumption + expired), i.e. grants + holds − debt. */
+/**
+ * The balance ledger entries give at `before`: −(issued + consumption + expired), i.e. grants + holds − debt.
+ * The months before `before`'s month from their stored changes (ledger_months, a row a month), and the
+ * entries of its month before `before` through the account's transactions by time: bounded by a month,
+ * not by the account's history (test/integration/history-reads-plan.test.ts).
+ */
 export async function balanceBefore(ds: DataSource, accountId: string, before: Date): Promise<bigint> {
   const [r] = await rows<{ balance: string }>(
     ds,
-    `SELECT coalesce(-sum(e.amount), 0)::text AS balance
-     FROM ledger_transactions t JOIN ledger_entries e ON e.transaction_id = t.id
-     WHERE t.account_id = $1 AND t.kind <> '' AND t.created_at < $2 AND e.ledger_account IN ('issued', 'consumption', 'expired')`,
+    `WITH start AS (SELECT date_trunc('month', $2::timestamptz AT TIME ZONE 'UTC') AS month)
+     SELECT (coalesce((SELECT sum(m.balance_change) FROM ledger_months m
+                       WHERE m.account_id = $1 AND m.month < (SELECT month::date FROM start)), 0)
+       - coalesce((SELECT sum(e.amount) FROM ledger_transactions t JOIN ledger_entries e ON e.transaction_id = t.id
+                   WHERE t.account_id = $1 AND t.kind <> '' AND t.created_at >= (SELECT month AT TIME ZONE 'UTC' FROM start)
+                     AND t.created_at < $2 AND e.ledger_account IN ('issued', 'consumption', 'expired')), 0))::text AS balance`,
     [accountId, before],
   );
   return BigInt(r?.balance ?? '0');

@@ -5,7 +5,7 @@ import { ManualClock } from '../../src/infra/clock/clock';
 import { consumedBetween, statementPage } from '../../src/ledger/persistence/ledger-reads';
 import { FORCE_SETTLE_DUE, REISSUE_DUE } from '../../src/metering/sweeper.service';
 import { usageByGroup } from '../../src/metering/usage-reads';
-import { movements } from '../../src/statements/statement.store';
+import { balanceBefore, movements } from '../../src/statements/statement.store';
 import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
 
 // The reads the sweeper makes at every sweep, and those behind an account's wallet, usage, statement and audit page,
@@ -48,6 +48,11 @@ describe('reads on a database with a long history', () => {
     await q(`INSERT INTO ledger_entries (transaction_id, line, ledger_account, amount)
       SELECT t.id, l.line, CASE l.line WHEN 1 THEN 'consumption' ELSE 'hold:' || t.hold_id END, CASE l.line WHEN 1 THEN 1000 ELSE -1000 END
       FROM ledger_transactions t, (VALUES (1), (2)) AS l(line)`);
+    // Rows written here and not through the ledger: their balance change per month, as migration LedgerMonths fills it.
+    await q(`INSERT INTO ledger_months (account_id, month, balance_change)
+      SELECT t.account_id, (date_trunc('month', t.created_at AT TIME ZONE 'UTC'))::date, -sum(e.amount)
+      FROM ledger_transactions t JOIN ledger_entries e ON e.transaction_id = t.id
+      WHERE e.ledger_account IN ('issued', 'consumption', 'expired') GROUP BY 1, 2`);
     // Runtimes told to terminate now: one still reporting past the grace period (told again, then settled anyway),
     // one voided as never started that ran after all and is silent (settled anyway), one told a moment ago (neither).
     await q(`INSERT INTO runtimes (runtime_id, account_id, reservation_id, hold_id, status, settlement, started_at, last_seen_at, created_at)
@@ -112,6 +117,20 @@ describe('reads on a database with a long history', () => {
     expect(found).toHaveLength(100);
     expect(found.every((m) => m.consumption === 1000n && m.runtime?.runtimeId.startsWith('rt_now_'))).toBe(true);
     expect(visited(plans[0])).toBeLessThan(2_000);
+  });
+
+  it("a statement's opening balance reads a row a month and the month's own transactions, not the account's history", async () => {
+    // 20,000 charges of 1,000 before November, over two years; 100 in November, the first 65 of them before 2 November 12:00.
+    const cases: [Date, bigint, number][] = [
+      [november.from, -20_000_000n, 100],
+      [november.to, -20_100_000n, 100],
+      [new Date('2026-11-02T12:00:00Z'), -20_065_000n, 1_000],
+    ];
+    for (const [before, balance, bound] of cases) {
+      const { ds, plans } = explaining();
+      expect(await balanceBefore(ds, 'acc_history', before)).toBe(balance);
+      expect(visited(plans[0])).toBeLessThan(bound);
+    }
   });
 
   it("an account's ledger page reads its own newest transactions, not the fleet's newer ones", async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/infra/clock/clock';
 import { parseCredits } from '../../src/common/money';
+import { LedgerService } from '../../src/ledger/ledger.service';
 import { fundedAccount, lifecycle, SMALL } from '../support/accounts';
 import { GIB, pricedRateCardFile, usageEvent } from '../support/ancillary';
 import { startAppOnFreshDatabase, uid, type FreshHarness } from '../support/app';
@@ -97,12 +98,27 @@ describe('statements of a generated month reconcile to the ledger to the micro-c
     // A snapshot from the last two hours of March, charged in April.
     clock.set(t('2031-03-31T22:00:00.000Z'));
     await events(h, cp, usageEvent(expiring, 'snapshot.created', clock.now(), { snapshotId: uid('snap'), sizeBytes: 4 * GIB }));
+    // A hold of the Free account open across the month end, and a runtime started in March that ends in April.
+    const ledger = h.app.get(LedgerService);
+    const heldOver = uid('hold');
+    await ledger.createHoldTx({ accountId: free, holdId: heldOver, amount: 2_000_000n, reference: null, idempotencyKey: uid('k') });
+    clock.set(t('2031-03-31T23:00:00.000Z'));
+    const lateRuntime = uid('rt');
+    await ok(
+      h.request('POST', '/v1/reservations', { key: cp, body: { accountId: rich, runtimeId: lateRuntime, ...SMALL, minutes: 120 } }),
+      201,
+    );
+    await events(h, cp, lifecycle(rich, lateRuntime, 'runtime.started', clock.now(), 1));
 
     // April.
     clock.set(t('2031-04-01T02:00:00.000Z'));
     await job('monthly-reset');
     await job('grant-expiry');
     await job('ancillary-accrual');
+    await events(h, cp, lifecycle(rich, lateRuntime, 'runtime.terminated', t('2031-04-01T00:30:00.000Z'), 2, { reason: 'user' }));
+    // The hold settled after April's reset, dated in March's last millisecond (as metering dates a charge when it
+    // dated the usage): a March transaction written after April's.
+    await ledger.transact((em) => ledger.settleHold(em, { holdId: heldOver, amount: 2_000_000n }, t('2031-03-31T23:59:59.999Z')));
     clock.set(t('2031-04-02T00:00:00.000Z'));
   });
 
@@ -122,6 +138,8 @@ describe('statements of a generated month reconcile to the ledger to the micro-c
       const wallet = await ok(h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin }));
       expect(previousClosing).toBe(wallet.total);
     }
+    // The balance changes kept per month (from which the opening balances are read) agree with the entries.
+    expect(await h.app.get(LedgerService).reconcile()).toEqual([]);
   });
 
   it('explains March line by line', async () => {

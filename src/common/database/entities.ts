@@ -11,6 +11,7 @@ import { Grant } from 'src/ledger/entities/grant.entity';
 import { HoldAllocation } from 'src/ledger/entities/hold-allocation.entity';
 import { Hold } from 'src/ledger/entities/hold.entity';
 import { LedgerEntry } from 'src/ledger/entities/ledger-entry.entity';
+import { LedgerMonth } from 'src/ledger/entities/ledger-month.entity';
 import { LedgerTransaction } from 'src/ledger/entities/ledger-transaction.entity';
 import { Wallet } from 'src/ledger/entities/wallet.entity';
 import { InboxMessage } from 'src/messaging/entities/inbox-message.entity';
@@ -57,6 +58,7 @@ export const ENTITIES = [
   HoldAllocation,
   LedgerTransaction,
   LedgerEntry,
+  LedgerMonth,
   AuditLog,
   AuditChain,
   NotificationSent,

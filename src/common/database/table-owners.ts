@@ -14,6 +14,7 @@ export const TABLE_OWNERS = {
   hold_allocations: 'ledger',
   ledger_transactions: 'ledger',
   ledger_entries: 'ledger',
+  ledger_months: 'ledger',
   audit_log: 'audit',
   audit_chains: 'audit',
   outbox: 'messaging',

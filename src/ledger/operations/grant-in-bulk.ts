@@ -117,8 +117,8 @@ const EXPIRED_NOTIFICATIONS: SqlRelation<NotificationRow> = {
  * Writes, in one statement: per account, the expiry transaction of each due grant with credits left
  * (expiryWrite's: key `expire:<grant>`, grant → expired) then the grant's transaction (grantOperation's
  * for a wallet without debt: issued → grant, grantFingerprint), their entries, the new grants, the due
- * grants marked expired, and each wallet once by the sum of its entries, checked at the version read
- * under its lock. It returns the batch's sums; the batch's tables stay for the audit rows
+ * grants marked expired, each wallet once by the sum of its entries, checked at the version read
+ * under its lock, and the balance's change of each wallet's month (ledger_months). It returns the batch's sums; the batch's tables stay for the audit rows
  * (auditRows) and the `credits.expired` notifications (EXPIRED_NOTIFICATIONS), which their owners'
  * statements read.
  */
@@ -142,7 +142,13 @@ WITH due AS (
     FROM ledger_bulk_grant b
   ) t
   ORDER BY t.account_id COLLATE "C", t.ord, t.expires_at, t.grant_id
-  RETURNING id, kind, grant_id, amount
+  RETURNING id, account_id, kind, grant_id, amount
+), month AS (
+  -- A grant's amount adds to the balance, an expiry's (−remaining) takes from it: each wallet's month moves by their sum.
+  INSERT INTO ledger_months (account_id, month, balance_change)
+  SELECT account_id, (date_trunc('month', $1::timestamptz AT TIME ZONE 'UTC'))::date, sum(amount) FROM tx
+  GROUP BY account_id HAVING sum(amount) <> 0
+  ON CONFLICT (account_id, month) DO UPDATE SET balance_change = ledger_months.balance_change + excluded.balance_change
 ), ent AS (
   INSERT INTO ledger_entries (transaction_id, line, ledger_account, amount)
   SELECT id, 1, CASE WHEN kind = 'grant' THEN 'issued' ELSE 'grant:' || grant_id END, CASE WHEN kind = 'grant' THEN -amount ELSE amount END

@@ -9,7 +9,8 @@ import type { TransactionWrite } from './wallet-store';
  * Writes ledger transactions — one operation's, or every one of a group-committed batch — in one
  * statement: the transactions (in the given order, so their ids follow it) and their entries, new
  * grants and holds, the changes of existing grants, holds and allocations (summed per row), and
- * each wallet once, checked at the version its first write was decided on. Rows are found by
+ * each wallet once, checked at the version its first write was decided on, and the balance's change
+ * of each wallet's months (ledger_months: one row per wallet and month the writes are dated in). Rows are found by
  * primary key (= ANY of an id array, deltas from JSON objects keyed by id), never by a join the
  * planner could turn into a scan. Returns each transaction's id with its account and key.
  */
@@ -71,13 +72,17 @@ WITH tx AS (
     updated_at = ($11::jsonb -> w.account_id ->> 'at')::timestamptz
   WHERE w.account_id = ANY($12::text[]) AND w.version = ($11::jsonb -> w.account_id ->> 'expected')::bigint
   RETURNING 1
+), month AS (
+  INSERT INTO ledger_months (account_id, month, balance_change)
+  SELECT m.account_id, m.month, m.change FROM jsonb_to_recordset($13::jsonb) AS m(account_id text, month date, change bigint)
+  ON CONFLICT (account_id, month) DO UPDATE SET balance_change = ledger_months.balance_change + excluded.balance_change
 )
 SELECT tx.account_id, tx.idempotency_key AS key, tx.id::text AS id,
   ledger_assert((SELECT count(*) FROM wallet) = cardinality($12::text[]),
     'ledger write refused: a wallet is not at the version read under its lock') AS ok
 FROM tx`;
 
-export const WRITE_STATEMENT: PreparedStatement = { name: 'ledger_write_v3', text: WRITE_SQL };
+export const WRITE_STATEMENT: PreparedStatement = { name: 'ledger_write_v4', text: WRITE_SQL };
 
 interface HoldChange {
   status: string | null;
@@ -118,6 +123,8 @@ class BatchWrite {
   private readonly holdChanges = new Map<string, HoldChange>();
   private readonly allocationChanges = new Map<string, { holdId: string; held: bigint; charged: bigint; released: bigint }>();
   private readonly walletChanges = new Map<string, WalletChange>();
+  /** Per wallet and UTC month of `at`: the change of grants + holds − debt, i.e. −(issued + consumed + expired). */
+  private readonly monthChanges = new Map<string, { account_id: string; month: string; change: bigint }>();
 
   add(w: TransactionWrite): void {
     this.addTransaction(w);
@@ -143,6 +150,7 @@ class BatchWrite {
         [...new Set([...this.allocationChanges.values()].map((a) => a.holdId))],
         jsonWithBigints(Object.fromEntries(this.walletChanges)),
         [...this.walletChanges.keys()],
+        jsonWithBigints([...this.monthChanges.values()].filter((m) => m.change !== 0n)),
       ],
     };
   }
@@ -242,6 +250,11 @@ class BatchWrite {
       );
     }
     const d = walletDelta(w.entries);
+    const month = `${w.at.toISOString().slice(0, 7)}-01`;
+    const key = `${w.accountId}\u0000${month}`;
+    const m = this.monthChanges.get(key) ?? { account_id: w.accountId, month, change: 0n };
+    m.change -= d.issued + d.consumed + d.expired;
+    this.monthChanges.set(key, m);
     this.walletChanges.set(w.accountId, {
       expected: wallet.expected,
       writes: wallet.writes + 1n,

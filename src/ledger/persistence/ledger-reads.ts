@@ -132,12 +132,6 @@ export async function accountExists(db: Db, accountId: string): Promise<boolean>
   return found.length > 0;
 }
 
-/**
- * Checks the ledger's invariants and returns every discrepancy (none when healthy): each
- * transaction's entries sum to zero, every stored balance (wallet columns, grants' remaining,
- * open holds' amounts) equals the sum of its entries, holds' charges equal their allocations
- * plus debt, and the wallet's debt equals its holds' debt.
- */
 /** The ids of open holds whose `expiresAt` has passed, oldest first. */
 export async function dueHoldIds(db: Db, now: Date, limit: number): Promise<string[]> {
   const due = await rows<{ id: string }>(
@@ -148,11 +142,23 @@ export async function dueHoldIds(db: Db, now: Date, limit: number): Promise<stri
   return due.map((r) => r.id);
 }
 
+/**
+ * Checks the ledger's invariants and returns every discrepancy (none when healthy): each
+ * transaction's entries sum to zero, every stored balance (wallet columns, grants' remaining,
+ * open holds' amounts) equals the sum of its entries, holds' charges equal their allocations
+ * plus debt, the wallet's debt equals its holds' debt, and each month's stored balance change
+ * (ledger_months) equals its entries'.
+ */
 export async function reconcile(db: Db, accountId?: string): Promise<Discrepancy[]> {
   const acc = accountId ?? null;
   const found = await rows<Discrepancy>(
     db,
-    `WITH tx AS (SELECT id, account_id FROM ledger_transactions WHERE $1::text IS NULL OR account_id = $1),
+    `WITH tx AS (SELECT id, account_id, created_at FROM ledger_transactions WHERE $1::text IS NULL OR account_id = $1),
+     month_sums AS (
+       SELECT tx.account_id, (date_trunc('month', tx.created_at AT TIME ZONE 'UTC'))::date AS month, -sum(e.amount) AS change
+       FROM tx JOIN ledger_entries e ON e.transaction_id = tx.id
+       WHERE e.ledger_account IN ('issued', 'consumption', 'expired') GROUP BY 1, 2
+     ),
      per_account AS (
        SELECT tx.account_id, e.ledger_account, sum(e.amount) AS total
        FROM tx JOIN ledger_entries e ON e.transaction_id = tx.id GROUP BY tx.account_id, e.ledger_account
@@ -195,7 +201,13 @@ export async function reconcile(db: Db, accountId?: string): Promise<Discrepancy
      UNION ALL
      SELECT w.account_id, 'wallet debt vs holds debt', w.debt::text, (-coalesce(d.debt, 0))::text
        FROM wallets w LEFT JOIN (SELECT account_id, sum(debt_amount) AS debt FROM holds GROUP BY account_id) d ON d.account_id = w.account_id
-       WHERE ($1::text IS NULL OR w.account_id = $1) AND w.debt <> -coalesce(d.debt, 0)`,
+       WHERE ($1::text IS NULL OR w.account_id = $1) AND w.debt <> -coalesce(d.debt, 0)
+     UNION ALL
+     SELECT coalesce(m.account_id, s.account_id), 'month ' || to_char(coalesce(m.month, s.month), 'YYYY-MM') || ' balance change',
+            coalesce(m.balance_change, 0)::text, coalesce(s.change, 0)::text
+       FROM (SELECT * FROM ledger_months WHERE $1::text IS NULL OR account_id = $1) m
+       FULL JOIN month_sums s ON s.account_id = m.account_id AND s.month = m.month
+       WHERE coalesce(m.balance_change, 0) <> coalesce(s.change, 0)`,
     [acc],
   );
   return found;
