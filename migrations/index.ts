@@ -36,6 +36,7 @@ import { InvoiceSeatsRecheck1796544000000 } from './1796544000000-InvoiceSeatsRe
 import { LiveRuntimesByAccount1796558685545 } from './1796558685545-LiveRuntimesByAccount';
 import { AccountHistoryReads1796559380333 } from './1796559380333-AccountHistoryReads';
 import { LedgerMonths1796570226303 } from './1796570226303-LedgerMonths';
+import { ReportPeriodReads1796571117268 } from './1796571117268-ReportPeriodReads';
 import { PlanChangesIndex1796560249126 } from './1796560249126-PlanChangesIndex';
 import { NonPaymentWaiver1796571303555 } from './1796571303555-NonPaymentWaiver';
 import { StripeInvoiceAmounts1796414845223 } from './1796414845223-StripeInvoiceAmounts';
@@ -82,5 +83,6 @@ export const MIGRATIONS: (new () => object)[] = [
   AccountHistoryReads1796559380333,
   PlanChangesIndex1796560249126,
   LedgerMonths1796570226303,
+  ReportPeriodReads1796571117268,
   NonPaymentWaiver1796571303555,
 ];

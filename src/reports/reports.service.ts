@@ -222,7 +222,7 @@ export class ReportsService {
          coalesce(sum(e.amount) FILTER (WHERE e.ledger_account = 'expired'), 0)::text AS expired
        FROM (SELECT t.id, t.account_id, t.created_at, (t.kind = 'top-up' OR g.source = 'top_up') AS top_up
              FROM ledger_transactions t LEFT JOIN grants g ON g.id = t.grant_id
-             WHERE t.created_at >= $1 AND t.created_at < $2) t
+             WHERE t.created_at >= $1 AND t.created_at < $2 AND t.kind <> 'reservation') t
        JOIN ledger_entries e ON e.transaction_id = t.id AND e.ledger_account IN ('issued', 'consumption', 'expired')
        ${group}`,
       [period.from.toISOString(), period.to.toISOString()],
@@ -368,7 +368,7 @@ export class ReportsService {
        UNION ALL
        SELECT 'open_drift', s.account_id, s.subscription_id, NULL, s.seat_quantity, coalesce(m.seats, 0)::int, $3::timestamptz, NULL, NULL
        FROM stripe_subscriptions s
-       LEFT JOIN (SELECT account_id, count(*) AS seats FROM account_members WHERE active GROUP BY account_id) m ON m.account_id = s.account_id
+       CROSS JOIN LATERAL (SELECT count(*) AS seats FROM account_members a WHERE a.account_id = s.account_id AND a.active) m
        WHERE s.status IN ('active', 'trialing', 'past_due') AND s.seat_quantity <> coalesce(m.seats, 0)
        ORDER BY detected_at, account`,
       [period.from.toISOString(), period.to.toISOString(), now.toISOString()],

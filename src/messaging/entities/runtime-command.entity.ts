@@ -4,6 +4,8 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 @Entity({ name: 'runtime_commands' })
 @Index('runtime_commands_runtime_idx', ['runtimeId', 'issuedAt'])
 @Index('runtime_commands_open_idx', ['runtimeId'], { where: '"acknowledged_at" IS NULL' })
+// The spend-limits report's terminations of a period.
+@Index('runtime_commands_issued_idx', ['issuedAt'])
 export class RuntimeCommand {
   @PrimaryColumn({ type: 'text' })
   id: string;

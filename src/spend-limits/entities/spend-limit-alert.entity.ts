@@ -1,7 +1,9 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /** A threshold notified for a limit in a period: its key makes each notification once per cause. */
 @Entity({ name: 'spend_limit_alerts' })
+// The spend-limits report's period.
+@Index('spend_limit_alerts_notified_idx', ['notifiedAt'])
 export class SpendLimitAlert {
   @PrimaryColumn({ name: 'limit_id', type: 'text' })
   limitId: string;

@@ -3,6 +3,8 @@ import { Check, Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 /** A seat mismatch found: a subscription's quantity drifting from the members table, or an invoice billed for other seats. */
 @Entity({ name: 'stripe_seat_discrepancies' })
 @Index('stripe_seat_discrepancies_account_idx', ['accountId', 'detectedAt'])
+// The reconciliation report's period.
+@Index('stripe_seat_discrepancies_detected_idx', ['detectedAt'])
 @Index('stripe_seat_discrepancies_invoice_key', ['invoiceId'], { unique: true, where: `"invoice_id" IS NOT NULL` })
 @Check('stripe_seat_discrepancies_kind_check', `"kind" IN ('quantity_drift', 'invoice_seats')`)
 @Check(
