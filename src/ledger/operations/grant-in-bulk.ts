@@ -118,9 +118,9 @@ const EXPIRED_NOTIFICATIONS: SqlRelation<NotificationRow> = {
  * (expiryWrite's: key `expire:<grant>`, grant → expired) then the grant's transaction (grantOperation's
  * for a wallet without debt: issued → grant, grantFingerprint), their entries, the new grants, the due
  * grants marked expired, each wallet once by the sum of its entries, checked at the version read
- * under its lock, and the balance's change of each wallet's month (ledger_months). It returns the batch's sums; the batch's tables stay for the audit rows
- * (auditRows) and the `credits.expired` notifications (EXPIRED_NOTIFICATIONS), which their owners'
- * statements read.
+ * under its lock, and the balance's change of each wallet's month (ledger_months). It returns the
+ * batch's sums; the batch's tables stay for the audit rows (auditRows) and the `credits.expired`
+ * notifications (EXPIRED_NOTIFICATIONS), which their owners' statements read.
  */
 const WRITE_SQL = `
 WITH due AS (

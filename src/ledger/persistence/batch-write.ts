@@ -10,8 +10,8 @@ import type { TransactionWrite } from './wallet-store';
  * statement: the transactions (in the given order, so their ids follow it) and their entries, new
  * grants and holds, the changes of existing grants, holds and allocations (summed per row), and
  * each wallet once, checked at the version its first write was decided on, and the balance's change
- * of each wallet's months (ledger_months: one row per wallet and month the writes are dated in). Rows are found by
- * primary key (= ANY of an id array, deltas from JSON objects keyed by id), never by a join the
+ * of each wallet's months (ledger_months: one row per wallet and month the writes are dated in).
+ * Rows are found by primary key (= ANY of an id array, deltas from JSON objects keyed by id), never by a join the
  * planner could turn into a scan. Returns each transaction's id with its account and key.
  */
 const WRITE_SQL = `
