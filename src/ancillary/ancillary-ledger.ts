@@ -21,12 +21,14 @@ export interface PostedCharge {
  * correction of the row's holds, last first (`adjustSettledHold`, which refunds to the grants the
  * credits came from). Deterministic hold ids and idempotency keys, so a rerun of the same decision
  * writes nothing new. In the caller's transaction, after its own row locks (lock order: ancillary
- * rows → wallet).
+ * rows → wallet). `at` dates every transaction it posts: the instant of the usage (the row's bucket),
+ * so the ledger puts the charge in the month the usage view counts it in.
  */
 export async function postCharge(
   em: EntityManager,
   ledger: LedgerService,
   row: { id: string; accountId: string; reference: string; amount: bigint; charged: bigint; holds: ChargeHold[] },
+  at: Date,
 ): Promise<PostedCharge> {
   let charged = row.charged;
   const holds = row.holds.map((h) => ({ ...h }));
@@ -37,16 +39,20 @@ export async function postCharge(
     const pay = minBig(row.amount - charged, balance.available);
     if (pay > 0n) {
       const holdId = `anc_${createHash('md5').update(`${row.id}:${holds.length}`).digest('hex')}`;
-      await ledger.createHold(em, {
-        accountId: row.accountId,
-        holdId,
-        amount: pay,
-        reference: row.reference,
-        idempotencyKey: `ancillary:${holdId}`,
-        actor: 'system:ancillary',
-        reason,
-      });
-      await ledger.settleHold(em, { holdId, amount: pay, actor: 'system:ancillary', reason });
+      await ledger.createHold(
+        em,
+        {
+          accountId: row.accountId,
+          holdId,
+          amount: pay,
+          reference: row.reference,
+          idempotencyKey: `ancillary:${holdId}`,
+          actor: 'system:ancillary',
+          reason,
+        },
+        at,
+      );
+      await ledger.settleHold(em, { holdId, amount: pay, actor: 'system:ancillary', reason }, at);
       holds.push({ id: holdId, charged: pay.toString() });
       charged += pay;
     }
@@ -58,13 +64,17 @@ export async function postCharge(
       const take = minBig(refund, was);
       if (take === 0n) continue;
       const newCharge = was - take;
-      await ledger.adjustSettledHold(em, {
-        holdId: hold.id,
-        newCharge,
-        idempotencyKey: `ancillary-correction:${hold.id}:${newCharge}`,
-        actor: 'system:ancillary',
-        reason: `${reason}: corrected to ${formatCredits(row.amount)}`,
-      });
+      await ledger.adjustSettledHold(
+        em,
+        {
+          holdId: hold.id,
+          newCharge,
+          idempotencyKey: `ancillary-correction:${hold.id}:${newCharge}`,
+          actor: 'system:ancillary',
+          reason: `${reason}: corrected to ${formatCredits(row.amount)}`,
+        },
+        at,
+      );
       hold.charged = newCharge.toString();
       refund -= take;
       charged -= take;

@@ -231,7 +231,10 @@ export class AncillaryUsageService {
    */
   private async settle(em: EntityManager, row: ChargeRow, dueBefore: bigint | null): Promise<ChargeRow> {
     const reference = `${row.itemKey}@${row.bucket.toISOString()}`;
-    const posted = await postCharge(em, this.ledger, { ...row, reference });
+    // Dated at the usage (never later than now): a storage hour charged after midnight, an egress
+    // report received then, is in the month the usage view and the statement's ancillary table count it.
+    const at = new Date(Math.min(row.bucket.getTime(), this.clock.now().getTime()));
+    const posted = await postCharge(em, this.ledger, { ...row, reference }, at);
     const saved = { ...row, charged: posted.charged, holds: posted.holds };
     await saveCharge(em, saved);
     // Ancillary charges count in the account's spend as they are due, paid or not: when what is due

@@ -84,18 +84,22 @@ export class LedgerService {
 
   // ---------------------------------------------------------------- writes in the caller's transaction
 
-  /** Grants credits (a new grant pays the wallet's debt first). Creates the wallet if the account has none. */
-  grant(em: EntityManager, input: GrantInput): Promise<GrantResult> {
-    return this.runner.runIn(em, grantOperation(input));
+  /**
+   * Grants credits (a new grant pays the wallet's debt first). Creates the wallet if the account has
+   * none. `at` as settleHold's (a top-up: when Stripe says it was paid).
+   */
+  grant(em: EntityManager, input: GrantInput, at?: Date): Promise<GrantResult> {
+    return this.runner.runIn(em, grantOperation(input), at);
   }
 
   /**
    * Reserves `amount` up front: credits move from the wallet's grants (burn order) to the hold, so
    * the available balance drops at once. Refused with DL_BILLING_INSUFFICIENT_CREDITS (details
    * `available`, `required`) when the available balance, every open hold already deducted, is short.
+   * `at` as settleHold's.
    */
-  createHold(em: EntityManager, input: CreateHoldInput): Promise<HoldResult> {
-    return this.runner.runIn(em, createHoldOperation(input));
+  createHold(em: EntityManager, input: CreateHoldInput, at?: Date): Promise<HoldResult> {
+    return this.runner.runIn(em, createHoldOperation(input), at);
   }
 
   /**

@@ -195,9 +195,12 @@ export class StripeEventsService {
       }
       // One top-up per session whatever the number of events carrying it: the session id keys the row and the grant.
       const grantId = `tup_${createHash('sha256').update(session.id).digest('hex').slice(0, 32)}`;
+      // Dated when it was paid: the time of the event that says so (never later than now), not its
+      // delivery, so a payment just before midnight is in that month's statement and billing history.
+      const paidAt = new Date(Math.min(event.created * 1000, this.clock.now().getTime()));
       await em.query(
-        `INSERT INTO stripe_top_ups (session_id, account_id, pack, credits, amount_cents, payment_intent_id, grant_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (session_id) DO NOTHING`,
+        `INSERT INTO stripe_top_ups (session_id, account_id, pack, credits, amount_cents, payment_intent_id, grant_id, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (session_id) DO NOTHING`,
         [
           session.id,
           accountId,
@@ -206,19 +209,24 @@ export class StripeEventsService {
           session.amountTotal,
           session.paymentIntentId,
           grantId,
+          paidAt,
         ],
       );
-      const topUp = await this.ledger.grant(em, {
-        accountId,
-        source: 'top_up',
-        amount: credits,
-        expiresAt: null,
-        grantId,
-        idempotencyKey: `stripe-top-up:${session.id}`,
-        reason: `Top-up ${session.metadata.pack ?? ''} (Stripe Checkout ${session.id})`.replace('  ', ' '),
-        reference: session.id,
-        actor: ACTOR,
-      });
+      const topUp = await this.ledger.grant(
+        em,
+        {
+          accountId,
+          source: 'top_up',
+          amount: credits,
+          expiresAt: null,
+          grantId,
+          idempotencyKey: `stripe-top-up:${session.id}`,
+          reason: `Top-up ${session.metadata.pack ?? ''} (Stripe Checkout ${session.id})`.replace('  ', ' '),
+          reference: session.id,
+          actor: ACTOR,
+        },
+        paidAt,
+      );
       await this.allowances.notifyGranted(em, accountId, `credits.granted:${grantId}`, topUp.grant, { sessionId: session.id });
       // A refund or dispute of its charge that came first (kept out of the inbox) applies now.
       const paymentIntentId = session.paymentIntentId;

@@ -102,9 +102,9 @@ describe('admin console in a browser: records and every action guarded', () => {
     ).id;
     await deliver(fake.emit('invoice.paid', fake.invoice(subscriptionId)));
     await deliver(fake.emit('invoice.payment_failed', fake.invoice(subscriptionId)));
-    // A top-up of 100 credits, paid $30.00 through Checkout.
+    // A top-up of 100 credits, paid $30.00 through Checkout (now, by the service's clock: a top-up is dated when paid).
     const started = await ok(h.request('POST', `/v1/accounts/${org}/top-ups`, { key: admin, body: { pack: 'credits-100' } }));
-    await deliver(fake.emit('checkout.session.completed', fake.pay(String(started.sessionId))));
+    await deliver(fake.emit('checkout.session.completed', fake.pay(String(started.sessionId)), clock.now().getTime() / 1000));
 
     await fundedAccount(h, admin, { id: held, credits: '5.000000' });
     await ok(h.request('PUT', `/v1/admin/accounts/${held}/suspension`, { key: admin, body: { suspended: true, reason: 'chargeback' } }));
