@@ -77,11 +77,25 @@ export interface BalancesBefore {
 }
 
 /**
- * The expiry of a due grant with credits left: its unheld remainder goes to the wallet's `expired`
- * account (held parts expire when their hold releases them), once per grant (key `expire:<grant>`).
- * The balances do not move: an expired grant was no longer available.
+ * When an expiry is dated: the last millisecond of its grant's validity (periods are half-open), not
+ * when the job posted it, so credits granted for a month expire in that month's statement (a Free
+ * allowance expiring at midnight on the 1st: on the last day of its month, not the first of the next).
  */
-export function expiryWrite(g: DueGrant, wallet: BalancesBefore, expectedVersion: bigint, now: Date): TransactionWrite {
+export function expiryInstant(expiresAt: Date): Date {
+  return new Date(expiresAt.getTime() - 1);
+}
+
+/** expiryInstant computed by PostgreSQL, over an SQL expression of the grant's expiry. */
+export function expiryInstantSql(expiresAt: string): string {
+  return `(${expiresAt} - interval '1 millisecond')`;
+}
+
+/**
+ * The expiry of a due grant with credits left: its unheld remainder goes to the wallet's `expired`
+ * account (held parts expire when their hold releases them), once per grant (key `expire:<grant>`),
+ * dated by expiryInstant. The balances do not move: an expired grant was no longer available.
+ */
+export function expiryWrite(g: DueGrant, wallet: BalancesBefore, expectedVersion: bigint): TransactionWrite {
   return {
     accountId: g.accountId,
     kind: 'expiry',
@@ -93,7 +107,7 @@ export function expiryWrite(g: DueGrant, wallet: BalancesBefore, expectedVersion
     reference: null,
     after: { total: wallet.available + wallet.held + wallet.debt, held: wallet.held, available: wallet.available },
     explanation: { grantId: g.grantId, source: g.source, expiresAt: g.expiresAt.toISOString(), expired: g.remaining },
-    at: now,
+    at: expiryInstant(g.expiresAt),
     entries: new Posting().move(Accounts.grant(g.grantId), Accounts.expired, g.remaining).entries(),
     expectedVersion,
   };

@@ -8,7 +8,14 @@ import { canonicalJsonSql, jsonSql } from '../../src/common/canonical-json-sql';
 import { formatCredits, formatCreditsSql } from '../../src/common/money';
 import { ManualClock } from '../../src/infra/clock/clock';
 import { Accounts, Posting } from '../../src/ledger/core/posting';
-import { expiryFingerprint, expiryNotification, expiryWrite, grantAudit, grantFingerprint } from '../../src/ledger/grant-rules';
+import {
+  expiryFingerprint,
+  expiryInstant,
+  expiryNotification,
+  expiryWrite,
+  grantAudit,
+  grantFingerprint,
+} from '../../src/ledger/grant-rules';
 import { LedgerService } from '../../src/ledger/ledger.service';
 import { grantInBulk } from '../../src/ledger/operations/grant-in-bulk';
 import { enqueueNotifications, notificationMessage, type Notification } from '../../src/messaging/notifications';
@@ -170,14 +177,15 @@ describe('the bulk grant built by PostgreSQL, against its TypeScript definitions
         available_after: string;
         explanation: unknown;
         entries: { account: string; amount: string }[];
+        created_at: Date;
       }[]
     >(
       `SELECT t.account_id, t.kind, t.idempotency_key, t.fingerprint, t.amount::text AS amount, t.grant_id, t.total_after::text AS total_after,
          t.held_after::text AS held_after, t.available_after::text AS available_after, t.explanation,
          (SELECT json_agg(json_build_object('account', e.ledger_account, 'amount', e.amount::text) ORDER BY e.line) FROM ledger_entries e
-          WHERE e.transaction_id = t.id) AS entries
-       FROM ledger_transactions t WHERE t.account_id = ANY($1) AND t.created_at = $2 ORDER BY t.id`,
-      [grants.map((g) => g.accountId), now],
+          WHERE e.transaction_id = t.id) AS entries, t.created_at
+       FROM ledger_transactions t WHERE t.account_id = ANY($1) AND t.created_at = ANY($2) ORDER BY t.id`,
+      [grants.map((g) => g.accountId), [now, expiryInstant(oldExpiry)]],
     );
     const entriesOf = (p: Posting) => p.entries().map((e) => ({ account: e.account, amount: e.amount.toString() }));
     const expected: unknown[] = [];
@@ -202,7 +210,6 @@ describe('the bulk grant built by PostgreSQL, against its TypeScript definitions
           { accountId: g.accountId, grantId: d.grantId, source: 'plan_allowance', remaining: d.remaining, expiresAt: oldExpiry },
           wallet,
           (before.get(g.accountId) ?? 0n) + BigInt(i),
-          now,
         );
         expect(w.fingerprint).toBe(expiryFingerprint(d.grantId));
         expected.push({
@@ -217,6 +224,8 @@ describe('the bulk grant built by PostgreSQL, against its TypeScript definitions
           available_after: w.after.available.toString(),
           explanation: normalizeJson(w.explanation),
           entries: w.entries.map((e) => ({ account: e.account, amount: e.amount.toString() })),
+          // Dated at the last millisecond of the grant's validity, not when the reset ran.
+          created_at: w.at,
         });
       });
       expected.push({
@@ -231,6 +240,7 @@ describe('the bulk grant built by PostgreSQL, against its TypeScript definitions
         available_after: (wallet.available + g.amount).toString(),
         explanation: normalizeJson({ source: 'plan_allowance', reason: g.reason, actor, expiresAt, priority: 0, repaid: 0n }),
         entries: entriesOf(new Posting().move(Accounts.issued, Accounts.grant(g.grantId), g.amount)),
+        created_at: now,
       });
     }
     expect(txs).toEqual(expected);

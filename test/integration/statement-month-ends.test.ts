@@ -159,4 +159,25 @@ describe('a month end: usage, payments and expiries are in the month they belong
     const [row] = await h.ds.query(`SELECT created_at FROM stripe_top_ups WHERE session_id = $1`, [sessionId]);
     expect(row.created_at).toEqual(t('2031-01-31T23:59:50.000Z'));
   });
+
+  it("has a Free month's allowance expire in that month's statement, each month from 0 to 0", async () => {
+    const months = [
+      { period: '2031-01', runtime: '-0.500000', expired: '-49.500000', closing: '0.000000' },
+      { period: '2031-02', runtime: '-0.750000', expired: '-49.250000', closing: '0.000000' },
+      { period: '2031-03', runtime: null, expired: null, closing: '50.000000' },
+    ];
+    let previous = '0.000000';
+    for (const m of months) {
+      const s = await statement(free, m.period);
+      expect(s.openingBalance, m.period).toBe(previous);
+      expect(parseCredits(s.openingBalance)! + sumOf(s.lines)).toBe(parseCredits(s.closingBalance));
+      expect(s.closingBalance, m.period).toBe(m.closing);
+      expect(s.lines.find((l: Line) => l.section === 'included_credits')?.credits).toBe('50.000000');
+      expect(s.lines.find((l: Line) => l.section === 'runtime_charges')?.credits ?? null).toBe(m.runtime);
+      expect(s.lines.find((l: Line) => l.section === 'expiries')?.credits ?? null).toBe(m.expired);
+      previous = s.closingBalance;
+    }
+    const wallet = await ok(h.request('GET', `/v1/accounts/${free}/wallet`, { key: admin }));
+    expect(wallet.total).toBe(previous);
+  });
 });

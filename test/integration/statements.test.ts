@@ -95,7 +95,7 @@ describe('statements of a generated month reconcile to the ledger to the micro-c
     await job('ancillary-accrual');
     clock.set(t('2031-03-11T00:00:00.000Z'));
     await job('grant-expiry');
-    // A snapshot from the last two hours of March, charged in April.
+    // A snapshot from the last two hours of March, charged by April's first accrual run (dated in March).
     clock.set(t('2031-03-31T22:00:00.000Z'));
     await events(h, cp, usageEvent(expiring, 'snapshot.created', clock.now(), { snapshotId: uid('snap'), sizeBytes: 4 * GIB }));
     // A hold of the Free account open across the month end, and a runtime started in March that ends in April.
@@ -165,17 +165,21 @@ describe('statements of a generated month reconcile to the ledger to the micro-c
         expect.objectContaining({ section: 'included_credits', credits: '50.000000' }),
         expect.objectContaining({ section: 'runtime_charges', credits: '-0.750000' }),
         expect.objectContaining({ section: 'ancillary_charges', description: 'Egress charges', credits: '-0.300000' }),
-        // What was left of February's 50 credits (49.5) expired at the reset.
-        expect.objectContaining({ section: 'expiries', credits: '-49.500000' }),
+        // What was left of March's 50 credits (48.95), expired by April's reset, on March's last day.
+        expect.objectContaining({ section: 'expiries', credits: '-48.950000' }),
       ]),
     );
+    // What was left of February's 50 credits (49.5) is February's expiry, though the reset posted it on March 1st.
+    const freeFebruary = await statement(free, '2031-02');
+    expect(freeFebruary.lines).toEqual(expect.arrayContaining([expect.objectContaining({ section: 'expiries', credits: '-49.500000' })]));
+    expect(freeFebruary.closingBalance).toBe('0.000000');
 
     const expiringMarch = await statement(expiring, '2031-03');
     expect(expiringMarch.lines).toEqual([
       expect.objectContaining({ section: 'runtime_charges', credits: '-0.333334' }),
       expect.objectContaining({ section: 'expiries', credits: '-19.666666' }),
     ]);
-    // The snapshot's last two March hours are metered in March; charged (from a wallet with nothing left) in April.
+    // The snapshot's last two March hours are metered in March; the wallet has nothing left to pay them.
     expect(expiringMarch.ancillary).toEqual([
       expect.objectContaining({ kind: 'snapshot', priced: true, amount: '0.008000', charged: '0.000000', unpaid: '0.008000' }),
     ]);

@@ -31,7 +31,7 @@ export async function expireGrantBatch(
     const version = versions.get(g.account_id) ?? BigInt(g.version);
     versions.set(g.account_id, version + 1n);
     expired.push(grant);
-    writes.push(expiryWrite(grant, { available: BigInt(g.spendable), held: BigInt(g.holds_balance), debt: BigInt(g.debt) }, version, now));
+    writes.push(expiryWrite(grant, { available: BigInt(g.spendable), held: BigInt(g.holds_balance), debt: BigInt(g.debt) }, version));
   }
   await writeTransactions(em, writes);
   await markExpired(

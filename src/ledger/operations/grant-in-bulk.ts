@@ -4,7 +4,14 @@ import type { SqlRelation } from 'src/common/database/sql-relation';
 import { rows } from 'src/common/database/transaction';
 import { enqueueNotificationsFrom, type NotificationRow } from 'src/messaging/notifications';
 import { DEFAULT_PRIORITY, type GrantSource } from '../core/types';
-import { expiryExplanationSql, expiryFingerprintSql, expiryNotificationSql, grantAuditSql, grantFingerprintSql } from '../grant-rules';
+import {
+  expiryExplanationSql,
+  expiryFingerprintSql,
+  expiryInstantSql,
+  expiryNotificationSql,
+  grantAuditSql,
+  grantFingerprintSql,
+} from '../grant-rules';
 import { lockWalletsCall } from '../persistence/ledger-batch';
 import { reportLedgerFlows } from '../ledger-flows';
 
@@ -115,7 +122,7 @@ const EXPIRED_NOTIFICATIONS: SqlRelation<NotificationRow> = {
 
 /**
  * Writes, in one statement: per account, the expiry transaction of each due grant with credits left
- * (expiryWrite's: key `expire:<grant>`, grant → expired) then the grant's transaction (grantOperation's
+ * (expiryWrite's: key `expire:<grant>`, grant → expired, dated by expiryInstant) then the grant's transaction (grantOperation's
  * for a wallet without debt: issued → grant, grantFingerprint), their entries, the new grants, the due
  * grants marked expired, each wallet once by the sum of its entries, checked at the version read
  * under its lock, and the balance's change of each wallet's month (ledger_months). It returns the
@@ -128,7 +135,8 @@ WITH due AS (
 ), tx AS (
   INSERT INTO ledger_transactions (account_id, kind, idempotency_key, fingerprint, amount, grant_id, total_after, held_after,
     available_after, explanation, created_at)
-  SELECT t.account_id, t.kind, t.key, t.fingerprint, t.amount, t.grant_id, t.total_after, t.held_after, t.available_after, t.explanation, $1
+  SELECT t.account_id, t.kind, t.key, t.fingerprint, t.amount, t.grant_id, t.total_after, t.held_after, t.available_after, t.explanation,
+    CASE WHEN t.kind = 'expiry' THEN ${expiryInstantSql('t.expires_at')} ELSE $1 END
   FROM (
     SELECT e.account_id, 0 AS ord, e.expires_at, e.grant_id, 'expiry' AS kind, 'expire:' || e.grant_id AS key,
       ${expiryFingerprintSql('e.grant_id')} AS fingerprint, -e.remaining AS amount, e.available + e.held + e.debt AS total_after,
