@@ -71,17 +71,24 @@ export class CycleAllowances {
     // (with a cycle granted under the older, shared id: the one with an invoice as reference).
     await this.ledger.lockWalletRow(em, accountId);
     if (await this.cycleGrant(em, accountId, period)) return;
-    const allowance = await this.ledger.grant(em, {
-      accountId,
-      source: 'plan_allowance',
-      amount,
-      expiresAt: period.end,
-      grantId,
-      idempotencyKey: cycleAllowanceKey(period),
-      reason: allowanceReason(plan.name, period),
-      reference: invoiceId,
-      actor: ACTOR,
-    });
+    // Dated when the invoice was paid (never later than now), as a top-up: the month of the payment,
+    // not of the webhook's delivery.
+    const at = new Date(Math.min(paidAt.getTime(), this.clock.now().getTime()));
+    const allowance = await this.ledger.grant(
+      em,
+      {
+        accountId,
+        source: 'plan_allowance',
+        amount,
+        expiresAt: period.end,
+        grantId,
+        idempotencyKey: cycleAllowanceKey(period),
+        reason: allowanceReason(plan.name, period),
+        reference: invoiceId,
+        actor: ACTOR,
+      },
+      at,
+    );
     // Its own cause, the grant (the period-start allowance of a month starting at the same instant has
     // the account and period: both are told).
     const periodJson = { from: period.start.toISOString(), to: period.end.toISOString() };

@@ -181,3 +181,62 @@ describe('a month end: usage, payments and expiries are in the month they belong
     expect(wallet.total).toBe(previous);
   });
 });
+
+/**
+ * A Team cycle's fees are dated by the cycle they bill and its credits by the invoice's payment: an
+ * invoice paid on the 31st and delivered after midnight has both in that month's statement.
+ */
+describe("a Team invoice paid before midnight and delivered after: its fees and its cycle's credits in the same month", () => {
+  let h: FreshHarness;
+  let fake: StripeFake;
+  let admin: string;
+  const clock = new ManualClock(t('2031-01-31T22:00:00.000Z'));
+  const seconds = (iso: string) => Date.parse(iso) / 1000;
+
+  beforeAll(async () => {
+    fake = await new StripeFake().start();
+    h = await startAppOnFreshDatabase('team_month_end', { clock, env: { ...fake.env(SECRET), STRIPE_TIMEOUT_MS: '1000' } });
+    admin = await h.key('admin');
+  });
+  afterAll(async () => {
+    await h.close();
+    await fake.stop();
+  });
+
+  const ok = async (res: Promise<{ status: number; body: any }>, status = 200) => {
+    const r = await res;
+    expect(r.status, JSON.stringify(r.body)).toBe(status);
+    return r.body;
+  };
+
+  it('shows the fees (with the cycle they bill) and the 500 included credits in January', async () => {
+    const accountId = await fundedAccount(h, admin, { plan: 'team', kind: 'organization' });
+    for (const member of ['alice', 'bob']) await ok(h.request('PUT', `/v1/accounts/${accountId}/members/${member}`, { key: admin }));
+    const subscription = await ok(h.request('POST', `/v1/admin/accounts/${accountId}/subscription`, { key: admin }), 201);
+    const invoice = fake.invoice(subscription.subscription.id, {
+      periodStart: seconds('2031-01-31T23:00:00.000Z'),
+      periodEnd: seconds('2031-02-28T23:00:00.000Z'),
+    });
+    const paidAt = seconds('2031-01-31T23:59:30.000Z');
+    const event = fake.emit('invoice.paid', { ...invoice, status: 'paid', status_transitions: { paid_at: paidAt } }, paidAt);
+
+    clock.set(t('2031-02-01T00:00:10.000Z'));
+    const payload = JSON.stringify(event);
+    const delivered = await h.request('POST', '/v1/stripe/webhooks', {
+      body: payload,
+      headers: { 'stripe-signature': StripeFake.sign(payload, SECRET) },
+    });
+    expect(delivered.status, JSON.stringify(delivered.body)).toBe(200);
+
+    const january = await ok(h.request('GET', `/v1/accounts/${accountId}/statements/2031-01`, { key: admin }));
+    expect(january.fees.map((f: { periodStart: string; periodEnd: string }) => [f.periodStart, f.periodEnd])).toEqual([
+      ['2031-01-31T23:00:00.000Z', '2031-02-28T23:00:00.000Z'],
+      ['2031-01-31T23:00:00.000Z', '2031-02-28T23:00:00.000Z'],
+    ]);
+    expect(january.lines).toEqual([expect.objectContaining({ section: 'included_credits', credits: '500.000000' })]);
+    const february = await ok(h.request('GET', `/v1/accounts/${accountId}/statements/2031-02`, { key: admin }));
+    expect(february.fees).toEqual([]);
+    expect(february.lines).toEqual([]);
+    expect(february.openingBalance).toBe('500.000000');
+  });
+});
