@@ -144,6 +144,35 @@ describe('ledger: grants, holds, settlements', () => {
     }
   });
 
+  it('expires at once what a settlement dated before its grant expiry gives back, when it is written after the expiry job ran', async () => {
+    // Metering dates a charge at the runtime's end: a chunk ending just before midnight can be written
+    // just after the expiry job expired the allowance its hold was taken from.
+    const acc = await h.account();
+    const t0 = h.clock.now();
+    const expiresAt = new Date(t0.getTime() + DAY);
+    const allowance = await grant(acc, 10, { source: 'plan_allowance', expiresAt });
+    await hold(acc, 4, 'h_dated_before');
+    await hold(acc, 4, 'h_dated_before_adj');
+    h.clock.advance(DAY + 1000);
+    try {
+      await h.ledger.expireGrants(h.clock.now());
+      const before = new Date(expiresAt.getTime() - 1);
+      const settled = await inTransaction(h.ds, (em) => h.ledger.settleHold(em, { holdId: 'h_dated_before', amount: c(1) }, before));
+      expect(settled).toMatchObject({ charged: c(1), released: c(3) });
+      await inTransaction(h.ds, (em) => h.ledger.settleHold(em, { holdId: 'h_dated_before_adj', amount: c(4) }, before));
+      await inTransaction(h.ds, (em) =>
+        h.ledger.adjustSettledHold(em, { holdId: 'h_dated_before_adj', newCharge: c(0.5), idempotencyKey: 'adj:dated-before' }, before),
+      );
+      expect(await h.ledger.wallet(undefined, acc)).toMatchObject({ available: 0n, held: 0n, total: 0n });
+      const sums = await entrySums(h.ds, acc);
+      expect(sums).toMatchObject({ consumption: c(1.5), expired: c(8.5), issued: -c(10) });
+      expect(sums[`grant:${allowance.grant.id}`] ?? 0n).toBe(0n);
+      expect(await h.ledger.reconcile(acc)).toEqual([]);
+    } finally {
+      h.clock.set(t0);
+    }
+  });
+
   it('corrects a settled charge: more is taken in burn order, a shortfall becomes debt, the next grant repays it', async () => {
     const acc = await h.account();
     await grant(acc, 5);

@@ -3,7 +3,8 @@ import { assertNonNegative, type BurnKey, type Part } from './types';
 
 /** Credits going back to (or newly into) a grant. */
 export interface ReturnPart {
-  grant: BurnKey;
+  /** `status` 'expired': the expiry job has expired it already (its remaining is 0, and stays so). */
+  grant: BurnKey & { status?: 'active' | 'expired' };
   amount: bigint;
 }
 
@@ -31,7 +32,9 @@ export interface ReturnPlan {
 }
 
 /**
- * Where returning credits go: parts of expired grants are expired at once; the others first pay
+ * Where returning credits go: parts of expired grants are expired at once (expired at `now`, or
+ * already marked expired by the expiry job: a settlement dated just before a grant's expiry but
+ * written after the job ran); the others first pay
  * the wallet's debt (oldest debt first, in burn order of the grants) and the rest goes back to
  * its grant. Used for releases, refunds and new grants alike.
  */
@@ -46,7 +49,7 @@ export function planReturn(parts: readonly ReturnPart[], now: Date, debtHolds: r
   for (const p of ordered) {
     assertNonNegative('amount', p.amount);
     if (p.amount === 0n) continue;
-    if (isExpired(p, now)) {
+    if (p.status === 'expired' || isExpired(p, now)) {
       toExpired.push({ grantId: p.id, amount: p.amount });
       continue;
     }
