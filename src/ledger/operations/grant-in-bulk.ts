@@ -150,12 +150,13 @@ WITH due AS (
     FROM ledger_bulk_grant b
   ) t
   ORDER BY t.account_id COLLATE "C", t.ord, t.expires_at, t.grant_id
-  RETURNING id, account_id, kind, grant_id, amount
+  RETURNING id, account_id, kind, grant_id, amount, created_at
 ), month AS (
-  -- A grant's amount adds to the balance, an expiry's (−remaining) takes from it: each wallet's month moves by their sum.
+  -- A grant's amount adds to the balance, an expiry's (−remaining) takes from it: each wallet's month moves
+  -- by their sum, in the month each is dated in (an expiry at its grant's last millisecond: the month before the reset's).
   INSERT INTO ledger_months (account_id, month, balance_change)
-  SELECT account_id, (date_trunc('month', $1::timestamptz AT TIME ZONE 'UTC'))::date, sum(amount) FROM tx
-  GROUP BY account_id HAVING sum(amount) <> 0
+  SELECT account_id, (date_trunc('month', created_at AT TIME ZONE 'UTC'))::date, sum(amount) FROM tx
+  GROUP BY 1, 2 HAVING sum(amount) <> 0
   ON CONFLICT (account_id, month) DO UPDATE SET balance_change = ledger_months.balance_change + excluded.balance_change
 ), ent AS (
   INSERT INTO ledger_entries (transaction_id, line, ledger_account, amount)
