@@ -227,13 +227,17 @@ export class AncillaryUsageService {
 
   /**
    * Posts the row's amount to the ledger (what the wallet can pay) and saves it; `dueBefore`: the row's
-   * amount before this change (null: the caller checks the spend limits itself).
+   * amount before this change (null: the caller checks the spend limits itself); `unpaidRetry`: a later
+   * payment of what the wallet could not pay.
    */
-  private async settle(em: EntityManager, row: ChargeRow, dueBefore: bigint | null): Promise<ChargeRow> {
+  private async settle(em: EntityManager, row: ChargeRow, dueBefore: bigint | null, unpaidRetry = false): Promise<ChargeRow> {
     const reference = `${row.itemKey}@${row.bucket.toISOString()}`;
-    // Dated at the usage (never later than now): a storage hour charged after midnight, an egress
-    // report received then, is in the month the usage view and the statement's ancillary table count it.
-    const at = new Date(Math.min(row.bucket.getTime(), this.clock.now().getTime()));
+    // The row's first payment is dated at the usage (never later than now): a storage hour charged after
+    // midnight, an egress report received then, is in the month the usage view and the statement's
+    // ancillary table count it. A later payment (of what the wallet could not pay) or a correction is
+    // dated when posted, as a runtime's correction is: a month's statement does not change for it.
+    const now = this.clock.now();
+    const at = row.holds.length === 0 && !unpaidRetry ? new Date(Math.min(row.bucket.getTime(), now.getTime())) : now;
     const posted = await postCharge(em, this.ledger, { ...row, reference }, at);
     const saved = { ...row, charged: posted.charged, holds: posted.holds };
     await saveCharge(em, saved);
@@ -250,7 +254,7 @@ export class AncillaryUsageService {
   private async retryUnpaid(): Promise<number> {
     return inTransaction(this.ds, async (em) => {
       const due = await unpaidCharges(em, 1000);
-      for (const row of due) await this.settle(em, row, row.amount);
+      for (const row of due) await this.settle(em, row, row.amount, true);
       return due.length;
     });
   }

@@ -180,6 +180,43 @@ describe('a month end: usage, payments and expiries are in the month they belong
     const wallet = await ok(h.request('GET', `/v1/accounts/${free}/wallet`, { key: admin }));
     expect(wallet.total).toBe(previous);
   });
+
+  it('dates a later payment of what the wallet could not pay when it is posted: the month of the usage stays as it closed', async () => {
+    const broke = await fundedAccount(h, admin, {});
+    clock.set(t('2031-04-10T10:00:00.000Z'));
+    await events([
+      usageEvent(
+        broke,
+        'egress.reported',
+        clock.now(),
+        { bytes: 3 * GIB, from: '2031-04-10T09:00:00.000Z', to: '2031-04-10T10:00:00.000Z' },
+        { runtimeId: uid('rt') },
+      ),
+    ]);
+    const april = await statement(broke, '2031-04');
+    expect(april.lines).toEqual([]);
+    expect(april.ancillary).toEqual([expect.objectContaining({ kind: 'egress', charged: '0.000000', unpaid: '0.300000' })]);
+
+    clock.set(t('2031-05-02T10:00:00.000Z'));
+    await ok(
+      h.request('POST', `/v1/admin/accounts/${broke}/grants`, {
+        key: admin,
+        body: { credits: '10.000000', reason: 'test funds' },
+        headers: { 'idempotency-key': uid('grant') },
+      }),
+      201,
+    );
+    await job('ancillary-accrual');
+    const aprilAfter = await statement(broke, '2031-04');
+    expect([aprilAfter.lines, aprilAfter.openingBalance, aprilAfter.closingBalance]).toEqual([[], '0.000000', '0.000000']);
+    const may = await statement(broke, '2031-05');
+    expect(may.openingBalance).toBe('0.000000');
+    expect(may.lines).toEqual([
+      expect.objectContaining({ section: 'grants', credits: '10.000000' }),
+      expect.objectContaining({ section: 'ancillary_charges', description: 'Egress charges', credits: '-0.300000' }),
+    ]);
+    expect(may.closingBalance).toBe('9.700000');
+  });
 });
 
 /**
