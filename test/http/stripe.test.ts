@@ -4,7 +4,7 @@ import { JobsService } from '../../src/jobs/jobs.service';
 import { MembersService } from '../../src/members/members.service';
 import { SeatsService } from '../../src/stripe/seats.service';
 import { fundedAccount } from '../support/accounts';
-import { startApp, uid, type Harness } from '../support/app';
+import { startApp, startAppOnFreshDatabase, uid, type Harness } from '../support/app';
 import { sample } from '../support/prometheus-text';
 import { StripeFake } from '../support/stripe-fake';
 
@@ -12,13 +12,15 @@ const SECRET = 'whsec_test_secret';
 const SEAT_PRICE = 'price_team_seat_placeholder';
 
 describe('Stripe over HTTP, against the local fake', () => {
+  // A database of its own: the seat reconciliation's test counts every live subscription, and another
+  // file's, in the shared database, is one this file's Stripe fake does not know.
   let h: Harness;
   let fake: StripeFake;
   let admin: string;
 
   beforeAll(async () => {
     fake = await new StripeFake().start();
-    h = await startApp({
+    h = await startAppOnFreshDatabase('stripe_http', {
       env: {
         ...fake.env(SECRET),
         STRIPE_TIMEOUT_MS: '1000',
