@@ -3,8 +3,8 @@ import { inTransaction } from '../../src/common/database/transaction';
 import { LedgerService } from '../../src/ledger/ledger.service';
 import { allowanceGrantId, allowanceKey } from '../../src/plans/allowance-keys';
 import { fundedAccount } from '../support/accounts';
-import { startApp, type Harness } from '../support/app';
-import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
+import { type Harness } from '../support/app';
+import { startStripeApp, type StripeApp } from '../support/stripe-app';
 import { StripeFake } from '../support/stripe-fake';
 
 const SECRET = 'whsec_test_orders';
@@ -14,29 +14,13 @@ describe('Stripe: cycle grants beside month grants, and late first-payment failu
   let h: Harness;
   let fake: StripeFake;
   let admin: string;
-  let db: FreshDatabase;
+  let deliver: StripeApp['deliver'];
 
   beforeAll(async () => {
-    fake = await new StripeFake().start();
-    db = await freshDatabase('stripe_orders');
-    h = await startApp({ env: { ...fake.env(SECRET), STRIPE_PAST_DUE_GRACE_MS: '0', DATABASE_URL: db.url } });
-    admin = await h.key('admin');
+    ({ h, fake, admin, deliver } = await startStripeApp('stripe_orders', SECRET, { env: { STRIPE_PAST_DUE_GRACE_MS: '0' } }));
   });
-  afterAll(async () => {
-    await h.close();
-    await fake.stop();
-    await db.drop();
-  });
+  afterAll(() => h.close().then(() => fake.stop()));
 
-  const deliver = async (event: object, status = 200) => {
-    const payload = JSON.stringify(event);
-    const res = await h.request('POST', '/v1/stripe/webhooks', {
-      body: payload,
-      headers: { 'stripe-signature': StripeFake.sign(payload, SECRET) },
-    });
-    expect(res.status, JSON.stringify(res.body)).toBe(status);
-    return res;
-  };
   const setPlan = async (accountId: string, body: object) => {
     const res = await h.request('PUT', `/v1/admin/accounts/${accountId}/plan`, { key: admin, body });
     expect(res.status, JSON.stringify(res.body)).toBe(200);

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SeatsService } from '../../src/stripe/seats.service';
 import { fundedAccount } from '../support/accounts';
-import { startApp, type Harness } from '../support/app';
-import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
+import { type Harness } from '../support/app';
+import { startStripeApp, type StripeApp } from '../support/stripe-app';
 import { StripeFake } from '../support/stripe-fake';
 
 const SECRET = 'whsec_test_out_of_order';
@@ -14,30 +14,13 @@ describe('Stripe: a Team subscription started and ended, events in any order', (
   let fake: StripeFake;
   let admin: string;
 
-  // A database of its own: its live subscriptions are this fake's, which another file's seat reconciliation (on its own fake) cannot read.
-  let db: FreshDatabase;
+  let deliver: StripeApp['deliver'];
 
   beforeAll(async () => {
-    fake = await new StripeFake().start();
-    db = await freshDatabase('stripe_order');
-    h = await startApp({ env: { ...fake.env(SECRET), STRIPE_PAST_DUE_GRACE_MS: '0', DATABASE_URL: db.url } });
-    admin = await h.key('admin');
+    ({ h, fake, admin, deliver } = await startStripeApp('stripe_order', SECRET, { env: { STRIPE_PAST_DUE_GRACE_MS: '0' } }));
   });
-  afterAll(async () => {
-    await h.close();
-    await fake.stop();
-    await db.drop();
-  });
+  afterAll(() => h.close().then(() => fake.stop()));
 
-  const deliver = async (event: object, status = 200) => {
-    const payload = JSON.stringify(event);
-    const res = await h.request('POST', '/v1/stripe/webhooks', {
-      body: payload,
-      headers: { 'stripe-signature': StripeFake.sign(payload, SECRET) },
-    });
-    expect(res.status, JSON.stringify(res.body)).toBe(status);
-    return res;
-  };
   const subscription = async (accountId: string) => (await h.request('GET', `/v1/accounts/${accountId}/subscription`, { key: admin })).body;
   const reserve = async (accountId: string) =>
     h.request('POST', '/v1/reservations', {

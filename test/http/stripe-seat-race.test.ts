@@ -3,8 +3,8 @@ import { inTransaction } from '../../src/common/database/transaction';
 import { MembersService, type MemberChange } from '../../src/members/members.service';
 import { SeatsService } from '../../src/stripe/seats.service';
 import { fundedAccount } from '../support/accounts';
-import { startApp, uid, type Harness } from '../support/app';
-import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
+import { uid, type Harness } from '../support/app';
+import { startStripeApp, type StripeApp } from '../support/stripe-app';
 import { StripeFake } from '../support/stripe-fake';
 
 const SECRET = 'whsec_test_seat_race';
@@ -22,19 +22,12 @@ describe('Stripe: invoice.paid racing a late membership change', () => {
   let h: Harness;
   let fake: StripeFake;
   let admin: string;
-  let db: FreshDatabase;
+  let deliver: StripeApp['deliver'];
 
   beforeAll(async () => {
-    fake = await new StripeFake().start();
-    db = await freshDatabase('stripe_seat_race');
-    h = await startApp({ env: { ...fake.env(SECRET), DATABASE_URL: db.url } });
-    admin = await h.key('admin');
+    ({ h, fake, admin, deliver } = await startStripeApp('stripe_seat_race', SECRET));
   });
-  afterAll(async () => {
-    await h.close();
-    await fake.stop();
-    await db.drop();
-  });
+  afterAll(() => h.close().then(() => fake.stop()));
 
   const change = (accountId: string, userId: string, type: MemberChange['type'], at: number): MemberChange => ({
     id: uid('mem'),
@@ -48,14 +41,6 @@ describe('Stripe: invoice.paid racing a late membership change', () => {
     const members = h.app.get(MembersService);
     const changed = await inTransaction(h.ds, (em) => members.apply(em, changes, 'kafka', 'kafka:accounts.membership.v1'));
     members.seatsChanged(changed);
-  };
-  const deliver = async (event: object) => {
-    const payload = JSON.stringify(event);
-    const res = await h.request('POST', '/v1/stripe/webhooks', {
-      body: payload,
-      headers: { 'stripe-signature': StripeFake.sign(payload, SECRET) },
-    });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
   };
   /** Backends of this database waiting for a lock. */
   const waiting = async (): Promise<number> =>
@@ -92,7 +77,7 @@ describe('Stripe: invoice.paid racing a late membership change', () => {
       await holder.startTransaction();
       await holder.query(`SELECT 1 FROM audit_chains WHERE chain = $1 FOR UPDATE`, [accountId]);
       const [first, second] = order === 'invoice first' ? [paid, removal] : [removal, paid];
-      const running: Promise<void>[] = [first()];
+      const running: Promise<unknown>[] = [first()];
       await until(1);
       running.push(second());
       await until(2);

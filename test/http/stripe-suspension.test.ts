@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fundedAccount } from '../support/accounts';
-import { startApp, uid, type Harness } from '../support/app';
-import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
+import { uid, type Harness } from '../support/app';
+import { startStripeApp, type StripeApp } from '../support/stripe-app';
 import { StripeFake } from '../support/stripe-fake';
 
 const SECRET = 'whsec_test_suspension';
@@ -14,30 +14,14 @@ describe("Stripe: an admin's suspension and one for non-payment, in any order", 
   let h: Harness;
   let fake: StripeFake;
   let admin: string;
-  // A database of its own: its live subscriptions are this fake's.
-  let db: FreshDatabase;
+  let deliver: StripeApp['deliver'];
 
   beforeAll(async () => {
-    fake = await new StripeFake().start();
-    db = await freshDatabase('stripe_suspension');
     // No grace period: a failed payment suspends the account at once.
-    h = await startApp({ env: { ...fake.env(SECRET), STRIPE_PAST_DUE_GRACE_MS: '0', DATABASE_URL: db.url } });
-    admin = await h.key('admin');
+    ({ h, fake, admin, deliver } = await startStripeApp('stripe_suspension', SECRET, { env: { STRIPE_PAST_DUE_GRACE_MS: '0' } }));
   });
-  afterAll(async () => {
-    await h.close();
-    await fake.stop();
-    await db.drop();
-  });
+  afterAll(() => h.close().then(() => fake.stop()));
 
-  const deliver = async (event: object) => {
-    const payload = JSON.stringify(event);
-    const res = await h.request('POST', '/v1/stripe/webhooks', {
-      body: payload,
-      headers: { 'stripe-signature': StripeFake.sign(payload, SECRET) },
-    });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-  };
   const accountStatus = async (accountId: string) =>
     (await h.request('GET', `/v1/accounts/${accountId}/subscription`, { key: admin })).body.accountStatus as string;
   const launch = (accountId: string) =>

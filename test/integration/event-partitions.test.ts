@@ -8,6 +8,7 @@ import { pricedRateCardFile } from '../support/ancillary';
 import { startAppOnFreshDatabase, uid, type FreshHarness } from '../support/app';
 import { runCli } from '../support/cli';
 import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
+import { ok } from '../support/requests';
 
 const MIN = 60_000;
 const t = (iso: string) => new Date(iso);
@@ -28,11 +29,6 @@ describe('runtime_events partitioned by the runtime month', () => {
   });
   afterAll(() => h?.close());
 
-  const ok = async (res: Promise<{ status: number; body: any }>, status = 200) => {
-    const r = await res;
-    expect(r.status, JSON.stringify(r.body)).toBe(status);
-    return r.body;
-  };
   const reserve = (accountId: string, runtimeId: string) =>
     ok(h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId, ...SMALL, minutes: 120 } }), 201);
   const post = (body: unknown) => ok(h.request('POST', '/v1/events', { key: cp, body }));

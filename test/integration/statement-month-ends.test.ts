@@ -4,6 +4,7 @@ import { formatCredits, parseCredits } from '../../src/common/money';
 import { fundedAccount, lifecycle, SMALL } from '../support/accounts';
 import { GIB, pricedRateCardFile, usageEvent } from '../support/ancillary';
 import { startAppOnFreshDatabase, uid, type FreshHarness } from '../support/app';
+import { events as postEvents, ok } from '../support/requests';
 import { StripeFake } from '../support/stripe-fake';
 
 const MIN = 60_000;
@@ -42,12 +43,7 @@ describe('a month end: usage, payments and expiries are in the month they belong
     await fake.stop();
   });
 
-  const ok = async (res: Promise<{ status: number; body: any }>, status = 200) => {
-    const r = await res;
-    expect(r.status, JSON.stringify(r.body)).toBe(status);
-    return r.body;
-  };
-  const events = (body: unknown) => ok(h.request('POST', '/v1/events', { key: cp, body }));
+  const events = (batch: unknown[]) => postEvents(h, cp, ...batch);
   const job = (name: string) => ok(h.request('POST', `/v1/admin/jobs/${name}/run`, { key: admin }));
   const statement = (accountId: string, period: string) =>
     ok(h.request('GET', `/v1/accounts/${accountId}/statements/${period}`, { key: admin }));
@@ -239,12 +235,6 @@ describe("a Team invoice paid before midnight and delivered after: its fees and 
     await h.close();
     await fake.stop();
   });
-
-  const ok = async (res: Promise<{ status: number; body: any }>, status = 200) => {
-    const r = await res;
-    expect(r.status, JSON.stringify(r.body)).toBe(status);
-    return r.body;
-  };
 
   it('shows the fees (with the cycle they bill) and the 500 included credits in January', async () => {
     const accountId = await fundedAccount(h, admin, { plan: 'team', kind: 'organization' });
