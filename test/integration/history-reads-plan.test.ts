@@ -7,6 +7,7 @@ import { FORCE_SETTLE_DUE, REISSUE_DUE } from '../../src/metering/sweeper.servic
 import { usageByGroup } from '../../src/metering/usage-reads';
 import { balanceBefore, movements } from '../../src/statements/statement.store';
 import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
+import { visited, type PlanNode } from '../support/query-plan';
 
 // The reads the sweeper makes at every sweep, and those behind an account's wallet, usage, statement and audit page,
 // must cost what is asked (the open commands; the period's rows; a page), not the account's history nor the fleet's:
@@ -165,22 +166,3 @@ describe('reads on a database with a long history', () => {
     expect(visited(plans[0])).toBeLessThan(100);
   });
 });
-
-interface PlanNode {
-  'Node Type': string;
-  'Actual Rows': number;
-  'Actual Loops': number;
-  'Rows Removed by Filter'?: number;
-  'Rows Removed by Index Recheck'?: number;
-  'Rows Removed by Join Filter'?: number;
-  Plans?: PlanNode[];
-}
-
-/** Rows the scans of a plan read (kept or filtered out), over all their loops. */
-function visited(node: PlanNode | undefined): number {
-  if (!node) throw new Error('no plan read');
-  const own = /Scan/.test(node['Node Type'])
-    ? (node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0) + (node['Rows Removed by Index Recheck'] ?? 0)) * node['Actual Loops']
-    : 0;
-  return own + (node.Plans ?? []).reduce((sum, n) => sum + visited(n), 0);
-}

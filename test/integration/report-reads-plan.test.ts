@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PlanCatalog } from '../../src/plan-catalog/plan-catalog';
 import { ReportsService } from '../../src/reports/reports.service';
 import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
+import { visited, type PlanNode } from '../support/query-plan';
 
 // The period reports (credits, spend limits, reconciliation) answer for a period: on a database with two years of the
 // fleet's history, each must read the period's rows, not the tables whole. Each report is run here as the service runs
@@ -127,21 +128,3 @@ describe('the period reports on a database with a long history', () => {
     expect(visited(plans[0])).toBeLessThan(200);
   });
 });
-
-interface PlanNode {
-  'Node Type': string;
-  'Actual Rows': number;
-  'Actual Loops': number;
-  'Rows Removed by Filter'?: number;
-  'Rows Removed by Index Recheck'?: number;
-  Plans?: PlanNode[];
-}
-
-/** Rows the scans of a plan read (kept or filtered out), over all their loops. */
-function visited(node: PlanNode | undefined): number {
-  if (!node) throw new Error('no plan read');
-  const own = /Scan/.test(node['Node Type'])
-    ? (node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0) + (node['Rows Removed by Index Recheck'] ?? 0)) * node['Actual Loops']
-    : 0;
-  return own + (node.Plans ?? []).reduce((sum, n) => sum + visited(n), 0);
-}
