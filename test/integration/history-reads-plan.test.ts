@@ -1,4 +1,3 @@
-import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuditService } from '../../src/audit/audit.service';
 import { ManualClock } from '../../src/infra/clock/clock';
@@ -7,7 +6,7 @@ import { FORCE_SETTLE_DUE, REISSUE_DUE } from '../../src/metering/sweeper.servic
 import { usageByGroup } from '../../src/metering/usage-reads';
 import { balanceBefore, movements } from '../../src/statements/statement.store';
 import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
-import { visited, type PlanNode } from '../support/query-plan';
+import { explaining as explainingReads, visited } from '../support/query-plan';
 
 // The reads the sweeper makes at every sweep, and those behind an account's wallet, usage, statement and audit page,
 // must cost what is asked (the open commands; the period's rows; a page), not the account's history nor the fleet's:
@@ -74,18 +73,7 @@ describe('reads on a database with a long history', () => {
   });
   afterAll(() => db?.drop());
 
-  /** A data source whose reads also record their plan (EXPLAIN ANALYZE of the same text and values). */
-  function explaining(): { ds: DataSource; plans: PlanNode[] } {
-    const plans: PlanNode[] = [];
-    const query = async (text: string, values?: unknown[]) => {
-      const result = (await db.ds.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`, values)) as { 'QUERY PLAN': { Plan: PlanNode }[] }[];
-      const plan = result[0]?.['QUERY PLAN'][0]?.Plan;
-      if (!plan) throw new Error(`no plan for ${text}`);
-      plans.push(plan);
-      return db.ds.query(text, values) as Promise<unknown>;
-    };
-    return { ds: { query } as unknown as DataSource, plans };
-  }
+  const explaining = () => explainingReads(db.ds);
 
   it('the sweeper finds the runtimes due from their open commands, not from the fleet history', async () => {
     const due = (sql: string) => explaining().ds.query(sql, [now.toISOString(), 60_000]) as Promise<{ runtime_id: string }[]>;

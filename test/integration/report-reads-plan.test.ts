@@ -1,9 +1,8 @@
-import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PlanCatalog } from '../../src/plan-catalog/plan-catalog';
 import { ReportsService } from '../../src/reports/reports.service';
 import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
-import { visited, type PlanNode } from '../support/query-plan';
+import { explaining as explainingReads, visited, type PlanNode } from '../support/query-plan';
 
 // The period reports (credits, spend limits, reconciliation) answer for a period: on a database with two years of the
 // fleet's history, each must read the period's rows, not the tables whole. Each report is run here as the service runs
@@ -80,17 +79,10 @@ describe('the period reports on a database with a long history', () => {
   });
   afterAll(() => db?.drop());
 
-  /** The reports' service on a data source whose reads also record their plan (EXPLAIN ANALYZE of the same text and values). */
+  /** The reports' service on a data source whose reads also record their plan. */
   function explaining(): { reports: ReportsService; plans: PlanNode[] } {
-    const plans: PlanNode[] = [];
-    const query = async (text: string, values?: unknown[]) => {
-      const result = (await db.ds.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`, values)) as { 'QUERY PLAN': { Plan: PlanNode }[] }[];
-      const plan = result[0]?.['QUERY PLAN'][0]?.Plan;
-      if (!plan) throw new Error(`no plan for ${text}`);
-      plans.push(plan);
-      return db.ds.query(text, values) as Promise<unknown>;
-    };
-    return { reports: new ReportsService({ query } as unknown as DataSource, {} as PlanCatalog), plans };
+    const { ds, plans } = explainingReads(db.ds);
+    return { reports: new ReportsService(ds, {} as PlanCatalog), plans };
   }
 
   it("the credits report reads the period's transactions", async () => {
