@@ -16,6 +16,20 @@ export function allowanceGrantId(accountId: string, period: Period): string {
   return `alw_${createHash('md5').update(`${accountId}|${period.start.toISOString()}`).digest('hex')}`;
 }
 
+/**
+ * Ledger key of the rest of a period's allowance granted at an upgrade within the period (the plan's
+ * included credits then, in µcr, make it once per level reached). The grant's id is random: its
+ * transaction's key is what ties it to its period (`upgradeKeyPattern`).
+ */
+export function upgradeKey(period: Period, includedMicros: bigint): string {
+  return `${allowanceKey(period)}:upgrade:${includedMicros}`;
+}
+
+/** A LIKE pattern matching the keys of every upgrade's rest granted within the period. */
+export function upgradeKeyPattern(period: Period): string {
+  return `${allowanceKey(period)}:upgrade:%`;
+}
+
 export function allowanceReason(planName: string, period: Period): string {
   return `${planName} plan allowance for ${period.start.toISOString()} to ${period.end.toISOString()}`;
 }

@@ -13,7 +13,7 @@ import { Clock } from 'src/infra/clock/clock';
 import { LedgerService } from 'src/ledger/ledger.service';
 import { AllowancesService } from './allowances.service';
 import type { SetPlanDto } from './dto/plan.dto';
-import { allowanceKey } from './allowance-keys';
+import { upgradeKey } from './allowance-keys';
 import { grantsAllowanceHere, loadPlanAccount, termsOf, type PlanAccount } from './plan-accounts';
 import { PlanCatalog, planOverridesSchema, type Plan, type PlanOverrides } from 'src/plan-catalog/plan-catalog';
 
@@ -84,7 +84,7 @@ export class PlanAdminService {
       source: 'plan_allowance',
       amount: missing,
       expiresAt: period.end,
-      idempotencyKey: `${allowanceKey(period)}:upgrade:${plan.includedCreditsMicros}`,
+      idempotencyKey: upgradeKey(period, plan.includedCreditsMicros),
       reason: `${plan.name} plan upgrade: the rest of the allowance for ${period.start.toISOString()} to ${period.end.toISOString()}`,
       actor: 'system:allowance',
     });

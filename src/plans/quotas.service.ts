@@ -6,7 +6,7 @@ import { formatCredits } from 'src/common/money';
 import { Clock } from 'src/infra/clock/clock';
 import type { RunsView, WalletExtension } from 'src/ledger/wallet-extensions';
 import { loadPlanAccount, termsOf } from './plan-accounts';
-import { allowanceGrantId, cycleGrantId } from './allowance-keys';
+import { allowanceGrantId, cycleGrantId, upgradeKeyPattern } from './allowance-keys';
 import { PlanCatalog } from 'src/plan-catalog/plan-catalog';
 import { usageOf } from './plan-reads';
 
@@ -71,14 +71,29 @@ export class QuotasService {
     if (!account) return null;
     const { plan, period } = termsOf(this.catalog, account, now);
     const usage = await usageOf(this.ds, accountId, period);
-    // The period's allowance: its grant and, after an upgrade within the period, the rest granted then
-    // (plan_allowance grants expiring with the period). Granted once they add up to what the plan includes.
+    // The period's allowance: the plan's own grant of the period and, after an upgrade within the
+    // period, the rests granted then; granted once they add up to what the plan includes. Never another
+    // plan's grant ending at the same instant (a Team cycle starting on the 1st beside a Free or
+    // Enterprise month, after a move within the month). A paid-invoice plan's grant is the cycle's (its
+    // own id, or before 2026-12-06 the month's id with its invoice as reference); a period-start plan's
+    // is the month's (no reference) with the upgrades' rests, told by their ledger key (`upgradeKey`;
+    // their transaction is dated as the grant, which finds it by index).
     const [given] = await rows<{ grant_id: string | null; amount: string; remaining: string; grants: number }>(
       this.ds,
-      `SELECT coalesce(min(g.id) FILTER (WHERE g.id = $1), min(g.id)) AS grant_id, coalesce(sum(g.amount), 0)::text AS amount,
+      `SELECT coalesce(min(g.id) FILTER (WHERE g.id IN ($1, $2)), min(g.id)) AS grant_id, coalesce(sum(g.amount), 0)::text AS amount,
          coalesce(sum(g.remaining), 0)::text AS remaining, count(*)::int AS grants
-       FROM grants g WHERE g.account_id = $2 AND g.source = 'plan_allowance' AND g.expires_at = $3`,
-      [(plan.allowanceTrigger === 'paid_invoice' ? cycleGrantId : allowanceGrantId)(accountId, period), accountId, period.end],
+       FROM grants g WHERE g.account_id = $3 AND g.source = 'plan_allowance' AND g.expires_at = $4 AND CASE WHEN $5::boolean
+         THEN g.id = $1 OR (g.id = $2 AND g.reference IS NOT NULL)
+         ELSE g.reference IS NULL AND (g.id = $2 OR EXISTS (SELECT 1 FROM ledger_transactions t WHERE t.account_id = g.account_id
+           AND t.created_at = g.created_at AND t.grant_id = g.id AND t.idempotency_key LIKE $6)) END`,
+      [
+        cycleGrantId(accountId, period),
+        allowanceGrantId(accountId, period),
+        accountId,
+        period.end,
+        plan.allowanceTrigger === 'paid_invoice',
+        upgradeKeyPattern(period),
+      ],
     );
     const allowance = given && given.grants > 0 && BigInt(given.amount) >= plan.includedCreditsMicros ? given : undefined;
     return {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inTransaction } from '../../src/common/database/transaction';
 import { LedgerService } from '../../src/ledger/ledger.service';
-import { allowanceGrantId, allowanceKey } from '../../src/plans/allowance-keys';
+import { allowanceGrantId, allowanceKey, cycleGrantId } from '../../src/plans/allowance-keys';
 import { fundedAccount } from '../support/accounts';
 import { type Harness } from '../support/app';
 import { startStripeApp, type StripeApp } from '../support/stripe-app';
@@ -47,6 +47,7 @@ describe('Stripe: cycle grants beside month grants, and late first-payment failu
       status_transitions: { paid_at: at },
     });
   const ENTERPRISE_300 = { plan: 'enterprise', overrides: { includedCredits: '300.000000' } };
+  const ENTERPRISE_1000 = { plan: 'enterprise', overrides: { includedCredits: '1000.000000' } };
 
   it('grants a Team cycle starting on the 1st and the Enterprise month of the same month, each once, in both orders of the move', async () => {
     for (const order of ['Team, then Enterprise', 'Enterprise, then Team'] as const) {
@@ -72,6 +73,39 @@ describe('Stripe: cycle grants beside month grants, and late first-payment failu
     }
   });
 
+  const runsAllowance = async (accountId: string) =>
+    (await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body.runs.allowance as Record<string, unknown>;
+
+  it("shows in the wallet's runs the allowance of the current plan only, not the other plan's grant of the same month", async () => {
+    const period = { start: new Date(monthStart * 1000), end: new Date(monthEnd * 1000) };
+    const expiresAt = period.end.toISOString();
+    for (const order of ['Team, then Enterprise', 'Enterprise, then Team'] as const) {
+      const accountId = await fundedAccount(h, admin, { plan: 'enterprise', kind: 'organization' });
+      if (order === 'Enterprise, then Team') await setPlan(accountId, ENTERPRISE_1000);
+      const subscriptionId = await toTeam(accountId);
+      // Its cycles start on the 1st, as the month's.
+      await setPlan(accountId, { plan: 'team', billingCycleAnchor: period.start.toISOString() });
+      if (order === 'Enterprise, then Team') {
+        // The cycle is not paid yet: Enterprise's 1000 credits of the month are not Team's allowance.
+        expect(await runsAllowance(accountId), order).toEqual({
+          included: '500.000000',
+          granted: false,
+          grantId: null,
+          remaining: null,
+          expiresAt: null,
+        });
+      }
+      const at = Math.floor(Date.now() / 1000);
+      await deliver(fake.emit('invoice.paid', monthCycleInvoice(subscriptionId, at), at));
+      if (order === 'Team, then Enterprise') await setPlan(accountId, ENTERPRISE_300);
+      expect(await runsAllowance(accountId), order).toEqual(
+        order === 'Team, then Enterprise'
+          ? { included: '300.000000', granted: true, grantId: allowanceGrantId(accountId, period), remaining: '300.000000', expiresAt }
+          : { included: '500.000000', granted: true, grantId: cycleGrantId(accountId, period), remaining: '500.000000', expiresAt },
+      );
+    }
+  });
+
   it('does not grant again a cycle granted under the id it shared with the month before the ids were distinct', async () => {
     const accountId = await fundedAccount(h, admin, { plan: 'enterprise', kind: 'organization' });
     const subscriptionId = await toTeam(accountId);
@@ -94,6 +128,18 @@ describe('Stripe: cycle grants beside month grants, and late first-payment failu
     );
     await deliver(fake.emit('invoice.paid', invoice, at));
     expect(await allowances(accountId)).toEqual(['500.000000']);
+    await setPlan(accountId, { plan: 'team', billingCycleAnchor: period.start.toISOString() });
+    expect(await runsAllowance(accountId)).toMatchObject({
+      granted: true,
+      grantId: allowanceGrantId(accountId, period),
+      remaining: '500.000000',
+    });
+    // Moved to Enterprise: that cycle's grant is not the month's allowance, which comes as the rest of an upgrade.
+    await setPlan(accountId, ENTERPRISE_300);
+    expect(await allowances(accountId)).toEqual(['300.000000', '500.000000']);
+    const enterprise = await runsAllowance(accountId);
+    expect(enterprise).toMatchObject({ included: '300.000000', granted: true, remaining: '300.000000' });
+    expect(enterprise.grantId).not.toBe(allowanceGrantId(accountId, period));
   });
 
   const subscription = async (accountId: string) => (await h.request('GET', `/v1/accounts/${accountId}/subscription`, { key: admin })).body;
