@@ -278,7 +278,8 @@ COMMANDS.reconcile = async (app) => {
  * The context a command needs: reports add their module; reconcile the whole service, without its
  * schedules, its Kafka consumers (they would join the running service's group and take partitions
  * from it) and its metrics listener (the service's METRICS_PORT is taken where it runs). What the job
- * enqueues stays in the outbox for the service's relay.
+ * enqueues stays in the outbox for the service's relay. Kafka is left out on purpose: no warning
+ * that it is not configured.
  */
 function moduleFor(name: string): DynamicModule {
   if (name.startsWith('reports ')) return ReportsCliModule.forRoot();
@@ -286,7 +287,7 @@ function moduleFor(name: string): DynamicModule {
     const config = cliConfig();
     // As the service: the configuration files read once, every bad one named.
     return AppModule.forRoot(
-      { ...config, cronEnabled: false, kafka: undefined, metricsListener: undefined },
+      { ...config, cronEnabled: false, kafka: undefined, kafkaLeftOut: true, metricsListener: undefined },
       readConfigFiles(config.files),
     );
   }

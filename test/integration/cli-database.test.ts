@@ -21,6 +21,21 @@ function lastLogLine(stderr: string): Record<string, unknown> {
   return JSON.parse(lines[lines.length - 1]!) as Record<string, unknown>;
 }
 
+/** The CLI's stderr lines, level, command and message of each. */
+function logMessages(stderr: string): { level: unknown; command: unknown; msg: unknown }[] {
+  return stderr
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .map(({ level, command, msg }) => ({ level, command, msg }));
+}
+
+/** The log of a `reconcile` that ran. */
+const RECONCILE_LOG = [
+  { level: 'info', command: 'reconcile', msg: 'seat reconciliation: comparing every Team subscription with its active members' },
+  { level: 'info', command: 'reconcile', msg: 'done' },
+];
+
 describe('the CLI on an unreachable database', () => {
   const build = resolve('dist');
   const sockets: Socket[] = [];
@@ -225,6 +240,7 @@ describe('the CLI beside a running service', () => {
       });
       expect(run.code, run.stderr).toBe(0);
       expect(JSON.parse(run.stdout)).toMatchObject({ job: 'seat-reconciliation', ran: true });
+      expect(logMessages(run.stderr)).toEqual(RECONCILE_LOG);
       // No consumer of the CLI ever joined the service's group (it would take partitions from the fleet).
       const admin = kafka().admin();
       await admin.connect();
@@ -238,6 +254,20 @@ describe('the CLI beside a running service', () => {
       }
     } finally {
       await new Promise((r) => metrics.close(r));
+      await db.drop();
+    }
+  });
+
+  it('says nothing about Kafka in `reconcile`, which leaves it out on purpose, whether KAFKA_BROKERS is set or not', async () => {
+    const db = await freshDatabase('cli_reconcile_quiet');
+    try {
+      for (const brokers of [inject('kafkaBrokers'), '']) {
+        const run = await runCli(build, ['reconcile'], { DATABASE_URL: db.url, KAFKA_BROKERS: brokers });
+        expect(run.code, run.stderr).toBe(0);
+        // Its own progress only: no warning that Kafka is not configured, nor that the outbox is not relayed.
+        expect(logMessages(run.stderr), brokers || 'KAFKA_BROKERS unset').toEqual(RECONCILE_LOG);
+      }
+    } finally {
       await db.drop();
     }
   });

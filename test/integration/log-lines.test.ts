@@ -36,6 +36,14 @@ describe("the service's output", () => {
     expect(lines.filter((l) => !isJsonObject(l))).toEqual([]);
     expect(lines.some((l) => l.includes('"msg":"stopped"'))).toBe(true);
     expect(lines.some((l) => l.includes('"msg":"request"') && l.includes('"status":404'))).toBe(true);
+    // Without KAFKA_BROKERS the service warns that it runs without Kafka (the CLI, which leaves it out on purpose, does not).
+    const warnings = lines.map((l) => JSON.parse(l) as { level: string; msg: string }).filter((l) => l.level === 'warn');
+    expect(warnings.map((l) => l.msg)).toEqual(
+      expect.arrayContaining([
+        'KAFKA_BROKERS is not set: lifecycle events are taken over HTTP only (POST /v1/events)',
+        'Kafka is not configured: outbox messages stay in the outbox table',
+      ]),
+    );
   });
 
   it('says that a query failed in a JSON line too (a database that stops answering)', async () => {

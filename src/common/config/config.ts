@@ -59,6 +59,11 @@ export interface AppConfig {
     migrate?: boolean;
   };
   kafka?: KafkaConfig;
+  /**
+   * Kafka left out on purpose (the CLI, whatever KAFKA_BROKERS says): no warning that it is not
+   * configured. Unset: a service without `kafka` warns that events come over HTTP only.
+   */
+  kafkaLeftOut?: boolean;
   adminApiKey?: string;
   authFailuresPerMinute: number;
   metricsBearerToken?: string;

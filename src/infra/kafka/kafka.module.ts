@@ -13,7 +13,10 @@ import { MessageBus } from './message-bus';
       inject: [APP_CONFIG, Metrics],
       useFactory: (config: AppConfig, metrics: Metrics): MessageBus => {
         if (!config.kafka) {
-          new Logger('Kafka').warn('KAFKA_BROKERS is not set: lifecycle events are taken over HTTP only (POST /v1/events)');
+          // Left out on purpose (the CLI): nothing to warn about.
+          if (!config.kafkaLeftOut) {
+            new Logger('Kafka').warn('KAFKA_BROKERS is not set: lifecycle events are taken over HTTP only (POST /v1/events)');
+          }
           return new DisabledBus();
         }
         return new KafkajsBus(config.kafka, {
