@@ -3,9 +3,10 @@ import { ManualClock } from '../../src/infra/clock/clock';
 import { formatCredits, parseCredits } from '../../src/common/money';
 import { fundedAccount, lifecycle, SMALL } from '../support/accounts';
 import { GIB, pricedRateCardFile, usageEvent } from '../support/ancillary';
-import { startAppOnFreshDatabase, uid, type FreshHarness } from '../support/app';
+import { uid, type FreshHarness } from '../support/app';
 import { events as postEvents, ok } from '../support/requests';
-import { StripeFake } from '../support/stripe-fake';
+import { startStripeApp, type StripeApp } from '../support/stripe-app';
+import type { StripeFake } from '../support/stripe-fake';
 
 const MIN = 60_000;
 const SECRET = 'whsec_test_secret';
@@ -23,6 +24,7 @@ const sumOf = (lines: Line[], section?: string) =>
  * midnight and delivered just after, and a Free allowance's expiry.
  */
 describe('a month end: usage, payments and expiries are in the month they belong to', () => {
+  let stripe: StripeApp;
   let h: FreshHarness;
   let fake: StripeFake;
   let admin: string;
@@ -30,18 +32,14 @@ describe('a month end: usage, payments and expiries are in the month they belong
   const clock = new ManualClock(t('2031-01-10T10:00:00.000Z'));
 
   beforeAll(async () => {
-    fake = await new StripeFake().start();
-    h = await startAppOnFreshDatabase('month_ends', {
+    stripe = await startStripeApp('month_ends', SECRET, {
       clock,
-      env: { ...fake.env(SECRET), STRIPE_TIMEOUT_MS: '1000', RATE_CARD_FILE: pricedRateCardFile('2031-01-01T00:00:00.000Z') },
+      env: { STRIPE_TIMEOUT_MS: '1000', RATE_CARD_FILE: pricedRateCardFile('2031-01-01T00:00:00.000Z') },
     });
-    admin = await h.key('admin');
+    ({ h, fake, admin } = stripe);
     cp = await h.key('control-plane');
   });
-  afterAll(async () => {
-    await h.close();
-    await fake.stop();
-  });
+  afterAll(() => stripe.close());
 
   const events = (batch: unknown[]) => postEvents(h, cp, ...batch);
   const job = (name: string) => ok(h.request('POST', `/v1/admin/jobs/${name}/run`, { key: admin }));
@@ -87,12 +85,7 @@ describe('a month end: usage, payments and expiries are in the month they belong
     const paid = fake.emit('checkout.session.completed', fake.pay(sessionId), Date.parse('2031-01-31T23:59:50.000Z') / 1000);
 
     clock.set(t('2031-02-01T00:00:20.000Z'));
-    const payload = JSON.stringify(paid);
-    const delivered = await h.request('POST', '/v1/stripe/webhooks', {
-      body: payload,
-      headers: { 'stripe-signature': StripeFake.sign(payload, SECRET) },
-    });
-    expect(delivered.status, JSON.stringify(delivered.body)).toBe(200);
+    await stripe.deliver(paid);
     await events([
       usageEvent(
         storage,
@@ -220,6 +213,7 @@ describe('a month end: usage, payments and expiries are in the month they belong
  * invoice paid on the 31st and delivered after midnight has both in that month's statement.
  */
 describe("a Team invoice paid before midnight and delivered after: its fees and its cycle's credits in the same month", () => {
+  let stripe: StripeApp;
   let h: FreshHarness;
   let fake: StripeFake;
   let admin: string;
@@ -227,14 +221,10 @@ describe("a Team invoice paid before midnight and delivered after: its fees and 
   const seconds = (iso: string) => Date.parse(iso) / 1000;
 
   beforeAll(async () => {
-    fake = await new StripeFake().start();
-    h = await startAppOnFreshDatabase('team_month_end', { clock, env: { ...fake.env(SECRET), STRIPE_TIMEOUT_MS: '1000' } });
-    admin = await h.key('admin');
+    stripe = await startStripeApp('team_month_end', SECRET, { clock, env: { STRIPE_TIMEOUT_MS: '1000' } });
+    ({ h, fake, admin } = stripe);
   });
-  afterAll(async () => {
-    await h.close();
-    await fake.stop();
-  });
+  afterAll(() => stripe.close());
 
   it('shows the fees (with the cycle they bill) and the 500 included credits in January', async () => {
     const accountId = await fundedAccount(h, admin, { plan: 'team', kind: 'organization' });
@@ -248,12 +238,7 @@ describe("a Team invoice paid before midnight and delivered after: its fees and 
     const event = fake.emit('invoice.paid', { ...invoice, status: 'paid', status_transitions: { paid_at: paidAt } }, paidAt);
 
     clock.set(t('2031-02-01T00:00:10.000Z'));
-    const payload = JSON.stringify(event);
-    const delivered = await h.request('POST', '/v1/stripe/webhooks', {
-      body: payload,
-      headers: { 'stripe-signature': StripeFake.sign(payload, SECRET) },
-    });
-    expect(delivered.status, JSON.stringify(delivered.body)).toBe(200);
+    await stripe.deliver(event);
 
     const january = await ok(h.request('GET', `/v1/accounts/${accountId}/statements/2031-01`, { key: admin }));
     expect(january.fees.map((f: { periodStart: string; periodEnd: string }) => [f.periodStart, f.periodEnd])).toEqual([
