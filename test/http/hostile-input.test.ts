@@ -2,9 +2,10 @@ import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fundedAccount, lifecycle, SMALL } from '../support/accounts';
 import { startApp, uid, type Harness } from '../support/app';
+import { startStripeApp, type StripeApp } from '../support/stripe-app';
 import { expectContractAnswer, nestedArrays, nestedObjects } from '../support/hostile';
 import { esc } from '../../src/admin/render';
-import { StripeFake } from '../support/stripe-fake';
+import type { StripeFake } from '../support/stripe-fake';
 
 const SECRET = 'whsec_hostile_input_secret';
 const TOO_DEEP = {
@@ -14,21 +15,18 @@ const TOO_DEEP = {
 };
 
 describe('hostile request bodies and headers', () => {
+  let stripe: StripeApp;
   let h: Harness;
   let fake: StripeFake;
   let admin: string;
   let cp: string;
 
   beforeAll(async () => {
-    fake = await new StripeFake().start();
-    h = await startApp({ env: fake.env(SECRET) });
-    admin = await h.key('admin');
+    stripe = await startStripeApp('hostile_input', SECRET);
+    ({ h, fake, admin } = stripe);
     cp = await h.key('control-plane');
   });
-  afterAll(async () => {
-    await h.close();
-    await fake.stop();
-  });
+  afterAll(() => stripe.close());
 
   const post = async (url: string, payload: string, headers: Record<string, string> = {}) => {
     const res = await h.app.inject({

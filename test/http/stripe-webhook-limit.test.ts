@@ -1,28 +1,24 @@
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fundedAccount } from '../support/accounts';
-import { startApp, type Harness } from '../support/app';
-import { StripeFake } from '../support/stripe-fake';
+import type { Harness } from '../support/app';
+import { startStripeApp, type StripeApp } from '../support/stripe-app';
+import type { StripeFake } from '../support/stripe-fake';
 
 const SECRET = 'whsec_limit_test_secret';
 const LIMIT = 3;
 
 describe('Stripe webhook brute force', () => {
+  let stripe: StripeApp;
   let h: Harness;
   let fake: StripeFake;
   let admin: string;
 
   beforeAll(async () => {
-    fake = await new StripeFake().start();
-    h = await startApp({
-      env: { ...fake.env(SECRET), STRIPE_WEBHOOK_FAILURES_PER_MINUTE: String(LIMIT) },
-    });
-    admin = await h.key('admin');
+    stripe = await startStripeApp('webhook_limit', SECRET, { env: { STRIPE_WEBHOOK_FAILURES_PER_MINUTE: String(LIMIT) } });
+    ({ h, fake, admin } = stripe);
   });
-  afterAll(async () => {
-    await h.close();
-    await fake.stop();
-  });
+  afterAll(() => stripe.close());
 
   /** A webhook delivery from a given client address, signed with `secret` (Stripe's own test helper). */
   const deliver = async (from: string, event: object, secret = SECRET) => {

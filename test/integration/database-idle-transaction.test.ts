@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { poolOf } from '../../src/common/database/pool';
 import { SeatsService } from '../../src/stripe/seats.service';
 import { fundedAccount, SMALL } from '../support/accounts';
-import { startApp, uid, type Harness } from '../support/app';
-import { StripeFake } from '../support/stripe-fake';
+import { uid, type Harness } from '../support/app';
+import { startStripeApp, type StripeApp } from '../support/stripe-app';
+import type { StripeFake } from '../support/stripe-fake';
 
 /** Credits as the API writes them (`10.000000`), in micro-credits. */
 const micros = (credits: string): bigint => BigInt(credits.replace('.', ''));
@@ -16,29 +17,25 @@ const micros = (credits: string): bigint => BigInt(credits.replace('.', ''));
  */
 describe('a transaction left idle', () => {
   const IDLE_MS = 1_000;
+  let stripe: StripeApp | undefined;
   let h: Harness;
   let fake: StripeFake;
   let admin: string;
   let cp: string;
 
   beforeAll(async () => {
-    fake = await new StripeFake().start();
-    h = await startApp({
+    stripe = await startStripeApp('idle_transaction', 'whsec_test_secret', {
       env: {
-        ...fake.env('whsec_test_secret'),
         STRIPE_TIMEOUT_MS: '10000',
         DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: String(IDLE_MS),
         // A reservation waiting on the lock fails (503) after this: longer than the idle bound.
         DATABASE_QUERY_TIMEOUT_MS: '5000',
       },
     });
-    admin = await h.key('admin');
+    ({ h, fake, admin } = stripe);
     cp = await h.key('control-plane');
   });
-  afterAll(async () => {
-    await h?.close();
-    await fake?.stop();
-  });
+  afterAll(() => stripe?.close());
 
   it('frees a wallet locked by an abandoned transaction: a reservation on it is held instead of waiting out the partition', async () => {
     const accountId = await fundedAccount(h, admin, { credits: '10.000000' });

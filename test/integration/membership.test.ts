@@ -3,6 +3,7 @@ import { ManualClock } from '../../src/infra/clock/clock';
 import { SeatsService } from '../../src/stripe/seats.service';
 import { fundedAccount } from '../support/accounts';
 import { startApp, uid, type Harness } from '../support/app';
+import { startStripeApp, type StripeApp } from '../support/stripe-app';
 import { nestedArrays, nestedObjects } from '../support/hostile';
 import { sample } from '../support/prometheus-text';
 import { eventually, produce, readTopic } from '../support/kafka';
@@ -11,22 +12,16 @@ import { StripeFake } from '../support/stripe-fake';
 const SEAT_PRICE = 'price_team_seat_placeholder';
 
 describe('membership from accounts.membership.v1 (real broker) drives Stripe seats', () => {
+  let stripe: StripeApp;
   let h: Harness;
   let fake: StripeFake;
   let admin: string;
 
   beforeAll(async () => {
-    fake = await new StripeFake().start();
-    h = await startApp({
-      kafka: true,
-      env: { ...fake.env('whsec_test'), STRIPE_TIMEOUT_MS: '2000' },
-    });
-    admin = await h.key('admin');
+    stripe = await startStripeApp('membership_seats', 'whsec_test', { kafka: true, env: { STRIPE_TIMEOUT_MS: '2000' } });
+    ({ h, fake, admin } = stripe);
   });
-  afterAll(async () => {
-    await h.close();
-    await fake.stop();
-  });
+  afterAll(() => stripe.close());
 
   it('applies shuffled, duplicated, concurrent membership events once each, by occurredAt; the seat quantity follows', async () => {
     const accountId = await fundedAccount(h, admin, { plan: 'free', kind: 'organization' });
