@@ -47,6 +47,8 @@ export interface Launch {
   ofEvents?: boolean;
   /** Whether its caller has gone (a launch no one waits for reserves nothing). */
   abandoned?: () => boolean;
+  /** An extension's runtime told to terminate for other reasons than its reservation running out (their reasons). */
+  told?: readonly string[];
 }
 
 /** What a launch that passed leaves to be done with its hold. */
@@ -146,6 +148,7 @@ export class AccountAdmission {
     }
     const limits = (this.reads.limits.get(launch.userId ?? '') ?? []).filter((l) => l.limit_micros !== null);
     for (const limit of limits) spendLimit(limit, this.spendOf(limit), launch.amount, this.month);
+    if (launch.told?.length) throw beingTerminated(launch.runtimeId, launch.told);
     let hold: (() => HoldResult) | null = null;
     if (launch.hold) {
       const decided = ledger.decide(launch.accountId, launch.hold, now);
@@ -231,7 +234,7 @@ export function abandonedLaunch(runtimeId: string): BillingException {
  * validated and priced before: 400/422. Credits are the ledger's own decision, last.)
  *
  *   runtime not another account's → account exists → account active → plan allows it → runs quota
- *   → agents quota → concurrency → spend limits → (credits)
+ *   → agents quota → concurrency → spend limits → (an extension: its runtime not being terminated) → (credits)
  */
 
 /**
@@ -274,6 +277,18 @@ export function accountActive(account: PlanAccount): void {
 export function planAllows(plan: Plan, environment: Environment): void {
   const findings = planFindings(plan, environment);
   if (findings.length > 0) throw planForbidsException(findings);
+}
+
+/**
+ * An extension of a runtime told to terminate for another reason than its reservation running out (a
+ * spend limit, a suspension, silence): more minutes would not keep it running, so none are sold. Checked
+ * after the contract's checks, so that a suspended account or a limit passed is refused as such.
+ */
+export function beingTerminated(runtimeId: string, reasons: readonly string[]): BillingException {
+  const told = reasons.join(', ');
+  return new BillingException('DL_BILLING_REQUEST_INVALID', `Runtime ${runtimeId} is being terminated (${told})`, [
+    { field: 'runtimeId', message: `is being terminated (${told}): an extension cannot keep it running` },
+  ]);
 }
 
 export type QuotaName = 'runs' | 'agents' | 'concurrency';

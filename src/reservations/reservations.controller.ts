@@ -4,7 +4,7 @@ import { Access, CurrentPrincipal } from 'src/common/auth/auth.decorators';
 import { mayActOn, type Principal } from 'src/common/auth/scopes';
 import { BillingException } from 'src/common/errors/billing.exception';
 import { Doc } from 'src/common/http/openapi';
-import { parseOrThrow } from 'src/common/http/zod-validation.pipe';
+import { findingsOf } from 'src/common/http/zod-validation.pipe';
 import { parsePricedRequest } from 'src/pricing/pricing';
 import { RateCard } from 'src/pricing/rate-card';
 import {
@@ -92,11 +92,14 @@ export class ReservationsController {
     @Headers('idempotency-key') idempotencyKey: string | undefined,
     @CurrentPrincipal() principal: Principal,
   ): Promise<ReservationView> {
-    const request = parseOrThrow(extendSchema, body ?? {});
+    // Every finding at once: the body's and the header's.
+    const parsed = extendSchema.safeParse(body ?? {});
+    const findings = parsed.success ? [] : findingsOf(parsed.error);
     if (!idempotencyKey || idempotencyKey.length > 200) {
-      throw BillingException.invalid([{ field: 'Idempotency-Key', message: 'header is required (1-200 characters)' }]);
+      findings.push({ field: 'Idempotency-Key', message: 'header is required (1-200 characters)' });
     }
-    return this.reservations.extend(runtimeId, request.minutes, idempotencyKey, `key:${principal.keyId}`);
+    if (!parsed.success || !idempotencyKey || findings.length > 0) throw BillingException.invalid(findings);
+    return this.reservations.extend(runtimeId, parsed.data.minutes, idempotencyKey, `key:${principal.keyId}`);
   }
 
   @Get(':runtimeId')

@@ -230,16 +230,10 @@ export class ReservationsService {
           { field: 'runtimeId', message: `reservation is ${row.status}` },
         ]);
       }
-      // Told to terminate for another reason than its reservation running out (a spend limit, a
-      // suspension, silence): more minutes would not keep it running, so none are sold.
+      // Told to terminate for another reason than its reservation running out: refused by admission
+      // (after the account, plan and spend-limit checks, whose refusals say more).
       const open = await rows<{ reason: string }>(em, OPEN_COMMANDS, [runtimeId]);
-      const told = open.filter((c) => c.reason !== 'reservation_expired');
-      if (told.length > 0) {
-        const reasons = told.map((c) => c.reason).join(', ');
-        throw new BillingException('DL_BILLING_REQUEST_INVALID', `Runtime ${runtimeId} is being terminated (${reasons})`, [
-          { field: 'runtimeId', message: `is being terminated (${reasons}): an extension cannot keep it running` },
-        ]);
-      }
+      const told = open.map((c) => c.reason).filter((reason) => reason !== 'reservation_expired');
       const hold =
         increase > 0n
           ? increaseHoldOperation({
@@ -265,6 +259,7 @@ export class ReservationsService {
             amount: increase,
             hold,
             runtime: undefined,
+            told,
           }),
           writes: () => [extendRuntimeCall({ key, runtimeId, minutes, amount: increase, fingerprint: requestFingerprint })],
         },

@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fundedAccount, lifecycle, SMALL } from '../support/accounts';
+import { startApp, uid, type Harness } from '../support/app';
+import { events, ok } from '../support/requests';
+
+/** Cases of the contract read line by line: which refusal wins, what stays put, what a URL as written does. */
+describe('contract edges over HTTP', () => {
+  let h: Harness;
+  let admin: string;
+  let cp: string;
+
+  beforeAll(async () => {
+    h = await startApp();
+    admin = await h.key('admin');
+    cp = await h.key('control-plane');
+  });
+  afterAll(() => h.close());
+
+  const reserve = (body: Record<string, unknown>) => h.request('POST', '/v1/reservations', { key: cp, body });
+  const extend = (runtimeId: string, body: unknown, key?: string) =>
+    h.request('POST', `/v1/reservations/${runtimeId}/extend`, { key: cp, body, headers: key ? { 'idempotency-key': key } : {} });
+  const terminated = (accountId: string, runtimeId: string) =>
+    events(h, cp, lifecycle(accountId, runtimeId, 'runtime.terminated', new Date(), 9, { reason: 'user' }));
+
+  it('lists the findings of an extension body and of its missing or too long Idempotency-Key together', async () => {
+    const accountId = await fundedAccount(h, admin, { credits: '5.000000' });
+    const runtimeId = uid('rt');
+    await ok(reserve({ accountId, runtimeId, ...SMALL }), 201);
+    const missing = await extend(runtimeId, { minutes: 0, extra: 1 });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.findings).toEqual([
+      { field: 'minutes', message: 'must be at least 1' },
+      { field: 'extra', message: 'is not a known field' },
+      { field: 'Idempotency-Key', message: 'header is required (1-200 characters)' },
+    ]);
+    const tooLong = await extend(runtimeId, {}, 'k'.repeat(201));
+    expect(tooLong.body.error.findings.map((f: { field: string }) => f.field)).toEqual(['minutes', 'Idempotency-Key']);
+    // Nothing was extended.
+    expect(await ok(h.request('GET', `/v1/reservations/${runtimeId}`, { key: cp }))).toMatchObject({ minutes: 10 });
+    await terminated(accountId, runtimeId);
+  });
+
+  it("refuses an extension of a suspended account's runtime as suspended, and one past a lowered limit as the limit reached", async () => {
+    const accountId = await fundedAccount(h, admin, { credits: '5.000000' });
+    const runtimeId = uid('rt');
+    await ok(reserve({ accountId, runtimeId, ...SMALL }), 201);
+    await events(h, cp, lifecycle(accountId, runtimeId, 'runtime.started', new Date(), 1));
+    const suspension = (suspended: boolean) =>
+      ok(h.request('PUT', `/v1/admin/accounts/${accountId}/suspension`, { key: admin, body: { suspended } }));
+    expect((await suspension(true)).terminated).toEqual([runtimeId]);
+    const suspended = await extend(runtimeId, { minutes: 10 }, uid('ext'));
+    expect(suspended.status).toBe(403);
+    expect(suspended.body.error.code).toBe('DL_BILLING_ACCOUNT_SUSPENDED');
+    await suspension(false);
+
+    // Another runtime, told to terminate by a limit lowered below its hold: an extension would pass that limit.
+    const limited = uid('rt');
+    await ok(reserve({ accountId, runtimeId: limited, ...SMALL }), 201);
+    await events(h, cp, lifecycle(accountId, limited, 'runtime.started', new Date(), 1));
+    await ok(h.request('PUT', `/v1/accounts/${accountId}/spend-limit`, { key: admin, body: { credits: '0.100000' } }));
+    const passed = await extend(limited, { minutes: 10 }, uid('ext'));
+    expect(passed.status).toBe(402);
+    expect(passed.body.error).toMatchObject({ code: 'DL_BILLING_SPEND_LIMIT_REACHED', remaining: '0.000000', limit: '0.100000' });
+    // The limit raised again, the runtime still told to terminate: no minutes sold (its command stands).
+    await ok(h.request('PUT', `/v1/accounts/${accountId}/spend-limit`, { key: admin, body: { credits: null } }));
+    const told = await extend(limited, { minutes: 10 }, uid('ext'));
+    expect(told.status).toBe(400);
+    expect(told.body.error.findings).toEqual([
+      { field: 'runtimeId', message: 'is being terminated (spend_limit): an extension cannot keep it running' },
+    ]);
+    await terminated(accountId, runtimeId);
+    await terminated(accountId, limited);
+  });
+
+});
