@@ -352,8 +352,16 @@ const RESERVATION_ACTOR = 'system:reservations';
  */
 export function expiresAt(row: RuntimeRow, now: Date): Date {
   const reservedMs = row.reserved_minutes * 60_000;
-  if (row.status === 'reserved') return new Date(Math.max(row.start_deadline?.getTime() ?? 0, row.created_at.getTime() + reservedMs));
+  // Not started yet, also once told to terminate (a suspension or a lowered limit tells a reserved
+  // runtime too): the time it has to start, not a moment that moves with `now`.
+  if (row.status === 'reserved' || notStarted(row)) {
+    return new Date(Math.max(row.start_deadline?.getTime() ?? 0, row.created_at.getTime() + reservedMs));
+  }
   if (row.terminated_at) return row.terminated_at;
   const remaining = Math.max(0, reservedMs - runningMsOf(row, now));
   return new Date(now.getTime() + remaining);
+}
+
+function notStarted(row: RuntimeRow): boolean {
+  return row.started_at === null && row.open_since === null && Number(row.closed_ms) === 0 && row.terminated_at === null;
 }

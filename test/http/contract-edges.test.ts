@@ -40,6 +40,23 @@ describe('contract edges over HTTP', () => {
     await terminated(accountId, runtimeId);
   });
 
+  it("keeps a reservation's expiresAt at its start deadline when it is told to terminate before it starts", async () => {
+    const accountId = await fundedAccount(h, admin, { credits: '5.000000' });
+    const runtimeId = uid('rt');
+    const body = { accountId, runtimeId, ...SMALL };
+    const first = await ok(reserve(body), 201);
+    // A limit below what is held: the reserved runtime is told to terminate (spend_limit) before it starts.
+    const lowered = await ok(
+      h.request('PUT', `/v1/accounts/${accountId}/spend-limit`, { key: admin, body: { credits: '0.100000', period: 'month' } }),
+    );
+    expect(lowered.terminated).toEqual([runtimeId]);
+    const replay = await ok(reserve(body));
+    expect(replay).toMatchObject({ status: 'terminating', expiresAt: first.expiresAt });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await ok(reserve(body))).toMatchObject({ expiresAt: first.expiresAt });
+    await terminated(accountId, runtimeId);
+  });
+
   it("refuses an extension of a suspended account's runtime as suspended, and one past a lowered limit as the limit reached", async () => {
     const accountId = await fundedAccount(h, admin, { credits: '5.000000' });
     const runtimeId = uid('rt');
