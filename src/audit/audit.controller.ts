@@ -2,7 +2,7 @@ import { Controller, Get, Query } from '@nestjs/common';
 import { z } from 'zod';
 import { Access } from 'src/common/auth/auth.decorators';
 import { ACCOUNT_ID_PATTERN } from 'src/common/auth/scopes';
-import { instant, page, inputInstant } from 'src/common/http/api-schemas';
+import { cursorParam, instant, page, inputInstant } from 'src/common/http/api-schemas';
 import { Doc } from 'src/common/http/openapi';
 import { ZodQueryPipe } from 'src/common/http/zod-validation.pipe';
 import { AuditService, type AuditRow } from './audit.service';
@@ -12,10 +12,7 @@ const auditQuerySchema = z
     accountId: z.string().regex(ACCOUNT_ID_PATTERN, 'must be an account id').optional(),
     from: inputInstant.optional(),
     to: inputInstant.optional(),
-    cursor: z
-      .string()
-      .regex(/^\d{1,18}$/, 'must be a cursor returned by this endpoint')
-      .optional(),
+    cursor: cursorParam,
     limit: z.coerce.number().int().min(1).max(500).default(100),
   })
   .refine((q) => !q.from || !q.to || Date.parse(q.from) <= Date.parse(q.to), { message: 'must not be before from', path: ['to'] });

@@ -89,4 +89,16 @@ describe('contract edges over HTTP', () => {
     await terminated(accountId, limited);
   });
 
+  it('reads an empty cursor (`ledger?cursor=`, as the contract writes it) as the first page, of the ledger and of the audit log', async () => {
+    const accountId = await fundedAccount(h, admin, { credits: '5.000000' });
+    const own = await h.key(`account:${accountId}`);
+    const first = await ok(h.request('GET', `/v1/accounts/${accountId}/ledger?limit=1`, { key: own }));
+    const empty = await ok(h.request('GET', `/v1/accounts/${accountId}/ledger?cursor=&limit=1`, { key: own }));
+    expect(empty).toEqual(first);
+    expect(empty.items).toHaveLength(1);
+    const audit = await ok(h.request('GET', `/v1/audit?accountId=${accountId}&cursor=`, { key: admin }));
+    expect(audit.items.length).toBeGreaterThan(0);
+    const bad = await h.request('GET', `/v1/accounts/${accountId}/ledger?cursor=x1`, { key: own });
+    expect(bad.body.error.findings).toEqual([{ field: 'cursor', message: 'must be a cursor returned by this endpoint' }]);
+  });
 });

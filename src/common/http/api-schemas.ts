@@ -27,6 +27,16 @@ export const inputInstant = z.iso.datetime({ offset: true, message: 'must be an 
   return Number.isNaN(t) || (t >= EARLIEST && t < LATEST);
 }, 'must be from 1970-01-01 through 9999-12-31');
 
+/**
+ * A page's `cursor` query parameter: the `nextCursor` the endpoint returned; empty (`?cursor=`, as a
+ * client writes the first page's URL) is the first page, as if it were absent.
+ */
+export const cursorParam = z
+  .string()
+  .regex(/^(\d{1,18})?$/, 'must be a cursor returned by this endpoint')
+  .transform((v) => (v === '' ? undefined : v))
+  .optional();
+
 /** The earliest an event (lifecycle, ancillary, membership) may be stamped. */
 export const EVENT_EARLIEST = Date.UTC(2000, 0, 1);
 /** Events stamped further in the future than this are refused: a clock that far off is a bug. */

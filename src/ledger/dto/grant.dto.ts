@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parseCredits } from 'src/common/money';
-import { credits, instant, page, inputInstant } from 'src/common/http/api-schemas';
+import { credits, cursorParam, instant, page, inputInstant } from 'src/common/http/api-schemas';
 import { GRANT_SOURCES } from '../core/types';
 
 export const creditsSchema = z
@@ -23,10 +23,7 @@ export const idempotencyKeySchema = z
   .optional();
 
 export const statementQuerySchema = z.strictObject({
-  cursor: z
-    .string()
-    .regex(/^\d{1,18}$/, 'must be a cursor returned by this endpoint')
-    .optional(),
+  cursor: cursorParam,
   limit: z.coerce.number().int().min(1).max(200).default(50),
 });
 
