@@ -89,6 +89,19 @@ describe('contract edges over HTTP', () => {
     await terminated(accountId, limited);
   });
 
+  it("refuses a spend limit's userId that the limit could never have, in reading it as in setting it", async () => {
+    const accountId = await fundedAccount(h, admin, { kind: 'organization' });
+    const own = await h.key(`account:${accountId}`);
+    const set = await h.request('PUT', `/v1/accounts/${accountId}/spend-limit`, {
+      key: own,
+      body: { credits: '1.000000', scope: { userId: 'a b' } },
+    });
+    expect(set.body.error.findings).toEqual([{ field: 'scope.userId', message: 'must be a user id' }]);
+    const read = await h.request('GET', `/v1/accounts/${accountId}/spend-limit?userId=a%20b`, { key: own });
+    expect(read.status).toBe(400);
+    expect(read.body.error.findings).toEqual([{ field: 'userId', message: 'must be a user id' }]);
+  });
+
   it('reads an empty cursor (`ledger?cursor=`, as the contract writes it) as the first page, of the ledger and of the audit log', async () => {
     const accountId = await fundedAccount(h, admin, { credits: '5.000000' });
     const own = await h.key(`account:${accountId}`);

@@ -46,7 +46,7 @@ export const spendLimitViewSchema = z
   })
   .meta({ id: 'SpendLimit' });
 
-export const spendLimitQuerySchema = z.strictObject({ userId: z.string().min(1).max(128).optional() });
+export const spendLimitQuerySchema = z.strictObject({ userId: z.string().regex(ACCOUNT_ID_PATTERN, 'must be a user id').optional() });
 
 export const suspensionViewSchema = z
   .strictObject({
