@@ -348,7 +348,8 @@ const RESERVATION_ACTOR = 'system:reservations';
 
 /**
  * When the reservation runs out: before the start, the start deadline; while running, the moment
- * running time reaches the reserved minutes if it keeps running; once over, when it ended.
+ * running time reaches the reserved minutes if it keeps running (in the past once it has); paused, if
+ * it resumed now; once over, when it ended.
  */
 export function expiresAt(row: RuntimeRow, now: Date): Date {
   const reservedMs = row.reserved_minutes * 60_000;
@@ -358,6 +359,10 @@ export function expiresAt(row: RuntimeRow, now: Date): Date {
     return new Date(Math.max(row.start_deadline?.getTime() ?? 0, row.created_at.getTime() + reservedMs));
   }
   if (row.terminated_at) return row.terminated_at;
+  // Running: the instant its running time reaches (or reached: past its minutes, awaiting its end) the
+  // reserved minutes, the same at every reading.
+  if (row.open_since) return new Date(row.open_since.getTime() + reservedMs - Number(row.closed_ms));
+  // Paused: if it resumed now.
   const remaining = Math.max(0, reservedMs - runningMsOf(row, now));
   return new Date(now.getTime() + remaining);
 }

@@ -57,6 +57,26 @@ describe('contract edges over HTTP', () => {
     await terminated(accountId, runtimeId);
   });
 
+  it('gives a runtime running past its reserved minutes the instant it reached them as expiresAt, not the moment it is asked', async () => {
+    const accountId = await fundedAccount(h, admin, { credits: '5.000000' });
+    const runtimeId = uid('rt');
+    const body = { accountId, runtimeId, ...SMALL, minutes: 1 };
+    await ok(reserve(body), 201);
+    const start = new Date(Date.now() - 5 * 60_000);
+    await events(h, cp, lifecycle(accountId, runtimeId, 'runtime.started', start, 1));
+    const reached = new Date(start.getTime() + 60_000).toISOString();
+    expect(await ok(reserve(body))).toMatchObject({ expiresAt: reached });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await ok(reserve(body))).toMatchObject({ expiresAt: reached });
+    // Still inside its minutes: when they will run out.
+    const other = { accountId, runtimeId: uid('rt'), ...SMALL, minutes: 10 };
+    await ok(reserve(other), 201);
+    await events(h, cp, lifecycle(accountId, other.runtimeId, 'runtime.started', start, 1));
+    expect(await ok(reserve(other))).toMatchObject({ expiresAt: new Date(start.getTime() + 10 * 60_000).toISOString() });
+    await terminated(accountId, runtimeId);
+    await terminated(accountId, other.runtimeId);
+  });
+
   it("refuses an extension of a suspended account's runtime as suspended, and one past a lowered limit as the limit reached", async () => {
     const accountId = await fundedAccount(h, admin, { credits: '5.000000' });
     const runtimeId = uid('rt');
