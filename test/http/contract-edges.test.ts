@@ -40,6 +40,18 @@ describe('contract edges over HTTP', () => {
     await terminated(accountId, runtimeId);
   });
 
+  it("scopes an extension's Idempotency-Key to its runtime: the key again on another runtime is that runtime's own extension", async () => {
+    const accountId = await fundedAccount(h, admin, { credits: '5.000000' });
+    const [a, b] = [uid('rt'), uid('rt')];
+    await ok(reserve({ accountId, runtimeId: a, ...SMALL }), 201);
+    await ok(reserve({ accountId, runtimeId: b, ...SMALL }), 201);
+    expect(await ok(extend(a, { minutes: 5 }, 'shared'))).toMatchObject({ minutes: 15 });
+    expect(await ok(extend(b, { minutes: 7 }, 'shared'))).toMatchObject({ minutes: 17 });
+    expect((await extend(a, { minutes: 7 }, 'shared')).status).toBe(409);
+    await terminated(accountId, a);
+    await terminated(accountId, b);
+  });
+
   it("keeps a reservation's expiresAt at its start deadline when it is told to terminate before it starts", async () => {
     const accountId = await fundedAccount(h, admin, { credits: '5.000000' });
     const runtimeId = uid('rt');
