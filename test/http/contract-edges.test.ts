@@ -146,4 +146,28 @@ describe('contract edges over HTTP', () => {
     const bad = await h.request('GET', `/v1/accounts/${accountId}/ledger?cursor=x1`, { key: own });
     expect(bad.body.error.findings).toEqual([{ field: 'cursor', message: 'must be a cursor returned by this endpoint' }]);
   });
+
+  it('reads the empty parameters of a URL as the contract writes it (`usage?from=&to=&groupBy=`) as absent, and still refuses an unknown one', async () => {
+    const accountId = await fundedAccount(h, admin, { credits: '5.000000' });
+    const own = await h.key(`account:${accountId}`);
+    const runtimeId = uid('rt');
+    await ok(reserve({ accountId, runtimeId, ...SMALL }), 201);
+    const start = new Date(Date.now() - 60_000);
+    await events(
+      h,
+      cp,
+      lifecycle(accountId, runtimeId, 'runtime.started', start, 1),
+      lifecycle(accountId, runtimeId, 'runtime.terminated', new Date(start.getTime() + 30_000), 2, { reason: 'user' }),
+    );
+    const usage = await ok(h.request('GET', `/v1/accounts/${accountId}/usage`, { key: own }));
+    expect(usage.total).toMatchObject({ runtimes: 1, seconds: 30 });
+    expect(await ok(h.request('GET', `/v1/accounts/${accountId}/usage?from=&to=&groupBy=`, { key: own }))).toEqual(usage);
+    const byDay = await ok(h.request('GET', `/v1/accounts/${accountId}/usage?groupBy=day`, { key: own }));
+    expect(await ok(h.request('GET', `/v1/accounts/${accountId}/usage?from=&to=&groupBy=day`, { key: own }))).toEqual(byDay);
+    const audit = await ok(h.request('GET', `/v1/audit?accountId=${accountId}`, { key: admin }));
+    expect(await ok(h.request('GET', `/v1/audit?accountId=${accountId}&from=&to=`, { key: admin }))).toEqual(audit);
+    const unknown = await h.request('GET', `/v1/accounts/${accountId}/usage?from=&since=`, { key: own });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.findings).toEqual([{ field: 'since', message: 'is not a parameter of this endpoint' }]);
+  });
 });

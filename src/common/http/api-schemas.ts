@@ -28,13 +28,12 @@ export const inputInstant = z.iso.datetime({ offset: true, message: 'must be an 
 }, 'must be from 1970-01-01 through 9999-12-31');
 
 /**
- * A page's `cursor` query parameter: the `nextCursor` the endpoint returned; empty (`?cursor=`, as a
- * client writes the first page's URL) is the first page, as if it were absent.
+ * A page's `cursor` query parameter: the `nextCursor` the endpoint returned; absent, or empty
+ * (`?cursor=`, as a client writes the first page's URL: parseQueryOrThrow), is the first page.
  */
 export const cursorParam = z
   .string()
-  .regex(/^(\d{1,18})?$/, 'must be a cursor returned by this endpoint')
-  .transform((v) => (v === '' ? undefined : v))
+  .regex(/^\d{1,18}$/, 'must be a cursor returned by this endpoint')
   .optional();
 
 /** The earliest an event (lifecycle, ancillary, membership) may be stamped. */

@@ -69,10 +69,11 @@ export class ZodPipe<T extends z.ZodType> implements PipeTransform<unknown, z.ou
 
 /**
  * A query string: as parseOrThrow, but a parameter the endpoint does not take is named by itself
- * (`format: is not a parameter of this endpoint`), not as `body`.
+ * (`format: is not a parameter of this endpoint`), not as `body`; an optional parameter sent empty
+ * counts as absent.
  */
 export function parseQueryOrThrow<T extends z.ZodType>(schema: T, query: unknown): z.output<T> {
-  const result = schema.safeParse(query);
+  const result = schema.safeParse(withoutBlankOptionals(schema, query));
   if (result.success) return result.data;
   throw BillingException.invalid(
     perUnknownKey(result.error.issues, 'is not a parameter of this endpoint').map((issue) => findingOf(issue, '')),
@@ -86,4 +87,18 @@ export class ZodQueryPipe<T extends z.ZodType> implements PipeTransform<unknown,
   transform(value: unknown): z.output<T> {
     return parseQueryOrThrow(this.schema, value);
   }
+}
+
+/**
+ * The query without the empty values of its optional parameters: `?from=&to=&groupBy=day`, as the
+ * contract writes its routes, is the default period, as `?cursor=` is the first page. An empty value
+ * of a parameter the endpoint does not take, or of one it needs, is left to be refused.
+ */
+function withoutBlankOptionals(schema: z.ZodType, query: unknown): unknown {
+  const shape = (schema as { shape?: Record<string, z.ZodType> }).shape;
+  if (!shape || query === null || typeof query !== 'object') return query;
+  const entries = Object.entries(query as Record<string, unknown>);
+  const blank = (key: string, value: unknown) => value === '' && Object.hasOwn(shape, key) && shape[key]!.safeParse(undefined).success;
+  if (!entries.some(([key, value]) => blank(key, value))) return query;
+  return Object.fromEntries(entries.filter(([key, value]) => !blank(key, value)));
 }
