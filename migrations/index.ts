@@ -39,6 +39,7 @@ import { LedgerMonths1796570226303 } from './1796570226303-LedgerMonths';
 import { ReportPeriodReads1796571117268 } from './1796571117268-ReportPeriodReads';
 import { PlanChangesIndex1796560249126 } from './1796560249126-PlanChangesIndex';
 import { NonPaymentWaiver1796571303555 } from './1796571303555-NonPaymentWaiver';
+import { ApiKeyAccounts1796582197064 } from './1796582197064-ApiKeyAccounts';
 import { StripeInvoiceAmounts1796414845223 } from './1796414845223-StripeInvoiceAmounts';
 
 /** Every migration, in order. `npm run migration:generate -- <Name>` writes a file here; add it to this list. */
@@ -85,4 +86,5 @@ export const MIGRATIONS: (new () => object)[] = [
   LedgerMonths1796570226303,
   ReportPeriodReads1796571117268,
   NonPaymentWaiver1796571303555,
+  ApiKeyAccounts1796582197064,
 ];

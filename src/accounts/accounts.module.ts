@@ -1,4 +1,4 @@
-// Owns: accounts, api_keys, auth_failures.
+// Owns: accounts, api_keys, api_key_accounts, auth_failures.
 // Accounts and their plan terms and status (other modules change them through account-writes.ts), API keys, failed authentications.
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';

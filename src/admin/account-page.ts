@@ -1,4 +1,5 @@
 import type { AccountView } from 'src/accounts/accounts.service';
+import type { AccountKeyView } from 'src/accounts/auth/api-keys.service';
 import type { AuditRow } from 'src/audit/audit.service';
 import type { LiveRuntimeView } from 'src/metering/runtime-admin.service';
 import type { PlanView } from 'src/plans/plan-admin.service';
@@ -14,19 +15,25 @@ import { credits, duration, esc, hidden, table, when, type Viewer } from './rend
 /**
  * The account page's tables that can be longer than a page, each by the query parameter of its
  * page; the links lead back to the table's section (to the table itself where two share one). The
- * alerts, invoices and top-ups are read a page at a time; the ledger and the audit trail have cursors.
+ * alerts, invoices and top-ups are read a page at a time; the ledger, the members, the keys and the
+ * audit trail have cursors (ACCOUNT_LISTS).
  */
 export const ACCOUNT_TABLES = {
   grantsPage: { section: 'wallet', size: 200 },
   runtimesPage: { section: 'runtimes', size: 200 },
   limitsPage: { section: 'spend-limit', size: 200 },
   alertsPage: { section: 'table-alerts', size: 100 },
-  membersPage: { section: 'members', size: 200 },
   invoicesPage: { section: 'stripe', size: 24 },
   topUpsPage: { section: 'table-topups', size: 24 },
-  keysPage: { section: 'keys', size: 200 },
 } as const satisfies PagedTables;
 export type AccountPages = TablePages<typeof ACCOUNT_TABLES>;
+
+/**
+ * The rows a page shows of the lists read with a cursor, each from its own index as far as the page
+ * and one row more (whether a next page exists), never counted whole: an account can have tens of
+ * thousands of members or keys.
+ */
+export const ACCOUNT_LISTS = { members: 200, keys: 200 } as const;
 
 export interface AccountPageData {
   account: AccountView;
@@ -46,10 +53,15 @@ export interface AccountPageData {
   runtimes: LiveRuntimeView[];
   limits: SpendLimitView[];
   alerts: RowsPage<SpendAlertView>;
-  members: { seats: number; members: { userId: string; active: boolean; changedAt: string }[] };
+  members: {
+    seats: number;
+    members: { userId: string; active: boolean; changedAt: string }[];
+    next: string | null;
+    cursor: string | undefined;
+  };
   subscription: Record<string, unknown>;
   billing: BillingHistory;
-  keys: { id: string; name: string | null; scopes: string[]; createdAt: string; revokedAt: string | null }[];
+  keys: { items: AccountKeyView[]; next: string | null; cursor: string | undefined };
   audit: { items: AuditRow[]; nextCursor: string | null; cursor: string | undefined };
   /** The page of rows each long table shows. */
   pages: AccountPages;
@@ -83,7 +95,10 @@ function actionForm(viewer: Viewer, action: string, summary: string, fields: str
   return `<details class="action"><summary>${esc(summary)}</summary><form method="post" action="${esc(action)}" class="action">${hidden({ csrf: viewer.csrf })}${fields}<button type="submit"${danger ? ' class="danger"' : ''}>${esc(button)}…</button></form></details>`;
 }
 
-/** A cursor's pager (newest, older entries); its links keep the other cursor and the tables' pages. */
+/** What a cursor's pager says: its first page, its next, and that there is none. */
+const NEWEST = { first: 'Newest', next: 'Older entries', none: 'No older entries.' };
+
+/** A cursor's pager (newest, older entries); its links keep the other cursors and the tables' pages. */
 function pager(
   base: string,
   kept: Record<string, string | undefined>,
@@ -91,18 +106,24 @@ function pager(
   next: string | null,
   current: string | undefined,
   anchor: string,
+  words = NEWEST,
 ): string {
-  const first = current ? `<a href="${esc(pageUrl(base, { ...kept, [param]: undefined }))}#${anchor}">Newest</a>` : '';
+  const first = current ? `<a href="${esc(pageUrl(base, { ...kept, [param]: undefined }))}#${anchor}">${esc(words.first)}</a>` : '';
   const more = next
-    ? `<a href="${esc(pageUrl(base, { ...kept, [param]: next }))}#${anchor}">Older entries</a>`
-    : '<span class="none">No older entries.</span>';
+    ? `<a href="${esc(pageUrl(base, { ...kept, [param]: next }))}#${anchor}">${esc(words.next)}</a>`
+    : `<span class="none">${esc(words.none)}</span>`;
   return `<nav class="pager" aria-label="${esc(anchor)} pages">${first}${more}</nav>`;
 }
 
 export function accountPage(d: AccountPageData, viewer: Viewer): string {
   const a = d.account;
   const base = `/admin/accounts/${encodeURIComponent(a.id)}`;
-  const cursors = { ledgerCursor: d.ledger.cursor, auditCursor: d.audit.cursor };
+  const cursors = {
+    ledgerCursor: d.ledger.cursor,
+    auditCursor: d.audit.cursor,
+    membersCursor: d.members.cursor,
+    keysCursor: d.keys.cursor,
+  };
   // A page's links keep the cursors and the other tables' pages; a cursor's keep the pages.
   const paging = pagingOf(base, ACCOUNT_TABLES, d.pages, cursors);
   const kept = { ...cursors, ...pageParams(d.pages) };
@@ -274,8 +295,9 @@ ${table(
     { key: 'changedAt', label: 'Changed at', format: 'when' },
   ],
   d.members.members,
-  { empty: 'No members.', stack: true, paging: paging('membersPage') },
-)}</section>`;
+  { empty: 'No members.', stack: true, limit: ACCOUNT_LISTS.members },
+)}
+${pager(base, kept, 'membersCursor', d.members.next, d.members.cursor, 'members', { first: 'First members', next: 'Next members', none: 'No more members.' })}</section>`;
 
   const stripeSection = `<section id="stripe"><h2>Stripe</h2>
 ${sub ? `<dl class="facts"><dt>Subscription</dt><dd><code>${esc(String(sub.id))}</code> ${badge(String(sub.status), sub.status === 'active' ? 'good' : 'warn')}</dd><dt>Customer</dt><dd><code>${esc(String(sub.customerId))}</code></dd><dt>Seat quantity</dt><dd>${esc(String(sub.seatQuantity))}</dd>${sub.pastDueSince ? `<dt>Past due since</dt><dd>${when(String(sub.pastDueSince))}</dd>` : ''}</dl>` : '<p class="none">No Stripe subscription.</p>'}
@@ -330,9 +352,10 @@ ${table(
           : '—',
     },
   ],
-  d.keys,
-  { empty: 'No keys.', stack: true, paging: paging('keysPage') },
-)}</section>`;
+  d.keys.items as unknown as Record<string, unknown>[],
+  { empty: 'No keys.', stack: true, limit: ACCOUNT_LISTS.keys },
+)}
+${pager(base, kept, 'keysCursor', d.keys.next, d.keys.cursor, 'keys', { first: 'Newest', next: 'Older keys', none: 'No older keys.' })}</section>`;
 
   const auditSection = `<section id="audit"><h2>Audit trail</h2>
 ${table(

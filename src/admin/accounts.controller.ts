@@ -26,7 +26,7 @@ import { parseReportQuery } from 'src/reports/report-query';
 import { SpendLimitsService } from 'src/spend-limits/spend-limits.service';
 import { SubscriptionsService } from 'src/stripe/subscriptions.service';
 import { signedFlash } from './admin-session';
-import { ACCOUNT_TABLES, accountPage } from './account-page';
+import { ACCOUNT_LISTS, ACCOUNT_TABLES, accountPage } from './account-page';
 import { accountsPage, refusedAccountsPage } from './accounts-page';
 import { AdminAuth, formOf } from './admin-auth';
 import { invalidFindings } from './form-fields';
@@ -41,6 +41,12 @@ const cursor = z
 const accountQuerySchema = z.strictObject({
   ledgerCursor: cursor,
   auditCursor: cursor,
+  // The last member and the last key of the previous page of each.
+  membersCursor: z.string().min(1).max(256).optional(),
+  keysCursor: z
+    .string()
+    .regex(/^key_[A-Za-z0-9_]{1,64}$/, 'must be a cursor from this page')
+    .optional(),
   done: z.string().max(300).optional(),
   sig: z.string().max(100).optional(),
 });
@@ -132,10 +138,10 @@ export class AdminAccountsController {
         this.runtimes.live(id),
         this.limits.limitsOf(id),
         this.limits.alerts(id, size('alertsPage')),
-        this.members.list(id),
+        this.members.page(id, { after: q.membersCursor, size: ACCOUNT_LISTS.members }),
         this.subscriptions.view(id),
         this.subscriptions.billingHistory(id, { invoices: size('invoicesPage'), topUps: size('topUpsPage') }),
-        this.keys.keysOf(id),
+        this.keys.keysOf(id, { after: q.keysCursor, size: ACCOUNT_LISTS.keys }),
         this.audit.list({ accountId: id, cursor: q.auditCursor, limit: 25 }),
       ]);
       const spend = await this.extensions.spend(id, now, {
@@ -164,10 +170,10 @@ export class AdminAccountsController {
           runtimes,
           limits,
           alerts,
-          members,
+          members: { ...members, cursor: q.membersCursor },
           subscription,
           billing,
-          keys,
+          keys: { ...keys, cursor: q.keysCursor },
           audit: { items: audit.items, nextCursor: audit.nextCursor, cursor: q.auditCursor },
           pages,
           done: signedFlash(viewer.csrf, `/admin/accounts/${encodeURIComponent(id)}`, q.done, q.sig),

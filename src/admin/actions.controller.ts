@@ -246,7 +246,7 @@ export class AdminActionsController {
   @HttpCode(200)
   revoke(@Param('id') id: string, @Param('keyId') keyId: string, @ActionForm() request: ActionRequest): Promise<string> {
     return this.act(request, back(id), null, async (viewer) => {
-      const key = (await this.keys.keysOf(id)).find((k) => k.id === keyId);
+      const key = await this.keys.keyOf(id, keyId);
       if (!key) throw BillingException.notFound(`API key ${keyId} of account ${id}`);
       const what = `Revoke API key ${keyId}${key.name ? ` (${key.name})` : ''}: every request with it is refused from now on.`;
       return confirmThen(what, 'Revoke', async () => {

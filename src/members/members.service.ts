@@ -214,6 +214,27 @@ export class MembersService {
     };
   }
 
+  /**
+   * A page of an account's members by user id, removed ones included: `size` members after the user
+   * `after` (the last of the previous page), read from the primary key, and whether more follow
+   * (`next`: the last user shown); with the account's seats.
+   */
+  async page(
+    accountId: string,
+    page: { after?: string; size: number },
+  ): Promise<{ seats: number; members: { userId: string; active: boolean; changedAt: string }[]; next: string | null }> {
+    const found = await rows<{ user_id: string; active: boolean; changed_at: Date }>(
+      this.ds,
+      `SELECT user_id, active, changed_at FROM account_members
+       WHERE account_id = $1 AND ($2::text IS NULL OR user_id > $2) ORDER BY user_id LIMIT $3`,
+      [accountId, page.after ?? null, page.size + 1],
+    );
+    // The seats are counted (the active members' index entries): the page says how many there are.
+    const seats = await this.activeSeats(undefined, accountId);
+    const members = found.slice(0, page.size).map((m) => ({ userId: m.user_id, active: m.active, changedAt: m.changed_at.toISOString() }));
+    return { seats, members, next: found.length > page.size ? (members[members.length - 1]?.userId ?? null) : null };
+  }
+
   async activeSeats(em: Pick<EntityManager, 'query'> | undefined, accountId: string): Promise<number> {
     const [row] = await rows<{ n: number }>(
       em ?? this.ds,

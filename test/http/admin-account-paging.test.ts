@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiKeysService } from '../../src/accounts/auth/api-keys.service';
 import { fundedAccount } from '../support/accounts';
 import { startApp, type Harness } from '../support/app';
 
@@ -16,12 +17,23 @@ function pagerOf(html: string, table: string): { rows?: string; next?: string; p
   return { rows: nav?.[1], next: link('next'), prev: link('prev') };
 }
 
+/** A cursor's pager of a section (`aria-label="<section> pages"`): its links by their text (unescaped), and what it says when there is no next. */
+function cursorPagerOf(html: string, section: string): { links: Record<string, string>; none?: string } {
+  const nav = new RegExp(`<nav class="pager" aria-label="${section} pages">(.*?)</nav>`).exec(html)?.[1] ?? '';
+  const links = Object.fromEntries([...nav.matchAll(/<a href="([^"]+)">([^<]+)<\/a>/g)].map((m) => [m[2]!, m[1]!.replace(/&amp;/g, '&')]));
+  return { links, none: /<span class="none">([^<]+)<\/span>/.exec(nav)?.[1] };
+}
+
 /** The account page shows each long table a page at a time, every row on some page, and says which rows of how many. */
 describe('admin account page: long tables paged', () => {
   let h: Harness;
   let cookie: string;
   let org: string;
+  /** Another account, sharing the org's last key. */
+  let other: string;
   const members = Array.from({ length: 250 }, (_, i) => `user_${String(i).padStart(3, '0')}`);
+  /** The org's keys, in the order they were created. */
+  const keyIds: string[] = [];
 
   beforeAll(async () => {
     h = await startApp();
@@ -53,6 +65,11 @@ describe('admin account page: long tables paged', () => {
        FROM generate_series(1, 130) n`,
       [org],
     );
+    // 205 keys of the org, created one after another; the last one also scoped to another account.
+    const keys = h.app.get(ApiKeysService);
+    for (let n = 0; n < 204; n++) keyIds.push((await keys.create([`account:${org}`], `key ${n}`)).id);
+    other = await fundedAccount(h, admin, { plan: 'team', kind: 'organization' });
+    keyIds.push((await keys.create([`account:${org}`, `account:${other}`, 'reports'], 'shared')).id);
   });
   afterAll(() => h.close());
 
@@ -77,20 +94,48 @@ describe('admin account page: long tables paged', () => {
     return { seen, said, urls };
   }
 
-  it('shows every member exactly once over the pages of 200, with "Rows a–b of n" and links back to the section', async () => {
+  /** Follows a section's cursor links named `nextText` from `url`: the rows of `col` seen on each page, and the URLs. */
+  async function walkCursor(url: string, table: string, col: string, section: string, nextText: string) {
+    const seen: string[][] = [];
+    const urls: string[] = [];
+    let next: string | undefined = url;
+    while (next) {
+      urls.push(next);
+      const res = await get(next);
+      expect(res.statusCode).toBe(200);
+      seen.push(column(res.body, table, col));
+      next = cursorPagerOf(res.body, section).links[nextText];
+      expect(urls.length).toBeLessThan(10);
+    }
+    return { seen, urls };
+  }
+
+  it('shows every member exactly once over pages of 200, each page after the last member of the one before', async () => {
     const base = `/admin/accounts/${org}`;
-    const { seen, said, urls } = await walk(base, 'table-members', 'userId');
-    expect(seen).toEqual(members);
-    expect(said).toEqual(['Rows 1–200 of 250 (page 1 of 2)', 'Rows 201–250 of 250 (page 2 of 2)']);
-    expect(urls[1]).toBe(`${base}?membersPage=2#members`);
-    // The last page links back to the first, which has no Previous.
+    const { seen, urls } = await walkCursor(base, 'table-members', 'userId', 'members', 'Next members');
+    expect(seen.map((p) => p.length)).toEqual([200, 50]);
+    expect(seen.flat()).toEqual(members);
+    expect(urls[1]).toBe(`${base}?membersCursor=user_199#members`);
     const last = await get(urls[1]!);
-    expect(pagerOf(last.body, 'table-members').prev).toBe(`${base}#members`);
-    // A page past the last shows the last.
-    const past = await get(`${base}?membersPage=7`);
-    expect(past.statusCode).toBe(200);
-    expect(pagerOf(past.body, 'table-members').rows).toBe('Rows 201–250 of 250 (page 2 of 2)');
-    expect(column(past.body, 'table-members', 'userId')).toEqual(members.slice(200));
+    expect(last.body).toContain('250 active seats.');
+    expect(cursorPagerOf(last.body, 'members')).toEqual({ links: { 'First members': `${base}#members` }, none: 'No more members.' });
+    // A cursor past the last member: an empty page, the way back to the first.
+    const past = await get(`${base}?membersCursor=zzz`);
+    expect(column(past.body, 'table-members', 'userId')).toEqual([]);
+    expect(cursorPagerOf(past.body, 'members').links['First members']).toBe(`${base}#members`);
+  });
+
+  it("shows every key of the account exactly once, newest first, over pages of 200, a key of two accounts on each's page", async () => {
+    const base = `/admin/accounts/${org}`;
+    const { seen, urls } = await walkCursor(base, 'table-keys', 'id', 'keys', 'Older keys');
+    expect(seen.map((p) => p.length)).toEqual([200, 5]);
+    expect(seen.flat()).toEqual([...keyIds].reverse());
+    expect(urls[1]).toBe(`${base}?keysCursor=${keyIds[5]}#keys`);
+    expect(cursorPagerOf((await get(urls[1]!)).body, 'keys').none).toBe('No older keys.');
+    expect(column((await get(`/admin/accounts/${other}`)).body, 'table-keys', 'id')).toEqual([keyIds[204]]);
+    // A key of another account is no cursor of this page: nothing follows it.
+    const foreign = await get(`/admin/accounts/${other}?keysCursor=${keyIds[0]}`);
+    expect(column(foreign.body, 'table-keys', 'id')).toEqual([]);
   });
 
   it('reaches every invoice and alert though they are read a page at a time, counting them all', async () => {
@@ -113,7 +158,9 @@ describe('admin account page: long tables paged', () => {
     const base = `/admin/accounts/${org}`;
     const res = await get(`${base}?invoicesPage=2&alertsPage=2&auditCursor=123`);
     expect(res.statusCode).toBe(200);
-    expect(pagerOf(res.body, 'table-members').next).toBe(`${base}?auditCursor=123&alertsPage=2&membersPage=2&invoicesPage=2#members`);
+    expect(cursorPagerOf(res.body, 'members').links['Next members']).toBe(
+      `${base}?auditCursor=123&membersCursor=user_199&alertsPage=2&invoicesPage=2#members`,
+    );
     expect(pagerOf(res.body, 'table-invoices').prev).toBe(`${base}?auditCursor=123&alertsPage=2#stripe`);
     // The audit trail's cursor pager keeps the tables' pages.
     expect(res.body).toMatch(
@@ -122,14 +169,15 @@ describe('admin account page: long tables paged', () => {
   });
 
   it('refuses a page that is not a number with a 400 page naming each finding', async () => {
-    const res = await get(`/admin/accounts/${org}?membersPage=0&keysPage=x&ledgerCursor=abc&grantsPage=2`);
+    const res = await get(`/admin/accounts/${org}?alertsPage=0&invoicesPage=x&ledgerCursor=abc&keysCursor=1&grantsPage=2`);
     expect(res.statusCode).toBe(400);
     expect(res.headers['content-type']).toMatch(/^text\/html/);
     const findings = [...res.body.matchAll(/<li><code>([^<]+)<\/code>: ([^<]+)<\/li>/g)].map((m) => [m[1], m[2]]);
     expect(findings).toEqual([
-      ['membersPage', 'must be a page number: 1, 2, 3…'],
-      ['keysPage', 'must be a page number: 1, 2, 3…'],
+      ['alertsPage', 'must be a page number: 1, 2, 3…'],
+      ['invoicesPage', 'must be a page number: 1, 2, 3…'],
       ['ledgerCursor', 'must be a cursor from this page'],
+      ['keysCursor', 'must be a cursor from this page'],
     ]);
     expect(res.body).toContain('DL_BILLING_REQUEST_INVALID');
   });

@@ -11,6 +11,33 @@ import type { Principal } from 'src/common/auth/scopes';
 
 const CACHE_TTL_MS = 5_000;
 
+/** An account's key as its page shows it. */
+export interface AccountKeyView {
+  id: string;
+  name: string | null;
+  scopes: string[];
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+interface KeyRow {
+  id: string;
+  name: string | null;
+  scopes: string[];
+  created_at: Date;
+  revoked_at: Date | null;
+}
+
+function keyView(k: KeyRow): AccountKeyView {
+  return {
+    id: k.id,
+    name: k.name,
+    scopes: k.scopes,
+    createdAt: k.created_at.toISOString(),
+    revokedAt: k.revoked_at?.toISOString() ?? null,
+  };
+}
+
 export interface CreatedKey {
   id: string;
   key: string;
@@ -64,7 +91,13 @@ export class ApiKeysService implements OnApplicationBootstrap {
     const key = `dlb_${randomBytes(32).toString('base64url')}`;
     await inTransaction(this.ds, async (em) => {
       if (opts.knownAccounts) await refuseUnknownAccounts(em, scopes);
-      await em.query(`INSERT INTO api_keys (id, name, key_hash, scopes) VALUES ($1, $2, $3, $4)`, [id, name, sha256Hex(key), scopes]);
+      // The key, and a row for each account it is scoped to (that account's list of keys).
+      await em.query(
+        `WITH k AS (INSERT INTO api_keys (id, name, key_hash, scopes) VALUES ($1, $2, $3, $4) RETURNING id, scopes, created_at)
+         INSERT INTO api_key_accounts (account_id, key_id, created_at)
+         SELECT DISTINCT substr(s, length('account:') + 1), k.id, k.created_at FROM k, unnest(k.scopes) AS s WHERE s LIKE 'account:%'`,
+        [id, name, sha256Hex(key), scopes],
+      );
       await this.audit.record(em, { actor, action: 'api_key.created', accountId: accountOf(scopes), after: { id, name, scopes } });
     });
     return { id, key, scopes, name };
@@ -96,22 +129,45 @@ export class ApiKeysService implements OnApplicationBootstrap {
     return { id, revokedAt: row.revoked_at.toISOString() };
   }
 
-  /** The keys scoped to one account (`account:<id>`), newest first, revoked ones included. */
-  async keysOf(
-    accountId: string,
-  ): Promise<{ id: string; name: string | null; scopes: string[]; createdAt: string; revokedAt: string | null }[]> {
-    const found = await rows<{ id: string; name: string | null; scopes: string[]; created_at: Date; revoked_at: Date | null }>(
+  /**
+   * A page of the keys scoped to one account (`account:<id>`), newest first, revoked ones included:
+   * `size` keys after the key `after` (the last of the previous page), read from the account's own
+   * index, and whether more follow (`next`: the last key shown).
+   */
+  async keysOf(accountId: string, page: { after?: string; size: number }): Promise<{ items: AccountKeyView[]; next: string | null }> {
+    let from: { created_at: string } | undefined;
+    if (page.after !== undefined) {
+      [from] = await rows<{ created_at: string }>(
+        this.ds,
+        // As text: the key's exact place (microseconds), which a Date would round.
+        `SELECT created_at::text AS created_at FROM api_key_accounts WHERE account_id = $1 AND key_id = $2`,
+        [accountId, page.after],
+      );
+      // A key not of this account: nothing follows it.
+      if (!from) return { items: [], next: null };
+    }
+    const found = await rows<KeyRow>(
       this.ds,
-      `SELECT id, name, scopes, created_at, revoked_at FROM api_keys WHERE $1 = ANY(scopes) ORDER BY created_at DESC, id`,
-      [`account:${accountId}`],
+      `SELECT k.id, k.name, k.scopes, k.created_at, k.revoked_at
+       FROM api_key_accounts a JOIN api_keys k ON k.id = a.key_id
+       WHERE a.account_id = $1 AND ($2::timestamptz IS NULL OR (a.created_at, a.key_id) < ($2::timestamptz, $3::text))
+       ORDER BY a.created_at DESC, a.key_id DESC
+       LIMIT $4`,
+      [accountId, from?.created_at ?? null, page.after ?? null, page.size + 1],
     );
-    return found.map((k) => ({
-      id: k.id,
-      name: k.name,
-      scopes: k.scopes,
-      createdAt: k.created_at.toISOString(),
-      revokedAt: k.revoked_at?.toISOString() ?? null,
-    }));
+    const items = found.slice(0, page.size).map(keyView);
+    return { items, next: found.length > page.size ? (items[items.length - 1]?.id ?? null) : null };
+  }
+
+  /** One key of an account (scoped to it), revoked or not. */
+  async keyOf(accountId: string, keyId: string): Promise<AccountKeyView | null> {
+    const [found] = await rows<KeyRow>(
+      this.ds,
+      `SELECT k.id, k.name, k.scopes, k.created_at, k.revoked_at
+       FROM api_key_accounts a JOIN api_keys k ON k.id = a.key_id WHERE a.account_id = $1 AND a.key_id = $2`,
+      [accountId, keyId],
+    );
+    return found ? keyView(found) : null;
   }
 
   /** A key that is not revoked, by id, with its stored hash (which signs its admin sessions). */

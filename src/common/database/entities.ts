@@ -6,6 +6,7 @@ import { AncillaryItem } from 'src/ancillary/entities/ancillary-item.entity';
 import { AuditChain } from 'src/audit/entities/audit-chain.entity';
 import { AuditLog } from 'src/audit/entities/audit-log.entity';
 import { ApiKey } from 'src/accounts/entities/api-key.entity';
+import { ApiKeyAccount } from 'src/accounts/entities/api-key-account.entity';
 import { AuthFailure } from 'src/accounts/entities/auth-failure.entity';
 import { Grant } from 'src/ledger/entities/grant.entity';
 import { HoldAllocation } from 'src/ledger/entities/hold-allocation.entity';
@@ -45,6 +46,7 @@ import {
 export const ENTITIES = [
   Account,
   ApiKey,
+  ApiKeyAccount,
   OutboxMessage,
   InboxMessage,
   RuntimeEvent,

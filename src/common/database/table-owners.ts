@@ -7,6 +7,7 @@
 export const TABLE_OWNERS = {
   accounts: 'accounts',
   api_keys: 'accounts',
+  api_key_accounts: 'accounts',
   auth_failures: 'accounts',
   wallets: 'ledger',
   grants: 'ledger',

@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiKeysService } from '../../src/accounts/auth/api-keys.service';
+import { MembersService } from '../../src/members/members.service';
+import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
+import { explaining as explainingReads, visited } from '../support/query-plan';
+
+// The console's account page shows an account's members and keys a page at a time: each page must read its rows,
+// not the account's tens of thousands (nor, for keys, every key of every account). Each read is run here as the
+// service sends it, its rows checked, and its plan read.
+describe("an account's members and keys on a database with large accounts", () => {
+  let db: FreshDatabase;
+
+  beforeAll(async () => {
+    db = await freshDatabase('account_lists_plan');
+    const q = (sql: string) => db.ds.query(sql);
+    // An account with 50,000 members (a fifth removed) and 50,000 keys, beside 400 accounts of 100 members and keys each.
+    await q(`INSERT INTO account_members (account_id, user_id, active, changed_at, change_id)
+      SELECT 'acc_big', 'user_' || lpad(g::text, 6, '0'), g % 5 <> 0, timestamptz '2025-01-01' + make_interval(secs => g), 'c_' || g
+      FROM generate_series(1, 50000) g
+      UNION ALL
+      SELECT 'acc_' || a, 'user_' || u, true, timestamptz '2025-01-01', 'c_' || a || '_' || u FROM generate_series(0, 399) a, generate_series(1, 100) u`);
+    await q(`INSERT INTO api_keys (id, name, key_hash, scopes, created_at, revoked_at)
+      SELECT 'key_big_' || g, 'key ' || g, 'h_big_' || g, ARRAY['account:acc_big'], timestamptz '2025-01-01' + make_interval(secs => g / 2),
+        CASE WHEN g % 3 = 0 THEN timestamptz '2026-01-01' END
+      FROM generate_series(1, 50000) g
+      UNION ALL
+      SELECT 'key_' || a || '_' || k, NULL, 'h_' || a || '_' || k, ARRAY['account:acc_' || a, 'reports'], timestamptz '2025-06-01', NULL
+      FROM generate_series(0, 399) a, generate_series(1, 100) k`);
+    await q(`INSERT INTO api_key_accounts (account_id, key_id, created_at)
+      SELECT substr(s, 9), id, created_at FROM api_keys, unnest(scopes) s WHERE s LIKE 'account:%'`);
+    await q('ANALYZE');
+  }, 120_000);
+  afterAll(() => db?.drop());
+
+  it("an account's members are read a page at a time from the first after the cursor, never counted whole", async () => {
+    const { ds, plans } = explainingReads(db.ds);
+    const members = new MembersService(ds, null as never, null as never, null as never);
+    const first = await members.page('acc_big', { size: 200 });
+    expect(first.members.map((m) => m.userId)).toEqual(Array.from({ length: 200 }, (_, i) => `user_${String(i + 1).padStart(6, '0')}`));
+    expect(first.next).toBe('user_000200');
+    expect(first.seats).toBe(40_000);
+    const later = await members.page('acc_big', { after: 'user_030000', size: 200 });
+    expect(later.members[0]?.userId).toBe('user_030001');
+    const last = await members.page('acc_big', { after: 'user_049900', size: 200 });
+    expect(last.members).toHaveLength(100);
+    expect(last.next).toBeNull();
+    // Each page read (the seats are counted apart: plans 1, 3 and 5) visits its rows and one more.
+    for (const n of [0, 2, 4]) expect(visited(plans[n])).toBeLessThanOrEqual(201);
+  });
+
+  it("an account's keys are read newest first a page at a time from its own index, never by every key's scopes", async () => {
+    const { ds, plans } = explainingReads(db.ds);
+    const keys = new ApiKeysService(ds, null as never, null as never);
+    const first = await keys.keysOf('acc_big', { size: 200 });
+    expect(first.items.map((k) => k.id)).toEqual(Array.from({ length: 200 }, (_, i) => `key_big_${50000 - i}`));
+    expect(first.items[2]?.revokedAt).not.toBeNull();
+    const second = await keys.keysOf('acc_big', { after: first.next!, size: 200 });
+    expect(second.items[0]?.id).toBe('key_big_49800');
+    expect(plans.every((p) => visited(p) <= 2 * 201)).toBe(true);
+    // One key of the account, for the console's revoke: its own row.
+    expect((await keys.keyOf('acc_big', 'key_big_7'))?.name).toBe('key 7');
+    expect(await keys.keyOf('acc_big', 'key_3_7')).toBeNull();
+    expect(visited(plans[plans.length - 1])).toBeLessThanOrEqual(2);
+  });
+});
