@@ -40,6 +40,7 @@ import { ReportPeriodReads1796571117268 } from './1796571117268-ReportPeriodRead
 import { PlanChangesIndex1796560249126 } from './1796560249126-PlanChangesIndex';
 import { NonPaymentWaiver1796571303555 } from './1796571303555-NonPaymentWaiver';
 import { ApiKeyAccounts1796582197064 } from './1796582197064-ApiKeyAccounts';
+import { UsageTrendReads1796582197065 } from './1796582197065-UsageTrendReads';
 import { StripeInvoiceAmounts1796414845223 } from './1796414845223-StripeInvoiceAmounts';
 
 /** Every migration, in order. `npm run migration:generate -- <Name>` writes a file here; add it to this list. */
@@ -87,4 +88,5 @@ export const MIGRATIONS: (new () => object)[] = [
   ReportPeriodReads1796571117268,
   NonPaymentWaiver1796571303555,
   ApiKeyAccounts1796582197064,
+  UsageTrendReads1796582197065,
 ];

@@ -312,7 +312,9 @@ export class ReportsService {
    * Per UTC day by size class and GPU type: the runtimes first settled that day with their running
    * time, and the runtime charges and corrections the ledger posted that day — the statement's dating,
    * so the credits of a period are its statements' runtime charges (a correction posted later is on
-   * the day it was posted, not with the runtime).
+   * the day it was posted, not with the runtime). Read from the period's rows: the runtimes by their
+   * settlement (runtimes_settled_idx), the postings by time (a reservation never moves consumption),
+   * each runtime by its id through its hold.
    */
   @LongQueries()
   async usageByClass(period: Period): Promise<Report> {
@@ -325,8 +327,12 @@ export class ReportsService {
          SELECT t.created_at, r.size_class, r.environment #>> '{accelerator,type}', 0, 0, e.amount
          FROM ledger_transactions t
          JOIN ledger_entries e ON e.transaction_id = t.id AND e.ledger_account = 'consumption'
-         JOIN runtimes r ON r.hold_id = t.hold_id AND r.account_id = t.account_id
-         WHERE t.created_at >= $1 AND t.created_at < $2 AND t.kind <> '' AND t.hold_id LIKE 'hold\\_%')
+         -- The posting's runtime by its id through its hold: one of each (LIMIT 1 keeps the planner from joining
+         -- the whole holds table to the period's postings).
+         CROSS JOIN LATERAL (
+           SELECT r.size_class, r.environment FROM holds h JOIN runtimes r ON r.runtime_id = h.reference AND r.hold_id = h.id
+           WHERE h.id = t.hold_id AND r.account_id = t.account_id LIMIT 1) r
+         WHERE t.created_at >= $1 AND t.created_at < $2 AND t.kind <> 'reservation' AND t.hold_id LIKE 'hold\\_%')
        SELECT to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, size_class, gpu,
               sum(runtimes)::int AS runtimes, sum(ms)::text AS ms, sum(credits)::text AS credits
        FROM facts GROUP BY 1, 2, 3 ORDER BY 1, 2 NULLS LAST, 3 NULLS FIRST`,

@@ -16,6 +16,8 @@ export type RuntimeStatus = (typeof RUNTIME_STATUSES)[number];
 @Index('runtimes_live_account_idx', ['accountId', 'status'], { where: liveRuntimeSql() })
 // An account's runtimes settled in a range (its usage, GET /v1/accounts/{id}/usage), without its history.
 @Index('runtimes_account_settled_idx', ['accountId', 'settledAt'], { where: `"settled_at" IS NOT NULL` })
+// The fleet's runtimes settled in a range (the usage trend by size class), without the fleet's history.
+@Index('runtimes_settled_idx', ['settledAt'], { where: `"status" = 'settled'` })
 @Check('runtimes_status_check', `"status" IN ('reserved', 'running', 'paused', 'terminating', 'settled', 'voided')`)
 @Check('runtimes_minutes_check', `"reserved_minutes" >= 0`)
 @Check('runtimes_amounts_check', `"charged" >= 0 AND "released" >= 0 AND "reserved_amount" >= 0 AND "charged" <= "reserved_amount"`)
