@@ -10,6 +10,7 @@ import { LedgerService } from 'src/ledger/ledger.service';
 import { ancillaryCharge, BYTES_PER_GIB, PRICE_KEY_OF, type AncillaryKind } from 'src/pricing/ancillary-prices';
 import { RateCard } from 'src/pricing/rate-card';
 import { SpendLimitsService } from 'src/spend-limits/spend-limits.service';
+import { firstOfEachId } from 'src/messaging/inbox';
 import { ExtraEventsRefused } from 'src/metering/event-extensions';
 import type { AfterSettlement, SettledRuntime } from 'src/metering/settlement-hooks';
 import type { SizeClass } from 'src/pricing/environment';
@@ -64,7 +65,7 @@ export class AncillaryUsageService {
 
   /** One transaction: the inbox by id (a known id has no effect), the items, egress charged per report. */
   async ingest(events: AncillaryEvent[], opts: { allOrNothing?: boolean } = {}): Promise<AncillaryIngestResult> {
-    const unique = [...new Map(events.map((e) => [e.id, e])).values()];
+    const unique = firstOfEachId(events);
     if (unique.length === 0) return { accepted: 0, duplicates: events.length, refused: [] };
     const { fresh, refused } = await inTransaction(this.ds, async (em) => {
       const owners = await itemOwners(em, [...new Set(unique.map((e) => e.itemKey))]);

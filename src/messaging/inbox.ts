@@ -14,3 +14,12 @@ export async function receiveOnce(em: Pick<EntityManager, 'query'>, source: stri
   );
   return new Set(fresh.map((r) => r.message_id));
 }
+
+/**
+ * The first copy of each id, in order. A later copy in the same batch is a duplicate, as a copy in a
+ * later batch is: the first delivered is the one kept, whatever the later copy says.
+ */
+export function firstOfEachId<T extends { id: string }>(messages: readonly T[]): T[] {
+  const seen = new Set<string>();
+  return messages.filter((m) => !seen.has(m.id) && seen.add(m.id));
+}

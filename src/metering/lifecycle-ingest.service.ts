@@ -5,6 +5,7 @@ import { inTransaction, rows } from 'src/common/database/transaction';
 import type { Finding } from 'src/common/errors/billing.exception';
 import type { LifecycleEvent } from './lifecycle-event';
 import { MeteringService } from './metering.service';
+import { firstOfEachId } from 'src/messaging/inbox';
 import { insertUnreservedRuntimes } from './runtime-writes';
 
 export interface IngestResult {
@@ -45,7 +46,7 @@ export class LifecycleIngestService {
    * HTTP answer); otherwise they are returned, and the others applied (the consumer parks them).
    */
   async ingest(events: LifecycleEvent[], opts: { allOrNothing?: boolean } = {}): Promise<IngestResult> {
-    const unique = [...new Map(events.map((e) => [e.id, e])).values()];
+    const unique = firstOfEachId(events);
     if (unique.length === 0) return { accepted: 0, duplicates: events.length, refused: [] };
     // All or nothing is one transaction; otherwise one per part of a bounded number of settlements.
     const parts = opts.allOrNothing ? [unique] : bySettlements(unique, SETTLEMENTS_PER_TRANSACTION);
