@@ -158,6 +158,32 @@ describe('lifecycle consumer on the real broker', () => {
     expect(await eventsCount(h, runtimeId)).toBe(2);
   });
 
+  it("keeps the first of two messages with one id in a chunk: a runtime.terminated reusing its start's id does not end the run", async () => {
+    const admin = await h.key('admin');
+    const cp = await h.key('control-plane');
+    const accountId = await fundedAccount(h, admin, { credits: '2.000000' });
+    const runtimeId = uid('rt');
+    expect((await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId, ...SMALL } })).status).toBe(201);
+    const t = Date.now() - 300_000;
+    const started = lifecycle(accountId, runtimeId, 'runtime.started', new Date(t), 1);
+    const sameId = {
+      ...lifecycle(accountId, runtimeId, 'runtime.terminated', new Date(t + 60_000), 2, { reason: 'user' }),
+      id: started.id,
+    };
+    const terminated = lifecycle(accountId, runtimeId, 'runtime.terminated', new Date(t + 120_000), 3, { reason: 'user' });
+    await produce(
+      h.config.kafka!.topics.lifecycle,
+      [started, sameId, terminated].map((value) => ({ key: accountId, value })),
+    );
+    const view = async () => (await h.request('GET', `/v1/reservations/${runtimeId}`, { key: cp })).body;
+    await eventually(async () => (await view()).status === 'settled', 30_000, 'the settlement');
+    expect(await view()).toMatchObject({ runningSeconds: 120, charged: '0.033334', released: '0.133333', terminationReason: 'user' });
+    expect((await h.request('GET', `/v1/accounts/${accountId}/wallet`, { key: admin })).body).toMatchObject({
+      total: '1.966666',
+      held: '0.000000',
+    });
+  });
+
   it('parks an event the database refuses in the dead-letter topic and applies its neighbours', async () => {
     const runtimeId = uid('rt');
     const poisonId = uid('evt_refused');
