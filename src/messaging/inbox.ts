@@ -17,9 +17,10 @@ export async function receiveOnce(em: Pick<EntityManager, 'query'>, source: stri
 
 /**
  * The first copy of each id, in order. A later copy in the same batch is a duplicate, as a copy in a
- * later batch is: the first delivered is the one kept, whatever the later copy says.
+ * later batch is: the first delivered is the one kept, whatever the later copy says. Messages for
+ * which `byId` is false are not deduplicated by id here (they pass, in their place).
  */
-export function firstOfEachId<T extends { id: string }>(messages: readonly T[]): T[] {
+export function firstOfEachId<T extends { id: string }>(messages: readonly T[], byId: (message: T) => boolean = () => true): T[] {
   const seen = new Set<string>();
-  return messages.filter((m) => !seen.has(m.id) && seen.add(m.id));
+  return messages.filter((m) => !byId(m) || (!seen.has(m.id) && seen.add(m.id)));
 }

@@ -46,7 +46,9 @@ export class LifecycleIngestService {
    * HTTP answer); otherwise they are returned, and the others applied (the consumer parks them).
    */
   async ingest(events: LifecycleEvent[], opts: { allOrNothing?: boolean } = {}): Promise<IngestResult> {
-    const unique = firstOfEachId(events);
+    // By id, the first copy kept, as a copy in a later batch is a duplicate; heartbeats are not kept by
+    // id but by seq (MeteringService.apply), so they are left to that here too, as across batches.
+    const unique = firstOfEachId(events, (e) => e.type !== 'runtime.heartbeat');
     if (unique.length === 0) return { accepted: 0, duplicates: events.length, refused: [] };
     // All or nothing is one transaction; otherwise one per part of a bounded number of settlements.
     const parts = opts.allOrNothing ? [unique] : bySettlements(unique, SETTLEMENTS_PER_TRANSACTION);

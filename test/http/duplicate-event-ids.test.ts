@@ -74,6 +74,18 @@ describe('one event id twice with different bodies: the first delivered is kept,
     });
   });
 
+  it('applies a runtime.started whose id a heartbeat before it in the same request used: heartbeats are kept by seq, not by id', async () => {
+    clock.set(at(MIN));
+    for (const batched of [true, false]) {
+      const { accountId, runtimeId } = await reserved();
+      const heartbeat = lifecycle(accountId, runtimeId, 'runtime.heartbeat', at(-MIN), 1);
+      const started = { ...lifecycle(accountId, runtimeId, 'runtime.started', T0, 2), id: heartbeat.id };
+      const answers = batched ? [await post([heartbeat, started])] : [await post([heartbeat]), await post([started])];
+      expect(answers.reduce((sum, a) => sum + a.accepted, 0)).toBe(2);
+      expect(await view(runtimeId)).toMatchObject({ status: 'running', intervals: [{ from: T0.toISOString(), to: null }] });
+    }
+  });
+
   it('charges the first of two egress reports with one id in the same request, as it does across two requests', async () => {
     clock.set(at(2 * MIN));
     for (const batched of [true, false]) {
