@@ -46,12 +46,9 @@ export class LifecycleIngestService {
    * HTTP answer); otherwise they are returned, and the others applied (the consumer parks them).
    */
   async ingest(events: LifecycleEvent[], opts: { allOrNothing?: boolean } = {}): Promise<IngestResult> {
-    // By id, the first copy kept, as a copy in a later batch is a duplicate; heartbeats are not kept by
-    // id but by seq (MeteringService.apply), so they are left to that here too, as across batches.
-    const unique = firstOfEachId(events, (e) => e.type !== 'runtime.heartbeat');
-    if (unique.length === 0) return { accepted: 0, duplicates: events.length, refused: [] };
+    if (events.length === 0) return { accepted: 0, duplicates: 0, refused: [] };
     // All or nothing is one transaction; otherwise one per part of a bounded number of settlements.
-    const parts = opts.allOrNothing ? [unique] : bySettlements(unique, SETTLEMENTS_PER_TRANSACTION);
+    const parts = opts.allOrNothing ? [events] : bySettlements(events, SETTLEMENTS_PER_TRANSACTION);
     let fresh = 0;
     const refused: RefusedEvent[] = [];
     for (const part of parts) {
@@ -63,15 +60,19 @@ export class LifecycleIngestService {
   }
 
   /** One transaction: the inbox insert and the events applied. */
-  private ingestPart(unique: LifecycleEvent[], opts: { allOrNothing?: boolean }): Promise<{ fresh: number; refused: RefusedEvent[] }> {
+  private ingestPart(events: LifecycleEvent[], opts: { allOrNothing?: boolean }): Promise<{ fresh: number; refused: RefusedEvent[] }> {
     return inTransaction(this.ds, async (em) => {
-      const checked = await resolveRuntimes(em, unique);
+      // Each copy is checked as it would be in a batch of its own (one naming another account is refused),
+      // then the first accepted copy of an id is kept, as a copy in a later batch is a duplicate.
+      const checked = await resolveRuntimes(em, events);
       if (checked.refused.length > 0 && opts.allOrNothing) throw new EventsRefused(checked.refused);
-      // Heartbeats carry no money and are most of the stream: not stored, deduplicated by seq (MeteringService).
-      const heartbeats = checked.ok.filter((e) => e.type === 'runtime.heartbeat');
+      // Heartbeats carry no money and are most of the stream: not stored, deduplicated by seq
+      // (MeteringService), not by id, here as across batches.
+      const ok = firstOfEachId(checked.ok, (e) => e.type !== 'runtime.heartbeat');
+      const heartbeats = ok.filter((e) => e.type === 'runtime.heartbeat');
       const inserted = await insertEvents(
         em,
-        checked.ok.filter((e) => e.type !== 'runtime.heartbeat'),
+        ok.filter((e) => e.type !== 'runtime.heartbeat'),
         checked.months,
       );
       const counted = await this.metering.apply(em, inserted, heartbeats, checked.months);

@@ -86,6 +86,25 @@ describe('one event id twice with different bodies: the first delivered is kept,
     }
   });
 
+  it("refuses a copy of an id naming another account than the runtime's, in the same request (either place) as in a later one", async () => {
+    clock.set(at(MIN));
+    for (const foreignFirst of [true, false]) {
+      const { accountId, runtimeId } = await reserved();
+      const started = lifecycle(accountId, runtimeId, 'runtime.started', T0, 1);
+      const foreign = { ...started, accountId: 'acc_someone_else' };
+      const together = await h.request('POST', '/v1/events', { key: cp, body: foreignFirst ? [foreign, started] : [started, foreign] });
+      expect(together.status).toBe(400);
+      const message = `runtime ${runtimeId} belongs to another account`;
+      expect(together.body.error.findings).toEqual([{ field: `events[${foreignFirst ? 0 : 1}].accountId`, message }]);
+      expect(await view(runtimeId)).toMatchObject({ status: 'reserved', intervals: [] });
+
+      expect(await post([started])).toEqual({ accepted: 1, duplicates: 0 });
+      const later = await h.request('POST', '/v1/events', { key: cp, body: [foreign] });
+      expect(later.status).toBe(400);
+      expect(later.body.error.findings).toEqual([{ field: 'events[0].accountId', message }]);
+    }
+  });
+
   it('charges the first of two egress reports with one id in the same request, as it does across two requests', async () => {
     clock.set(at(2 * MIN));
     for (const batched of [true, false]) {

@@ -184,6 +184,33 @@ describe('lifecycle consumer on the real broker', () => {
     });
   });
 
+  it("applies the copy of an id that names the runtime's account and parks one naming another, in either order in a chunk", async () => {
+    const admin = await h.key('admin');
+    const cp = await h.key('control-plane');
+    const topics = h.config.kafka!.topics;
+    for (const foreignFirst of [true, false]) {
+      const accountId = await fundedAccount(h, admin, { credits: '2.000000' });
+      const runtimeId = uid('rt');
+      expect((await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId, ...SMALL } })).status).toBe(201);
+      const started = lifecycle(accountId, runtimeId, 'runtime.started', new Date(Date.now() - 60_000), 1);
+      const foreign = { ...started, accountId: 'acc_someone_else' };
+      const copies = foreignFirst ? [foreign, started] : [started, foreign];
+      await produce(
+        topics.lifecycle,
+        copies.map((value) => ({ key: accountId, value })),
+      );
+      const view = async () => (await h.request('GET', `/v1/reservations/${runtimeId}`, { key: cp })).body;
+      await eventually(async () => (await view()).status === 'running', 30_000, 'the start');
+      expect((await view()).intervals).toEqual([{ from: started.occurredAt, to: null }]);
+      // The copy naming another account is parked, as it would be in a chunk of its own.
+      const parked = async () =>
+        (await readTopic(topics.lifecycleDlq, 1, 5_000, 500)).some(
+          (m) => m.value.includes(started.id) && m.value.includes('acc_someone_else'),
+        );
+      await eventually(parked, 30_000, 'the copy naming another account in the dead-letter topic');
+    }
+  });
+
   it('parks an event the database refuses in the dead-letter topic and applies its neighbours', async () => {
     const runtimeId = uid('rt');
     const poisonId = uid('evt_refused');
