@@ -65,17 +65,17 @@ export class AncillaryUsageService {
 
   /** One transaction: the inbox by id (a known id has no effect), the items, egress charged per report. */
   async ingest(events: AncillaryEvent[], opts: { allOrNothing?: boolean } = {}): Promise<AncillaryIngestResult> {
-    const unique = firstOfEachId(events);
-    if (unique.length === 0) return { accepted: 0, duplicates: events.length, refused: [] };
+    if (events.length === 0) return { accepted: 0, duplicates: 0, refused: [] };
     const { fresh, refused } = await inTransaction(this.ds, async (em) => {
-      const owners = await itemOwners(em, [...new Set(unique.map((e) => e.itemKey))]);
+      const owners = await itemOwners(em, [...new Set(events.map((e) => e.itemKey))]);
       // Egress is reported per runtime: a runtime known to be another account's is not this account's to report.
       const runtimes = await runtimeOwners(em, [
-        ...new Set(unique.flatMap((e) => (e.kind === 'egress' && e.runtimeId ? [e.runtimeId] : []))),
+        ...new Set(events.flatMap((e) => (e.kind === 'egress' && e.runtimeId ? [e.runtimeId] : []))),
       ]);
       const ok: AncillaryEvent[] = [];
       const refused: AncillaryIngestResult['refused'] = [];
-      for (const e of unique) {
+      // Each copy of an id is checked as in a batch of its own; then the first accepted one is kept.
+      for (const e of events) {
         const owner = owners.get(e.itemKey) ?? e.accountId;
         owners.set(e.itemKey, owner);
         const runner = e.kind === 'egress' && e.runtimeId ? (runtimes.get(e.runtimeId) ?? e.accountId) : e.accountId;
@@ -89,7 +89,7 @@ export class AncillaryUsageService {
         }
       }
       if (refused.length > 0 && opts.allOrNothing) throw new ExtraEventsRefused(refused);
-      const fresh = await insertEvents(em, ok);
+      const fresh = await insertEvents(em, firstOfEachId(ok));
       await touchItems(em, storageItems(fresh));
       // An item another account's first event created meanwhile (after the read above): the retry refuses this one.
       const owned = await itemOwners(em, [...new Set(storageItems(fresh).map((i) => i.itemKey))]);

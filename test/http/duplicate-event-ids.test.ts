@@ -125,4 +125,21 @@ describe('one event id twice with different bodies: the first delivered is kept,
       expect((await wallet(accountId)).total).toBe('9.700000');
     }
   });
+
+  it("refuses a copy of a usage event's id naming another account than the volume's, in the same request (either place)", async () => {
+    clock.set(at(2 * MIN));
+    for (const foreignFirst of [true, false]) {
+      const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
+      const volumeId = uid('vol');
+      await post([usageEvent(accountId, 'volume.created', T0, { volumeId, sizeGiB: 1 })]);
+      const resized = usageEvent(accountId, 'volume.resized', at(MIN), { volumeId, sizeGiB: 2 });
+      const foreign = { ...resized, accountId: 'acc_someone_else' };
+      const together = await h.request('POST', '/v1/events', { key: cp, body: foreignFirst ? [foreign, resized] : [resized, foreign] });
+      expect(together.status).toBe(400);
+      expect(together.body.error.findings).toEqual([
+        { field: `events[${foreignFirst ? 0 : 1}].accountId`, message: `volume ${volumeId} belongs to another account` },
+      ]);
+      expect(await post([resized])).toEqual({ accepted: 1, duplicates: 0 });
+    }
+  });
 });
