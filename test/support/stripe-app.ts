@@ -14,10 +14,16 @@ export interface StripeApp {
 
 /**
  * Starts a Stripe fake and the app on a database of its own: its live subscriptions are this fake's,
- * which another file's seat reconciliation (on its own fake) cannot read.
+ * which another file's seat reconciliation (on its own fake) cannot read. `prices`: the fake's unit
+ * amounts in cents (its invoices and prorations then carry amounts).
  */
-export async function startStripeApp(prefix: string, secret: string, opts: StartOptions = {}): Promise<StripeApp> {
-  const fake = await new StripeFake().start();
+export async function startStripeApp(
+  prefix: string,
+  secret: string,
+  opts: StartOptions = {},
+  prices: Readonly<Record<string, number>> = {},
+): Promise<StripeApp> {
+  const fake = await new StripeFake(prices).start();
   const h = await startAppOnFreshDatabase(prefix, { ...opts, env: { ...fake.env(secret), ...opts.env } });
   return {
     h,

@@ -70,7 +70,7 @@ export class StripeFake {
   private server: Server | null = null;
   private eventSeq = 0;
   /** Proration lines of quantity changes, per subscription, until its next invoice (Stripe's pending invoice items). */
-  private readonly pendingProrations = new Map<string, Obj[]>();
+  readonly pendingProrations = new Map<string, Obj[]>();
   /** While true, every call answers 500 `api_error`, as Stripe during an incident (telling the SDK not to retry). */
   outage = false;
   /** The instant (seconds) quantity changes are prorated at, as Stripe's `proration_date`; now when unset. */
@@ -428,6 +428,10 @@ export class StripeFake {
           if (p.quantity !== undefined) {
             const q = Number(p.quantity);
             if (!Number.isInteger(q) || q < 0) throw new Error('Invalid integer: quantity');
+            if (p.proration_date !== undefined && Number(p.proration_date) < item.current_period_start) {
+              // As Stripe: a proration date before the current period is refused.
+              throw new Error('proration_date must be within the current billing period');
+            }
             if ((p.proration_behavior ?? 'create_prorations') !== 'none') this.prorate(s, item, q, p.proration_date);
             item.quantity = q;
             this.emit('customer.subscription.updated', s);
