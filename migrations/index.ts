@@ -39,6 +39,7 @@ import { LedgerMonths1796570226303 } from './1796570226303-LedgerMonths';
 import { ReportPeriodReads1796571117268 } from './1796571117268-ReportPeriodReads';
 import { PlanChangesIndex1796560249126 } from './1796560249126-PlanChangesIndex';
 import { NonPaymentWaiver1796571303555 } from './1796571303555-NonPaymentWaiver';
+import { SeatPushDates1796582163186 } from './1796582163186-SeatPushDates';
 import { ApiKeyAccounts1796582197064 } from './1796582197064-ApiKeyAccounts';
 import { UsageTrendReads1796582197065 } from './1796582197065-UsageTrendReads';
 import { StripeInvoiceAmounts1796414845223 } from './1796414845223-StripeInvoiceAmounts';
@@ -87,6 +88,7 @@ export const MIGRATIONS: (new () => object)[] = [
   LedgerMonths1796570226303,
   ReportPeriodReads1796571117268,
   NonPaymentWaiver1796571303555,
+  SeatPushDates1796582163186,
   ApiKeyAccounts1796582197064,
   UsageTrendReads1796582197065,
 ];

@@ -15,13 +15,14 @@ import { QuotasService } from './plans/quotas.service';
 import { SpendLimitsModule } from './spend-limits/spend-limits.module';
 import { SpendLimitsService } from './spend-limits/spend-limits.service';
 import { InvoiceSeats } from './stripe/invoice-records';
+import { seatChangesHook } from './stripe/seat-pushes';
 import { StripeModule } from './stripe/stripe.module';
 
 /**
  * The extension points of the lower modules, filled in one place by the higher ones: what the wallet
  * view shows besides the ledger (spend limits, runs), what a new account or plan takes (its wallet, its allowance), what a
  * settlement does besides the ledger (paused memory), which extra event types the lifecycle paths
- * carry (ancillary usage) and what a membership change received late rechecks (Stripe invoices' seats). Each list is an ordinary provider, so the dependency shows in the module
+ * carry (ancillary usage) and what a membership change received late rechecks (Stripe invoices' seats) and dates (seat pushes). Each list is an ordinary provider, so the dependency shows in the module
  * graph; a context without this module (the CLI, a unit test) gets empty lists.
  */
 @Global()
@@ -57,8 +58,9 @@ import { StripeModule } from './stripe/stripe.module';
     },
     {
       provide: SEAT_HISTORY_HOOKS,
-      // Invoices created after a membership change received late: their seats rechecked (stripe_invoices is Stripe's).
-      useFactory: (invoices: InvoiceSeats): SeatHistoryHook[] => [invoices.seatHistoryHook],
+      // Invoices created after a membership change received late: their seats rechecked (stripe_invoices is
+      // Stripe's); what the change did to the seats over time, for seat pushes dated at their changes.
+      useFactory: (invoices: InvoiceSeats): SeatHistoryHook[] => [invoices.seatHistoryHook, seatChangesHook],
       inject: [InvoiceSeats],
     },
   ],

@@ -113,7 +113,7 @@ export class MembersService {
     const audits: AuditEntry[] = [];
     const changed = new Set<string>();
     // Every change new to the history, applied or stale for the member's state: by account.
-    const received = new Map<string, { id: string; occurredAt: Date }[]>();
+    const received = new Map<string, SeatHistoryChange['changes']>();
     // Sorted, so concurrent batches lock member rows in the same order.
     const sorted = [...changes].sort(
       (a, b) =>
@@ -140,7 +140,7 @@ export class MembersService {
       if (!fresh) continue;
       const ofAccount = received.get(c.accountId) ?? [];
       if (ofAccount.length === 0) received.set(c.accountId, ofAccount);
-      ofAccount.push({ id: c.id, occurredAt: c.occurredAt });
+      ofAccount.push({ id: c.id, userId: c.userId, type: c.type, occurredAt: c.occurredAt });
       const active = c.type === 'member.added';
       // The member's lock, even before their row exists: two first changes at once must not both read
       // "not a member" (each would audit a seat added). Taken in the sorted order above.
@@ -178,7 +178,13 @@ export class MembersService {
       em,
       [...received].map(([accountId, list]): SeatHistoryChange => {
         const changes = [...list].sort((a, b) => a.occurredAt.getTime() - b.occurredAt.getTime() || a.id.localeCompare(b.id));
-        return { accountId, since: changes[0]!.occurredAt, changes, seatsAt: (at) => this.seatsAt(em, accountId, at) };
+        return {
+          accountId,
+          since: changes[0]!.occurredAt,
+          changes,
+          seatsAt: (at) => this.seatsAt(em, accountId, at),
+          historyOf: (userIds) => this.historyOf(em, accountId, userIds),
+        };
       }),
     );
     if (audits.length > 0) await this.audit.recordMany(em, audits);
@@ -257,13 +263,17 @@ export class MembersService {
     return row?.n ?? 0;
   }
 
-  /**
-   * How many membership changes the account has received (applied or found stale): it grows with
-   * every change, and the same number always means the same members, so it keys a seat sync to
-   * Stripe (a retry of the same push replays; any later change, whatever its `occurredAt`, gets a new key).
-   */
-  async changeCount(em: Pick<EntityManager, 'query'>, accountId: string): Promise<number> {
-    const [row] = await rows<{ n: number }>(em, `SELECT count(*)::int AS n FROM account_member_events WHERE account_id = $1`, [accountId]);
-    return row?.n ?? 0;
+  /** Every change received for these members of the account, in the history's order. */
+  async historyOf(
+    em: Pick<EntityManager, 'query'>,
+    accountId: string,
+    userIds: string[],
+  ): Promise<{ id: string; userId: string; type: MemberChangeType; occurredAt: Date }[]> {
+    return rows(
+      em,
+      `SELECT id, user_id AS "userId", type, occurred_at AS "occurredAt" FROM account_member_events
+       WHERE account_id = $1 AND user_id = ANY($2) ORDER BY occurred_at, id`,
+      [accountId, userIds],
+    );
   }
 }

@@ -11,9 +11,11 @@ export interface SeatHistoryChange {
   /** The earliest `occurredAt` of the changes (who held a seat from then on may differ). */
   since: Date;
   /** The changes, earliest first. */
-  changes: { id: string; occurredAt: Date }[];
+  changes: { id: string; userId: string; type: 'member.added' | 'member.removed'; occurredAt: Date }[];
   /** Active members at an instant, from the history as this transaction sees it. */
   seatsAt: (at: Date) => Promise<number>;
+  /** Every change in the history of these members (with this transaction's), as this transaction sees it. */
+  historyOf: (userIds: string[]) => Promise<{ id: string; userId: string; type: 'member.added' | 'member.removed'; occurredAt: Date }[]>;
 }
 
 /** Work another module does in the membership transaction, once the changes are in the history. */

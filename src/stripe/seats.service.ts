@@ -8,6 +8,7 @@ import { awaitingOutside, inTransaction, rows } from 'src/common/database/transa
 import { Clock } from 'src/infra/clock/clock';
 import { MembersService } from 'src/members/members.service';
 import { PlanCatalog } from 'src/plan-catalog/plan-catalog';
+import { SeatPushes } from './seat-pushes';
 import { StripeGateway } from './stripe-gateway';
 import { SubscriptionsService, isLive, type SubscriptionRow } from './subscriptions.service';
 
@@ -25,6 +26,13 @@ export interface ReconciliationResult {
   failed: { accountId: string; error: string }[];
   /** How many subscriptions could not be checked (`dl_billing_job_last_problems`). */
   problems: number;
+}
+
+/** A seat push failed after the pushes before it were sent (they stay recorded as sent). */
+class SentInPart extends Error {
+  constructor(cause: unknown) {
+    super('seat push failed', { cause });
+  }
 }
 
 /**
@@ -51,6 +59,7 @@ export class SeatsService implements OnModuleInit {
     private readonly catalog: PlanCatalog,
     private readonly audit: AuditService,
     private readonly clock: Clock,
+    private readonly pushes: SeatPushes,
   ) {}
 
   onModuleInit(): void {
@@ -88,27 +97,60 @@ export class SeatsService implements OnModuleInit {
 
   private async syncNow(accountId: string): Promise<void> {
     if (!this.gateway.enabled) return;
+    await this.pushes.plan(accountId);
     await this.underSeatLock(accountId, async (em, sub) => {
       if (!sub.seat_item_id) return;
-      // Pushed even when the quantity recorded here already equals the members: that record can be
-      // stale (a quantity changed on Stripe's side whose event came after a later invoice event, and
-      // was not applied), and an absolute push of what Stripe has changes nothing there.
-      const seats = await this.members.activeSeats(em, accountId);
-      const changes = await this.members.changeCount(em, accountId);
-      const itemId = sub.seat_item_id;
-      const quantity = await this.stripe(em, () => this.gateway.setItemQuantity(itemId, seats, `seats:${itemId}:${seats}:${changes}`));
-      if (quantity !== sub.seat_quantity) await this.recordQuantity(em, sub, quantity, 'seats.synced', 'system:seat-sync', null);
+      await this.sendPending(em, sub, sub.current_period_start);
     });
+  }
+
+  /**
+   * Sends the account's planned pushes in order, each as planned (its key, quantity and date), and
+   * records Stripe's quantity. A push dated before `periodStart` (planned before the period renewed)
+   * is dated at the period start; one for a seat item the subscription no longer has is dropped. A
+   * failure stops the sending: what was sent stays recorded (the transaction commits) and the
+   * failure is thrown after, so the next sync sends the rest, the failed push first, unchanged.
+   */
+  private async sendPending(em: EntityManager, sub: SubscriptionRow, periodStart: Date | null): Promise<void> {
+    let quantity: number | null = null;
+    let failure: unknown = null;
+    for (let push of await this.pushes.pending(em, sub.account_id)) {
+      if (push.item_id !== sub.seat_item_id) {
+        await this.pushes.markDropped(em, push.id);
+        continue;
+      }
+      if (periodStart && push.proration_date < periodStart) push = await this.pushes.redate(em, push, periodStart);
+      const { item_id: itemId, idempotency_key: key, proration_date: date } = push;
+      try {
+        quantity = await this.stripe(em, () => this.gateway.setItemQuantity(itemId, push.quantity, key, date));
+      } catch (error) {
+        failure = error;
+        break;
+      }
+      await this.pushes.markSent(em, push.id);
+    }
+    if (quantity !== null && quantity !== sub.seat_quantity) {
+      await this.recordQuantity(em, sub, quantity, 'seats.synced', 'system:seat-sync', null);
+    }
+    if (failure !== null) throw new SentInPart(failure);
   }
 
   /** Runs `work` in a transaction holding the account's seat lock, with its live subscription (skipped without one). */
   private async underSeatLock(accountId: string, work: (em: EntityManager, sub: SubscriptionRow) => Promise<void>): Promise<void> {
-    await inTransaction(this.ds, async (em) => {
+    // A push that failed after others were sent: the transaction commits what was sent, then it fails.
+    const failure = await inTransaction(this.ds, async (em) => {
       await em.query(`SELECT pg_advisory_xact_lock($1)`, [advisoryKey(`seats:${accountId}`)]);
       const sub = await this.subscriptions.row(em, { accountId });
-      if (!sub || !isLive(sub.status)) return;
-      await work(em, sub);
+      if (!sub || !isLive(sub.status)) return null;
+      try {
+        await work(em, sub);
+        return null;
+      } catch (error) {
+        if (error instanceof SentInPart) return error;
+        throw error;
+      }
     });
+    if (failure) throw failure.cause;
   }
 
   /**
@@ -156,36 +198,55 @@ export class SeatsService implements OnModuleInit {
     let firstFailure: unknown;
     for (const { account_id: accountId } of subs) {
       try {
+        await this.pushes.plan(accountId);
         await this.underSeatLock(accountId, async (em, sub) => {
           const remote = await this.stripe(em, () => this.gateway.retrieveSubscription(sub.subscription_id));
           result.checked += 1;
           const item = remote.items.find((i) => this.catalog.isSeatPrice(i.priceId));
           if (!item) throw new Error(`subscription ${sub.subscription_id} has no seat item`);
-          const seats = await this.members.activeSeats(em, accountId);
-          if (item.quantity === seats) {
-            if (sub.seat_quantity !== seats) {
-              await em.query(`UPDATE stripe_subscriptions SET seat_quantity = $2 WHERE account_id = $1`, [accountId, seats]);
-            }
-            return;
+          let current: SubscriptionRow = { ...sub, seat_item_id: item.id };
+          // What Stripe should have now, before the pushes still to send: a difference is a change made on
+          // Stripe's side (we have no date for it), set back dated now; ours are then sent at their dates.
+          // Before the first push to an item, Stripe has the quantity the subscription began with (Checkout's):
+          // the pending pushes set it, dated from the period start, and there is nothing to compare yet.
+          const pending = (await this.pushes.pending(em, accountId)).filter((p) => p.item_id === item.id);
+          const last = await this.pushes.lastSent(em, item.id);
+          const expected = pending[0]
+            ? last
+              ? pending[0].from_quantity
+              : item.quantity
+            : (last?.quantity ??
+              Math.max(0, (await this.members.activeSeats(em, accountId)) - (await this.pushes.unplannedDelta(em, accountId))));
+          if (item.quantity !== expected) {
+            const now = this.clock.now();
+            const push = await this.pushes.insert(
+              em,
+              { ...sub, seat_item_id: item.id },
+              { quantity: expected, fromQuantity: item.quantity, date: now },
+              'reconcile',
+              `reconcile:${runId}`,
+            );
+            const quantity = await this.stripe(em, () => this.gateway.setItemQuantity(item.id, expected, push.idempotency_key, now));
+            await this.pushes.markSent(em, push.id);
+            await em.query(
+              `INSERT INTO stripe_seat_discrepancies (kind, account_id, subscription_id, stripe_quantity, active_seats, detected_at, corrected_at)
+               VALUES ('quantity_drift', $1, $2, $3, $4, $5, $5)`,
+              [accountId, sub.subscription_id, item.quantity, expected, now],
+            );
+            await this.recordQuantity(
+              em,
+              { ...sub, seat_quantity: item.quantity },
+              quantity,
+              'seats.reconciled',
+              'system:seat-reconciliation',
+              runId,
+            );
+            result.corrected.push({ accountId, subscriptionId: sub.subscription_id, stripeQuantity: item.quantity, activeSeats: expected });
+            current = { ...current, seat_quantity: quantity };
+          } else if (pending.length === 0 && sub.seat_quantity !== item.quantity) {
+            await em.query(`UPDATE stripe_subscriptions SET seat_quantity = $2 WHERE account_id = $1`, [accountId, item.quantity]);
           }
-          const quantity = await this.stripe(em, () =>
-            this.gateway.setItemQuantity(item.id, seats, `reconcile:${runId}:${item.id}:${seats}`),
-          );
-          const now = this.clock.now();
-          await em.query(
-            `INSERT INTO stripe_seat_discrepancies (kind, account_id, subscription_id, stripe_quantity, active_seats, detected_at, corrected_at)
-             VALUES ('quantity_drift', $1, $2, $3, $4, $5, $5)`,
-            [accountId, sub.subscription_id, item.quantity, seats, now],
-          );
-          await this.recordQuantity(
-            em,
-            { ...sub, seat_quantity: item.quantity },
-            quantity,
-            'seats.reconciled',
-            'system:seat-reconciliation',
-            runId,
-          );
-          result.corrected.push({ accountId, subscriptionId: sub.subscription_id, stripeQuantity: item.quantity, activeSeats: seats });
+          await this.sendPending(em, current, remote.currentPeriodStart);
         });
       } catch (error) {
         firstFailure ??= error;

@@ -128,12 +128,20 @@ export class StripeGateway {
     );
   }
 
-  /** Sets the seat item's quantity to an absolute count. */
-  async setItemQuantity(itemId: string, quantity: number, idempotencyKey: string): Promise<number> {
+  /**
+   * Sets the seat item's quantity to an absolute count, prorated from `prorationDate` (Stripe's
+   * `proration_date`, whole seconds; not sent when prorations are off).
+   */
+  async setItemQuantity(itemId: string, quantity: number, idempotencyKey: string, prorationDate: Date): Promise<number> {
+    const prorating = this.prorationBehavior !== 'none';
     const item = await this.call('subscription_items.update', () =>
       this.stripe().subscriptionItems.update(
         itemId,
-        { quantity, proration_behavior: this.prorationBehavior },
+        {
+          quantity,
+          proration_behavior: this.prorationBehavior,
+          ...(prorating ? { proration_date: Math.floor(prorationDate.getTime() / 1000) } : {}),
+        },
         { idempotencyKey: stripeIdempotencyKey(idempotencyKey) },
       ),
     );

@@ -1,4 +1,4 @@
-// Owns: stripe_subscriptions, stripe_invoices, stripe_top_ups, stripe_webhook_events, stripe_seat_discrepancies.
+// Owns: stripe_subscriptions, stripe_invoices, stripe_top_ups, stripe_webhook_events, stripe_seat_discrepancies, stripe_seat_changes, stripe_seat_pushes.
 import { Module } from '@nestjs/common';
 import { AccountsModule } from 'src/accounts/accounts.module';
 import { LedgerModule } from 'src/ledger/ledger.module';
@@ -8,6 +8,7 @@ import { SpendLimitsModule } from 'src/spend-limits/spend-limits.module';
 import { SuspensionService } from 'src/spend-limits/suspension.service';
 import { CycleAllowances } from './cycle-allowances';
 import { InvoiceSeats } from './invoice-records';
+import { SeatPushes } from './seat-pushes';
 import { SeatsService } from './seats.service';
 import { StripeController } from './stripe.controller';
 import { NonPayment } from './non-payment';
@@ -33,7 +34,8 @@ import { TopUpsService } from './top-ups.service';
     StripeJobs,
     SuspensionService,
     InvoiceSeats,
+    SeatPushes,
   ],
-  exports: [StripeGateway, SeatsService, StripeEventsService, SubscriptionsService, InvoiceSeats],
+  exports: [StripeGateway, SeatsService, StripeEventsService, SubscriptionsService, InvoiceSeats, SeatPushes],
 })
 export class StripeModule {}

@@ -111,10 +111,14 @@ describe('a statement shows the Team fees Stripe invoiced and the top-ups it cha
   });
 
   it('shows the seat fee Stripe invoiced with its prorations, not the seat price × seats, after a seat added mid-cycle', async () => {
-    const item = fake.seatItem(subscriptionId, SEAT_PRICE);
-    const cycleEnd = item.current_period_end as number;
-    // A fourth member half-way through the cycle: Stripe prorates 3 → 4 seats for the half left.
-    fake.prorationDate = item.current_period_start + (cycleEnd - item.current_period_start) / 2;
+    // A fourth member half-way through the cycle: Stripe prorates 3 → 4 seats for the half left (from the
+    // change's date, which the push carries). The cycle, as Stripe has it, is moved to be half over now.
+    const half = 30 * 86_400;
+    const now = Math.floor(Date.now() / 1000);
+    for (const i of fake.subscriptions.get(subscriptionId)!.items.data) {
+      Object.assign(i, { current_period_start: now - half, current_period_end: now + half });
+    }
+    const cycleEnd = now + half;
     expect((await h.request('PUT', `/v1/accounts/${accountId}/members/dave`, { key: admin })).status).toBe(200);
     await h.app.get(SeatsService).idle();
     expect(fake.seatItem(subscriptionId, SEAT_PRICE).quantity).toBe(4);

@@ -27,7 +27,9 @@ import { SpendLimitAlert } from 'src/spend-limits/entities/spend-limit-alert.ent
 import { SpendLimit } from 'src/spend-limits/entities/spend-limit.entity';
 import { AccountMemberEvent } from 'src/members/entities/account-member-event.entity';
 import { AccountMember } from 'src/members/entities/account-member.entity';
+import { SeatChange } from 'src/stripe/entities/seat-change.entity';
 import { SeatDiscrepancy } from 'src/stripe/entities/seat-discrepancy.entity';
+import { SeatPush } from 'src/stripe/entities/seat-push.entity';
 import { StripeInvoice } from 'src/stripe/entities/stripe-invoice.entity';
 import { StripeSubscription } from 'src/stripe/entities/stripe-subscription.entity';
 import { StripeTopUp } from 'src/stripe/entities/stripe-top-up.entity';
@@ -72,6 +74,8 @@ export const ENTITIES = [
   StripeTopUp,
   StripeInvoice,
   SeatDiscrepancy,
+  SeatChange,
+  SeatPush,
   UsageRollup,
   UsageDailyRollup,
   UsageMonthlyRollup,

@@ -39,6 +39,8 @@ export const TABLE_OWNERS = {
   stripe_top_ups: 'stripe',
   stripe_webhook_events: 'stripe',
   stripe_seat_discrepancies: 'stripe',
+  stripe_seat_changes: 'stripe',
+  stripe_seat_pushes: 'stripe',
   usage_rollups: 'reports',
   usage_daily_rollups: 'reports',
   usage_monthly_rollups: 'reports',
