@@ -38,12 +38,12 @@ class SentInPart extends Error {
 /**
  * Keeps each subscription's seat item (Team's, and any plan's Stripe bills per seat) at the ABSOLUTE number of active members.
  *
- * After membership changes commit, `requestSync` pushes the count (one sync per account at a time in
- * this process, coalescing bursts; a per-account advisory lock across instances, so the last push
- * reads the last state). Keys: `seats:<item>:<quantity>:<changes received>` — a retry of the same push
- * replays, while a later change back to an earlier count gets a new key (even one that occurred
- * before the newest change: keyed by the newest change's id, that one replayed the earlier answer). Reconciliation reads
- * Stripe's quantity and corrects drift with a key of its own run.
+ * After membership changes commit, `requestSync` plans the pushes of those changes, each dated at its
+ * change (SeatPushes, seat-dates.ts), then sends the planned pushes in order, each with its own key
+ * and parameters however often it is retried (one sync per account at a time in this process,
+ * coalescing bursts; a per-account advisory lock across instances). Reconciliation reads Stripe's
+ * quantity, sets back a change made on Stripe's side dated now (a key of its own run), then sends
+ * the pushes still to send at their dates.
  */
 @Injectable()
 export class SeatsService implements OnModuleInit {
