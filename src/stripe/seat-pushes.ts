@@ -121,14 +121,15 @@ export class SeatPushes {
     return last ?? null;
   }
 
-  /** Net seats of the changes not planned yet (the members active now count them). */
-  async unplannedDelta(em: EntityManager, accountId: string): Promise<number> {
-    const [row] = await rows<{ n: number }>(
+  /** The changes not planned yet (the members active now count them): their net seats, and which they are (count, newest id). */
+  async unplanned(em: EntityManager, accountId: string): Promise<{ delta: number; which: string }> {
+    const [row] = await rows<{ delta: number; which: string }>(
       em,
-      `SELECT coalesce(sum(delta), 0)::int AS n FROM stripe_seat_changes WHERE account_id = $1 AND planned_at IS NULL`,
+      `SELECT coalesce(sum(delta), 0)::int AS delta, count(*) || ':' || coalesce(max(id), 0) AS which
+       FROM stripe_seat_changes WHERE account_id = $1 AND planned_at IS NULL`,
       [accountId],
     );
-    return row?.n ?? 0;
+    return row ?? { delta: 0, which: '' };
   }
 
   async insert(

@@ -111,7 +111,7 @@ export class SeatsService implements OnModuleInit {
    * failure stops the sending: what was sent stays recorded (the transaction commits) and the
    * failure is thrown after, so the next sync sends the rest, the failed push first, unchanged.
    */
-  private async sendPending(em: EntityManager, sub: SubscriptionRow, periodStart: Date | null): Promise<void> {
+  private async sendPending(em: EntityManager, sub: SubscriptionRow, periodStart: Date | null): Promise<number | null> {
     let quantity: number | null = null;
     let failure: unknown = null;
     for (let push of await this.pushes.pending(em, sub.account_id)) {
@@ -133,6 +133,7 @@ export class SeatsService implements OnModuleInit {
       await this.recordQuantity(em, sub, quantity, 'seats.synced', 'system:seat-sync', null);
     }
     if (failure !== null) throw new SentInPart(failure);
+    return quantity;
   }
 
   /** Runs `work` in a transaction holding the account's seat lock, with its live subscription (skipped without one). */
@@ -215,38 +216,21 @@ export class SeatsService implements OnModuleInit {
             ? last
               ? pending[0].from_quantity
               : item.quantity
-            : (last?.quantity ??
-              Math.max(0, (await this.members.activeSeats(em, accountId)) - (await this.pushes.unplannedDelta(em, accountId))));
+            : (last?.quantity ?? (await this.settledSeats(em, accountId)) ?? item.quantity);
+          let stripeQuantity = item.quantity;
           if (item.quantity !== expected) {
-            const now = this.clock.now();
-            const push = await this.pushes.insert(
-              em,
-              { ...sub, seat_item_id: item.id },
-              { quantity: expected, fromQuantity: item.quantity, date: now },
-              'reconcile',
-              `reconcile:${runId}`,
-            );
-            const quantity = await this.stripe(em, () => this.gateway.setItemQuantity(item.id, expected, push.idempotency_key, now));
-            await this.pushes.markSent(em, push.id);
-            await em.query(
-              `INSERT INTO stripe_seat_discrepancies (kind, account_id, subscription_id, stripe_quantity, active_seats, detected_at, corrected_at)
-               VALUES ('quantity_drift', $1, $2, $3, $4, $5, $5)`,
-              [accountId, sub.subscription_id, item.quantity, expected, now],
-            );
-            await this.recordQuantity(
-              em,
-              { ...sub, seat_quantity: item.quantity },
-              quantity,
-              'seats.reconciled',
-              'system:seat-reconciliation',
-              runId,
-            );
-            result.corrected.push({ accountId, subscriptionId: sub.subscription_id, stripeQuantity: item.quantity, activeSeats: expected });
-            current = { ...current, seat_quantity: quantity };
+            stripeQuantity = await this.setBackNow(em, current, item.quantity, expected, runId, result);
+            current = { ...current, seat_quantity: stripeQuantity };
           } else if (pending.length === 0 && sub.seat_quantity !== item.quantity) {
             await em.query(`UPDATE stripe_subscriptions SET seat_quantity = $2 WHERE account_id = $1`, [accountId, item.quantity]);
           }
-          await this.sendPending(em, current, remote.currentPeriodStart);
+          const sent = await this.sendPending(em, current, remote.currentPeriodStart);
+          if (sent !== null) current = { ...current, seat_quantity: (stripeQuantity = sent) };
+          // Every push sent, Stripe has the members (less the changes not planned yet). Not so only if
+          // changes reached the members without their steps (received before the steps were kept):
+          // corrected dated now, as before.
+          const settled = await this.settledSeats(em, accountId);
+          if (settled !== null && stripeQuantity !== settled) await this.setBackNow(em, current, stripeQuantity, settled, runId, result);
         });
       } catch (error) {
         firstFailure ??= error;
@@ -257,6 +241,47 @@ export class SeatsService implements OnModuleInit {
     // A run that could check no subscription at all (Stripe down) failed: it says why, as a failed job.
     if (subs.length > 0 && result.failed.length === subs.length) throw firstFailure;
     return result;
+  }
+
+  /** Sets the seat item to `to` dated now (a difference with no change date of ours), recorded as corrected drift. */
+  private async setBackNow(
+    em: EntityManager,
+    sub: SubscriptionRow,
+    from: number,
+    to: number,
+    runId: string,
+    result: ReconciliationResult,
+  ): Promise<number> {
+    const itemId = sub.seat_item_id!;
+    const now = this.clock.now();
+    const push = await this.pushes.insert(
+      em,
+      { ...sub, seat_item_id: itemId },
+      { quantity: to, fromQuantity: from, date: now },
+      'reconcile',
+      `reconcile:${runId}`,
+    );
+    const quantity = await this.stripe(em, () => this.gateway.setItemQuantity(itemId, to, push.idempotency_key, now));
+    await this.pushes.markSent(em, push.id);
+    await em.query(
+      `INSERT INTO stripe_seat_discrepancies (kind, account_id, subscription_id, stripe_quantity, active_seats, detected_at, corrected_at)
+       VALUES ('quantity_drift', $1, $2, $3, $4, $5, $5)`,
+      [sub.account_id, sub.subscription_id, from, to, now],
+    );
+    await this.recordQuantity(em, { ...sub, seat_quantity: from }, quantity, 'seats.reconciled', 'system:seat-reconciliation', runId);
+    result.corrected.push({ accountId: sub.account_id, subscriptionId: sub.subscription_id, stripeQuantity: from, activeSeats: to });
+    return quantity;
+  }
+
+  /**
+   * The active members less the changes not planned yet, as of one state: null when a membership
+   * change committed between the reads (the next run looks again).
+   */
+  private async settledSeats(em: EntityManager, accountId: string): Promise<number | null> {
+    const before = await this.pushes.unplanned(em, accountId);
+    const seats = await this.members.activeSeats(em, accountId);
+    const after = await this.pushes.unplanned(em, accountId);
+    return before.which === after.which && before.delta === after.delta ? Math.max(0, seats - after.delta) : null;
   }
 
   async discrepancies(accountId?: string): Promise<Record<string, unknown>[]> {

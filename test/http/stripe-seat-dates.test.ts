@@ -172,4 +172,24 @@ describe('Stripe: a seat push is prorated from the membership change, not from t
       [2, rest(2, now, sub), iso(now)],
     ]);
   });
+
+  it('sets Stripe to the members dated now when a change reached them without its dated steps (received before they were kept)', async () => {
+    const sub = await teamAccount();
+    expect((await h.request('PUT', `/v1/accounts/${sub.accountId}/members/gu`, { key: admin })).status).toBe(200);
+    await h.app.get(SeatsService).idle();
+    expect(fake.seatItem(sub.subscriptionId, SEAT_PRICE).quantity).toBe(1);
+    const members = h.app.get(MembersService);
+    const change: MemberChange = { id: uid('mem'), type: 'member.added', occurredAt: clock.now(), accountId: sub.accountId, userId: 'ha' };
+    await h.ds.transaction(async (em) => {
+      await members.apply(em, [change], 'kafka', 'test');
+      await em.query(`DELETE FROM stripe_seat_changes WHERE change_id = $1`, [change.id]);
+    });
+    const run = await h.request('POST', '/v1/admin/jobs/seat-reconciliation/run', { key: admin });
+    expect(run.status, JSON.stringify(run.body)).toBe(200);
+    expect(fake.seatItem(sub.subscriptionId, SEAT_PRICE).quantity).toBe(2);
+    // That account only: the others' pushes, sent at their dates, left Stripe with their members.
+    expect(run.body.result.corrected).toEqual([
+      { accountId: sub.accountId, subscriptionId: sub.subscriptionId, stripeQuantity: 1, activeSeats: 2 },
+    ]);
+  });
 });
