@@ -1,17 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fundedAccount, lifecycle, SMALL } from '../support/accounts';
-import { startApp, uid, type Harness } from '../support/app';
+import { startAppWithKeys, uid, type Harness } from '../support/app';
 
 describe('an admin terminates a runtime over HTTP', () => {
-  let h: Harness;
-  let admin: string;
-  let cp: string;
-
-  beforeAll(async () => {
-    h = await startApp();
-    admin = await h.key('admin');
-    cp = await h.key('control-plane');
-  });
+  let h: Harness, admin: string, cp: string;
+  beforeAll(async () => ({ h, admin, cp } = await startAppWithKeys()));
   afterAll(() => h.close());
 
   it('issues one terminate command (reason admin) with an audit row, then nothing more; a settled or unknown runtime is refused', async () => {

@@ -1,19 +1,12 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fundedAccount, lifecycle } from '../support/accounts';
-import { startApp, uid, type Harness } from '../support/app';
+import { startAppWithKeys, uid, type Harness } from '../support/app';
 
 /** The Environment specification at POST /v1/reservations and in runtime.started: findings, codes, the spec digest. */
 describe('environments over HTTP', () => {
-  let h: Harness;
-  let admin: string;
-  let cp: string;
-
-  beforeAll(async () => {
-    h = await startApp();
-    admin = await h.key('admin');
-    cp = await h.key('control-plane');
-  });
+  let h: Harness, admin: string, cp: string;
+  beforeAll(async () => ({ h, admin, cp } = await startAppWithKeys()));
   afterAll(() => h.close());
 
   const reserve = (body: unknown) => h.request('POST', '/v1/reservations', { key: cp, body });

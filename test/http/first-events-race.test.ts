@@ -1,18 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fundedAccount, lifecycle, SMALL } from '../support/accounts';
-import { startApp, uid, type Harness } from '../support/app';
+import { startAppWithKeys, uid, type Harness } from '../support/app';
 
 /** Requests that make the same unknown runtime known at the same time. */
 describe('first events of a runtime racing each other', () => {
-  let h: Harness;
-  let admin: string;
-  let cp: string;
-
-  beforeAll(async () => {
-    h = await startApp();
-    admin = await h.key('admin');
-    cp = await h.key('control-plane');
-  });
+  let h: Harness, admin: string, cp: string;
+  beforeAll(async () => ({ h, admin, cp } = await startAppWithKeys()));
   afterAll(() => h.close());
 
   it('applies both of two concurrent requests that each bring the first heartbeat of the same new runtime (no 500)', async () => {

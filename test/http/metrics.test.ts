@@ -2,19 +2,12 @@ import { readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fundedAccount, lifecycle, SMALL } from '../support/accounts';
-import { startApp, uid, type Harness } from '../support/app';
+import { startApp, startAppWithKeys, uid, type Harness } from '../support/app';
 import { sample } from '../support/prometheus-text';
 
 describe('/metrics: what an on-call engineer alerts on', () => {
-  let h: Harness;
-  let admin: string;
-  let cp: string;
-
-  beforeAll(async () => {
-    h = await startApp();
-    admin = await h.key('admin');
-    cp = await h.key('control-plane');
-  });
+  let h: Harness, admin: string, cp: string;
+  beforeAll(async () => ({ h, admin, cp } = await startAppWithKeys()));
   afterAll(() => h.close());
 
   const scrape = async (): Promise<string> => {

@@ -210,6 +210,12 @@ export async function startApp(opts: StartOptions = {}): Promise<Harness> {
   };
 }
 
+/** A started app with an admin key and a control-plane key: the setup most HTTP test files share. */
+export async function startAppWithKeys(opts: StartOptions = {}): Promise<{ h: Harness; admin: string; cp: string }> {
+  const h = await startApp(opts);
+  return { h, admin: await h.key('admin'), cp: await h.key('control-plane') };
+}
+
 /**
  * The app on a database of its own, created and migrated (`freshDatabase(prefix)`), for a file whose
  * jobs read whole tables: another file's clock years ahead would settle, void or prune its rows. The
