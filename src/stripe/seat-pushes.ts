@@ -139,13 +139,14 @@ export class SeatPushes {
     source: 'sync' | 'reconcile',
     keyPrefix = 'seats',
   ): Promise<SeatPushRow> {
-    const [{ id }] = (await rows<{ id: string }>(em, `SELECT nextval('stripe_seat_pushes_id_seq')::text AS id`)) as [{ id: string }];
-    const key = `${keyPrefix}:${sub.seat_item_id}:${p.quantity}:${unix(p.date)}:${id}`;
+    // The key ends with the push's own id, taken from the sequence in the same statement.
+    const keyStart = `${keyPrefix}:${sub.seat_item_id}:${p.quantity}:${unix(p.date)}:`;
     const [row] = await rows<SeatPushRow>(
       em,
-      `INSERT INTO stripe_seat_pushes (id, account_id, subscription_id, item_id, quantity, from_quantity, proration_date, idempotency_key, source)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
-      [id, sub.account_id, sub.subscription_id, sub.seat_item_id, p.quantity, p.fromQuantity, p.date, key, source],
+      `WITH next AS (SELECT nextval('stripe_seat_pushes_id_seq') AS id)
+       INSERT INTO stripe_seat_pushes (id, account_id, subscription_id, item_id, quantity, from_quantity, proration_date, idempotency_key, source)
+       SELECT next.id, $1, $2, $3, $4::int, $5::int, $6::timestamptz, $7::text || next.id, $8 FROM next RETURNING *`,
+      [sub.account_id, sub.subscription_id, sub.seat_item_id, p.quantity, p.fromQuantity, p.date, keyStart, source],
     );
     return row!;
   }
