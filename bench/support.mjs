@@ -264,6 +264,18 @@ export function pgbenchText(c, unit) {
 export const SERVICE_FLAGS = ['--max-semi-space-size=16', '--heap-growing-percent=50'];
 
 /**
+ * A child process that ends when the benchmark does, however it ends: a thrown error, Ctrl-C or a
+ * SIGTERM (Node runs `exit` listeners for the first once the signals are turned into an exit).
+ */
+function endsWithThisProcess(child) {
+  const kill = () => child.kill('SIGKILL');
+  process.once('exit', kill);
+  child.once('exit', () => process.off('exit', kill));
+  if (process.listenerCount('SIGINT') === 0) process.once('SIGINT', () => process.exit(130));
+  if (process.listenerCount('SIGTERM') === 0) process.once('SIGTERM', () => process.exit(143));
+}
+
+/**
  * The service as a real process on `databaseUrl` (as `npm run start:prod` starts it), its topics
  * named after `tag`; resolves once it is ready. Returns `{service, port, base, adminKey}`.
  * BENCH_SERVICE_PROF=<dir> writes its V8 CPU profile there when it exits; BENCH_SERVICE_FLAGS
@@ -299,6 +311,7 @@ export async function startService({ databaseUrl, brokers, tag, pool, topic, env
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
+  endsWithThisProcess(service);
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
     const ok = await fetch(`${base}/health/ready`)
