@@ -331,11 +331,18 @@ export function reservedRows(found: unknown[]): Map<string, RuntimeRow> {
 export const RESERVED_RUNTIME = `SELECT * FROM runtimes WHERE runtime_id = $1 AND reservation_id IS NOT NULL`;
 
 /**
+ * A reserved runtime's row with the minutes its extensions added (what it was reserved with is
+ * `reserved_minutes` less them), read in one statement so that both are of one moment.
+ */
+export const RESERVED_REQUEST = `SELECT r.*, (SELECT COALESCE(sum(e.minutes), 0) FROM reservation_extensions e WHERE e.runtime_id = r.runtime_id)::int AS extended_minutes
+  FROM runtimes r WHERE r.runtime_id = $1 AND r.reservation_id IS NOT NULL`;
+
+/**
  * The reserved runtime an extension changes, locked (the runtime, then its wallet: the order metering
  * takes them in), so that parallel extensions take turns: each prices its increase from the hold the
  * one before left, and a copy sent at the same time finds the first one's record and replays it.
  */
 export const RESERVED_RUNTIME_FOR_UPDATE = `${RESERVED_RUNTIME} FOR UPDATE`;
 
-/** An extension's idempotency record (its key and request fingerprint). */
-export const PRIOR_EXTENSION = `SELECT fingerprint FROM reservation_extensions WHERE idempotency_key = $1`;
+/** An extension's idempotency record (its key, request fingerprint and minutes). */
+export const PRIOR_EXTENSION = `SELECT fingerprint, minutes FROM reservation_extensions WHERE idempotency_key = $1`;

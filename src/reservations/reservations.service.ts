@@ -20,8 +20,10 @@ import { holdFor } from 'src/pricing/charges';
 import { runningMsOf, type RuntimeRow } from 'src/metering/runtime-row';
 import { abandonedLaunch, ownRuntime } from './admission';
 import type { ReservationRequest } from './dto/reservation.dto';
+import { extensionDifferences, requestDifferences, reservedRequest } from './request-differences';
 import {
   PRIOR_EXTENSION,
+  RESERVED_REQUEST,
   RESERVED_RUNTIME,
   RESERVED_RUNTIME_FOR_UPDATE,
   ReservationBatch,
@@ -184,10 +186,12 @@ export class ReservationsService {
     if (!row) return null;
     ownRuntime(runtimeId, accountId, row.account_id);
     if (row.request_fingerprint !== launch.fingerprint) {
+      // Read again with its extensions' minutes, in one statement (one snapshot), to name what differs.
+      const [made] = await rows<RuntimeRow & { extended_minutes: number }>(this.ds, RESERVED_REQUEST, [runtimeId]);
       throw new BillingException(
         'DL_BILLING_IDEMPOTENCY_CONFLICT',
         `Runtime ${runtimeId} already has a reservation made with a different request`,
-        [],
+        requestDifferences(made ? reservedRequest(made, made.extended_minutes) : null, launch.request),
         { reservationId: row.reservation_id },
       );
     }
@@ -217,11 +221,15 @@ export class ReservationsService {
       // The hold covers the whole reserved time, rounded once: extensions of 10 + 20 + 30 minutes hold
       // what 60 minutes cost, not three rounded-up parts. The extension holds the difference.
       const increase = max0(holdFor(BigInt(row.rate_per_hour), row.reserved_minutes + minutes) - BigInt(row.reserved_amount));
-      const [prior] = await rows<{ fingerprint: string }>(em, PRIOR_EXTENSION, [key]);
+      const [prior] = await rows<{ fingerprint: string; minutes: number }>(em, PRIOR_EXTENSION, [key]);
       const requestFingerprint = fingerprint({ runtimeId, minutes });
       if (prior) {
         if (prior.fingerprint !== requestFingerprint) {
-          throw new BillingException('DL_BILLING_IDEMPOTENCY_CONFLICT', 'This Idempotency-Key was used for a different extension');
+          throw new BillingException(
+            'DL_BILLING_IDEMPOTENCY_CONFLICT',
+            'This Idempotency-Key was used for a different extension',
+            extensionDifferences(prior, runtimeId, minutes),
+          );
         }
         return this.view(em, row);
       }
