@@ -32,7 +32,8 @@ export class ReservationsController {
     summary: 'Authorize a launch and deduct its time reservation up front',
     description:
       'Checks, in order: request valid, account exists and is active, plan allows it, runs quota, agents quota, concurrency, spend limit, credits. ' +
-      'Idempotent on `runtimeId`: the same body again returns the same reservation (200); a different body is a 409.',
+      'Idempotent on `runtimeId`: the same body again returns the same reservation (200); a different body is a 409 whose findings name each field that differs ' +
+      '(`minutes`: "reserved with 30, sent 45"; a field absent on one side is said to be absent).',
     tag: 'Reservations',
     body: reservationSchema,
     responses: {
@@ -73,7 +74,7 @@ export class ReservationsController {
     id: 'extendReservation',
     summary: 'Add minutes to a reservation',
     description:
-      'The `Idempotency-Key` header is required: the same key again adds nothing and returns the reservation as it is now (the same minutes and amount reserved; its status and expiresAt as they are by then); a different request under it is a 409.',
+      'The `Idempotency-Key` header is required: the same key again adds nothing and returns the reservation as it is now (the same minutes and amount reserved; its status and expiresAt as they are by then); a different request under it is a 409 with a finding on `minutes` (the minutes the key extended by, and those sent).',
     tag: 'Reservations',
     body: extendSchema,
     headers: extendHeadersSchema,
