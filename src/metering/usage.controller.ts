@@ -11,6 +11,7 @@ import { formatCredits } from 'src/common/money';
 import { credits, instant, inputInstant } from 'src/common/http/api-schemas';
 import { Clock } from 'src/infra/clock/clock';
 import { calendarMonth } from 'src/plan-catalog/periods';
+import { emptyRange } from 'src/reports/report-query';
 import { toCsv, wantsCsv } from 'src/reports/to-csv';
 import { ancillaryUsageSchema } from 'src/ancillary/dto/ancillary-usage.dto';
 import { ancillaryUsageJson, meteredAncillary } from 'src/ancillary/usage-view';
@@ -75,7 +76,7 @@ export class UsageController {
     const month = calendarMonth(now);
     const from = q.from ? new Date(q.from) : month.start;
     const to = q.to ? new Date(q.to) : month.end;
-    if (from >= to) throw BillingException.invalid([{ field: 'to', message: 'must be after from' }]);
+    if (from >= to) throw BillingException.invalid([emptyRange(q, month)]);
     if (!(await accountExists(this.ds, accountId))) throw BillingException.notFound(`Account ${accountId}`);
     const items = await usageByGroup(this.ds, { accountId, from, to, now, groupBy: q.groupBy });
     // Each row's whole seconds, rounded down; the total is their sum, so the rows add up to it.

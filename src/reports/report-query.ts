@@ -32,7 +32,7 @@ export function parseReportQuery<K extends keyof Queries>(name: K, query: unknow
   const from = q.from ? new Date(q.from) : month.start;
   const to = q.to ? new Date(q.to) : month.end;
   const findings = [];
-  if (from >= to) findings.push({ field: 'to', message: 'must be after from' });
+  if (from >= to) findings.push(emptyRange(q, month));
   if (name === 'usage' || name === 'top-consumers') {
     // Usage is kept per UTC hour: a period that cuts an hour could not be answered exactly.
     if (from.getTime() % HOUR_MS !== 0) findings.push({ field: 'from', message: 'usage is kept per UTC hour: must be a whole hour' });
@@ -40,4 +40,18 @@ export function parseReportQuery<K extends keyof Queries>(name: K, query: unknow
   }
   if (findings.length > 0) throw BillingException.invalid(findings);
   return { ...q, period: { from, to } };
+}
+
+/**
+ * The finding of an empty range, on the parameter the caller sent: `to` when both were sent; the one
+ * sent when the other is this month's default (a `from` after this month, a `to` before it).
+ */
+export function emptyRange(q: { from?: string; to?: string }, month: { start: Date; end: Date }): { field: string; message: string } {
+  if (q.from !== undefined && q.to === undefined) {
+    return { field: 'from', message: `must be before to (not sent: the end of this month, ${month.end.toISOString()})` };
+  }
+  if (q.to !== undefined && q.from === undefined) {
+    return { field: 'to', message: `must be after from (not sent: the start of this month, ${month.start.toISOString()})` };
+  }
+  return { field: 'to', message: 'must be after from' };
 }

@@ -163,4 +163,28 @@ describe('contract edges over HTTP', () => {
     expect(unknown.status).toBe(400);
     expect(unknown.body.error.findings).toEqual([{ field: 'since', message: 'is not a parameter of this endpoint' }]);
   });
+
+  it('names the parameter sent when a period is empty against the default of the one not sent (usage, reports)', async () => {
+    const accountId = await fundedAccount(h, admin, { credits: '1.000000' });
+    const reportsKey = await h.key('reports');
+    const month = new Date();
+    const start = new Date(Date.UTC(month.getUTCFullYear(), month.getUTCMonth(), 1));
+    const end = new Date(Date.UTC(month.getUTCFullYear(), month.getUTCMonth() + 1, 1));
+    const future = new Date(Date.UTC(month.getUTCFullYear() + 1, 0, 1)).toISOString();
+    const past = new Date(Date.UTC(month.getUTCFullYear() - 1, 0, 1)).toISOString();
+    for (const path of [`/v1/accounts/${accountId}/usage`, '/v1/reports/usage']) {
+      const key = path.startsWith('/v1/reports') ? reportsKey : admin;
+      const onlyFrom = await h.request('GET', `${path}?from=${future}`, { key });
+      expect(onlyFrom.status).toBe(400);
+      expect(onlyFrom.body.error.findings).toEqual([
+        { field: 'from', message: `must be before to (not sent: the end of this month, ${end.toISOString()})` },
+      ]);
+      const onlyTo = await h.request('GET', `${path}?to=${past}&from=`, { key });
+      expect(onlyTo.body.error.findings).toEqual([
+        { field: 'to', message: `must be after from (not sent: the start of this month, ${start.toISOString()})` },
+      ]);
+      const both = await h.request('GET', `${path}?from=${future}&to=${past}`, { key });
+      expect(both.body.error.findings).toEqual([{ field: 'to', message: 'must be after from' }]);
+    }
+  });
 });
