@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReservationsService } from 'src/reservations/reservations.service';
 import { fundedAccount, lifecycle, SMALL } from '../support/accounts';
-import { startApp, uid, type Harness } from '../support/app';
+import { startAppWithKeys, uid, type Harness } from '../support/app';
 import { events, ok } from '../support/requests';
 
 /**
@@ -9,15 +9,8 @@ import { events, ok } from '../support/requests';
  * 409 names each field that differs, with what the reservation was made with and what was sent.
  */
 describe('idempotency conflicts over HTTP', () => {
-  let h: Harness;
-  let admin: string;
-  let cp: string;
-
-  beforeAll(async () => {
-    h = await startApp();
-    admin = await h.key('admin');
-    cp = await h.key('control-plane');
-  });
+  let h: Harness, admin: string, cp: string;
+  beforeAll(async () => ({ h, admin, cp } = await startAppWithKeys()));
   afterAll(() => h.close());
 
   const reserve = (body: Record<string, unknown>) => h.request('POST', '/v1/reservations', { key: cp, body });
