@@ -42,6 +42,7 @@ import { NonPaymentWaiver1796571303555 } from './1796571303555-NonPaymentWaiver'
 import { SeatPushDates1796582163186 } from './1796582163186-SeatPushDates';
 import { ApiKeyAccounts1796582197064 } from './1796582197064-ApiKeyAccounts';
 import { UsageTrendReads1796582197065 } from './1796582197065-UsageTrendReads';
+import { AuditTimeRange1796593348210 } from './1796593348210-AuditTimeRange';
 import { StripeInvoiceAmounts1796414845223 } from './1796414845223-StripeInvoiceAmounts';
 
 /** Every migration, in order. `npm run migration:generate -- <Name>` writes a file here; add it to this list. */
@@ -91,4 +92,5 @@ export const MIGRATIONS: (new () => object)[] = [
   SeatPushDates1796582163186,
   ApiKeyAccounts1796582197064,
   UsageTrendReads1796582197065,
+  AuditTimeRange1796593348210,
 ];

@@ -307,25 +307,36 @@ export class AuditService {
 
   /** Rows newest first, filtered by account and a half-open time range [from, to). */
   async list(q: AuditQuery): Promise<{ items: AuditRow[]; nextCursor: string | null }> {
+    const values: unknown[] = [];
+    const bind = (value: unknown, type: string) => `$${values.push(value)}::${type}`;
+    const where: string[] = [];
     // One account's rows are read from its own index (account, id), newest first, only as far as the
     // page: ordered by id alone (the account a constant), the planner may walk the whole log backwards
     // by id instead, reading every newer row of every other account (the console's account page).
     // `= ANY` keeps the account out of the constants, so only that index gives the order asked.
-    const [account, order] =
-      q.accountId === undefined
-        ? ['$1::text IS NULL', 'audit_log.id DESC']
-        : ['account_id = ANY(ARRAY[$1::text])', 'audit_log.account_id DESC, audit_log.id DESC'];
+    if (q.accountId !== undefined) where.push(`account_id = ANY(ARRAY[${bind(q.accountId, 'text')}])`);
+    // A time range is read from the index by time (its rows only, then sorted by id): a row's `at` is
+    // the date of what it records, days out of id order at times (a webhook retried for days, a job
+    // run late), so no walk by id can stop early and stay exact. Ordered by `id + 0`, which no index
+    // gives: walking by id, filtering on time, is what the planner would otherwise pick for a range of
+    // more than a few hours, reading every newer row of the log (a day of 300,000 rows read 114,743).
+    if (q.from !== undefined) where.push(`at >= ${bind(q.from, 'timestamptz')}`);
+    if (q.to !== undefined) where.push(`at < ${bind(q.to, 'timestamptz')}`);
+    if (q.cursor !== undefined) where.push(`id < ${bind(q.cursor, 'bigint')}`);
+    const order =
+      q.from !== undefined || q.to !== undefined
+        ? '(audit_log.id + 0) DESC'
+        : q.accountId !== undefined
+          ? 'audit_log.account_id DESC, audit_log.id DESC'
+          : 'audit_log.id DESC';
     const found = await rows<DbRow>(
       this.ds,
       `SELECT id::text AS id, chain, seq::text AS seq, at, actor, action, account_id, before, after, correlation_id, prev_hash, hash
        FROM audit_log
-       WHERE ${account}
-         AND ($2::timestamptz IS NULL OR at >= $2)
-         AND ($3::timestamptz IS NULL OR at < $3)
-         AND ($4::bigint IS NULL OR id < $4)
+       ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
        ORDER BY ${order}
-       LIMIT $5`,
-      [q.accountId ?? null, q.from ?? null, q.to ?? null, q.cursor ?? null, q.limit + 1],
+       LIMIT ${bind(q.limit + 1, 'int')}`,
+      values,
     );
     const page = found.slice(0, q.limit).map(toAuditRow);
     return { items: page, nextCursor: found.length > q.limit ? (page[page.length - 1]?.id ?? null) : null };

@@ -18,6 +18,9 @@ export const PLAN_CHANGES_SQL = `"action" IN (${PLAN_CHANGE_ACTIONS.map((a) => `
 @Index('audit_log_chain_seq_key', ['chain', 'seq'], { unique: true })
 @Index('audit_log_account_idx', ['accountId', 'id'])
 @Index('audit_log_plan_changes_idx', ['chain', 'at'], { where: PLAN_CHANGES_SQL })
+// `GET /v1/audit?from=&to=`: a range's rows, whatever their ids (a row's `at` can be days out of id
+// order); the id beside it checks a page's cursor in the index.
+@Index('audit_log_at_idx', ['at', 'id'])
 export class AuditLog {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id: string;
