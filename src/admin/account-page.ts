@@ -15,13 +15,12 @@ import { credits, duration, esc, hidden, table, when, type Viewer } from './rend
 /**
  * The account page's tables that can be longer than a page, each by the query parameter of its
  * page; the links lead back to the table's section (to the table itself where two share one). The
- * alerts, invoices and top-ups are read a page at a time; the ledger, the members, the keys and the
- * audit trail have cursors (ACCOUNT_LISTS).
+ * alerts, invoices and top-ups are read a page at a time; the ledger, the spend limits, the members,
+ * the keys and the audit trail have cursors (ACCOUNT_LISTS).
  */
 export const ACCOUNT_TABLES = {
   grantsPage: { section: 'wallet', size: 200 },
   runtimesPage: { section: 'runtimes', size: 200 },
-  limitsPage: { section: 'spend-limit', size: 200 },
   alertsPage: { section: 'table-alerts', size: 100 },
   invoicesPage: { section: 'stripe', size: 24 },
   topUpsPage: { section: 'table-topups', size: 24 },
@@ -31,9 +30,9 @@ export type AccountPages = TablePages<typeof ACCOUNT_TABLES>;
 /**
  * The rows a page shows of the lists read with a cursor, each from its own index as far as the page
  * and one row more (whether a next page exists), never counted whole: an account can have tens of
- * thousands of members or keys.
+ * thousands of members, member spend limits or keys.
  */
-export const ACCOUNT_LISTS = { members: 200, keys: 200 } as const;
+export const ACCOUNT_LISTS = { limits: 200, members: 200, keys: 200 } as const;
 
 export interface AccountPageData {
   account: AccountView;
@@ -51,7 +50,8 @@ export interface AccountPageData {
   spend: { spent: string; held: string; limit: string | null; from: string; to: string };
   ledger: { items: Record<string, unknown>[]; nextCursor: string | null; cursor: string | undefined };
   runtimes: LiveRuntimeView[];
-  limits: SpendLimitView[];
+  /** A page of the spend limits (the account-wide one first), and the account-wide limit's thresholds. */
+  limits: { items: SpendLimitView[]; next: string | null; thresholds: number[] | null; cursor: string | undefined };
   alerts: RowsPage<SpendAlertView>;
   members: {
     seats: number;
@@ -121,6 +121,7 @@ export function accountPage(d: AccountPageData, viewer: Viewer): string {
   const cursors = {
     ledgerCursor: d.ledger.cursor,
     auditCursor: d.audit.cursor,
+    limitsCursor: d.limits.cursor,
     membersCursor: d.members.cursor,
     keysCursor: d.keys.cursor,
   };
@@ -233,7 +234,7 @@ ${table(
 )}
 ${pager(base, kept, 'ledgerCursor', d.ledger.nextCursor, d.ledger.cursor, 'ledger')}</section>`;
 
-  const thresholdsOf = d.limits.find((l) => l.scope === null)?.thresholds ?? [50, 80, 100];
+  const thresholdsOf = d.limits.thresholds ?? [50, 80, 100];
   const limitSection = `<section id="spend-limit"><h2>Spend limits and alerts</h2>
 ${table(
   'table-limits',
@@ -249,9 +250,10 @@ ${table(
     { key: 'held', format: 'credits', num: true },
     { key: 'remaining', format: 'credits', num: true },
   ],
-  d.limits as unknown as Record<string, unknown>[],
-  { empty: 'No spend limit.', stack: true, paging: paging('limitsPage') },
+  d.limits.items as unknown as Record<string, unknown>[],
+  { empty: 'No spend limit.', stack: true, limit: ACCOUNT_LISTS.limits },
 )}
+${pager(base, kept, 'limitsCursor', d.limits.next, d.limits.cursor, 'spend-limit', { first: 'First limits', next: 'Next limits', none: 'No more limits.' })}
 ${table(
   'table-alerts',
   'Alerts, newest first, with the limit in force when each fired',

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { AccountsService } from 'src/accounts/accounts.service';
 import { ApiKeysService } from 'src/accounts/auth/api-keys.service';
 import { Public } from 'src/common/auth/auth.decorators';
+import { ACCOUNT_ID_PATTERN } from 'src/common/auth/scopes';
 import { AuditService } from 'src/audit/audit.service';
 import { BillingException } from 'src/common/errors/billing.exception';
 import { parseQueryOrThrow } from 'src/common/http/zod-validation.pipe';
@@ -41,8 +42,9 @@ const cursor = z
 const accountQuerySchema = z.strictObject({
   ledgerCursor: cursor,
   auditCursor: cursor,
-  // The last member and the last key of the previous page of each.
+  // The last member, the last member's spend limit and the last key of the previous page of each.
   membersCursor: z.string().min(1).max(256).optional(),
+  limitsCursor: z.string().regex(ACCOUNT_ID_PATTERN, 'must be a cursor from this page').optional(),
   keysCursor: z
     .string()
     .regex(/^key_[A-Za-z0-9_]{1,64}$/, 'must be a cursor from this page')
@@ -136,7 +138,7 @@ export class AdminAccountsController {
         this.ledger.wallet(undefined, id),
         this.ledger.statement(id, { cursor: q.ledgerCursor, limit: 25 }),
         this.runtimes.live(id),
-        this.limits.limitsOf(id),
+        this.limits.limitsPage(id, { after: q.limitsCursor, size: ACCOUNT_LISTS.limits }),
         this.limits.alerts(id, size('alertsPage')),
         this.members.page(id, { after: q.membersCursor, size: ACCOUNT_LISTS.members }),
         this.subscriptions.view(id),
@@ -168,7 +170,7 @@ export class AdminAccountsController {
           },
           ledger: { items: statement.items.map(statementBody), nextCursor: statement.nextCursor, cursor: q.ledgerCursor },
           runtimes,
-          limits,
+          limits: { ...limits, cursor: q.limitsCursor },
           alerts,
           members: { ...members, cursor: q.membersCursor },
           subscription,

@@ -86,6 +86,33 @@ export async function spendOf(em: Pick<EntityManager, 'query'>, accountId: strin
   return { charged: BigInt(row?.charged ?? '0'), held: BigInt(row?.held ?? '0') };
 }
 
+/**
+ * The spend in a period of each of these members of an account, as spendOf reads a member's (no
+ * ancillary usage: a member's limit counts runtimes only), in one read of the account's runtimes of
+ * the period and those still holding credits: a page of member limits reads them once, not once per
+ * limit. A member without such runtimes is missing from the map (spent and held 0).
+ */
+export async function spendOfMembers(
+  em: Pick<EntityManager, 'query'>,
+  accountId: string,
+  userIds: readonly string[],
+  period: Period,
+): Promise<Map<string, Spend>> {
+  if (userIds.length === 0) return new Map();
+  const found = await rows<{ user_id: string; charged: string; held: string }>(
+    em,
+    `SELECT user_id,
+        COALESCE(sum(charged) FILTER (WHERE status IN ('settled', 'voided') AND created_at >= $3 AND created_at < $4), 0)::text AS charged,
+        COALESCE(sum(reserved_amount) FILTER (WHERE status NOT IN ('settled', 'voided')), 0)::text AS held
+      FROM runtimes
+      WHERE account_id = $1 AND user_id = ANY($2::text[]) AND hold_id IS NOT NULL
+        AND ((created_at >= $3 AND created_at < $4) OR (status IN ('reserved', 'running', 'paused', 'terminating') AND created_at < $4))
+      GROUP BY user_id`,
+    [accountId, [...userIds], period.start.toISOString(), period.end.toISOString()],
+  );
+  return new Map(found.map((r) => [r.user_id, { charged: BigInt(r.charged), held: BigInt(r.held) }]));
+}
+
 /** The spend limits' reads for other modules (admission), as typed rows for a set of accounts. */
 @Injectable()
 export class SpendLimitReads {

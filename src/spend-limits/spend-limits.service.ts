@@ -18,7 +18,7 @@ import { markTerminating } from 'src/metering/runtime-row';
 import { liveRuntimeSql } from 'src/plans/live-runtimes';
 import { calendarMonth, type Period } from 'src/plan-catalog/periods';
 import type { SpendLimitRequest } from './dto/spend-limit.dto';
-import { spendOf, type LimitRow, type Spend } from './spend-limit-reads';
+import { spendOf, spendOfMembers, type LimitRow, type Spend } from './spend-limit-reads';
 
 export interface SpendAlert {
   kind: 'threshold_crossed' | 'reached';
@@ -216,15 +216,42 @@ export class SpendLimitsService {
     };
   }
 
-  /** Every limit of the account (account-wide first, then per member). */
-  async limitsOf(accountId: string): Promise<SpendLimitView[]> {
-    const now = this.clock.now();
-    const found = await rows<LimitRow>(this.ds, `SELECT * FROM spend_limits WHERE account_id = $1 ORDER BY scope_user_id`, [accountId]);
-    const out: SpendLimitView[] = [];
-    for (const l of found) {
-      out.push(this.view(l, await spendOf(this.ds.manager, accountId, l.scope_user_id || null, calendarMonth(now)), []));
+  /**
+   * A page of the account's limits by scope, the account-wide one first (its scope '' sorts first),
+   * then the members' by user id: `size` limits after the member `after` (the last of the previous
+   * page), read from the account's unique key, and whether more follow (`next`: the last member
+   * shown). Their spend is read once for the page's members. `thresholds`: the account-wide limit's,
+   * on every page (null without one).
+   */
+  async limitsPage(
+    accountId: string,
+    page: { after?: string; size: number },
+  ): Promise<{ items: SpendLimitView[]; next: string | null; thresholds: number[] | null }> {
+    const period = calendarMonth(this.clock.now());
+    const found = await rows<LimitRow>(
+      this.ds,
+      `SELECT * FROM spend_limits WHERE account_id = $1 AND ($2::text IS NULL OR scope_user_id > $2) ORDER BY scope_user_id LIMIT $3`,
+      [accountId, page.after ?? null, page.size + 1],
+    );
+    const shown = found.slice(0, page.size);
+    const members = shown.filter((l) => l.scope_user_id !== '');
+    const spends = await spendOfMembers(
+      this.ds,
+      accountId,
+      members.map((l) => l.scope_user_id),
+      period,
+    );
+    const items: SpendLimitView[] = [];
+    for (const l of shown) {
+      const spend = l.scope_user_id === '' ? await spendOf(this.ds, accountId, null, period) : spends.get(l.scope_user_id);
+      items.push(this.view(l, spend ?? { charged: 0n, held: 0n }, []));
     }
-    return out;
+    let wide = shown.find((l) => l.scope_user_id === '');
+    if (!wide && page.after !== undefined) {
+      [wide] = await rows<LimitRow>(this.ds, `SELECT * FROM spend_limits WHERE account_id = $1 AND scope_user_id = ''`, [accountId]);
+    }
+    const last = shown[shown.length - 1];
+    return { items, next: found.length > page.size && last ? last.scope_user_id : null, thresholds: wide?.thresholds ?? null };
   }
 
   /**

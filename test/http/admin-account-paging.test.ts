@@ -59,6 +59,13 @@ describe('admin account page: long tables paged', () => {
        SELECT 'sl_' || $1 || '_' || n, $1, 'user_' || lpad(n::text, 3, '0'), 1000000000 FROM generate_series(1, 130) n`,
       [org],
     );
+    // 120 more members' limits (250 in all), and the whole account's, with thresholds of its own.
+    await h.ds.query(
+      `INSERT INTO spend_limits (id, account_id, scope_user_id, limit_micros, thresholds)
+       SELECT 'sl_' || $1 || '_' || n, $1, 'user_' || lpad(n::text, 3, '0'), 2000000000, '{90}'::int[] FROM generate_series(131, 250) n
+       UNION ALL SELECT 'sl_' || $1, $1, '', 5000000000, '{25,75}'::int[]`,
+      [org],
+    );
     await h.ds.query(
       `INSERT INTO spend_limit_alerts (limit_id, period_start, kind, threshold, spent_micros, limit_micros, notified_at)
        SELECT 'sl_' || $1 || '_' || n, '2030-01-01', 'threshold', 50, n * 1000000, 1000000000, '2030-01-02'::timestamptz + n * interval '1 minute'
@@ -125,6 +132,27 @@ describe('admin account page: long tables paged', () => {
     expect(cursorPagerOf(past.body, 'members').links['First members']).toBe(`${base}#members`);
   });
 
+  it("shows every spend limit exactly once over pages of 200, the whole account's first, each page after the last member of the one before", async () => {
+    const base = `/admin/accounts/${org}`;
+    const { seen, urls } = await walkCursor(base, 'table-limits', 'scope', 'spend-limit', 'Next limits');
+    expect(seen.map((p) => p.length)).toEqual([200, 51]);
+    expect(seen.flat()).toEqual([
+      'whole account',
+      ...Array.from({ length: 250 }, (_, i) => `member user_${String(i + 1).padStart(3, '0')}`),
+    ]);
+    expect(urls[1]).toBe(`${base}?limitsCursor=user_199#spend-limit`);
+    expect(column((await get(base)).body, 'table-limits', 'credits').slice(0, 2)).toEqual(['5,000.00', '1,000.00']);
+    const last = await get(urls[1]!);
+    expect(column(last.body, 'table-limits', 'credits')).toEqual(Array.from({ length: 51 }, () => '2,000.00'));
+    expect(cursorPagerOf(last.body, 'spend-limit')).toEqual({ links: { 'First limits': `${base}#spend-limit` }, none: 'No more limits.' });
+    // The form to set a limit offers the whole account's thresholds on every page, as on the first.
+    expect(last.body).toMatch(/name="thresholds"[^>]*value="25, 75"/);
+    // A cursor past the last limit: an empty table, the way back to the first.
+    const past = await get(`${base}?limitsCursor=zzz`);
+    expect(column(past.body, 'table-limits', 'scope')).toEqual([]);
+    expect(cursorPagerOf(past.body, 'spend-limit').links['First limits']).toBe(`${base}#spend-limit`);
+  });
+
   it("shows every key of the account exactly once, newest first, over pages of 200, a key of two accounts on each's page", async () => {
     const base = `/admin/accounts/${org}`;
     const { seen, urls } = await walkCursor(base, 'table-keys', 'id', 'keys', 'Older keys');
@@ -156,12 +184,16 @@ describe('admin account page: long tables paged', () => {
 
   it("keeps the other tables' pages and the cursors in each table's links", async () => {
     const base = `/admin/accounts/${org}`;
-    const res = await get(`${base}?invoicesPage=2&alertsPage=2&auditCursor=123`);
+    const res = await get(`${base}?invoicesPage=2&alertsPage=2&auditCursor=123&limitsCursor=user_010`);
     expect(res.statusCode).toBe(200);
     expect(cursorPagerOf(res.body, 'members').links['Next members']).toBe(
-      `${base}?auditCursor=123&membersCursor=user_199&alertsPage=2&invoicesPage=2#members`,
+      `${base}?auditCursor=123&limitsCursor=user_010&membersCursor=user_199&alertsPage=2&invoicesPage=2#members`,
     );
-    expect(pagerOf(res.body, 'table-invoices').prev).toBe(`${base}?auditCursor=123&alertsPage=2#stripe`);
+    expect(cursorPagerOf(res.body, 'spend-limit').links).toEqual({
+      'First limits': `${base}?auditCursor=123&alertsPage=2&invoicesPage=2#spend-limit`,
+      'Next limits': `${base}?auditCursor=123&limitsCursor=user_210&alertsPage=2&invoicesPage=2#spend-limit`,
+    });
+    expect(pagerOf(res.body, 'table-invoices').prev).toBe(`${base}?auditCursor=123&limitsCursor=user_010&alertsPage=2#stripe`);
     // The audit trail's cursor pager keeps the tables' pages.
     expect(res.body).toMatch(
       /<nav class="pager" aria-label="audit pages"><a href="[^"#]*alertsPage=2&amp;invoicesPage=2#audit">Newest<\/a>/,
@@ -169,7 +201,9 @@ describe('admin account page: long tables paged', () => {
   });
 
   it('refuses a page that is not a number with a 400 page naming each finding', async () => {
-    const res = await get(`/admin/accounts/${org}?alertsPage=0&invoicesPage=x&ledgerCursor=abc&keysCursor=1&grantsPage=2`);
+    const res = await get(
+      `/admin/accounts/${org}?alertsPage=0&invoicesPage=x&ledgerCursor=abc&keysCursor=1&limitsCursor=${encodeURIComponent('user 1')}&limitsPage=2&grantsPage=2`,
+    );
     expect(res.statusCode).toBe(400);
     expect(res.headers['content-type']).toMatch(/^text\/html/);
     const findings = [...res.body.matchAll(/<li><code>([^<]+)<\/code>: ([^<]+)<\/li>/g)].map((m) => [m[1], m[2]]);
@@ -177,7 +211,9 @@ describe('admin account page: long tables paged', () => {
       ['alertsPage', 'must be a page number: 1, 2, 3…'],
       ['invoicesPage', 'must be a page number: 1, 2, 3…'],
       ['ledgerCursor', 'must be a cursor from this page'],
+      ['limitsCursor', 'must be a cursor from this page'],
       ['keysCursor', 'must be a cursor from this page'],
+      ['limitsPage', 'is not a parameter of this endpoint'],
     ]);
     expect(res.body).toContain('DL_BILLING_REQUEST_INVALID');
   });
