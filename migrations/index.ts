@@ -43,6 +43,7 @@ import { SeatPushDates1796582163186 } from './1796582163186-SeatPushDates';
 import { ApiKeyAccounts1796582197064 } from './1796582197064-ApiKeyAccounts';
 import { UsageTrendReads1796582197065 } from './1796582197065-UsageTrendReads';
 import { AuditTimeRange1796593348210 } from './1796593348210-AuditTimeRange';
+import { AccountSeats1796593662481 } from './1796593662481-AccountSeats';
 import { StripeInvoiceAmounts1796414845223 } from './1796414845223-StripeInvoiceAmounts';
 
 /** Every migration, in order. `npm run migration:generate -- <Name>` writes a file here; add it to this list. */
@@ -93,4 +94,5 @@ export const MIGRATIONS: (new () => object)[] = [
   ApiKeyAccounts1796582197064,
   UsageTrendReads1796582197065,
   AuditTimeRange1796593348210,
+  AccountSeats1796593662481,
 ];

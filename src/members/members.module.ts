@@ -1,4 +1,4 @@
-// Owns: account_members, account_member_events.
+// Owns: account_members, account_member_events, account_seats (kept by triggers on account_members).
 import { Module } from '@nestjs/common';
 import { MembersController } from './members.controller';
 import { MembersService } from './members.service';

@@ -120,6 +120,12 @@ export class MembersService {
         (a.accountId + '\u0000' + a.userId).localeCompare(b.accountId + '\u0000' + b.userId) ||
         a.occurredAt.getTime() - b.occurredAt.getTime(),
     );
+    // Each member's lock, even before their row exists (two first changes at once must not both read
+    // "not a member": each would audit a seat added), all of them before any member is written: a
+    // write that changes the seats holds the account's count (account_seats) to the commit, so no
+    // lock may be waited for after it. In the sorted order, each member once.
+    const members = sorted.filter((c) => kinds.get(c.accountId) === 'organization').map((c) => `member:${c.accountId}:${c.userId}`);
+    for (const key of new Set(members)) await em.query(`SELECT pg_advisory_xact_lock($1)`, [advisoryKey(key)]);
     for (const c of sorted) {
       const kind = kinds.get(c.accountId);
       if (kind === undefined) {
@@ -142,9 +148,6 @@ export class MembersService {
       if (ofAccount.length === 0) received.set(c.accountId, ofAccount);
       ofAccount.push({ id: c.id, userId: c.userId, type: c.type, occurredAt: c.occurredAt });
       const active = c.type === 'member.added';
-      // The member's lock, even before their row exists: two first changes at once must not both read
-      // "not a member" (each would audit a seat added). Taken in the sorted order above.
-      await em.query(`SELECT pg_advisory_xact_lock($1)`, [advisoryKey(`member:${c.accountId}:${c.userId}`)]);
       const [before] = await rows<{ active: boolean }>(
         em,
         `SELECT active FROM account_members WHERE account_id = $1 AND user_id = $2 FOR UPDATE`,
@@ -235,19 +238,18 @@ export class MembersService {
        WHERE account_id = $1 AND ($2::text IS NULL OR user_id > $2) ORDER BY user_id LIMIT $3`,
       [accountId, page.after ?? null, page.size + 1],
     );
-    // The seats are counted (the active members' index entries): the page says how many there are.
     const seats = await this.activeSeats(undefined, accountId);
     const members = found.slice(0, page.size).map((m) => ({ userId: m.user_id, active: m.active, changedAt: m.changed_at.toISOString() }));
     return { seats, members, next: found.length > page.size ? (members[members.length - 1]?.userId ?? null) : null };
   }
 
+  /**
+   * The account's active members: their count kept with them (account_seats, written by the
+   * statement that changes a member), one row, exact as `em`'s transaction sees the members.
+   */
   async activeSeats(em: Pick<EntityManager, 'query'> | undefined, accountId: string): Promise<number> {
-    const [row] = await rows<{ n: number }>(
-      em ?? this.ds,
-      `SELECT count(*)::int AS n FROM account_members WHERE account_id = $1 AND active`,
-      [accountId],
-    );
-    return row?.n ?? 0;
+    const [row] = await rows<{ seats: number }>(em ?? this.ds, `SELECT seats FROM account_seats WHERE account_id = $1`, [accountId]);
+    return row?.seats ?? 0;
   }
 
   /** Active members at an instant, from the change history (latest change per user at or before `at`). */

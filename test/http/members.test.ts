@@ -47,6 +47,26 @@ describe('members over HTTP', () => {
     }
   });
 
+  it('keeps the seats exact when members of one account are added and removed by many requests at once', async () => {
+    const org = await fundedAccount(h, admin, { kind: 'organization' });
+    const users = Array.from({ length: 12 }, (_, i) => `u${i}`);
+    await Promise.all(users.map((u) => h.request('PUT', `/v1/accounts/${org}/members/${u}`, { key: admin })));
+    // Each user added again, and every third removed, all at once: each answer counts its own change.
+    const answers = await Promise.all(
+      users.flatMap((u, i) => [
+        h.request('PUT', `/v1/accounts/${org}/members/${u}`, { key: admin }),
+        ...(i % 3 === 0 ? [h.request('DELETE', `/v1/accounts/${org}/members/${u}`, { key: admin })] : []),
+      ]),
+    );
+    expect(answers.every((a) => a.status === 200 && a.body.seats >= 8 && a.body.seats <= 12)).toBe(true);
+    const listed = (await h.request('GET', `/v1/accounts/${org}/members`, { key: admin })).body as { members: { active: boolean }[] };
+    const active = listed.members.filter((m) => m.active).length;
+    // The seats an answer gives (the kept count) are the members the list shows active, and the subscription's view's.
+    const last = await h.request('PUT', `/v1/accounts/${org}/members/${users[1]}`, { key: admin });
+    expect(last.body.seats).toBe(active);
+    expect((await h.request('GET', `/v1/accounts/${org}/subscription`, { key: admin })).body.seats).toBe(active);
+  });
+
   it('never ends with a user account holding a member when the member is added as the account becomes a user account', async () => {
     const orgs = await Promise.all(Array.from({ length: 12 }, () => fundedAccount(h, admin, { kind: 'organization', plan: 'free' })));
     await Promise.all(

@@ -27,6 +27,7 @@ import { SpendLimitAlert } from 'src/spend-limits/entities/spend-limit-alert.ent
 import { SpendLimit } from 'src/spend-limits/entities/spend-limit.entity';
 import { AccountMemberEvent } from 'src/members/entities/account-member-event.entity';
 import { AccountMember } from 'src/members/entities/account-member.entity';
+import { AccountSeats } from 'src/members/entities/account-seats.entity';
 import { SeatChange } from 'src/stripe/entities/seat-change.entity';
 import { SeatDiscrepancy } from 'src/stripe/entities/seat-discrepancy.entity';
 import { SeatPush } from 'src/stripe/entities/seat-push.entity';
@@ -70,6 +71,7 @@ export const ENTITIES = [
   SpendLimitAlert,
   AccountMember,
   AccountMemberEvent,
+  AccountSeats,
   StripeSubscription,
   StripeTopUp,
   StripeInvoice,

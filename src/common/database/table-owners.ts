@@ -32,6 +32,7 @@ export const TABLE_OWNERS = {
   ancillary_commands: 'ancillary',
   account_members: 'members',
   account_member_events: 'members',
+  account_seats: 'members',
   spend_limits: 'spend-limits',
   spend_limit_alerts: 'spend-limits',
   stripe_subscriptions: 'stripe',
