@@ -42,6 +42,7 @@ import { NonPaymentWaiver1796571303555 } from './1796571303555-NonPaymentWaiver'
 import { SeatPushDates1796582163186 } from './1796582163186-SeatPushDates';
 import { ApiKeyAccounts1796582197064 } from './1796582197064-ApiKeyAccounts';
 import { UsageTrendReads1796582197065 } from './1796582197065-UsageTrendReads';
+import { LowBalanceCrossings1796593315979 } from './1796593315979-LowBalanceCrossings';
 import { AuditTimeRange1796593348210 } from './1796593348210-AuditTimeRange';
 import { AccountSeats1796593662481 } from './1796593662481-AccountSeats';
 import { StripeInvoiceAmounts1796414845223 } from './1796414845223-StripeInvoiceAmounts';
@@ -93,6 +94,7 @@ export const MIGRATIONS: (new () => object)[] = [
   SeatPushDates1796582163186,
   ApiKeyAccounts1796582197064,
   UsageTrendReads1796582197065,
+  LowBalanceCrossings1796593315979,
   AuditTimeRange1796593348210,
   AccountSeats1796593662481,
 ];

@@ -2,7 +2,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AuditService } from 'src/audit/audit.service';
-import type { Call } from 'src/common/database/pipelined-transaction';
+import { inOneRoundTrip, type Call } from 'src/common/database/pipelined-transaction';
 import { preparedRows } from 'src/common/database/prepared';
 import { APP_CONFIG, type AppConfig } from 'src/common/config/config';
 import { inTransaction } from 'src/common/database/transaction';
@@ -19,6 +19,7 @@ import { resolveOperation } from './operations/resolve-hold';
 import * as reads from './persistence/ledger-reads';
 import { LedgerRunner, type BatchItem } from './persistence/ledger-runner';
 import { LedgerStore } from './persistence/wallet-store';
+import { lowBalanceMarkCall } from './persistence/ledger-batch';
 import type {
   AdjustHoldInput,
   AdjustResult,
@@ -191,6 +192,15 @@ export class LedgerService {
   async lockWallet(em: EntityManager, accountId: string): Promise<Balance> {
     const state = await this.runner.lockIn(em, { lock: { accountId }, createsWallet: true, decide: () => ({ write: null, result: null }) });
     return balanceNow(state, this.clock.now());
+  }
+
+  /**
+   * Sets the wallet's low-balance line with the `wallet.low_balance` that announced it (the caller
+   * holds the wallet's lock): the write statements clear it, counting one more rise, when the
+   * available balance comes back to it.
+   */
+  async markLowBalance(em: EntityManager, accountId: string, mark: { line: bigint; rises: bigint }): Promise<void> {
+    await inOneRoundTrip(em, [lowBalanceMarkCall(accountId, mark)]);
   }
 
   /** lockWalletRow's statement, for a caller that sends it ahead with its own reads (it returns no row without a wallet). */

@@ -159,10 +159,23 @@ describe('what a launch that passed leaves', () => {
   });
 
   it('wallet.low_balance under the plan’s threshold only', () => {
-    expect(lowBalanceNotice(free, period, 'acc_1', 5_000_000n)).toBeNull();
-    expect(lowBalanceNotice(free, period, 'acc_1', 4_999_999n)).toMatchObject({
-      type: 'wallet.low_balance',
-      data: { available: '4.999999', threshold: '5.000000' },
+    const armed = { available: 10_000_000n, line: null, rises: 0n };
+    expect(lowBalanceNotice(free, period, 'acc_1', armed, 5_000_000n)).toBeNull();
+    expect(lowBalanceNotice(free, period, 'acc_1', armed, 4_999_999n)).toMatchObject({
+      notice: { type: 'wallet.low_balance', data: { available: '4.999999', threshold: '5.000000' } },
+      mark: { line: 5_000_000n, rises: 0n },
     });
+  });
+
+  it('wallet.low_balance names its crossing: the rises the wallet counted, one more when the reservation itself crosses an older, higher line', () => {
+    const cause = (before: { available: bigint; line: bigint | null; rises: bigint }) =>
+      lowBalanceNotice(free, period, 'acc_1', before, 1_000_000n)?.notice.cause;
+    const start = period.start.toISOString();
+    // Told already (line set), still below: the same crossing, the same cause (sent once).
+    expect(cause({ available: 3_000_000n, line: 5_000_000n, rises: 2n })).toBe(`wallet.low_balance:acc_1:${start}:2`);
+    // The ledger cleared the line and counted the rise: a new crossing.
+    expect(cause({ available: 8_000_000n, line: null, rises: 3n })).toBe(`wallet.low_balance:acc_1:${start}:3`);
+    // A line above today's threshold (an older plan's) not reached, but this reservation takes the balance from 6 to 1.
+    expect(cause({ available: 6_000_000n, line: 50_000_000n, rises: 3n })).toBe(`wallet.low_balance:acc_1:${start}:4`);
   });
 });

@@ -102,9 +102,14 @@ export class AdmissionReads {
 
   /**
    * What the accounts' checks count, given to each (null: nothing to count, no statement; notices
-   * are then taken as not sent). Returns the accounts whose period allowance is still to be granted.
+   * are then taken as not sent; so is a low balance's whose wallet's `rises` were not read before).
+   * Returns the accounts whose period allowance is still to be granted.
    */
-  counts(accounts: readonly AccountAdmission[], agents: ReadonlyMap<string, readonly string[]>): Reads<Set<string>> | null {
+  counts(
+    accounts: readonly AccountAdmission[],
+    agents: ReadonlyMap<string, readonly string[]>,
+    rises: (accountId: string) => bigint | undefined = () => undefined,
+  ): Reads<Set<string>> | null {
     const known = accounts.filter((a) => a.terms !== null);
     const needs = new Map(known.map((a) => [a, a.needs()]));
     const counting = known.filter((a) => needs.get(a)!.usage);
@@ -125,7 +130,7 @@ export class AdmissionReads {
             month,
           )
         : null,
-      sentCausesRead(known.flatMap((a) => launchNoticeCauses(a.accountId, a.terms!.period))),
+      sentCausesRead(known.flatMap((a) => launchNoticeCauses(a.accountId, a.terms!.period, rises(a.accountId)))),
       allowances,
     ]);
     return {

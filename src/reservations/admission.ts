@@ -58,6 +58,8 @@ export interface Admitted {
   runsRemaining: number | null;
   /** Notices it sends that were not sent yet (quota exhausted, low balance). */
   notices: Notification[];
+  /** With a `wallet.low_balance` among them: the wallet's low-balance line to set once it is sent (its cause names `rises`). */
+  lowBalance: { cause: string; line: bigint; rises: bigint } | null;
   /** Whether it crosses a spend-limit threshold not alerted yet. */
   alertsDue: boolean;
   /** The spend limits in its scope (with a cap), for their alerts. */
@@ -150,6 +152,8 @@ export class AccountAdmission {
     for (const limit of limits) spendLimit(limit, this.spendOf(limit), launch.amount, this.month);
     if (launch.told?.length) throw beingTerminated(launch.runtimeId, launch.told);
     let hold: (() => HoldResult) | null = null;
+    // The wallet before the hold: whether it was at or above the threshold, and its low-balance line.
+    const before = launch.hold ? ledger.lowBalance(launch.accountId, now) : undefined;
     if (launch.hold) {
       const decided = ledger.decide(launch.accountId, launch.hold, now);
       if ('refused' in decided) throw decided.refused;
@@ -159,7 +163,8 @@ export class AccountAdmission {
     const notices = exhaustedNotices(plan, period, account.id, launch.agentId, usage);
     this.count(launch, usage);
     // (The hold's balance is known now; only its transaction id waits for the commit.)
-    const low = hold ? lowBalanceNotice(plan, period, account.id, hold().balance.available) : null;
+    const low = hold && before ? lowBalanceNotice(plan, period, account.id, before, hold().balance.available) : null;
+    const lowDue = low !== null && !this.noticesSent.has(low.notice.cause);
     const alertsDue = limits.some((l) => {
       const spend = this.spendOf(l);
       return dueAlerts(l, spend.charged + spend.held).some((a) => !this.alertsSent.has(alertKey(l.id, a, l.limit_micros)));
@@ -167,7 +172,8 @@ export class AccountAdmission {
     return {
       hold,
       runsRemaining: runsRemaining(plan, usage),
-      notices: [...notices, ...(low ? [low] : [])].filter((n) => !this.noticesSent.has(n.cause)),
+      notices: [...notices.filter((n) => !this.noticesSent.has(n.cause)), ...(lowDue ? [low.notice] : [])],
+      lowBalance: lowDue ? { cause: low.notice.cause, ...low.mark } : null,
       alertsDue,
       limits,
     };
@@ -407,15 +413,32 @@ export function exhaustedNotices(
   return notices;
 }
 
-/** `wallet.low_balance` when a reservation leaves `available` below the plan's threshold (once per period: its cause). */
-export function lowBalanceNotice(plan: Plan, period: Period, accountId: string, available: bigint): Notification | null {
+/**
+ * `wallet.low_balance` when a reservation leaves `available` below the plan's threshold, once per
+ * crossing: its cause names the crossing by the wallet's count of returns to the line (`rises`),
+ * which the ledger counts when a write leaves the available balance at or above the line the last
+ * notice set (a top-up, a grant, a release, the monthly reset). A reservation that itself takes the
+ * balance from at or above the threshold to below it is a crossing too (the line set may be an
+ * older, higher threshold). Returns the notice and the line to set once it is sent (null: not low).
+ */
+export function lowBalanceNotice(
+  plan: Plan,
+  period: Period,
+  accountId: string,
+  before: { available: bigint; line: bigint | null; rises: bigint },
+  available: bigint,
+): { notice: Notification; mark: { line: bigint; rises: bigint } } | null {
   const threshold = lowBalanceThreshold(plan);
   if (available < 0n || available >= threshold) return null;
+  const rises = before.line !== null && before.available >= threshold ? before.rises + 1n : before.rises;
   return {
-    type: 'wallet.low_balance',
-    accountId,
-    cause: lowBalanceCause(accountId, period),
-    data: { available: formatCredits(available), threshold: formatCredits(threshold), period: periodJson(period) },
+    notice: {
+      type: 'wallet.low_balance',
+      accountId,
+      cause: lowBalanceCause(accountId, period, rises),
+      data: { available: formatCredits(available), threshold: formatCredits(threshold), period: periodJson(period) },
+    },
+    mark: { line: threshold, rises },
   };
 }
 
@@ -423,13 +446,18 @@ function periodJson(period: Period): { from: string; to: string } {
   return { from: period.start.toISOString(), to: period.end.toISOString() };
 }
 
-/** The causes of the notices a launch may send (each sent once: notifications_sent). */
-export function launchNoticeCauses(accountId: string, period: Period): string[] {
-  return [lowBalanceCause(accountId, period), exhaustedCause('runs', accountId, period), exhaustedCause('agents', accountId, period)];
+/**
+ * The causes of the notices a launch may send (each sent once: notifications_sent); the low balance's
+ * when the wallet's count of rises is known (read before the counts).
+ */
+export function launchNoticeCauses(accountId: string, period: Period, rises?: bigint): string[] {
+  const low = rises === undefined ? [] : [lowBalanceCause(accountId, period, rises)];
+  return [...low, exhaustedCause('runs', accountId, period), exhaustedCause('agents', accountId, period)];
 }
 
-function lowBalanceCause(accountId: string, period: Period): string {
-  return `wallet.low_balance:${accountId}:${period.start.toISOString()}`;
+/** One crossing of the threshold: the account, the period, and how many times the balance came back to the line before it. */
+function lowBalanceCause(accountId: string, period: Period, rises: bigint): string {
+  return `wallet.low_balance:${accountId}:${period.start.toISOString()}:${rises}`;
 }
 
 function exhaustedCause(quota: 'runs' | 'agents', accountId: string, period: Period): string {

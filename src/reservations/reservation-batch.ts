@@ -105,6 +105,7 @@ export class ReservationBatch {
       const counts = this.reads.counts(
         [...accounts.values()].filter((a) => !aside.has(a.accountId)),
         agentsOf(batch.map((l) => l.request)),
+        (accountId) => ledger.lowBalance(accountId, now)?.rises,
       );
       if (counts) for (const a of counts.parse(await session.query(counts.calls))) aside.add(a);
       // A runtime whose events came first, told to terminate for want of a reservation, runs alone (which withdraws the command).
@@ -190,8 +191,10 @@ export class ReservationBatch {
     if (launch.kind === 'reservation' && !launch.ofEvents && eventsCameFirst(launch.runtime)) {
       await withdrawUnreserved(em, this.commandIssuer(ask.actor), launch.runtimeId, now);
     }
-    const { notices, limits } = decision.admitted;
-    await notifyOnce(em, topicsOf(this.config).notifications, notices, now);
+    const { notices, limits, lowBalance } = decision.admitted;
+    const sent = await notifyOnce(em, topicsOf(this.config).notifications, notices, now);
+    // The crossing told: the wallet keeps its line, which the ledger clears when the balance comes back to it.
+    if (lowBalance && sent.includes(lowBalance.cause)) await this.ledger.markLowBalance(em, accountId, lowBalance);
     if (limits.length > 0) await this.spendLimits.notifyThresholds(em, accountId, launch.userId, now, limits);
     return { decision, also };
   }

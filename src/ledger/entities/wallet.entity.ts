@@ -12,6 +12,8 @@ import { Account } from 'src/accounts/entities/account.entity';
 @Check('wallets_issued_check', `"issued" <= 0`)
 @Check('wallets_expired_check', `"expired" >= 0`)
 @Check('wallets_debt_check', `"debt" <= 0`)
+@Check('wallets_low_balance_line_check', `"low_balance_line" > 0`)
+@Check('wallets_low_balance_rises_check', `"low_balance_rises" >= 0`)
 @Check('wallets_balanced_check', `"grants_balance" + "holds_balance" + "issued" + "consumed" + "expired" + "debt" = 0`)
 export class Wallet {
   @PrimaryColumn({ name: 'account_id', type: 'text' })
@@ -44,6 +46,19 @@ export class Wallet {
   /** Bumped by every write of the account's ledger (grants, holds, entries), under this row's lock. */
   @Column({ type: 'bigint', default: 0 })
   version: string;
+
+  /**
+   * The threshold of the last `wallet.low_balance` the account was sent (the line its available
+   * balance fell below), until a ledger write leaves the available balance at or above it: then
+   * null, and `low_balance_rises` counts one more. Set by admission (through the ledger) with the
+   * notice; not a balance, so not counted in `version`.
+   */
+  @Column({ name: 'low_balance_line', type: 'bigint', nullable: true })
+  lowBalanceLine: string | null;
+
+  /** How many times the available balance came back to the line above: `wallet.low_balance`'s cause names the crossing by it. */
+  @Column({ name: 'low_balance_rises', type: 'bigint', default: 0 })
+  lowBalanceRises: string;
 
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
   updatedAt: Date;

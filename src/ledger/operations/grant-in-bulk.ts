@@ -125,7 +125,8 @@ const EXPIRED_NOTIFICATIONS: SqlRelation<NotificationRow> = {
  * (expiryWrite's: key `expire:<grant>`, grant → expired, dated by expiryInstant) then the grant's transaction (grantOperation's
  * for a wallet without debt: issued → grant, grantFingerprint), their entries, the new grants, the due
  * grants marked expired, each wallet once by the sum of its entries, checked at the version read
- * under its lock, and the balance's change of each wallet's month (ledger_months). It returns the
+ * under its lock (its low-balance line cleared when the grant leaves the available balance at or above it, as
+ * batch-write.ts does), and the balance's change of each wallet's month (ledger_months). It returns the
  * batch's sums; the batch's tables stay for the audit rows (auditRows) and the `credits.expired`
  * notifications (EXPIRED_NOTIFICATIONS), which their owners' statements read.
  */
@@ -173,7 +174,9 @@ WITH due AS (
   WHERE g.id = ANY(ARRAY(SELECT grant_id FROM ledger_bulk_due))
 ), wallet AS (
   UPDATE wallets w SET grants_balance = w.grants_balance + b.amount - b.expired, issued = w.issued - b.amount,
-    expired = w.expired + b.expired, version = w.version + 1 + b.expiries, updated_at = $1
+    expired = w.expired + b.expired, version = w.version + 1 + b.expiries, updated_at = $1,
+    low_balance_line = CASE WHEN w.low_balance_line <= b.available + b.amount THEN NULL ELSE w.low_balance_line END,
+    low_balance_rises = w.low_balance_rises + CASE WHEN w.low_balance_line <= b.available + b.amount THEN 1 ELSE 0 END
   FROM ledger_bulk_grant b
   WHERE w.account_id = b.account_id AND w.account_id = ANY(ARRAY(SELECT account_id FROM ledger_bulk_grant)) AND w.version = b.version
   RETURNING 1

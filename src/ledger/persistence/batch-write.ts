@@ -9,7 +9,8 @@ import type { TransactionWrite } from './wallet-store';
  * Writes ledger transactions — one operation's, or every one of a group-committed batch — in one
  * statement: the transactions (in the given order, so their ids follow it) and their entries, new
  * grants and holds, the changes of existing grants, holds and allocations (summed per row), and
- * each wallet once, checked at the version its first write was decided on, and the balance's change
+ * each wallet once, checked at the version its first write was decided on (its low-balance line cleared,
+ * and its rises counted, when a write leaves the available balance at or above it), and the balance's change
  * of each wallet's months (ledger_months: one row per wallet and month the writes are dated in).
  * Rows are found by primary key (= ANY of an id array, deltas from JSON objects keyed by id), never by a join the
  * planner could turn into a scan. Returns each transaction's id with its account and key.
@@ -69,6 +70,9 @@ WITH tx AS (
     expired = w.expired + ($11::jsonb -> w.account_id ->> 'expired')::bigint,
     debt = w.debt + ($11::jsonb -> w.account_id ->> 'debt')::bigint,
     version = w.version + ($11::jsonb -> w.account_id ->> 'writes')::bigint,
+    low_balance_line = CASE WHEN w.low_balance_line <= ($11::jsonb -> w.account_id ->> 'peak')::bigint THEN NULL ELSE w.low_balance_line END,
+    low_balance_rises = w.low_balance_rises
+      + CASE WHEN w.low_balance_line <= ($11::jsonb -> w.account_id ->> 'peak')::bigint THEN 1 ELSE 0 END,
     updated_at = ($11::jsonb -> w.account_id ->> 'at')::timestamptz
   WHERE w.account_id = ANY($12::text[]) AND w.version = ($11::jsonb -> w.account_id ->> 'expected')::bigint
   RETURNING 1
@@ -82,7 +86,7 @@ SELECT tx.account_id, tx.idempotency_key AS key, tx.id::text AS id,
     'ledger write refused: a wallet is not at the version read under its lock') AS ok
 FROM tx`;
 
-export const WRITE_STATEMENT: PreparedStatement = { name: 'ledger_write_v4', text: WRITE_SQL };
+export const WRITE_STATEMENT: PreparedStatement = { name: 'ledger_write_v5', text: WRITE_SQL };
 
 interface HoldChange {
   status: string | null;
@@ -98,6 +102,8 @@ interface WalletChange extends WalletDelta {
   expected: bigint;
   writes: bigint;
   at: Date;
+  /** The highest available balance a write of the statement leaves (the low-balance line's test). */
+  peak: bigint;
 }
 
 /**
@@ -243,6 +249,7 @@ class BatchWrite {
       expired: 0n,
       debt: 0n,
       at: w.at,
+      peak: w.after.available,
     };
     if (w.expectedVersion !== wallet.expected + wallet.writes) {
       throw new Error(
@@ -265,6 +272,7 @@ class BatchWrite {
       expired: wallet.expired + d.expired,
       debt: wallet.debt + d.debt,
       at: w.at,
+      peak: w.after.available > wallet.peak ? w.after.available : wallet.peak,
     });
   }
 }

@@ -2,6 +2,7 @@ import { auditRounds, type AuditEntry, type AuditService } from 'src/audit/audit
 import type { Call, PreparedStatement } from 'src/common/database/pipelined-transaction';
 import { grantDeltas, walletDelta } from '../core/posting';
 import type { DebtHold } from '../core/returns';
+import { balanceOf } from '../operations/balance';
 import { completeWrite, type Operation } from '../operations/operation';
 import { parseWrite, writeCall } from './batch-write';
 import { notificationMessage, type Notification } from 'src/messaging/notifications';
@@ -41,6 +42,7 @@ const LOCK_WALLETS_STATEMENT: PreparedStatement = {
 const READ_BATCH_SQL = `
 SELECT w.account_id, w.version::text AS version, w.grants_balance::text AS grants_balance, w.holds_balance::text AS holds_balance,
   w.issued::text AS issued, w.consumed::text AS consumed, w.expired::text AS expired, w.debt::text AS debt,
+  w.low_balance_line::text AS low_balance_line, w.low_balance_rises::text AS low_balance_rises,
   (SELECT coalesce(json_agg(${GRANT_JSON}), '[]'::json) FROM grants g WHERE g.account_id = w.account_id AND g.status = 'active' AND g.remaining > 0) AS grants,
   -- One probe of (account_id, idempotency_key) per key (LIMIT 1 keeps the subquery a parameterized index
   -- lookup: as a join or with = ANY, the plan found the account's rows and filtered them by key, a
@@ -65,7 +67,28 @@ SELECT w.account_id, w.version::text AS version, w.grants_balance::text AS grant
 FROM wallets w
 WHERE w.account_id = ANY($1::text[])`;
 
-const READ_BATCH_STATEMENT: PreparedStatement = { name: 'ledger_read_batch_v3', text: READ_BATCH_SQL };
+const READ_BATCH_STATEMENT: PreparedStatement = { name: 'ledger_read_batch_v4', text: READ_BATCH_SQL };
+
+/**
+ * A wallet's low-balance line: the threshold of the last `wallet.low_balance` its account was sent
+ * (null: none since the available balance was last at or above it) and how many times the balance came
+ * back to it. The write statements clear the line (one more rise) when a write leaves the available
+ * balance at or above it; admission sets it with a notice (`lowBalanceMarkCall`).
+ */
+export interface LowBalanceLine {
+  line: bigint | null;
+  rises: bigint;
+}
+
+const MARK_LOW_BALANCE: PreparedStatement = {
+  name: 'ledger_mark_low_balance_v1',
+  text: `UPDATE wallets SET low_balance_line = $2, low_balance_rises = $3 WHERE account_id = $1`,
+};
+
+/** Sets a wallet's low-balance line (the caller holds the wallet's lock; not a balance: the version stays). */
+export function lowBalanceMarkCall(accountId: string, mark: { line: bigint; rises: bigint }): Call {
+  return { statement: MARK_LOW_BALANCE, values: [accountId, mark.line.toString(), mark.rises.toString()] };
+}
 
 /** The first statements of a batch: lock its wallets, then read them (`locks`: each wallet's operations' keys). */
 export function batchReadCalls(locks: ReadonlyMap<string, readonly LockKey[]>): Call[] {
@@ -115,6 +138,7 @@ export class WalletBatch {
     private readonly holds: Map<string, HoldRow>,
     private readonly allocations: Map<string, Map<string, Allocation>>,
     private readonly debts: Map<string, { debt: bigint; resolvedAt: Date }>,
+    private readonly lowBalance: LowBalanceLine,
   ) {}
 
   /** The state of each wallet the read found (by account id; a wallet that does not exist is missing). */
@@ -148,7 +172,14 @@ export class WalletBatch {
       new Map(r.holds.map((h) => [h.id, toHold(h)])),
       allocations,
       new Map(r.debt_holds.map((d) => [d.holdId, { debt: BigInt(d.debt), resolvedAt: new Date(d.resolvedAt) }])),
+      { line: r.low_balance_line === null ? null : BigInt(r.low_balance_line as string), rises: BigInt(r.low_balance_rises as string) },
     );
+  }
+
+  /** The available balance now and the low-balance line. */
+  lowBalanceView(now: Date): LowBalanceLine & { available: bigint } {
+    const held = this.wallet.holds;
+    return { ...this.lowBalance, available: balanceOf([...this.grants.values()], held, this.wallet.debt, now).available };
   }
 
   /** What the lock-and-read statement would return for this operation now. */
@@ -183,6 +214,10 @@ export class WalletBatch {
     wallet.consumed += d.consumed;
     wallet.expired += d.expired;
     wallet.debt += d.debt;
+    if (this.lowBalance.line !== null && w.after.available >= this.lowBalance.line) {
+      this.lowBalance.line = null;
+      this.lowBalance.rises += 1n;
+    }
     if (w.newGrant) {
       const g = w.newGrant;
       this.grants.set(g.id, {
@@ -288,6 +323,11 @@ export class LedgerBatch {
   /** Whether the account's wallet was read (it exists). */
   has(accountId: string): boolean {
     return this.states.has(accountId);
+  }
+
+  /** The wallet's available balance now (the batch's operations so far applied) and its low-balance line; undefined: not read. */
+  lowBalance(accountId: string, now: Date): (LowBalanceLine & { available: bigint }) | undefined {
+    return this.states.get(accountId)?.lowBalanceView(now);
   }
 
   /**
