@@ -44,7 +44,14 @@ const DATA = {
     resetsAt: instant,
     period,
   }),
-  'wallet.low_balance': z.strictObject({ available: credits, threshold: credits, period }),
+  'wallet.low_balance': z.strictObject({
+    available: credits.meta({ description: 'The available balance the reservation left' }),
+    threshold: credits.meta({
+      description:
+        'The line it fell below. Sent once per crossing: again only after the available balance has been back at or above the line (a top-up, a grant, a hold released, the next allowance); the cause is `wallet.low_balance:<accountId>:<period start>:<n>`, n the times it was',
+    }),
+    period,
+  }),
   'spend_limit.threshold_crossed': z.strictObject({
     limitId: z.string(),
     scope: limitScope,
