@@ -7,6 +7,7 @@ import { SystemClock } from '../../src/infra/clock/clock';
 import { PipelinedSession, poolOf } from '../../src/common/database/pipelined-transaction';
 import { preparedRows } from '../../src/common/database/prepared';
 import { LedgerService } from '../../src/ledger/ledger.service';
+import { WRITE_STATEMENT } from '../../src/ledger/persistence/batch-write';
 import { LOCK_STATEMENT } from '../../src/ledger/persistence/wallet-store';
 import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
 
@@ -80,7 +81,9 @@ describe('ledger plans on a fresh database', () => {
       });
       await ledger.settleHold(em, { holdId: 'hold_plans', amount: 500_000n });
       // The plan this connection keeps for the write (every parameter NULL: EXPLAIN only plans it).
-      const plan: { 'QUERY PLAN': string }[] = await runner.query(`EXPLAIN EXECUTE ledger_write_v4(${Array(13).fill('NULL').join(', ')})`);
+      const plan: { 'QUERY PLAN': string }[] = await runner.query(
+        `EXPLAIN EXECUTE ${WRITE_STATEMENT.name}(${Array(13).fill('NULL').join(', ')})`,
+      );
       const text = plan.map((r) => r['QUERY PLAN']).join('\n');
       expect(text).toMatch(/Index Scan|Index Only Scan|Bitmap Index Scan/);
       expect(text).not.toMatch(/Seq Scan on (grants|holds|hold_allocations|wallets)/);
