@@ -11,7 +11,7 @@ import { formatCredits } from 'src/common/money';
 import { credits, instant, inputInstant } from 'src/common/http/api-schemas';
 import { Clock } from 'src/infra/clock/clock';
 import { calendarMonth } from 'src/plan-catalog/periods';
-import { emptyRange } from 'src/reports/report-query';
+import { emptyRange } from 'src/common/http/empty-range';
 import { toCsv, wantsCsv } from 'src/reports/to-csv';
 import { ancillaryUsageSchema } from 'src/ancillary/dto/ancillary-usage.dto';
 import { ancillaryUsageJson, meteredAncillary } from 'src/ancillary/usage-view';

@@ -4,6 +4,7 @@ import { parseQueryOrThrow } from 'src/common/http/zod-validation.pipe';
 import { calendarMonth } from 'src/plan-catalog/periods';
 import { CREDIT_GROUPS, USAGE_GROUPS, type Period } from './reports.service';
 import { inputInstant } from 'src/common/http/api-schemas';
+import { emptyRange } from 'src/common/http/empty-range';
 
 const HOUR_MS = 3_600_000;
 
@@ -40,18 +41,4 @@ export function parseReportQuery<K extends keyof Queries>(name: K, query: unknow
   }
   if (findings.length > 0) throw BillingException.invalid(findings);
   return { ...q, period: { from, to } };
-}
-
-/**
- * The finding of an empty range, on the parameter the caller sent: `to` when both were sent; the one
- * sent when the other is this month's default (a `from` after this month, a `to` before it).
- */
-export function emptyRange(q: { from?: string; to?: string }, month: { start: Date; end: Date }): { field: string; message: string } {
-  if (q.from !== undefined && q.to === undefined) {
-    return { field: 'from', message: `must be before to (not sent: the end of this month, ${month.end.toISOString()})` };
-  }
-  if (q.to !== undefined && q.from === undefined) {
-    return { field: 'to', message: `must be after from (not sent: the start of this month, ${month.start.toISOString()})` };
-  }
-  return { field: 'to', message: 'must be after from' };
 }
