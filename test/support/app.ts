@@ -217,9 +217,9 @@ export async function startAppWithKeys(opts: StartOptions = {}): Promise<{ h: Ha
 }
 
 /**
- * The app on a database of its own, created and migrated (`freshDatabase(prefix)`), for a file whose
- * jobs read whole tables: another file's clock years ahead would settle, void or prune its rows. The
- * harness' `close()` closes the app, then drops the database.
+ * The app on a database of its own, a copy of the run's migrated template (`freshDatabase(prefix)`),
+ * for a file whose jobs read whole tables: another file's clock years ahead would settle, void or
+ * prune its rows. The harness' `close()` closes the app, then drops the database.
  */
 export async function startAppOnFreshDatabase(prefix: string, opts: StartOptions = {}): Promise<FreshHarness> {
   const db = await freshDatabase(prefix);

@@ -17,12 +17,18 @@ export interface FreshDatabase {
   drop(): Promise<void>;
 }
 
-/** A database of its own on the test server, for a file whose tests need one nobody else writes to. */
+/**
+ * A database of its own on the test server, for a file whose tests need one nobody else writes to. On
+ * the run's server it is a copy of the run's migrated template (global-setup.ts); on another server
+ * (`server`) it is created empty and migrated. Either way `ds` opens it as the service does, so a
+ * schema that is not current fails here.
+ */
 export async function freshDatabase(prefix: string, poolSize = 2, server = inject('databaseUrl')): Promise<FreshDatabase> {
   const name = `billing_${prefix}_${process.pid}_${Date.now()}`;
   const admin = new pg.Client({ connectionString: server });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
+  const template = server === inject('databaseUrl') ? ` TEMPLATE ${inject('databaseTemplate')}` : '';
+  await admin.query(`CREATE DATABASE ${name}${template}`);
   const url = new URL(server);
   url.pathname = `/${name}`;
   const ds = await openDataSource(dataSourceOptions(url.toString(), poolSize));

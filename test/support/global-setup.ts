@@ -8,19 +8,23 @@ import { EmbeddedPostgres } from '../../src/common/database/embedded-postgres';
 declare module 'vitest' {
   export interface ProvidedContext {
     databaseUrl: string;
+    /** A migrated database nobody connects to: `freshDatabase()` copies it (CREATE DATABASE … TEMPLATE). */
+    databaseTemplate: string;
     kafkaBrokers: string;
   }
 }
 
 /**
- * A fresh database per project and run, migrated once: on DATABASE_URL's server when it is set (CI
- * uses the machine's PostgreSQL), otherwise on one embedded PostgreSQL that every project of the run
- * shares, so `npm test` works on a fresh machine.
+ * A fresh database per project and run, migrated once, and a copy of it made before anything connects
+ * to it: the template that `freshDatabase()` copies instead of migrating a database of its own. Both
+ * on DATABASE_URL's server when it is set (CI uses the machine's PostgreSQL), otherwise on one
+ * embedded PostgreSQL that every project of the run shares, so `npm test` works on a fresh machine.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const server = process.env.DATABASE_URL ? undefined : sharedTestServer();
   const serverUrl = process.env.DATABASE_URL ?? (await server!.acquire());
   const name = `billing_test_${Date.now()}_${process.pid}_${project.name}`;
+  const template = `${name}_tpl`;
   const admin = new pg.Client({ connectionString: serverUrl });
   try {
     await admin.connect();
@@ -29,7 +33,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
     url.pathname = `/${name}`;
     const ds = await openDataSource(dataSourceOptions(url.toString(), 4));
     await ds.destroy();
+    await admin.query(`CREATE DATABASE ${template} TEMPLATE ${name}`);
     project.provide('databaseUrl', url.toString());
+    project.provide('databaseTemplate', template);
   } catch (error) {
     await admin.end().catch(() => undefined);
     await server?.release();
@@ -39,6 +45,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
   return async () => {
     await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.query(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`);
     await admin.end();
     await server?.release();
   };
