@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fundedAccount, lifecycle, SMALL } from '../support/accounts';
-import { startApp, uid, type Harness } from '../support/app';
+import { startAppWithKeys, uid, type Harness } from '../support/app';
 
 interface LowBalance {
   id: string;
@@ -13,15 +13,8 @@ interface LowBalance {
  * for one crossing. Enterprise's threshold is 1 credit; `small` costs 1 credit an hour.
  */
 describe('wallet.low_balance once per crossing', () => {
-  let h: Harness;
-  let admin: string;
-  let cp: string;
-
-  beforeAll(async () => {
-    h = await startApp();
-    admin = await h.key('admin');
-    cp = await h.key('control-plane');
-  });
+  let h: Harness, admin: string, cp: string;
+  beforeAll(async () => ({ h, admin, cp } = await startAppWithKeys()));
   afterAll(() => h.close());
 
   const reserve = (accountId: string, minutes: number, runtimeId = uid('rt')) =>
