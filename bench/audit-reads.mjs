@@ -8,7 +8,7 @@
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bash scripts/node.sh 24 bench/audit-reads.mjs
 // Options (environment): BENCH_ROWS (300000), BENCH_INDEX (an extra CREATE INDEX statement to try).
 import { createRequire } from 'node:module';
-import { machineLine, scratchDatabase } from './support.mjs';
+import { machineLine, scratchDatabase, seedAuditLog } from './support.mjs';
 
 const require = createRequire(import.meta.url);
 require('reflect-metadata');
@@ -20,27 +20,13 @@ const { ManualClock } = require('../dist/src/infra/clock/clock.js');
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 300_000);
 const END = Date.parse('2026-12-06T12:00:00Z');
-const STEP_S = 26; // 300,000 rows a 26 s apart: 90 days
 
 const scratch = await scratchDatabase('audit_reads');
 console.log(machineLine());
 let ds;
 try {
   ds = await openDataSource(dataSourceOptions(scratch.url, 2), true);
-  // Row g of account acc_(g % 400), its chain's seq g / 400 + 1; a hold's wallet balances before and after.
-  await ds.query(
-    `INSERT INTO audit_log (chain, seq, at, actor, action, account_id, before, after, correlation_id, prev_hash, hash)
-     SELECT 'acc_' || (g % 400), g / 400 + 1,
-       to_timestamp($2::double precision) - make_interval(secs => ($1 - g) * ${STEP_S})
-         - CASE WHEN g % 500 = 0 THEN make_interval(days => 1 + (g / 500) % 5) ELSE interval '0' END,
-       'key:bench', 'hold.created', 'acc_' || (g % 400),
-       jsonb_build_object('total', '1000000', 'held', '0', 'available', '1000000', 'debt', '0'),
-       jsonb_build_object('total', '1000000', 'held', '5000', 'available', '995000', 'debt', '0',
-         'hold', jsonb_build_object('id', 'hold_' || g, 'amount', '5000', 'reference', 'rt_' || g)),
-       'corr_' || g, md5(g::text) || md5((g + 1)::text), md5((g + 2)::text) || md5((g + 3)::text)
-     FROM generate_series(1, $1) g`,
-    [ROWS, END / 1000],
-  );
+  await seedAuditLog(ds, ROWS, END);
   if (process.env.BENCH_INDEX) await ds.query(process.env.BENCH_INDEX);
   await ds.query('VACUUM ANALYZE audit_log');
   const indexes = await ds.query(

@@ -449,3 +449,25 @@ export async function rawConsumeRate(kafka, topic, groupId, expected) {
     console.error(`raw consume of ${topic}: ${expected - held} of ${expected} messages were past the broker's retention`);
   return count / ((last - first) / 1000);
 }
+
+/**
+ * `rows` audit rows over the 90 days before `endMs` (26 s apart), 400 accounts (chains `acc_0` …
+ * `acc_399`), a row in 500 dated 1 to 5 days before the rows written around it (a webhook retried for
+ * days, a job run late). Row g is account acc_(g % 400)'s, its chain's seq g / 400 + 1, a hold's wallet
+ * balances before and after. `db`: a pg client or a TypeORM data source.
+ */
+export async function seedAuditLog(db, rows, endMs) {
+  await db.query(
+    `INSERT INTO audit_log (chain, seq, at, actor, action, account_id, before, after, correlation_id, prev_hash, hash)
+     SELECT 'acc_' || (g % 400), g / 400 + 1,
+       to_timestamp($2::double precision) - make_interval(secs => ($1 - g) * 26)
+         - CASE WHEN g % 500 = 0 THEN make_interval(days => 1 + (g / 500) % 5) ELSE interval '0' END,
+       'key:bench', 'hold.created', 'acc_' || (g % 400),
+       jsonb_build_object('total', '1000000', 'held', '0', 'available', '1000000', 'debt', '0'),
+       jsonb_build_object('total', '1000000', 'held', '5000', 'available', '995000', 'debt', '0',
+         'hold', jsonb_build_object('id', 'hold_' || g, 'amount', '5000', 'reference', 'rt_' || g)),
+       'corr_' || g, md5(g::text) || md5((g + 1)::text), md5((g + 2)::text) || md5((g + 3)::text)
+     FROM generate_series(1, $1) g`,
+    [rows, endMs / 1000],
+  );
+}
