@@ -20,24 +20,43 @@ export interface Spend {
 }
 
 /**
+ * The runtime-spend rule, written once for every read of spend (SQL expressions for its parameters):
+ * of the runtimes of the account whose user passes `users` (a condition on `user_id`), the settled
+ * charges of those reserved in the period, and the holds open now of those reserved before its end (a
+ * runtime reserved last month and still running counts in this month's held, as do its extensions).
+ * One row for the whole scope, or with `perUser` one per user (`user_id`); `charged` and `held` as
+ * text, `alsoCharged` added to `charged` (one statement, no subquery around it: the plans stay as
+ * they were when each read wrote the rule itself).
+ */
+function runtimeSpendQuery(p: {
+  account: string;
+  users: string;
+  from: string;
+  to: string;
+  perUser?: boolean;
+  alsoCharged?: string;
+}): string {
+  const inPeriod = `created_at >= ${p.from} AND created_at < ${p.to}`;
+  const user = p.perUser ? 'user_id, ' : '';
+  return `SELECT ${user}(COALESCE(sum(charged) FILTER (WHERE status IN ('settled', 'voided') AND in_period), 0)${p.alsoCharged ? `\n        + ${p.alsoCharged}` : ''})::text AS charged,
+      COALESCE(sum(reserved_amount) FILTER (WHERE status NOT IN ('settled', 'voided')), 0)::text AS held
+    FROM (SELECT ${user}status, charged, reserved_amount, (${inPeriod}) AS in_period
+          FROM runtimes
+          WHERE account_id = ${p.account} AND ${p.users} AND hold_id IS NOT NULL
+            AND ((${inPeriod}) OR (status IN ('reserved', 'running', 'paused', 'terminating') AND created_at < ${p.to}))) r${p.perUser ? '\n    GROUP BY user_id' : ''}`;
+}
+
+/**
  * The query of a scope's spend in a period (SQL expressions for its parameters; `user` NULL: the
- * whole account): the settled charges of the runtimes reserved in the period, the holds open now of
- * the runtimes reserved before its end (a runtime reserved last month and still running counts in
- * this month's held, as do its extensions), and for the whole account its ancillary charges of the
- * period.
+ * whole account): its runtimes' spend (runtimeSpendQuery), and for the whole account its ancillary
+ * charges of the period.
  */
 function spendQuery(p: { account: string; user: string; from: string; to: string }): string {
   // An account-wide limit also counts its priced ancillary usage of the period (storage hours, egress
   // reports: what is due, paid or not); a member's limit counts runtimes only (storage has no user).
-  const inPeriod = `created_at >= ${p.from} AND created_at < ${p.to}`;
-  return `SELECT (COALESCE(sum(charged) FILTER (WHERE status IN ('settled', 'voided') AND in_period), 0)
-        + CASE WHEN ${p.user} IS NULL THEN (SELECT COALESCE(sum(a.amount), 0) FROM ancillary_charges a
-            WHERE a.account_id = ${p.account} AND a.bucket >= ${p.from} AND a.bucket < ${p.to}) ELSE 0 END)::text AS charged,
-      COALESCE(sum(reserved_amount) FILTER (WHERE status NOT IN ('settled', 'voided')), 0)::text AS held
-    FROM (SELECT status, charged, reserved_amount, (${inPeriod}) AS in_period
-          FROM runtimes
-          WHERE account_id = ${p.account} AND (${p.user} IS NULL OR user_id = ${p.user}) AND hold_id IS NOT NULL
-            AND ((${inPeriod}) OR (status IN ('reserved', 'running', 'paused', 'terminating') AND created_at < ${p.to}))) r`;
+  const ancillary = `CASE WHEN ${p.user} IS NULL THEN (SELECT COALESCE(sum(a.amount), 0) FROM ancillary_charges a
+            WHERE a.account_id = ${p.account} AND a.bucket >= ${p.from} AND a.bucket < ${p.to}) ELSE 0 END`;
+  return runtimeSpendQuery({ ...p, users: `(${p.user} IS NULL OR user_id = ${p.user})`, alsoCharged: ancillary });
 }
 
 const LIMITS_READ: PreparedStatement = {
@@ -87,8 +106,8 @@ export async function spendOf(em: Pick<EntityManager, 'query'>, accountId: strin
 }
 
 /**
- * The spend in a period of each of these members of an account, as spendOf reads a member's (no
- * ancillary usage: a member's limit counts runtimes only), in one read of the account's runtimes of
+ * The spend in a period of each of these members of an account, as spendOf reads a member's (the
+ * same runtimeSpendQuery, no ancillary usage: a member's limit counts runtimes only), in one read of the account's runtimes of
  * the period and those still holding credits: a page of member limits reads them once, not once per
  * limit. A member without such runtimes is missing from the map (spent and held 0).
  */
@@ -101,13 +120,7 @@ export async function spendOfMembers(
   if (userIds.length === 0) return new Map();
   const found = await rows<{ user_id: string; charged: string; held: string }>(
     em,
-    `SELECT user_id,
-        COALESCE(sum(charged) FILTER (WHERE status IN ('settled', 'voided') AND created_at >= $3 AND created_at < $4), 0)::text AS charged,
-        COALESCE(sum(reserved_amount) FILTER (WHERE status NOT IN ('settled', 'voided')), 0)::text AS held
-      FROM runtimes
-      WHERE account_id = $1 AND user_id = ANY($2::text[]) AND hold_id IS NOT NULL
-        AND ((created_at >= $3 AND created_at < $4) OR (status IN ('reserved', 'running', 'paused', 'terminating') AND created_at < $4))
-      GROUP BY user_id`,
+    runtimeSpendQuery({ account: '$1', users: 'user_id = ANY($2::text[])', from: '$3', to: '$4', perUser: true }),
     [accountId, [...userIds], period.start.toISOString(), period.end.toISOString()],
   );
   return new Map(found.map((r) => [r.user_id, { charged: BigInt(r.charged), held: BigInt(r.held) }]));
