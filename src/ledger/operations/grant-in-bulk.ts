@@ -3,6 +3,7 @@ import type { AuditBulkRow, AuditService } from 'src/audit/audit.service';
 import type { SqlRelation } from 'src/common/database/sql-relation';
 import { rows } from 'src/common/database/transaction';
 import { enqueueNotificationsFrom, type NotificationRow } from 'src/messaging/notifications';
+import { lineAfterWriteSql } from '../core/low-balance';
 import { DEFAULT_PRIORITY, type GrantSource } from '../core/types';
 import {
   expiryExplanationSql,
@@ -120,15 +121,18 @@ const EXPIRED_NOTIFICATIONS: SqlRelation<NotificationRow> = {
      ORDER BY d.account_id COLLATE "C", d.expires_at, d.grant_id`,
 };
 
+/** The wallet's low-balance line after the grant (the available balance it leaves: what was available, plus the grant). */
+const LOW_BALANCE = lineAfterWriteSql({ line: 'w.low_balance_line', rises: 'w.low_balance_rises', available: 'b.available + b.amount' });
+
 /**
  * Writes, in one statement: per account, the expiry transaction of each due grant with credits left
  * (expiryWrite's: key `expire:<grant>`, grant → expired, dated by expiryInstant) then the grant's transaction (grantOperation's
  * for a wallet without debt: issued → grant, grantFingerprint), their entries, the new grants, the due
  * grants marked expired, each wallet once by the sum of its entries, checked at the version read
- * under its lock (its low-balance line cleared when the grant leaves the available balance at or above it, as
- * batch-write.ts does), and the balance's change of each wallet's month (ledger_months). It returns the
- * batch's sums; the batch's tables stay for the audit rows (auditRows) and the `credits.expired`
- * notifications (EXPIRED_NOTIFICATIONS), which their owners' statements read.
+ * under its lock (its low-balance line re-armed by lineAfterWriteSql, as batch-write.ts does), and
+ * the balance's change of each wallet's month (ledger_months). It returns the batch's sums; the
+ * batch's tables stay for the audit rows (auditRows) and the `credits.expired` notifications
+ * (EXPIRED_NOTIFICATIONS), which their owners' statements read.
  */
 const WRITE_SQL = `
 WITH due AS (
@@ -175,8 +179,8 @@ WITH due AS (
 ), wallet AS (
   UPDATE wallets w SET grants_balance = w.grants_balance + b.amount - b.expired, issued = w.issued - b.amount,
     expired = w.expired + b.expired, version = w.version + 1 + b.expiries, updated_at = $1,
-    low_balance_line = CASE WHEN w.low_balance_line <= b.available + b.amount THEN NULL ELSE w.low_balance_line END,
-    low_balance_rises = w.low_balance_rises + CASE WHEN w.low_balance_line <= b.available + b.amount THEN 1 ELSE 0 END
+    low_balance_line = ${LOW_BALANCE.line},
+    low_balance_rises = ${LOW_BALANCE.rises}
   FROM ledger_bulk_grant b
   WHERE w.account_id = b.account_id AND w.account_id = ANY(ARRAY(SELECT account_id FROM ledger_bulk_grant)) AND w.version = b.version
   RETURNING 1

@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { Call, PreparedStatement } from 'src/common/database/pipelined-transaction';
 import { rows } from 'src/common/database/transaction';
+import { lineAfterWriteSql } from '../core/low-balance';
 import { grantDeltas, walletDelta, type WalletDelta } from '../core/posting';
 import { reportLedgerWrites } from '../ledger-flows';
 import type { TransactionWrite } from './wallet-store';
@@ -9,12 +10,17 @@ import type { TransactionWrite } from './wallet-store';
  * Writes ledger transactions — one operation's, or every one of a group-committed batch — in one
  * statement: the transactions (in the given order, so their ids follow it) and their entries, new
  * grants and holds, the changes of existing grants, holds and allocations (summed per row), and
- * each wallet once, checked at the version its first write was decided on (its low-balance line cleared,
- * and its rises counted, when a write leaves the available balance at or above it), and the balance's change
- * of each wallet's months (ledger_months: one row per wallet and month the writes are dated in).
+ * each wallet once, checked at the version its first write was decided on (its low-balance line
+ * re-armed by lineAfterWriteSql on the highest available balance its writes leave), and the balance's
+ * change of each wallet's months (ledger_months: one row per wallet and month the writes are dated in).
  * Rows are found by primary key (= ANY of an id array, deltas from JSON objects keyed by id), never by a join the
  * planner could turn into a scan. Returns each transaction's id with its account and key.
  */
+const LOW_BALANCE = lineAfterWriteSql({
+  line: 'w.low_balance_line',
+  rises: 'w.low_balance_rises',
+  available: "($11::jsonb -> w.account_id ->> 'peak')::bigint",
+});
 const WRITE_SQL = `
 WITH tx AS (
   INSERT INTO ledger_transactions (account_id, kind, idempotency_key, fingerprint, amount, hold_id, grant_id, reference,
@@ -70,9 +76,8 @@ WITH tx AS (
     expired = w.expired + ($11::jsonb -> w.account_id ->> 'expired')::bigint,
     debt = w.debt + ($11::jsonb -> w.account_id ->> 'debt')::bigint,
     version = w.version + ($11::jsonb -> w.account_id ->> 'writes')::bigint,
-    low_balance_line = CASE WHEN w.low_balance_line <= ($11::jsonb -> w.account_id ->> 'peak')::bigint THEN NULL ELSE w.low_balance_line END,
-    low_balance_rises = w.low_balance_rises
-      + CASE WHEN w.low_balance_line <= ($11::jsonb -> w.account_id ->> 'peak')::bigint THEN 1 ELSE 0 END,
+    low_balance_line = ${LOW_BALANCE.line},
+    low_balance_rises = ${LOW_BALANCE.rises},
     updated_at = ($11::jsonb -> w.account_id ->> 'at')::timestamptz
   WHERE w.account_id = ANY($12::text[]) AND w.version = ($11::jsonb -> w.account_id ->> 'expected')::bigint
   RETURNING 1
@@ -86,7 +91,7 @@ SELECT tx.account_id, tx.idempotency_key AS key, tx.id::text AS id,
     'ledger write refused: a wallet is not at the version read under its lock') AS ok
 FROM tx`;
 
-export const WRITE_STATEMENT: PreparedStatement = { name: 'ledger_write_v5', text: WRITE_SQL };
+export const WRITE_STATEMENT: PreparedStatement = { name: 'ledger_write_v6', text: WRITE_SQL };
 
 interface HoldChange {
   status: string | null;
@@ -102,7 +107,7 @@ interface WalletChange extends WalletDelta {
   expected: bigint;
   writes: bigint;
   at: Date;
-  /** The highest available balance a write of the statement leaves (the low-balance line's test). */
+  /** The highest available balance a write of the statement leaves (what the low-balance line is re-armed on: lineAfterWrite). */
   peak: bigint;
 }
 

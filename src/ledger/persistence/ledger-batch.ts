@@ -1,5 +1,6 @@
 import { auditRounds, type AuditEntry, type AuditService } from 'src/audit/audit.service';
 import type { Call, PreparedStatement } from 'src/common/database/pipelined-transaction';
+import { lineAfterWrite, type LowBalanceLine } from '../core/low-balance';
 import { grantDeltas, walletDelta } from '../core/posting';
 import type { DebtHold } from '../core/returns';
 import { balanceOf } from '../operations/balance';
@@ -69,17 +70,6 @@ WHERE w.account_id = ANY($1::text[])`;
 
 const READ_BATCH_STATEMENT: PreparedStatement = { name: 'ledger_read_batch_v4', text: READ_BATCH_SQL };
 
-/**
- * A wallet's low-balance line: the threshold of the last `wallet.low_balance` its account was sent
- * (null: none since the available balance was last at or above it) and how many times the balance came
- * back to it. The write statements clear the line (one more rise) when a write leaves the available
- * balance at or above it; admission sets it with a notice (`lowBalanceMarkCall`).
- */
-export interface LowBalanceLine {
-  line: bigint | null;
-  rises: bigint;
-}
-
 const MARK_LOW_BALANCE: PreparedStatement = {
   name: 'ledger_mark_low_balance_v1',
   text: `UPDATE wallets SET low_balance_line = $2, low_balance_rises = $3 WHERE account_id = $1`,
@@ -138,7 +128,7 @@ export class WalletBatch {
     private readonly holds: Map<string, HoldRow>,
     private readonly allocations: Map<string, Map<string, Allocation>>,
     private readonly debts: Map<string, { debt: bigint; resolvedAt: Date }>,
-    private readonly lowBalance: LowBalanceLine,
+    private lowBalance: LowBalanceLine,
   ) {}
 
   /** The state of each wallet the read found (by account id; a wallet that does not exist is missing). */
@@ -214,10 +204,7 @@ export class WalletBatch {
     wallet.consumed += d.consumed;
     wallet.expired += d.expired;
     wallet.debt += d.debt;
-    if (this.lowBalance.line !== null && w.after.available >= this.lowBalance.line) {
-      this.lowBalance.line = null;
-      this.lowBalance.rises += 1n;
-    }
+    this.lowBalance = lineAfterWrite(this.lowBalance, w.after.available);
     if (w.newGrant) {
       const g = w.newGrant;
       this.grants.set(g.id, {
