@@ -85,6 +85,8 @@ export interface IncreaseHoldInput extends AuditOptions {
 export interface HoldResult {
   hold: HoldView;
   balance: Balance;
+  /** The balance the hold was decided on, before it (replayed: the balance now, as `balance`). */
+  before: Balance;
   /** The reservation transaction (the first one, when replayed). */
   transactionId: string;
   replayed: boolean;

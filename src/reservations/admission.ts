@@ -152,8 +152,8 @@ export class AccountAdmission {
     for (const limit of limits) spendLimit(limit, this.spendOf(limit), launch.amount, this.month);
     if (launch.told?.length) throw beingTerminated(launch.runtimeId, launch.told);
     let hold: (() => HoldResult) | null = null;
-    // The wallet before the hold: whether it was at or above the threshold, and its low-balance line.
-    const before = launch.hold ? ledger.lowBalance(launch.accountId, now) : undefined;
+    // The wallet's low-balance line before the hold (the hold's decision gives the balance before it).
+    const line = launch.hold ? ledger.lowBalanceLine(launch.accountId) : undefined;
     if (launch.hold) {
       const decided = ledger.decide(launch.accountId, launch.hold, now);
       if ('refused' in decided) throw decided.refused;
@@ -163,7 +163,11 @@ export class AccountAdmission {
     const notices = exhaustedNotices(plan, period, account.id, launch.agentId, usage);
     this.count(launch, usage);
     // (The hold's balance is known now; only its transaction id waits for the commit.)
-    const low = hold && before ? lowBalanceNotice(plan, period, account.id, before, hold().balance.available) : null;
+    const held = hold?.();
+    const low =
+      held && line
+        ? lowBalanceNotice(plan, period, account.id, { ...line, available: held.before.available }, held.balance.available)
+        : null;
     const lowDue = low !== null && !this.noticesSent.has(low.notice.cause);
     const alertsDue = limits.some((l) => {
       const spend = this.spendOf(l);

@@ -105,7 +105,7 @@ export class ReservationBatch {
       const counts = this.reads.counts(
         [...accounts.values()].filter((a) => !aside.has(a.accountId)),
         agentsOf(batch.map((l) => l.request)),
-        (accountId) => ledger.lowBalance(accountId, now)?.rises,
+        (accountId) => ledger.lowBalanceLine(accountId)?.rises,
       );
       if (counts) for (const a of counts.parse(await session.query(counts.calls))) aside.add(a);
       // A runtime whose events came first, told to terminate for want of a reservation, runs alone (which withdraws the command).

@@ -82,6 +82,19 @@ describe('wallet.low_balance once per crossing', () => {
     expect(new Set(sent.map((n) => n.id)).size).toBe(2);
   });
 
+  it('a reservation that itself takes the balance from the threshold to below it is a new crossing, under an older, higher line', async () => {
+    const accountId = await fundedAccount(h, admin, { credits: '1.500000' });
+    expect((await reserve(accountId, 60)).status).toBe(201); // 0.5: below, told
+    expect(await told(accountId)).toHaveLength(1);
+    // The line an older plan's notice set, above today's 1-credit threshold (a Team account's 50 credits).
+    await h.ds.query(`UPDATE wallets SET low_balance_line = 50000000 WHERE account_id = $1`, [accountId]);
+    await grant(accountId, '2.000000'); // 2.5: above the threshold, short of that line (not re-armed)
+    expect((await reserve(accountId, 120)).status).toBe(201); // 0.5: this reservation crosses the threshold itself
+    const sent = await told(accountId);
+    expect(sent.map((n) => n.data.available)).toEqual(['0.500000', '0.500000']);
+    expect(new Set(sent.map((n) => n.id)).size).toBe(2);
+  });
+
   it("re-armed by the period's allowance granted within the period (the monthly reset's statement)", async () => {
     // Enterprise without included credits: no allowance this month until the contract gives some.
     const accountId = await fundedAccount(h, admin, { credits: '1.500000' });

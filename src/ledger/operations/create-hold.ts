@@ -30,9 +30,10 @@ export function createHoldOperation(input: CreateHoldInput): Operation<HoldResul
       if (state.prior) {
         checkReplay(state.prior, fp);
         if (!state.hold) throw new Error(`hold ${input.holdId} of transaction ${state.prior.id} is missing`);
+        const balance = balanceNow(state, now);
         return {
           write: null,
-          result: { hold: { ...state.hold }, balance: balanceNow(state, now), transactionId: state.prior.id, replayed: true },
+          result: { hold: { ...state.hold }, balance, before: balance, transactionId: state.prior.id, replayed: true },
         };
       }
       if (state.hold) {
@@ -81,7 +82,7 @@ export function createHoldOperation(input: CreateHoldInput): Operation<HoldResul
           { id: input.holdId, amount: formatCredits(input.amount), reference: input.reference },
           now,
         ),
-        result: (transactionId) => ({ hold, balance: after, transactionId, replayed: false }),
+        result: (transactionId) => ({ hold, balance: after, before, transactionId, replayed: false }),
       };
     },
   };

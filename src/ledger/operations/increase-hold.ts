@@ -25,9 +25,10 @@ export function increaseHoldOperation(input: IncreaseHoldInput): Operation<HoldR
       const hold = requireHold(state, input.holdId);
       if (state.prior) {
         checkReplay(state.prior, fp);
+        const balance = balanceNow(state, now);
         return {
           write: null,
-          result: { hold: { ...hold }, balance: balanceNow(state, now), transactionId: state.prior.id, replayed: true },
+          result: { hold: { ...hold }, balance, before: balance, transactionId: state.prior.id, replayed: true },
         };
       }
       if (hold.status !== 'reserved') {
@@ -67,6 +68,7 @@ export function increaseHoldOperation(input: IncreaseHoldInput): Operation<HoldR
         result: (transactionId) => ({
           hold: { ...hold, amount: hold.amount + input.amount },
           balance: after,
+          before,
           transactionId,
           replayed: false,
         }),

@@ -59,8 +59,7 @@ export function completeWrite(state: LockedWallet, w: Omit<TransactionWrite, 'ac
   };
 }
 
-export function checkAffordable(state: LockedWallet, amount: bigint, now: Date): void {
-  const { available } = balanceNow(state, now);
+export function checkAffordable(available: bigint, amount: bigint): void {
   if (amount > available) {
     throw new BillingException(
       'DL_BILLING_INSUFFICIENT_CREDITS',
@@ -82,7 +81,8 @@ export function checkHoldInput(amount: bigint, idempotencyKey: string, more: rea
 
 /** `amount` moved from the wallet's grants (burn order) into hold `holdId`, refused if it would overdraw. */
 export function allocateToHold(state: LockedWallet, holdId: string, amount: bigint, now: Date) {
-  checkAffordable(state, amount, now);
+  const before = balanceNow(state, now);
+  checkAffordable(before.available, amount);
   const { parts } = allocate(state.grants, amount, now);
   const posting = new Posting();
   for (const p of parts) posting.move(Accounts.grant(p.grantId), Accounts.hold(holdId), p.amount);
@@ -90,7 +90,7 @@ export function allocateToHold(state: LockedWallet, holdId: string, amount: bigi
   return {
     parts,
     entries,
-    before: balanceNow(state, now),
+    before,
     after: afterBalance(state, entries, now),
     allocationDeltas: parts.map((p): AllocationDelta => ({ holdId, grantId: p.grantId, held: p.amount })),
   };

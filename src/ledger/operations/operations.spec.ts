@@ -45,6 +45,12 @@ describe('ledger decisions (pure: locked state + request → transaction to writ
       { account: 'hold:h1', amount: 2_000_000n },
     ]);
     expect(d.write.after).toEqual({ total: 5_000_000n, held: 2_000_000n, available: 3_000_000n, debt: 0n });
+    // Its result tells the balance it was decided on and the one it leaves (admission's low-balance notice reads both).
+    expect(d.result('tx_1')).toMatchObject({
+      before: { total: 5_000_000n, held: 0n, available: 5_000_000n, debt: 0n },
+      balance: d.write.after,
+      replayed: false,
+    });
     expect(d.audit).toMatchObject({
       action: 'hold.created',
       accountId: 'acc',

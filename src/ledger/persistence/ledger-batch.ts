@@ -3,7 +3,6 @@ import type { Call, PreparedStatement } from 'src/common/database/pipelined-tran
 import { lineAfterWrite, type LowBalanceLine } from '../core/low-balance';
 import { grantDeltas, walletDelta } from '../core/posting';
 import type { DebtHold } from '../core/returns';
-import { balanceOf } from '../operations/balance';
 import { completeWrite, type Operation } from '../operations/operation';
 import { parseWrite, writeCall } from './batch-write';
 import { notificationMessage, type Notification } from 'src/messaging/notifications';
@@ -166,10 +165,9 @@ export class WalletBatch {
     );
   }
 
-  /** The available balance now and the low-balance line. */
-  lowBalanceView(now: Date): LowBalanceLine & { available: bigint } {
-    const held = this.wallet.holds;
-    return { ...this.lowBalance, available: balanceOf([...this.grants.values()], held, this.wallet.debt, now).available };
+  /** The low-balance line, as the batch's writes so far left it. */
+  lowBalanceLine(): LowBalanceLine {
+    return { ...this.lowBalance };
   }
 
   /** What the lock-and-read statement would return for this operation now. */
@@ -312,9 +310,9 @@ export class LedgerBatch {
     return this.states.has(accountId);
   }
 
-  /** The wallet's available balance now (the batch's operations so far applied) and its low-balance line; undefined: not read. */
-  lowBalance(accountId: string, now: Date): (LowBalanceLine & { available: bigint }) | undefined {
-    return this.states.get(accountId)?.lowBalanceView(now);
+  /** The wallet's low-balance line (the batch's operations so far applied); undefined: not read. */
+  lowBalanceLine(accountId: string): LowBalanceLine | undefined {
+    return this.states.get(accountId)?.lowBalanceLine();
   }
 
   /**
