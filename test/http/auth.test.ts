@@ -54,6 +54,24 @@ describe('API keys and scopes', () => {
     expect(after.status).toBe(401);
   });
 
+  it('refuses a key revoked on another instance once API_KEY_CACHE_TTL_MS has passed', async () => {
+    const ttl = 300;
+    const here = await startApp({ env: { API_KEY_CACHE_TTL_MS: String(ttl) } });
+    try {
+      const created = await h.request('POST', '/v1/admin/api-keys', { key: bootstrap, body: { scopes: ['control-plane'] } });
+      expect(created.status).toBe(201);
+      // Authenticated here, so the key is in this instance's cache; then revoked on the other one.
+      expect((await here.request('POST', '/v1/events', { key: created.body.key, body: { events: [] } })).status).toBe(400);
+      expect((await h.request('DELETE', `/v1/admin/api-keys/${created.body.id}`, { key: bootstrap })).status).toBe(200);
+      await new Promise((r) => setTimeout(r, ttl + 100));
+      const after = await here.request('POST', '/v1/events', { key: created.body.key, body: { events: [] } });
+      expect(after.status).toBe(401);
+      expect(after.body.error.code).toBe('DL_BILLING_UNAUTHENTICATED');
+    } finally {
+      await here.close();
+    }
+  });
+
   it('rotates BILLING_ADMIN_API_KEY: the previous value works until revoked by its id, and stays revoked after a restart', async () => {
     const idOf = async (key: string): Promise<string> =>
       (await h.ds.query('SELECT id FROM api_keys WHERE key_hash = $1', [sha256Hex(key)]))[0].id;

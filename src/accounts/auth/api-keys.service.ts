@@ -9,8 +9,6 @@ import { inTransaction, rows } from 'src/common/database/transaction';
 import { BillingException } from 'src/common/errors/billing.exception';
 import type { Principal } from 'src/common/auth/scopes';
 
-const CACHE_TTL_MS = 5_000;
-
 /** An account's key as its page shows it. */
 export interface AccountKeyView {
   id: string;
@@ -199,7 +197,7 @@ export class ApiKeysService implements OnApplicationBootstrap {
     const principal = row ? { keyId: row.id, scopes: row.scopes } : null;
     // Bounded by forgetting the oldest entry: a spray of unknown keys must not empty the cache of the good ones.
     this.cache.delete(hash);
-    this.cache.set(hash, { principal, until: now + CACHE_TTL_MS });
+    this.cache.set(hash, { principal, until: now + this.config.apiKeyCacheTtlMs });
     if (this.cache.size > 10_000) this.cache.delete(this.cache.keys().next().value!);
     return principal;
   }

@@ -74,6 +74,8 @@ export const envSchema = z.object({
   KAFKA_TOPIC_ANCILLARY_DLQ: z.string().min(1).default(DEFAULT_TOPICS.ancillaryDlq),
   /** Failed authentications a client address may make per minute before it gets 429s. */
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(120),
+  /** How long an instance trusts what it read of an API key: another instance's revocation takes up to this long here (0: no cache). */
+  API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
   /** When set, GET /metrics needs `Authorization: Bearer <this>`; unset, it is open to whoever reaches the port (docs/security.md). */
   METRICS_BEARER_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
   /** When set, /metrics is served on this port alone (on METRICS_HOST), and no longer on PORT. */

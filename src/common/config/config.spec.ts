@@ -95,6 +95,15 @@ describe('loadConfig', () => {
     }
   });
 
+  it("caches an API key's lookup 5 s by default, takes another time or 0 for none, and refuses anything else", () => {
+    expect(loadConfig({}).apiKeyCacheTtlMs).toBe(5_000);
+    expect(loadConfig({ API_KEY_CACHE_TTL_MS: '200' }).apiKeyCacheTtlMs).toBe(200);
+    expect(loadConfig({ API_KEY_CACHE_TTL_MS: '0' }).apiKeyCacheTtlMs).toBe(0);
+    for (const value of ['-1', '1.5', 'soon', '60001']) {
+      expect(() => loadConfig({ API_KEY_CACHE_TTL_MS: value })).toThrow(/API_KEY_CACHE_TTL_MS: /);
+    }
+  });
+
   it('treats empty variables as unset', () => {
     expect(loadConfig({ KAFKA_BROKERS: '', DATABASE_URL: '' }).kafka).toBeUndefined();
   });

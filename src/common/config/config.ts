@@ -66,6 +66,8 @@ export interface AppConfig {
   kafkaLeftOut?: boolean;
   adminApiKey?: string;
   authFailuresPerMinute: number;
+  /** How long an API key's lookup is cached (API_KEY_CACHE_TTL_MS). */
+  apiKeyCacheTtlMs: number;
   metricsBearerToken?: string;
   /** A listener of its own for /metrics (METRICS_PORT, METRICS_HOST); unset: /metrics on the API's port. */
   metricsListener?: { port: number; host: string };
@@ -139,6 +141,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       : undefined,
     adminApiKey: e.BILLING_ADMIN_API_KEY,
     authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE,
+    apiKeyCacheTtlMs: e.API_KEY_CACHE_TTL_MS,
     metricsBearerToken: e.METRICS_BEARER_TOKEN,
     metricsListener: e.METRICS_PORT === undefined ? undefined : { port: e.METRICS_PORT, host: e.METRICS_HOST },
     stripe: {
