@@ -30,6 +30,9 @@ export default defineConfig({
           name: 'http',
           include: ['test/http/**/*.test.ts'],
           globalSetup: ['test/support/global-setup.ts'],
+          // The files share a worker's imports of the app (8–12 s a file otherwise): nothing in src/ or
+          // test/support keeps state from one app or file to the next (docs/benchmarks.md, 2026-12-07).
+          isolate: false,
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },
