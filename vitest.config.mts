@@ -20,8 +20,15 @@ export default defineConfig({
       {
         plugins,
         resolve,
-        // Some specs read every source file or build a package: 30 s, for a loaded machine.
-        test: { name: 'unit', include: ['src/**/*.spec.ts'], environment: 'node', testTimeout: 30_000 },
+        test: {
+          name: 'unit',
+          include: ['src/**/*.spec.ts'],
+          environment: 'node',
+          // Some specs read every source file or build a package: 30 s, for a loaded machine.
+          testTimeout: 30_000,
+          // The specs share a worker's imports, as the HTTP files do (below).
+          isolate: false,
+        },
       },
       {
         plugins,
