@@ -24,6 +24,10 @@ export function dataSourceOptions(url: string, poolSize = 20, timeouts: Database
     entities: ENTITIES,
     migrations: MIGRATIONS,
     migrationsTableName: 'schema_migrations',
+    // Each migration in a transaction of its own, and one that builds an index CONCURRENTLY
+    // (`transaction = false`) outside any: also the TypeORM CLI's mode (`migration:run`, whose
+    // default, one transaction for all, refuses such a migration).
+    migrationsTransactionMode: 'each',
     synchronize: false,
     migrationsRun: false,
     logging: ['error'],
