@@ -122,6 +122,38 @@ describe('the migration of the audit index by time', () => {
     ]);
   });
 
+  it('finishes while a second instance starts and waits for the migrations', async () => {
+    const { db, audit } = await unapplied('audit_index_two_starts');
+    const writer = await openWriter(db.ds, audit);
+    let first: Promise<DataSource> | undefined;
+    let second: Promise<DataSource> | undefined;
+    try {
+      first = start(db);
+      await until('the build to wait for the open writer', buildWaits(db));
+      second = start(db);
+      // Both instances have asked for the migrations' lock (the first holds it).
+      await until('the second instance to ask for the lock', async () => {
+        const [row] = (await db.ds.query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%advisory_lock(%'`,
+        )) as { n: number }[];
+        return row!.n >= 2;
+      });
+    } finally {
+      await writer.commitTransaction();
+      await writer.release();
+    }
+    // The build then waits for every older snapshot: a start that waits inside a statement would
+    // keep one open, waiting for the lock the first instance releases only after the build.
+    expect(
+      await within(
+        60_000,
+        Promise.all([first, second]).then(() => 'both started'),
+      ),
+    ).toBe('both started');
+    expect(await timeIndex(db.ds)).toMatchObject({ valid: true });
+  });
+
   it('replaces the invalid index a failed concurrent build left', async () => {
     const { db, audit } = await unapplied('audit_index_leftover');
     // A build cancelled while it waited for a writer (a deploy stopped, a statement timeout).

@@ -6,15 +6,26 @@ export function advisoryKey(name: string): string {
   return BigInt.asIntN(64, BigInt(`0x${sha256Hex(`dl-billing:${name}`).slice(0, 16)}`)).toString();
 }
 
+/** How often an instance that waits for the lock asks again. */
+const LOCK_POLL_MS = 250;
+
 /**
  * Runs `work` while holding a session advisory lock on one dedicated connection, waiting for it.
- * Used for migrations at boot.
+ * Used for migrations at boot. The wait asks again and again (`pg_try_advisory_lock`) instead of
+ * sitting in `pg_advisory_lock`: a statement that waits keeps its snapshot open, and a
+ * `CREATE INDEX CONCURRENTLY` of the holder's migrations waits for every older snapshot in the
+ * database to go, so the holder would wait for the waiter and the waiter for the holder, for ever.
+ * Between two tries the connection is idle, outside any transaction, with no snapshot.
  */
 export async function withAdvisoryLock<T>(ds: DataSource, name: string, work: () => Promise<T>): Promise<T> {
   const runner = ds.createQueryRunner();
   await runner.connect();
   try {
-    await runner.query('SELECT pg_advisory_lock($1)', [advisoryKey(name)]);
+    for (;;) {
+      const rows: { locked: boolean }[] = await runner.query('SELECT pg_try_advisory_lock($1) AS locked', [advisoryKey(name)]);
+      if (rows[0]?.locked) break;
+      await new Promise((resolve) => setTimeout(resolve, LOCK_POLL_MS));
+    }
     try {
       return await work();
     } finally {
