@@ -1,6 +1,9 @@
 // Wraps the TypeORM CLI on the built data source: generate <Name> | check | run | revert.
 // `check` migrates a scratch database and fails if the entities need a migration that is not checked in.
+// `run` migrates DATABASE_URL as the service does at start: under the migrations' advisory lock, so it
+// waits for an instance that is migrating (and an instance starting meanwhile waits for it).
 import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import pg from 'pg';
 
 const [command, name] = process.argv.slice(2);
@@ -37,9 +40,15 @@ switch (command) {
     await withScratchDatabase((url) => typeorm(['migration:generate', '--check', 'migrations/Drift'], { DATABASE_URL: url }));
     console.log('entities and migrations agree');
     break;
-  case 'run':
-    typeorm(['migration:run']);
+  case 'run': {
+    const require = createRequire(import.meta.url);
+    require('reflect-metadata');
+    const { openDataSource } = require('../dist/src/common/database/database.module.js');
+    const { dataSourceOptions } = require('../dist/src/common/database/data-source.js');
+    const ds = await openDataSource(dataSourceOptions(base, 2), true);
+    await ds.destroy();
     break;
+  }
   case 'revert':
     typeorm(['migration:revert']);
     break;
