@@ -55,6 +55,10 @@ export default defineConfig({
           hookTimeout: 120_000,
           // Integration files share one broker and two cores: run them one at a time.
           fileParallelism: false,
+          // They share a worker's imports too, as the HTTP files do: what a file starts (apps, buses,
+          // consumers, clients, browsers, servers, processes) it stops in its afterAll, and nothing
+          // in src/ or test/support keeps state from one file to the next (docs/benchmarks.md, 2026-12-07).
+          isolate: false,
         },
       },
       {
