@@ -35,11 +35,15 @@ describe('embedded PostgreSQL after an interrupted run', () => {
       new RegExp(`embedded PostgreSQL \\(data in ${dir}, port ${port}\\) did not start: PostgreSQL process ${orphan} is still running`),
     );
 
+    const exitHooks = process.listenerCount('exit');
     const server = new EmbeddedPostgres(dir, port, { leftover: 'stop', portInUse: 'any' });
     servers.push(server);
     const url = await server.start();
     expect(await selectOne(url)).toBe(1);
     expect(Number(readFileSync(join(dir, 'postmaster.pid'), 'utf8').split('\n')[0])).not.toBe(orphan);
+    // Stopped, it leaves no hook on this process behind it (the test files share their process).
+    await server.stop();
+    expect(process.listenerCount('exit')).toBe(exitHooks);
   });
 
   it('takes another port when its own is in use, or refuses naming the port', async () => {

@@ -153,8 +153,11 @@ export class EmbeddedPostgres {
       stdio: ['ignore', 'ignore', 'pipe'],
       env: { ...process.env, LC_MESSAGES: 'C' },
     });
-    // Should this process end without its shutdown (a crash), PostgreSQL is still told to stop.
-    process.once('exit', () => child.kill('SIGINT'));
+    // Should this process end without its shutdown (a crash), PostgreSQL is still told to stop; once
+    // PostgreSQL has exited (stopped, or failed to start), the hook goes with it.
+    const stopOnExit = () => child.kill('SIGINT');
+    process.once('exit', stopOnExit);
+    child.once('exit', () => process.removeListener('exit', stopOnExit));
     await new Promise<void>((ready, fail) => {
       child.stderr?.on('data', (chunk: Buffer) => {
         const text = chunk.toString('utf8');
