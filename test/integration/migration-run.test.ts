@@ -64,7 +64,7 @@ describe('migration:run', () => {
     const [before] = (await instance.query(`SELECT to_regclass('public.schema_migrations') IS NOT NULL AS present`)).rows as {
       present: boolean;
     }[];
-    expect(before.present).toBe(false);
+    expect(before?.present).toBe(false);
     expect(run.running()).toBe(true);
 
     await instance.query('SELECT pg_advisory_unlock($1)', [advisoryKey('migrations')]);
