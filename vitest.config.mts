@@ -10,6 +10,9 @@ const resolve = { alias: [{ find: /^src\//, replacement: fileURLToPath(new URL('
 
 // `vitest run` (npm test) leaves the fault-injection suite out: it has its own script
 // (npm run test:faults) and CI step. A `--project` on the command line replaces this filter.
+// Removes the temporary folders a test file made (test/support/temp-dir.ts) after its tests.
+const TEMP_DIRS = 'test/support/temp-dirs-setup.ts';
+
 const defaultProjects: Pick<TestUserConfig, 'project'> = { project: ['!faults'] };
 
 export default defineConfig({
@@ -23,6 +26,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['src/**/*.spec.ts'],
+          setupFiles: [TEMP_DIRS],
           environment: 'node',
           // Some specs read every source file or build a package: 30 s, for a loaded machine.
           testTimeout: 30_000,
@@ -37,6 +41,7 @@ export default defineConfig({
           name: 'http',
           include: ['test/http/**/*.test.ts'],
           globalSetup: ['test/support/global-setup.ts'],
+          setupFiles: [TEMP_DIRS],
           // The files share a worker's imports of the app (8–12 s a file otherwise): nothing in src/ or
           // test/support keeps state from one app or file to the next (docs/benchmarks.md, 2026-12-07).
           isolate: false,
@@ -50,6 +55,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
+          setupFiles: [TEMP_DIRS],
           globalSetup: ['test/support/global-setup.ts', 'test/support/kafka-setup.ts', 'test/support/build-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
