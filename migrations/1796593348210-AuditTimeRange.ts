@@ -28,7 +28,8 @@ export class AuditTimeRange1796593348210 implements MigrationInterface {
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {
-    // `migration:revert` runs a down in a transaction unless told `-t none`.
+    // `npm run migration:revert` runs it outside a transaction (mode `each`, `transaction = false`); the
+    // TypeORM CLI's `migration:revert -t all` would run it inside one.
     const concurrently = queryRunner.isTransactionActive ? '' : 'CONCURRENTLY ';
     await queryRunner.query(`
             DROP INDEX ${concurrently}IF EXISTS "public"."audit_log_at_idx"

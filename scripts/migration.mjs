@@ -1,7 +1,8 @@
 // Wraps the TypeORM CLI on the built data source: generate <Name> | check | run | revert.
 // `check` migrates a scratch database and fails if the entities need a migration that is not checked in.
-// `run` migrates DATABASE_URL as the service does at start: under the migrations' advisory lock, so it
-// waits for an instance that is migrating (and an instance starting meanwhile waits for it).
+// `run` migrates DATABASE_URL as the service does at start, and `revert` reverts its last migration, both
+// under the migrations' advisory lock: each waits for an instance that is migrating (and an instance
+// starting meanwhile waits for it).
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import pg from 'pg';
@@ -13,6 +14,15 @@ const typeorm = (args, env = {}) =>
     stdio: 'inherit',
     env: { ...process.env, ...env },
   });
+
+/** The build's data source and the functions that open it under the migrations' lock (dist/, built by the npm script). */
+function built() {
+  const require = createRequire(import.meta.url);
+  require('reflect-metadata');
+  const { openDataSource, revertLastMigration } = require('../dist/src/common/database/database.module.js');
+  const { dataSourceOptions } = require('../dist/src/common/database/data-source.js');
+  return { openDataSource, revertLastMigration, dataSourceOptions };
+}
 
 async function withScratchDatabase(work) {
   const admin = new pg.Client({ connectionString: base });
@@ -41,17 +51,17 @@ switch (command) {
     console.log('entities and migrations agree');
     break;
   case 'run': {
-    const require = createRequire(import.meta.url);
-    require('reflect-metadata');
-    const { openDataSource } = require('../dist/src/common/database/database.module.js');
-    const { dataSourceOptions } = require('../dist/src/common/database/data-source.js');
+    const { openDataSource, dataSourceOptions } = built();
     const ds = await openDataSource(dataSourceOptions(base, 2), true);
     await ds.destroy();
     break;
   }
-  case 'revert':
-    typeorm(['migration:revert']);
+  case 'revert': {
+    const { revertLastMigration, dataSourceOptions } = built();
+    const reverted = await revertLastMigration(dataSourceOptions(base, 2));
+    console.log(reverted ? `reverted ${reverted}` : 'no migration is applied: nothing reverted');
     break;
+  }
   default:
     throw new Error('usage: migration.mjs generate <Name> | check | run | revert');
 }

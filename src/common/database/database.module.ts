@@ -34,6 +34,35 @@ export async function openDataSource(options: DataSourceOptions, migrate = true)
   return ds;
 }
 
+/**
+ * Reverts the last migration the database has applied (`npm run migration:revert`), under the same
+ * advisory lock an instance migrates under, so it waits for an instance that is migrating (and an
+ * instance starting meanwhile waits for it). Returns the reverted migration's name, or null when none
+ * was applied.
+ */
+export async function revertLastMigration(options: DataSourceOptions): Promise<string | null> {
+  const ds = new DataSource({ ...options, migrationsRun: false });
+  await ds.initialize();
+  const table = ds.options.migrationsTableName ?? 'migrations';
+  const appliedNames = async (): Promise<Set<string>> => {
+    const [found] = (await ds.query(`SELECT to_regclass($1) IS NOT NULL AS present`, [table])) as { present: boolean }[];
+    if (!found?.present) return new Set();
+    return new Set(((await ds.query(`SELECT name FROM "${table}"`)) as { name: string }[]).map((r) => r.name));
+  };
+  try {
+    return await withQueryBound('none', () =>
+      withAdvisoryLock(ds, 'migrations', async () => {
+        const before = await appliedNames();
+        await ds.undoLastMigration({ transaction: 'each' });
+        const after = await appliedNames();
+        return [...before].find((name) => !after.has(name)) ?? null;
+      }),
+    );
+  } finally {
+    await ds.destroy();
+  }
+}
+
 /** A database that lacks some of the build's migrations, opened by a caller that does not migrate. */
 export class SchemaNotCurrent extends Error {
   constructor(
