@@ -68,7 +68,7 @@ export class LedgerService {
     private readonly audit: AuditService,
     private readonly clock: Clock,
     /** For the notifications topic (the contract's name without it). */
-    @Optional() @Inject(APP_CONFIG) private readonly config?: Pick<AppConfig, 'kafka'>,
+    @Optional() @Inject(APP_CONFIG) private readonly config?: Pick<AppConfig, 'topics'>,
   ) {
     this.runner = new LedgerRunner(ds, audit, clock, topicsOf(config ?? {}).notifications);
   }

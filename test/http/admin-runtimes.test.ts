@@ -61,3 +61,25 @@ describe('an admin terminates a runtime over HTTP', () => {
     }
   });
 });
+
+describe('a service without Kafka, whose topics are named by KAFKA_TOPIC_*', () => {
+  let h: Harness, admin: string, cp: string;
+  const commands = `ops.commands.${uid('t')}`;
+  beforeAll(async () => ({ h, admin, cp } = await startAppWithKeys({ env: { KAFKA_TOPIC_COMMANDS: commands } })));
+  afterAll(() => h.close());
+
+  it('writes its terminate command for the configured topic, where a relay with Kafka will send it', async () => {
+    expect(h.config.kafka).toBeUndefined();
+    const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
+    const runtimeId = uid('rt');
+    expect((await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId, ...SMALL, minutes: 30 } })).status).toBe(
+      201,
+    );
+    await h.request('POST', '/v1/events', { key: cp, body: [lifecycle(accountId, runtimeId, 'runtime.started', new Date(), 1)] });
+    expect((await h.request('POST', `/v1/admin/runtimes/${runtimeId}/terminate`, { key: admin })).body).toMatchObject({
+      commandIssued: true,
+    });
+    const rows: { topic: string }[] = await h.ds.query(`SELECT topic FROM outbox WHERE payload->>'runtimeId' = $1`, [runtimeId]);
+    expect(rows).toEqual([{ topic: commands }]);
+  });
+});

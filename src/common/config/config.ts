@@ -64,6 +64,11 @@ export interface AppConfig {
    * configured. Unset: a service without `kafka` warns that events come over HTTP only.
    */
   kafkaLeftOut?: boolean;
+  /**
+   * The topics KAFKA_TOPIC_* name (the contract's names by default), with Kafka or without: the outbox
+   * rows written without it (events over HTTP, the CLI) name these, and wait for a relay that has it.
+   */
+  topics: KafkaConfig['topics'];
   adminApiKey?: string;
   authFailuresPerMinute: number;
   /** How long an API key's lookup is cached (API_KEY_CACHE_TTL_MS). */
@@ -106,6 +111,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
   }
   const e = parsed.data;
+  const topics: KafkaConfig['topics'] = {
+    lifecycle: e.KAFKA_TOPIC_LIFECYCLE,
+    lifecycleDlq: e.KAFKA_TOPIC_LIFECYCLE_DLQ,
+    membership: e.KAFKA_TOPIC_MEMBERSHIP,
+    membershipDlq: e.KAFKA_TOPIC_MEMBERSHIP_DLQ,
+    commands: e.KAFKA_TOPIC_COMMANDS,
+    notifications: e.KAFKA_TOPIC_NOTIFICATIONS,
+    ancillary: e.KAFKA_TOPIC_ANCILLARY,
+    ancillaryDlq: e.KAFKA_TOPIC_ANCILLARY_DLQ,
+  };
   return {
     port: e.PORT,
     host: e.HOST,
@@ -127,18 +142,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
           clientId: e.KAFKA_CLIENT_ID,
           groupId: e.KAFKA_GROUP_ID,
           sessionTimeoutMs: e.KAFKA_SESSION_TIMEOUT_MS,
-          topics: {
-            lifecycle: e.KAFKA_TOPIC_LIFECYCLE,
-            lifecycleDlq: e.KAFKA_TOPIC_LIFECYCLE_DLQ,
-            membership: e.KAFKA_TOPIC_MEMBERSHIP,
-            membershipDlq: e.KAFKA_TOPIC_MEMBERSHIP_DLQ,
-            commands: e.KAFKA_TOPIC_COMMANDS,
-            notifications: e.KAFKA_TOPIC_NOTIFICATIONS,
-            ancillary: e.KAFKA_TOPIC_ANCILLARY,
-            ancillaryDlq: e.KAFKA_TOPIC_ANCILLARY_DLQ,
-          },
+          topics,
         }
       : undefined,
+    topics,
     adminApiKey: e.BILLING_ADMIN_API_KEY,
     authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE,
     apiKeyCacheTtlMs: e.API_KEY_CACHE_TTL_MS,
