@@ -29,6 +29,16 @@ async function within<T>(ms: number, work: Promise<T>): Promise<T | 'still waiti
   }
 }
 
+/** Fails unless `work` ends within 60 s (a start that waits for ever would not). */
+async function expectEnds(what: string, work: Promise<unknown>): Promise<void> {
+  expect(
+    await within(
+      60_000,
+      work.then(() => `${what} ended`),
+    ),
+  ).toBe(`${what} ended`);
+}
+
 async function until(what: string, check: () => Promise<boolean>, ms = 30_000): Promise<void> {
   const end = Date.now() + ms;
   while (!(await check())) {
@@ -84,6 +94,21 @@ describe('the migration of the audit index by time', () => {
     return writer;
   }
 
+  /**
+   * Runs `work` while a writer's transaction is open (`openWriter`), then commits it, whatever `work`
+   * did. What `work` returns is handed back after the commit: a start it began (a promise inside the
+   * object it returns, not awaited here) goes on after it.
+   */
+  async function whileWriterOpen<T extends object>(on: FreshDatabase, audit: AuditService, work: () => Promise<T>): Promise<T> {
+    const writer = await openWriter(on.ds, audit);
+    try {
+      return await work();
+    } finally {
+      await writer.commitTransaction();
+      await writer.release();
+    }
+  }
+
   /** Whether a backend of the database is waiting on a lock in a statement about the index. */
   const buildWaits = (on: FreshDatabase) => async () =>
     (
@@ -95,25 +120,16 @@ describe('the migration of the audit index by time', () => {
 
   it('lets holds write their audit rows while the index is built, and ends with a valid index', async () => {
     const { db, audit } = await unapplied('audit_index_holds');
-    const writer = await openWriter(db.ds, audit);
-    let migrating: Promise<DataSource> | undefined;
-    try {
-      migrating = start(db);
+    const { migrating } = await whileWriterOpen(db, audit, async () => {
+      const migrating = start(db);
       await until('the build to wait for the open writer', buildWaits(db));
 
       // A new hold meanwhile: a plain CREATE INDEX would have queued it behind its ShareLock.
       expect(await within(HOLD_MS, hold(db.ds, audit, 'acc_new'))).toBe('written');
       expect(await timeIndex(db.ds)).toMatchObject({ valid: false });
-    } finally {
-      await writer.commitTransaction();
-      await writer.release();
-    }
-    expect(
-      await within(
-        60_000,
-        migrating.then(() => 'migrated'),
-      ),
-    ).toBe('migrated');
+      return { migrating };
+    });
+    await expectEnds('the migration', migrating);
     expect(await timeIndex(db.ds)).toEqual({ valid: true, definition: expect.stringContaining('USING btree (at, id)') as string });
     expect(await db.ds.query(`SELECT name FROM schema_migrations WHERE name = $1`, [MIGRATION])).toHaveLength(1);
     expect(await db.ds.query(`SELECT account_id FROM audit_log ORDER BY at, id`)).toEqual([
@@ -124,13 +140,10 @@ describe('the migration of the audit index by time', () => {
 
   it('finishes while a second instance starts and waits for the migrations', async () => {
     const { db, audit } = await unapplied('audit_index_two_starts');
-    const writer = await openWriter(db.ds, audit);
-    let first: Promise<DataSource> | undefined;
-    let second: Promise<DataSource> | undefined;
-    try {
-      first = start(db);
+    const { both } = await whileWriterOpen(db, audit, async () => {
+      const first = start(db);
       await until('the build to wait for the open writer', buildWaits(db));
-      second = start(db);
+      const second = start(db);
       // Both instances have asked for the migrations' lock (the first holds it).
       await until('the second instance to ask for the lock', async () => {
         const [row] = (await db.ds.query(
@@ -139,18 +152,11 @@ describe('the migration of the audit index by time', () => {
         )) as { n: number }[];
         return row!.n >= 2;
       });
-    } finally {
-      await writer.commitTransaction();
-      await writer.release();
-    }
+      return { both: Promise.all([first, second]) };
+    });
     // The build then waits for every older snapshot: a start that waits inside a statement would
     // keep one open, waiting for the lock the first instance releases only after the build.
-    expect(
-      await within(
-        60_000,
-        Promise.all([first, second]).then(() => 'both started'),
-      ),
-    ).toBe('both started');
+    await expectEnds('both starts', both);
     expect(await timeIndex(db.ds)).toMatchObject({ valid: true });
   });
 
