@@ -73,7 +73,8 @@ function headersOf(h: IHeaders | undefined): Record<string, string> {
  * to catch extras) or the timeout passes; returns what it read.
  */
 export async function readTopic(topic: string, count: number, timeoutMs = 30_000, settleMs = 1_000): Promise<ReadMessage[]> {
-  const consumer = kafka().consumer({ groupId: `reader-${topic}-${Date.now()}-${Math.random()}` });
+  // A fetch that waits at the broker holds up the disconnect below (kafkajs' default: up to 5 s).
+  const consumer = kafka().consumer({ groupId: `reader-${topic}-${Date.now()}-${Math.random()}`, maxWaitTimeInMs: 200 });
   const received: ReadMessage[] = [];
   await consumer.connect();
   try {

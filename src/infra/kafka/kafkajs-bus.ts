@@ -31,6 +31,12 @@ const PROBE_EVERY_MS = 5_000;
 /** What one fetch may bring, per partition and in all (kafkajs' defaults: 1 MiB and 10 MiB). */
 const FETCH_BYTES_PER_PARTITION = 1024 * 1024;
 const FETCH_BYTES = 4 * 1024 * 1024;
+/**
+ * How long a fetch waits at the broker for messages when there are none (kafkajs' default: 5 s). A
+ * consumer that stops (SIGTERM, a restart) waits for its fetch in flight, so this bounds that wait;
+ * messages that arrive are returned at once whatever it is.
+ */
+const FETCH_MAX_WAIT_MS = 1_000;
 
 export interface KafkajsBusOptions {
   /** Test-only: SIGKILL the process after this many handled chunks, before their offsets are resolved. */
@@ -377,6 +383,7 @@ export class KafkajsBus extends MessageBus implements OnApplicationBootstrap, On
       // partition's fetch still carries several chunks of events.
       maxBytesPerPartition: FETCH_BYTES_PER_PARTITION,
       maxBytes: FETCH_BYTES,
+      maxWaitTimeInMs: FETCH_MAX_WAIT_MS,
       retry: { retries: 8 },
     });
     const entry = { consumer, topic: topics.join(','), state: 'starting' as 'starting' | 'running' | 'crashed' };
