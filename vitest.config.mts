@@ -8,11 +8,11 @@ const plugins = [swc.vite({ module: { type: 'es6' } })];
 // Imports from one module of src/ into another name it: `src/ledger/…` (tsconfig.json's paths).
 const resolve = { alias: [{ find: /^src\//, replacement: fileURLToPath(new URL('./src/', import.meta.url)) }] };
 
-// `vitest run` (npm test) leaves the fault-injection suite out: it has its own script
-// (npm run test:faults) and CI step. A `--project` on the command line replaces this filter.
 // Removes the temporary folders a test file made (test/support/temp-dir.ts) after its tests.
 const TEMP_DIRS = 'test/support/temp-dirs-setup.ts';
 
+// `vitest run` (npm test) leaves the fault-injection suite out: it has its own script
+// (npm run test:faults) and CI step. A `--project` on the command line replaces this filter.
 const defaultProjects: Pick<TestUserConfig, 'project'> = { project: ['!faults'] };
 
 export default defineConfig({

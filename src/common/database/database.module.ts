@@ -25,9 +25,7 @@ export async function openDataSource(options: DataSourceOptions, migrate = true)
     }
     return ds;
   }
-  // No bound on the migrations' queries: one may build an index over a large table, and the lock is
-  // waited for while another instance migrates.
-  const applied = await withQueryBound('none', () => withAdvisoryLock(ds, 'migrations', () => ds.runMigrations({ transaction: 'each' })));
+  const applied = await underMigrationsLock(ds, () => ds.runMigrations({ transaction: 'each' }));
   if (applied.length > 0) {
     new Logger('Database').log(`applied migrations: ${applied.map((m) => m.name).join(', ')}`);
   }
@@ -43,24 +41,25 @@ export async function openDataSource(options: DataSourceOptions, migrate = true)
 export async function revertLastMigration(options: DataSourceOptions): Promise<string | null> {
   const ds = new DataSource({ ...options, migrationsRun: false });
   await ds.initialize();
-  const table = ds.options.migrationsTableName ?? 'migrations';
-  const appliedNames = async (): Promise<Set<string>> => {
-    const [found] = (await ds.query(`SELECT to_regclass($1) IS NOT NULL AS present`, [table])) as { present: boolean }[];
-    if (!found?.present) return new Set();
-    return new Set(((await ds.query(`SELECT name FROM "${table}"`)) as { name: string }[]).map((r) => r.name));
-  };
   try {
-    return await withQueryBound('none', () =>
-      withAdvisoryLock(ds, 'migrations', async () => {
-        const before = await appliedNames();
-        await ds.undoLastMigration({ transaction: 'each' });
-        const after = await appliedNames();
-        return [...before].find((name) => !after.has(name)) ?? null;
-      }),
-    );
+    return await underMigrationsLock(ds, async () => {
+      const before = await appliedMigrations(ds);
+      await ds.undoLastMigration({ transaction: 'each' });
+      const after = new Set(await appliedMigrations(ds));
+      return before.find((name) => !after.has(name)) ?? null;
+    });
   } finally {
     await ds.destroy();
   }
+}
+
+/**
+ * Runs `work` under the migrations' advisory lock, waiting for it, with no bound on its queries: a
+ * migration may build an index over a large table, and the lock is waited for while another instance
+ * migrates.
+ */
+function underMigrationsLock<T>(ds: DataSource, work: () => Promise<T>): Promise<T> {
+  return withQueryBound('none', () => withAdvisoryLock(ds, 'migrations', work));
 }
 
 /** A database that lacks some of the build's migrations, opened by a caller that does not migrate. */
@@ -85,15 +84,19 @@ export class SchemaNotCurrent extends Error {
 
 /** The build's migrations the database has not applied, and those it has that the build does not know (read only). */
 async function schemaDifference(ds: DataSource): Promise<{ pending: string[]; unknown: string[] }> {
-  const table = ds.options.migrationsTableName ?? 'migrations';
-  const [found] = (await ds.query(`SELECT to_regclass($1) IS NOT NULL AS present`, [table])) as { present: boolean }[];
-  const applied = found?.present
-    ? ((await ds.query(`SELECT name FROM ${table} ORDER BY id`)) as { name: string }[]).map((r) => r.name)
-    : [];
+  const applied = await appliedMigrations(ds);
   const known = ds.migrations.map((m) => m.name ?? m.constructor.name);
   const done = new Set(applied);
   const ours = new Set(known);
   return { pending: known.filter((name) => !done.has(name)), unknown: applied.filter((name) => !ours.has(name)) };
+}
+
+/** The names of the migrations the database has applied, in the order it applied them (none without the table). */
+async function appliedMigrations(ds: DataSource): Promise<string[]> {
+  const table = ds.options.migrationsTableName ?? 'migrations';
+  const [found] = (await ds.query(`SELECT to_regclass($1) IS NOT NULL AS present`, [table])) as { present: boolean }[];
+  if (!found?.present) return [];
+  return ((await ds.query(`SELECT name FROM ${table} ORDER BY id`)) as { name: string }[]).map((r) => r.name);
 }
 
 export async function resolveDatabaseUrl(config: AppConfig): Promise<string> {
