@@ -95,3 +95,51 @@ describe('shutdown with a Kafka batch in flight', () => {
     expect(lines.filter((l) => l.msg === 'stopped')).toHaveLength(1);
   });
 });
+
+/**
+ * An idle instance with Kafka: its consumers sit in a fetch the broker holds until messages come or
+ * the fetch's wait ends, and a stop waits for that fetch. The wait is 1 s (kafkajs' default, 5 s, made
+ * every idle stop take about 4.7 s here: docs/benchmarks.md, 2026-12-07).
+ */
+describe('shutdown of an idle instance with Kafka', () => {
+  let service: ServiceProcess | undefined;
+  const db = new pg.Client({ connectionString: inject('databaseUrl') });
+
+  afterAll(async () => {
+    await service?.stop();
+    await db.end();
+  });
+
+  it('stops within 3 s of SIGTERM while its consumers wait for messages, exit 0', async () => {
+    await db.connect();
+    const env = serviceTestEnv({ LOG_LEVEL: 'info', CRON_ENABLED: 'false' });
+    const accountId = uid('acc');
+    const runtimeId = uid('rt');
+    service = await startService(env);
+    // The consumer has joined and handles events: one goes through, then nothing more comes.
+    await produce(env.KAFKA_TOPIC_LIFECYCLE!, [
+      {
+        key: accountId,
+        value: { id: uid('evt'), type: 'runtime.heartbeat', occurredAt: new Date().toISOString(), accountId, runtimeId, seq: 1 },
+      },
+    ]);
+    await eventually(
+      async () => (await db.query('SELECT 1 FROM runtimes WHERE runtime_id = $1', [runtimeId])).rowCount === 1,
+      60_000,
+      'the event applied',
+    );
+    // Once the event is applied the consumer asks for more, and the broker holds that fetch for its
+    // whole wait: half a second in, about 4.5 s of a 5-s wait would be left, at most 0.5 s of 1 s.
+    await new Promise((r) => setTimeout(r, 500));
+
+    service.child.kill('SIGTERM');
+    expect(await service.exited, service.output().slice(-3000)).toEqual({ code: 0, signal: null });
+    const stopped = service
+      .output()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { msg: string; ms?: number })
+      .find((l) => l.msg === 'stopped');
+    expect(stopped?.ms).toBeLessThan(3_000);
+  });
+});
