@@ -3,7 +3,7 @@ import { fundedAccount, SMALL } from '../support/accounts';
 import { startApp, serviceTestEnv, uid, type Harness } from '../support/app';
 import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
 import { FrozenProxy } from '../support/frozen-proxy';
-import { startService } from '../support/service-process';
+import { freePort, startService } from '../support/service-process';
 import { poolOf } from '../../src/common/database/pool';
 
 /** The answer of `request`, or `'no answer'` if it has none after `ms`. */
@@ -131,7 +131,7 @@ describe('a frozen database', () => {
 describe('a frozen database at SIGTERM', () => {
   it('lets the service answer the request in flight 503 and stop within its shutdown deadline', async () => {
     const db = await freshDatabase('frozen_stop');
-    const proxy = await FrozenProxy.start(db.url, 3402);
+    const proxy = await FrozenProxy.start(db.url, await freePort());
     try {
       const service = await startService(
         serviceTestEnv({ DATABASE_URL: proxy.url(), DATABASE_QUERY_TIMEOUT_MS: '3000', CRON_ENABLED: 'false' }),
