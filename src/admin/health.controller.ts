@@ -50,8 +50,8 @@ export class AdminHealthController {
   ): Promise<string> {
     return this.auth.page(reply, cookies, async (viewer) => {
       const q = parseQueryOrThrow(z.strictObject({ done: z.string().max(300).optional(), sig: z.string().max(100).optional() }), query);
-      const topics = this.config.kafka?.topics;
-      const dlqTopics = topics ? [topics.lifecycleDlq, topics.membershipDlq, topics.ancillaryDlq] : [];
+      const { topics } = this.config;
+      const dlqTopics = this.config.kafka ? [topics.lifecycleDlq, topics.membershipDlq, topics.ancillaryDlq] : [];
       const [backlog, runs, webhooks, deadLettered, lag, dlq] = await Promise.all([
         this.outbox.backlog(),
         this.jobs.lastRuns(),

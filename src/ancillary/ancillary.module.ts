@@ -48,9 +48,9 @@ export class AncillaryWiring implements OnModuleInit, OnApplicationBootstrap {
   ) {}
 
   onModuleInit(): void {
-    const kafka = this.config.kafka;
-    if (kafka) {
-      this.bus.subscribe({ topic: kafka.topics.ancillary, handle: (batch) => this.consumer.handle(batch, kafka.topics.ancillaryDlq) });
+    if (this.config.kafka) {
+      const { topics } = this.config;
+      this.bus.subscribe({ topic: topics.ancillary, handle: (batch) => this.consumer.handle(batch, topics.ancillaryDlq) });
     }
   }
 

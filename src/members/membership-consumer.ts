@@ -88,15 +88,14 @@ export class MembershipConsumer implements OnModuleInit {
   }
 
   onModuleInit(): void {
-    const kafka = this.config.kafka;
-    if (!kafka) return;
-    this.bus.subscribe({ topic: kafka.topics.membership, handle: (batch) => this.handle(batch) });
+    if (!this.config.kafka) return;
+    this.bus.subscribe({ topic: this.config.topics.membership, handle: (batch) => this.handle(batch) });
   }
 
   async handle(batch: InboundMessage[]): Promise<void> {
     const changes: MemberChange[] = [];
     const poison: OutboundMessage[] = [];
-    const dlqTopic = this.config.kafka!.topics.membershipDlq;
+    const dlqTopic = this.config.topics.membershipDlq;
     for (const message of batch) {
       const parsed = this.parse(message.value);
       if ('reason' in parsed) poison.push(deadLetter(dlqTopic, message, parsed.reason, 'DL_BILLING_REQUEST_INVALID', parsed.findings));

@@ -30,9 +30,9 @@ export class LifecycleConsumer implements OnModuleInit {
   }
 
   onModuleInit(): void {
-    const kafka = this.config.kafka;
-    if (!kafka) return;
-    this.bus.subscribe({ topic: kafka.topics.lifecycle, handle: (batch) => this.handle(batch, kafka.topics.lifecycleDlq) });
+    if (!this.config.kafka) return;
+    const { topics } = this.config;
+    this.bus.subscribe({ topic: topics.lifecycle, handle: (batch) => this.handle(batch, topics.lifecycleDlq) });
   }
 
   async handle(batch: InboundMessage[], dlqTopic: string): Promise<void> {

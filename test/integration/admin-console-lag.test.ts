@@ -38,7 +38,7 @@ describe('admin console: Kafka consumer lag', () => {
   };
 
   it('shows the lag of each partition while the consumer is held, and none once it has caught up', async () => {
-    const topic = h.config.kafka!.topics.lifecycle;
+    const topic = h.config.topics.lifecycle;
     const account = uid('lag');
     const runtime = uid('rt');
     // The consumer is held in the database (its first read waits on this lock), so what is produced stays unconsumed.
@@ -87,7 +87,7 @@ describe('admin console: Kafka consumer lag', () => {
   });
 
   it('counts the messages on each dead-letter topic, read from the broker, whichever consumer refused them', async () => {
-    const t = h.config.kafka!.topics;
+    const t = h.config.topics;
     const dlqOf = async (): Promise<{ total: string; rows: Record<string, string> }> => {
       await page.goto(`${base}/admin/health`);
       const rows = await page.$$eval('#table-dlq tbody tr', (trs) =>

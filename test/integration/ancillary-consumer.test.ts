@@ -28,7 +28,7 @@ describe('ancillary usage events on the real broker', () => {
   };
 
   it('charges egress published on its own topic and on the lifecycle topic, once per id, and parks poison messages of each in its dead-letter topic', async () => {
-    const topics = h.config.kafka!.topics;
+    const topics = h.config.topics;
     const accountId = await fundedAccount(h, admin, { credits: '10.000000' });
     const own = egress(accountId, 1);
     const onLifecycle = egress(accountId, 2);

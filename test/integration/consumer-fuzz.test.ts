@@ -151,7 +151,7 @@ describe('fuzzing the lifecycle consumer on the real broker', () => {
       data: {},
     };
     messages.push({ key: accountId, value: JSON.stringify(sentinel) });
-    await produce(h.config.kafka!.topics.lifecycle, messages);
+    await produce(h.config.topics.lifecycle, messages);
 
     const appliedIds = async (ids: string[]): Promise<Set<string>> =>
       new Set(((await h.ds.query(`SELECT id FROM runtime_events WHERE id = ANY($1)`, [ids])) as { id: string }[]).map((r) => r.id));
@@ -194,7 +194,7 @@ describe('fuzzing the lifecycle consumer on the real broker', () => {
     };
     const mustPark = fuzz.filter((v) => !heartbeatOf(v) && !accepted.has(idOf(v) ?? ''));
     expect(mustPark.length).toBeGreaterThan(FUZZ_MESSAGES * 0.5);
-    const parked = await readTopic(h.config.kafka!.topics.lifecycleDlq, mustPark.length, 60_000, 2_000);
+    const parked = await readTopic(h.config.topics.lifecycleDlq, mustPark.length, 60_000, 2_000);
     const parkedValues = parked.map((m) => m.value);
     for (const value of mustPark) expect(parkedValues).toContain(Buffer.from(value).toString('utf8'));
     const heartbeats = fuzz.filter((v) => heartbeatOf(v));
@@ -224,7 +224,7 @@ describe('fuzzing the lifecycle consumer on the real broker', () => {
 
     // Still consuming after the storm, and still healthy.
     const after = { ...sentinel, id: uid('evt_after'), seq: 101, occurredAt: new Date().toISOString() };
-    await produce(h.config.kafka!.topics.lifecycle, [{ key: accountId, value: after }]);
+    await produce(h.config.topics.lifecycle, [{ key: accountId, value: after }]);
     await eventually(async () => (await counted()).get(runtimes[0]!) === 22, 30_000, 'an event after the fuzz');
     expect((await h.request('GET', '/health/ready')).status).toBe(200);
   });
@@ -236,7 +236,7 @@ describe('fuzzing the lifecycle consumer on the real broker', () => {
     const bad = uid('evt_latin1');
     const [head, tail] = event(bad, 'runtime.terminated', 1, '"reason":"user-XX"').split('XX');
     const good = uid('evt_good');
-    await produce(h.config.kafka!.topics.lifecycle, [
+    await produce(h.config.topics.lifecycle, [
       { key: accountId, value: Buffer.concat([Buffer.from(head!), Buffer.from([0xe9, 0xff]), Buffer.from(tail!)]) },
       { key: accountId, value: event(good, 'runtime.started', 2, '') },
     ]);
@@ -245,7 +245,7 @@ describe('fuzzing the lifecycle consumer on the real broker', () => {
       60_000,
       'the good event',
     );
-    const parked = (await readTopic(h.config.kafka!.topics.lifecycleDlq, 1_000, 5_000, 500)).find((m) => m.value.includes(bad));
+    const parked = (await readTopic(h.config.topics.lifecycleDlq, 1_000, 5_000, 500)).find((m) => m.value.includes(bad));
     expect(parked?.headers['x-dlq-code']).toBe('DL_BILLING_REQUEST_INVALID');
     expect(parked?.headers['x-dlq-reason']).toBe('must be UTF-8 (bytes that are no UTF-8 character were found)');
     expect(await h.ds.query(`SELECT 1 FROM runtime_events WHERE id = $1`, [bad])).toEqual([]);
@@ -268,7 +268,7 @@ describe('fuzzing the lifecycle consumer on the real broker', () => {
       data: {},
     };
     await produce(
-      h.config.kafka!.topics.lifecycle,
+      h.config.topics.lifecycle,
       [
         { key: accountId, value: huge },
         { key: Buffer.from([0x80, 0x81]), value: notUtf8 },
@@ -283,7 +283,7 @@ describe('fuzzing the lifecycle consumer on the real broker', () => {
       60_000,
       'the good event',
     );
-    const parked = await readTopic(h.config.kafka!.topics.lifecycleDlq, 1_000, 5_000, 500);
+    const parked = await readTopic(h.config.topics.lifecycleDlq, 1_000, 5_000, 500);
 
     const truncated = parked.find((m) => m.value.includes(marker) && m.headers['x-dlq-truncated']);
     expect(truncated?.headers).toMatchObject({

@@ -62,7 +62,7 @@ describe('any delivery order gives the same balances (10,000 events on the real 
     const inOrder = messages('a');
     const chaos = shuffled([...messages('b'), ...messages('b')], 7);
     expect(inOrder).toHaveLength(RUNTIMES * EVENTS_PER_RUNTIME);
-    const topic = h.config.kafka!.topics.lifecycle;
+    const topic = h.config.topics.lifecycle;
     for (let i = 0; i < inOrder.length; i += 2000) await produce(topic, inOrder.slice(i, i + 2000));
     for (let i = 0; i < chaos.length; i += 2000) await produce(topic, chaos.slice(i, i + 2000));
 

@@ -28,7 +28,7 @@ describe('enforcement: a runtime that passes its reservation is told to terminat
     expect((await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId, ...SMALL, minutes: 5 } })).status).toBe(
       201,
     );
-    const topic = h.config.kafka!.topics.lifecycle;
+    const topic = h.config.topics.lifecycle;
     await produce(topic, [{ key: accountId, value: lifecycle(accountId, runtimeId, 'runtime.started', start, 1) }]);
     await eventually(
       async () => (await h.request('GET', `/v1/reservations/${runtimeId}`, { key: cp })).body.status === 'running',
@@ -50,7 +50,7 @@ describe('enforcement: a runtime that passes its reservation is told to terminat
     );
     expect((await sweep()).result).toMatchObject({ reservationExpired: 0, reissued: 0 });
 
-    const commandsTopic = h.config.kafka!.topics.commands;
+    const commandsTopic = h.config.topics.commands;
     let commands = (await readTopic(commandsTopic, 1, 20_000, 1_500)).map((m) => JSON.parse(m.value));
     expect(commands).toEqual([
       {
@@ -97,9 +97,7 @@ describe('enforcement: a runtime that passes its reservation is told to terminat
     const idle = uid('rt');
     await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId: silent, ...SMALL, minutes: 5 } });
     await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId: idle, ...SMALL, minutes: 5 } });
-    await produce(h.config.kafka!.topics.lifecycle, [
-      { key: accountId, value: lifecycle(accountId, silent, 'runtime.started', clock.now(), 1) },
-    ]);
+    await produce(h.config.topics.lifecycle, [{ key: accountId, value: lifecycle(accountId, silent, 'runtime.started', clock.now(), 1) }]);
     await eventually(
       async () => (await h.request('GET', `/v1/reservations/${silent}`, { key: cp })).body.status === 'running',
       30_000,
@@ -120,7 +118,7 @@ describe('enforcement: a runtime that passes its reservation is told to terminat
   });
 
   it('settles over Kafka a runtime.terminated carrying the reason of our own command for the time it ran, acknowledging the command', async () => {
-    const topic = h.config.kafka!.topics.lifecycle;
+    const topic = h.config.topics.lifecycle;
     const view = async (runtimeId: string) => (await h.request('GET', `/v1/reservations/${runtimeId}`, { key: cp })).body;
 
     // account_suspended: told to terminate a minute in, it stops two minutes later; 3 minutes charged, not the hour held.

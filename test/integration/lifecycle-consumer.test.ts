@@ -43,7 +43,7 @@ describe('lifecycle consumer on the real broker', () => {
     const terminated = lifecycle(accountId, reserved, 'runtime.terminated', new Date(t), 2, { reason: 'user' });
     const begun = lifecycle(accountId, reserved, 'runtime.started', new Date(t - 60_000), 1);
     await produce(
-      h.config.kafka!.topics.lifecycle,
+      h.config.topics.lifecycle,
       [started, begun, terminated].map((value) => ({ key: accountId, value })),
     );
     const rows = async (): Promise<{ action: string; correlation_id: string | null; reference: string | null }[]> =>
@@ -61,7 +61,7 @@ describe('lifecycle consumer on the real broker', () => {
   it('parks poison messages in the dead-letter topic with their reason and applies the good ones after them', async () => {
     const runtimeId = uid('rt');
     const good = event(runtimeId);
-    const topics = h.config.kafka!.topics;
+    const topics = h.config.topics;
     await produce(topics.lifecycle, [
       { key: 'acc_consumer', value: 'this is not JSON' },
       { key: 'acc_consumer', value: { ...event(runtimeId), type: 'runtime.exploded' } },
@@ -88,7 +88,7 @@ describe('lifecycle consumer on the real broker', () => {
 
   it("parks an event that names another account than its runtime's, and applies its neighbours", async () => {
     const runtimeId = uid('rt');
-    const topics = h.config.kafka!.topics;
+    const topics = h.config.topics;
     await produce(topics.lifecycle, [{ key: 'acc_consumer', value: event(runtimeId, 'runtime.heartbeat', 1) }]);
     await eventually(async () => (await eventsCount(h, runtimeId)) === 1, 30_000, 'the first event');
     const foreign = { ...event(runtimeId, 'runtime.paused', 2), accountId: 'acc_someone_else' };
@@ -124,7 +124,7 @@ describe('lifecycle consumer on the real broker', () => {
     );
     const late = event(archived, 'runtime.paused', 9);
     const neighbour = uid('rt');
-    const topics = h.config.kafka!.topics;
+    const topics = h.config.topics;
     await produce(topics.lifecycle, [
       { key: 'acc_consumer', value: late },
       { key: 'acc_consumer', value: event(neighbour, 'runtime.heartbeat', 1) },
@@ -144,7 +144,7 @@ describe('lifecycle consumer on the real broker', () => {
     const runtimeId = uid('rt');
     const first = event(runtimeId, 'runtime.heartbeat', 1);
     const second = event(runtimeId, 'runtime.heartbeat', 2);
-    await produce(h.config.kafka!.topics.lifecycle, [
+    await produce(h.config.topics.lifecycle, [
       { key: 'acc_consumer', value: first },
       { key: 'acc_consumer', value: first },
       { key: 'acc_consumer', value: second },
@@ -172,7 +172,7 @@ describe('lifecycle consumer on the real broker', () => {
     };
     const terminated = lifecycle(accountId, runtimeId, 'runtime.terminated', new Date(t + 120_000), 3, { reason: 'user' });
     await produce(
-      h.config.kafka!.topics.lifecycle,
+      h.config.topics.lifecycle,
       [started, sameId, terminated].map((value) => ({ key: accountId, value })),
     );
     const view = async () => (await h.request('GET', `/v1/reservations/${runtimeId}`, { key: cp })).body;
@@ -187,7 +187,7 @@ describe('lifecycle consumer on the real broker', () => {
   it("applies the copy of an id that names the runtime's account and parks one naming another, in either order in a chunk", async () => {
     const admin = await h.key('admin');
     const cp = await h.key('control-plane');
-    const topics = h.config.kafka!.topics;
+    const topics = h.config.topics;
     for (const foreignFirst of [true, false]) {
       const accountId = await fundedAccount(h, admin, { credits: '2.000000' });
       const runtimeId = uid('rt');
@@ -221,13 +221,13 @@ describe('lifecycle consumer on the real broker', () => {
     try {
       const before = event(runtimeId, 'runtime.heartbeat', 1);
       const after = event(runtimeId, 'runtime.heartbeat', 3);
-      await produce(h.config.kafka!.topics.lifecycle, [
+      await produce(h.config.topics.lifecycle, [
         { key: 'acc_consumer', value: before },
         { key: 'acc_consumer', value: { ...event(runtimeId, 'runtime.paused', 2), id: poisonId } },
         { key: 'acc_consumer', value: after },
       ]);
       await eventually(async () => (await eventsCount(h, runtimeId)) === 2, 30_000, 'the neighbours');
-      const dlq = (await readTopic(h.config.kafka!.topics.lifecycleDlq, 6, 20_000, 1_000)).filter((m) => m.value.includes(poisonId));
+      const dlq = (await readTopic(h.config.topics.lifecycleDlq, 6, 20_000, 1_000)).filter((m) => m.value.includes(poisonId));
       expect(dlq).toHaveLength(1);
       expect(dlq[0]!.headers['x-dlq-reason']).toMatch(/processing failed: refused for the test/);
     } finally {

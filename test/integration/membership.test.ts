@@ -51,7 +51,7 @@ describe('membership from accounts.membership.v1 (real broker) drives Stripe sea
       shuffled.filter((_, i) => i % 3 === k).map((value): { key: string; value: string | object } => ({ key: accountId, value })),
     );
     thirds[1]!.push(...noise.map((n) => ({ key: accountId, ...n })));
-    const topic = h.config.kafka!.topics.membership;
+    const topic = h.config.topics.membership;
     await Promise.all(thirds.map((batch) => produce(topic, batch)));
 
     await eventually(
@@ -85,7 +85,7 @@ describe('membership from accounts.membership.v1 (real broker) drives Stripe sea
     const added = { id: uid('mem'), type: 'member.added', occurredAt: at, accountId: org, userId: 'dana' };
     const ignored = { id: uid('mem'), type: 'member.added', occurredAt: at, accountId: user, userId: 'erin' };
     await produce(
-      h.config.kafka!.topics.membership,
+      h.config.topics.membership,
       [ignored, added].map((value) => ({ key: value.accountId, value })),
     );
     await eventually(
@@ -119,9 +119,9 @@ describe('membership from accounts.membership.v1 (real broker) drives Stripe sea
     const deadLettered = async () =>
       sample((await h.request('GET', '/metrics')).body as string, 'dl_billing_membership_dead_lettered_total');
     const before = await deadLettered();
-    const topic = h.config.kafka!.topics.membership;
+    const topic = h.config.topics.membership;
     await produce(topic, [...hostile.map((m) => ({ key: org, value: m.value })), { key: org, value: good }]);
-    const parked = await readTopic(h.config.kafka!.topics.membershipDlq, hostile.length, 60_000, 2_000);
+    const parked = await readTopic(h.config.topics.membershipDlq, hostile.length, 60_000, 2_000);
     for (const m of hostile) {
       const letter = parked.find((p) => p.value === m.value);
       expect(letter, m.name).toBeDefined();
@@ -152,7 +152,7 @@ describe('membership from accounts.membership.v1 (real broker) drives Stripe sea
     /** Sends membership changes on the topic and waits until the service took them (their ids in its inbox). */
     const consume = async (...changes: Change[]) => {
       await produce(
-        h.config.kafka!.topics.membership,
+        h.config.topics.membership,
         changes.map((value) => ({ key: value.accountId, value })),
       );
       const ids = [...new Set(changes.map((c) => c.id))];
@@ -318,11 +318,11 @@ describe('membership events stamped ahead of the service clock (real broker)', (
     ];
     const within = { id: uid('mem'), type: 'member.added', occurredAt: at(23 * hour), accountId: org, userId: 'bob' };
     await produce(
-      h.config.kafka!.topics.membership,
+      h.config.topics.membership,
       [...ahead, within].map((value) => ({ key: org, value })),
     );
 
-    const parked = await readTopic(h.config.kafka!.topics.membershipDlq, ahead.length, 60_000, 2_000);
+    const parked = await readTopic(h.config.topics.membershipDlq, ahead.length, 60_000, 2_000);
     expect(parked.map((p) => JSON.parse(p.value).id).sort()).toEqual(ahead.map((e) => e.id).sort());
     for (const letter of parked) {
       expect(letter.headers['x-dlq-code']).toBe('DL_BILLING_REQUEST_INVALID');

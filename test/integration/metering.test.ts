@@ -36,7 +36,7 @@ describe('metering on the real broker: reserve, run, pause, settle', () => {
 
     const t0 = new Date(Date.now() - 3 * 60 * minute);
     const at = (m: number) => new Date(t0.getTime() + m * minute);
-    await produce(h.config.kafka!.topics.lifecycle, [
+    await produce(h.config.topics.lifecycle, [
       { key: accountId, value: lifecycle(accountId, runtimeId, 'runtime.started', at(0), 1) },
       { key: accountId, value: lifecycle(accountId, runtimeId, 'runtime.heartbeat', at(5), 2) },
       { key: accountId, value: lifecycle(accountId, runtimeId, 'runtime.paused', at(10), 3) },
@@ -89,7 +89,7 @@ describe('metering on the real broker: reserve, run, pause, settle', () => {
     const runtimeId = uid('rt');
     await h.request('POST', '/v1/reservations', { key: controlPlane, body: { accountId, runtimeId, ...SMALL, minutes: 30 } });
     const now = new Date();
-    await produce(h.config.kafka!.topics.lifecycle, [
+    await produce(h.config.topics.lifecycle, [
       { key: accountId, value: lifecycle(accountId, runtimeId, 'runtime.launch_failed', now, 1, { reason: 'image pull' }) },
     ]);
     await eventually(

@@ -32,7 +32,7 @@ describe('notifications on billing.notifications.v1 (real broker): one shape, on
   afterAll(() => h.close());
 
   const notesOf = async (accountId: string, count: number): Promise<Note[]> =>
-    (await readTopic(h.config.kafka!.topics.notifications, count, 60_000, 3_000))
+    (await readTopic(h.config.topics.notifications, count, 60_000, 3_000))
       .filter((m) => m.key === accountId)
       .map((m) => JSON.parse(m.value) as Note);
 

@@ -52,7 +52,7 @@ describe('plan notifications on the real broker, once per cause', () => {
       expect(posted.body).toMatchObject({ accepted: 2 });
     }
 
-    const read = await readTopic(h.config.kafka!.topics.notifications, 7, 60_000, 3_000);
+    const read = await readTopic(h.config.topics.notifications, 7, 60_000, 3_000);
     const mine = read
       .filter((m) => m.key === accountId)
       .map((m) => JSON.parse(m.value) as { id: string; type: string; accountId: string; data: Record<string, unknown> });

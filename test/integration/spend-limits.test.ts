@@ -26,7 +26,7 @@ describe('spend limits enforced by terminating runtimes (real broker)', () => {
         201,
       );
     }
-    const topic = h.config.kafka!.topics.lifecycle;
+    const topic = h.config.topics.lifecycle;
     await produce(
       topic,
       runtimes.map((r) => ({ key: accountId, value: lifecycle(accountId, r, 'runtime.started', start, 1) })),
@@ -44,7 +44,7 @@ describe('spend limits enforced by terminating runtimes (real broker)', () => {
     const refused = await h.request('POST', '/v1/reservations', { key: cp, body: { accountId, runtimeId: uid('rt'), ...SMALL } });
     expect(refused.body.error.code).toBe('DL_BILLING_SPEND_LIMIT_REACHED');
 
-    const commands = (await readTopic(h.config.kafka!.topics.commands, 5, 20_000, 1_500)).map((m) => JSON.parse(m.value));
+    const commands = (await readTopic(h.config.topics.commands, 5, 20_000, 1_500)).map((m) => JSON.parse(m.value));
     const mine = commands.filter((c) => c.accountId === accountId);
     expect(mine).toHaveLength(5);
     expect(mine.every((c) => c.type === 'runtime.terminate' && c.reason === 'spend_limit')).toBe(true);
@@ -85,7 +85,7 @@ describe('spend limits enforced by terminating runtimes (real broker)', () => {
     // 10 minutes of small hold 0.166667: exactly 6 fit in 1.000002, and the 6th reaches it.
     expect(await limitThenLaunch('1.000002')).toBe(6);
     const notes = async () =>
-      (await readTopic(h.config.kafka!.topics.notifications, 5, 20_000, 2_000))
+      (await readTopic(h.config.topics.notifications, 5, 20_000, 2_000))
         .map((m) => JSON.parse(m.value))
         .filter((n) => n.accountId === accountId && n.type.startsWith('spend_limit.'))
         .map((n) => `${n.type}${n.data.threshold ? `:${n.data.threshold}` : ''} of ${n.data.limit}`);

@@ -11,7 +11,8 @@ describe('two instances in one consumer group on one database', () => {
   });
 
   it('share the partitions, take over when one dies, apply every event once, and run a job once at a time', async () => {
-    const shared = testConfig({}, { kafka: true }).kafka!;
+    const config = testConfig({}, { kafka: true });
+    const shared = { groupId: config.kafka!.groupId, topics: config.topics };
     const env = {
       KAFKA_GROUP_ID: shared.groupId,
       KAFKA_TOPIC_LIFECYCLE: shared.topics.lifecycle,

@@ -24,7 +24,7 @@ describe('loadConfig', () => {
   it('reads brokers and the contract topic names', () => {
     const config = loadConfig({ KAFKA_BROKERS: '127.0.0.1:9092, broker2:9093' });
     expect(config.kafka?.brokers).toEqual(['127.0.0.1:9092', 'broker2:9093']);
-    expect(config.kafka?.topics).toMatchObject({
+    expect(config.topics).toMatchObject({
       lifecycle: 'runtime.lifecycle.v1',
       lifecycleDlq: 'runtime.lifecycle.v1.dlq',
       commands: 'billing.commands.v1',

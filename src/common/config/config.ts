@@ -22,22 +22,24 @@ function pathFrom(set: string | undefined, fallback: string): string {
   return set === undefined ? join(PROJECT_ROOT, fallback) : resolve(set);
 }
 
+/** The topics KAFKA_TOPIC_* name (the contract's names by default). */
+export interface Topics {
+  lifecycle: string;
+  lifecycleDlq: string;
+  membership: string;
+  membershipDlq: string;
+  commands: string;
+  notifications: string;
+  /** Ancillary usage (snapshots, volumes, egress); also accepted on the lifecycle topic. */
+  ancillary: string;
+  ancillaryDlq: string;
+}
+
 export interface KafkaConfig {
   brokers: string[];
   clientId: string;
   groupId: string;
   sessionTimeoutMs: number;
-  topics: {
-    lifecycle: string;
-    lifecycleDlq: string;
-    membership: string;
-    membershipDlq: string;
-    commands: string;
-    notifications: string;
-    /** Ancillary usage (snapshots, volumes, egress); also accepted on the lifecycle topic. */
-    ancillary: string;
-    ancillaryDlq: string;
-  };
 }
 
 export interface AppConfig {
@@ -68,7 +70,7 @@ export interface AppConfig {
    * The topics KAFKA_TOPIC_* name (the contract's names by default), with Kafka or without: the outbox
    * rows written without it (events over HTTP, the CLI) name these, and wait for a relay that has it.
    */
-  topics: KafkaConfig['topics'];
+  topics: Topics;
   adminApiKey?: string;
   authFailuresPerMinute: number;
   /** How long an API key's lookup is cached (API_KEY_CACHE_TTL_MS). */
@@ -111,7 +113,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
   }
   const e = parsed.data;
-  const topics: KafkaConfig['topics'] = {
+  const topics: Topics = {
     lifecycle: e.KAFKA_TOPIC_LIFECYCLE,
     lifecycleDlq: e.KAFKA_TOPIC_LIFECYCLE_DLQ,
     membership: e.KAFKA_TOPIC_MEMBERSHIP,
@@ -142,7 +144,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
           clientId: e.KAFKA_CLIENT_ID,
           groupId: e.KAFKA_GROUP_ID,
           sessionTimeoutMs: e.KAFKA_SESSION_TIMEOUT_MS,
-          topics,
         }
       : undefined,
     topics,

@@ -19,17 +19,20 @@ import { MessageBus } from './message-bus';
           }
           return new DisabledBus();
         }
-        return new KafkajsBus(config.kafka, {
-          killAfterBatch: config.faults.killAfterBatch,
-          observeLag: (topic, partition, lag) => {
-            const labels = { topic, partition: String(partition) };
-            metrics.consumerLag.set(labels, lag);
-            metrics.consumerLastBatch.set(labels, Date.now() / 1000);
+        return new KafkajsBus(
+          { ...config.kafka, topics: config.topics },
+          {
+            killAfterBatch: config.faults.killAfterBatch,
+            observeLag: (topic, partition, lag) => {
+              const labels = { topic, partition: String(partition) };
+              metrics.consumerLag.set(labels, lag);
+              metrics.consumerLastBatch.set(labels, Date.now() / 1000);
+            },
+            observeBrokerLag: (lags) => {
+              for (const l of lags) metrics.consumerLag.set({ topic: l.topic, partition: String(l.partition) }, l.lag);
+            },
           },
-          observeBrokerLag: (lags) => {
-            for (const l of lags) metrics.consumerLag.set({ topic: l.topic, partition: String(l.partition) }, l.lag);
-          },
-        });
+        );
       },
     },
   ],

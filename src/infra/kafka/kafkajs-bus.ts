@@ -1,6 +1,6 @@
 import { Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { Kafka, logLevel, Partitioners, type Consumer, type ISocketFactory, type Producer, type RetryOptions } from 'kafkajs';
-import type { KafkaConfig } from 'src/common/config/config';
+import type { KafkaConfig, Topics } from 'src/common/config/config';
 import {
   MessageBus,
   MessageTooLarge,
@@ -96,7 +96,8 @@ export class KafkajsBus extends MessageBus implements OnApplicationBootstrap, On
   private consumersStopped?: Promise<void>;
 
   constructor(
-    private readonly config: KafkaConfig,
+    /** The brokers and group, and the topics the bus makes sure exist before it consumes or sends. */
+    private readonly config: KafkaConfig & { topics: Topics },
     private readonly options: KafkajsBusOptions = {},
   ) {
     super();
