@@ -24,7 +24,7 @@ const files = filesUnder(src);
 const text = new Map(files.map((f) => [f, readFileSync(f, 'utf8')]));
 const rel = (f) => relative(root, f);
 const moduleOf = (f) => relative(src, f).split('/')[0].replace(/\.ts$/, '');
-const shared = new Set(['common', 'infra', 'main', 'app', 'app.module', 'cli', 'cli.module']);
+const shared = new Set(['common', 'infra', 'main', 'app', 'app.module', 'cli', 'cli-usage', 'cli-commands', 'cli.module']);
 
 const withTypes = process.argv.includes('--types');
 

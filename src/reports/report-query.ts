@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { BillingException } from 'src/common/errors/billing.exception';
 import { parseQueryOrThrow } from 'src/common/http/zod-validation.pipe';
 import { calendarMonth } from 'src/plan-catalog/periods';
-import { CREDIT_GROUPS, USAGE_GROUPS, type Period } from './reports.service';
+import { CREDIT_GROUPS, USAGE_GROUPS } from './report-names';
+import type { Period } from './reports.service';
 import { inputInstant } from 'src/common/http/api-schemas';
 import { emptyRange } from 'src/common/http/empty-range';
 

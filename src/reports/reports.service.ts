@@ -8,14 +8,7 @@ import { formatCredits } from 'src/common/money';
 import { PlanCatalog } from 'src/plan-catalog/plan-catalog';
 import { seatsReport } from './seats-report';
 import { usageSource, type UsageLevel } from './usage-rollups';
-
-export const REPORT_NAMES = ['usage', 'credits', 'seats', 'spend-limits', 'reconciliation', 'top-consumers', 'ancillary'] as const;
-export type ReportName = (typeof REPORT_NAMES)[number];
-
-export const USAGE_GROUPS = ['account', 'environment', 'day', 'user'] as const;
-export type UsageGroup = (typeof USAGE_GROUPS)[number];
-export const CREDIT_GROUPS = ['total', 'day', 'account'] as const;
-export type CreditGroup = (typeof CREDIT_GROUPS)[number];
+import type { CreditGroup, ReportName, UsageGroup } from './report-names';
 
 export type Cell = string | number | boolean | null;
 

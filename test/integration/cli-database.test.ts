@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -109,6 +110,43 @@ describe('the CLI on an unreachable database', () => {
     expect(unknownOption.code).toBe(2);
     expect(couldNotRun.code).toBe(3);
   }, 300_000);
+
+  it('answers --help and a usage error without loading the service (no Nest, no command code)', async () => {
+    // main() in a process of its own; then the modules it loaded, read from require's cache.
+    const loaded = (argv: string[]) =>
+      new Promise<{ code: number; modules: string[] }>((done, fail) => {
+        const script = `const { main } = require(${JSON.stringify(join(build, 'src', 'cli.js'))});
+          main(${JSON.stringify(argv)}).then((code) => process.stdout.write('\\n@@' + JSON.stringify({ code, modules: Object.keys(require.cache) })));`;
+        execFile(
+          process.execPath,
+          ['-e', script],
+          { env: { ...process.env, DATABASE_URL: 'postgres://postgres@127.0.0.1:1/x' } },
+          (error, stdout) => {
+            if (error) return fail(error);
+            try {
+              done(JSON.parse(stdout.slice(stdout.lastIndexOf('\n@@') + 3)) as { code: number; modules: string[] });
+            } catch (failure) {
+              fail(new Error(`no result in the output: ${stdout}`, { cause: failure }));
+            }
+          },
+        );
+      });
+    const service = (modules: string[]) =>
+      modules.filter((m) => m.includes('@nestjs') || m.includes('typeorm') || m.endsWith('cli-commands.js'));
+    for (const [argv, code] of [
+      [['--help'], 0],
+      [['reports', 'usage', '--help'], 0],
+      [['keys'], 2],
+      [['audit', 'verify', '--nope'], 2],
+    ] as const) {
+      const run = await loaded([...argv]);
+      expect([argv, run.code, service(run.modules)]).toEqual([argv, code, []]);
+    }
+    // A command does load it (the check above can see it): the database is unreachable, exit 3.
+    const command = await loaded(['audit', 'verify']);
+    expect(command.code).toBe(3);
+    expect(service(command.modules)).toContain(join(build, 'src', 'cli-commands.js'));
+  });
 
   it('a bad timeout value is a configuration error (exit 2) naming the variable', async () => {
     const run = await runCli(build, ['audit', 'verify'], {

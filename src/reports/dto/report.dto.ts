@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { credits, instant } from 'src/common/http/api-schemas';
 import { ancillaryUsageSchema } from 'src/ancillary/dto/ancillary-usage.dto';
-import { CREDIT_GROUPS, USAGE_GROUPS, type ReportName } from '../reports.service';
+import { CREDIT_GROUPS, USAGE_GROUPS, type ReportName } from '../report-names';
 
 /**
  * The JSON form of each report: the same envelope (`columns` in order, also the CSV header; one item
