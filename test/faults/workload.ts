@@ -1,5 +1,6 @@
 import { Kafka, logLevel, Partitioners, type Producer } from 'kafkajs';
 import { parseCredits } from '../../src/common/money';
+import { fixKafkajsRequestQueue } from '../../src/infra/kafka/request-queue-fix';
 import { SMALL } from '../support/accounts';
 import { uid } from '../support/app';
 import { plannedHistory, type PlannedEvent } from '../support/scenarios';
@@ -200,6 +201,9 @@ export class SteadyProducer {
   private async run(messages: LifecycleMessage[], durationMs: number): Promise<void> {
     const tickMs = 100;
     const perTick = Math.max(1, Math.ceil(messages.length / Math.max(1, durationMs / tickMs)));
+    // As the service's bus does: kafkajs' idle request queues would otherwise wake this process a
+    // thousand times a second, beside the service under test (request-queue-fix.ts).
+    fixKafkajsRequestQueue();
     const kafka = new Kafka({
       clientId: 'faults-load',
       brokers: [this.brokers],
