@@ -42,6 +42,8 @@ export const envSchema = z.object({
     .refine(isUrlWithHost, 'must be a postgres:// URL with a host (and a port of digits, if any)')
     .optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(2).max(200).default(20),
+  /** How many times the service tries to reach the database at start, 3 s apart, before it exits 1 (`startup failed`). */
+  DATABASE_START_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(10),
   /** How long the CLI waits for the database to answer before it gives up (exit 3). */
   DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5_000),
   /** How long a query of a request, a Kafka batch or the outbox relay may go unanswered before it fails (503) and its connection is dropped; 0: no bound. */

@@ -50,6 +50,8 @@ export interface AppConfig {
     url?: string;
     poolSize: number;
     connectTimeoutMs: number;
+    /** Attempts to reach the database at start, 3 s apart, before the start fails (DATABASE_START_ATTEMPTS). */
+    startAttempts: number;
     /** The bounds on waiting for the database (common/database/data-source.ts DatabaseTimeouts). */
     queryTimeoutMs: number;
     longQueryTimeoutMs: number;
@@ -131,6 +133,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       url: e.DATABASE_URL,
       poolSize: e.DATABASE_POOL_SIZE,
       connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
+      startAttempts: e.DATABASE_START_ATTEMPTS,
       queryTimeoutMs: e.DATABASE_QUERY_TIMEOUT_MS,
       longQueryTimeoutMs: e.DATABASE_LONG_QUERY_TIMEOUT_MS,
       acquireTimeoutMs: e.DATABASE_ACQUIRE_TIMEOUT_MS,

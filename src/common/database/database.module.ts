@@ -104,6 +104,9 @@ export async function resolveDatabaseUrl(config: AppConfig): Promise<string> {
   return EmbeddedPostgres.shared(config.database.embeddedDir, config.database.embeddedPort).start();
 }
 
+/** The wait between two attempts to reach the database at start (TypeORM's module default). */
+const START_RETRY_DELAY_MS = 3_000;
+
 @Module({
   imports: [
     TypeOrmModule.forRootAsync({
@@ -119,6 +122,9 @@ export async function resolveDatabaseUrl(config: AppConfig): Promise<string> {
         migrationsRun: config.database.migrate !== false,
         // A database that answers but is not at this build's schema will not become so by waiting.
         toRetry: (error: unknown) => !(error instanceof SchemaNotCurrent),
+        // Attempts in all, the first included (@nestjs/typeorm's `retryAttempts`).
+        retryAttempts: config.database.startAttempts,
+        retryDelay: START_RETRY_DELAY_MS,
       }),
       dataSourceFactory: async (options) => openDataSource(options as DataSourceOptions, options?.migrationsRun !== false),
     }),
