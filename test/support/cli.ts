@@ -16,13 +16,14 @@ async function sources(dir: string): Promise<string[]> {
 }
 
 /**
- * Compiles src/ and migrations/ with SWC (the options `nest build` uses) into a private folder
- * under node_modules/.cache, so a test can run the CLI as a real process without touching dist/
- * (which other runs may be building or using). Returns the folder; remove it with `rm` after.
+ * Compiles src/ and migrations/ (or the folders `roots` names) with SWC (the options `nest build`
+ * uses) into a private folder under node_modules/.cache, so a test can run the CLI as a real process
+ * without touching dist/ (which other runs may be building or using). Returns the folder; remove it
+ * with `rm` after.
  */
-export async function buildForTest(): Promise<string> {
+export async function buildForTest(roots: readonly string[] = ['src', 'migrations']): Promise<string> {
   const out = join(ROOT, 'node_modules', '.cache', 'dl-billing-test-build', `${process.pid}-${Date.now()}`);
-  const files = [...(await sources(join(ROOT, 'src'))), ...(await sources(join(ROOT, 'migrations')))];
+  const files = (await Promise.all(roots.map((root) => sources(join(ROOT, root))))).flat();
   await Promise.all(
     files.map(async (file) => {
       const { code } = await transformFile(file, {
