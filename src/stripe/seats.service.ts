@@ -219,7 +219,7 @@ export class SeatsService implements OnModuleInit {
             : (last?.quantity ?? (await this.settledSeats(em, accountId)) ?? item.quantity);
           let stripeQuantity = item.quantity;
           if (item.quantity !== expected) {
-            stripeQuantity = await this.setBackNow(em, current, item.quantity, expected, runId, result);
+            stripeQuantity = await this.setBackNow(em, current, item.quantity, expected, remote.currentPeriodStart, runId, result);
             current = { ...current, seat_quantity: stripeQuantity };
           } else if (pending.length === 0 && sub.seat_quantity !== item.quantity) {
             await em.query(`UPDATE stripe_subscriptions SET seat_quantity = $2 WHERE account_id = $1`, [accountId, item.quantity]);
@@ -230,7 +230,9 @@ export class SeatsService implements OnModuleInit {
           // changes reached the members without their steps (received before the steps were kept):
           // corrected dated now, as before.
           const settled = await this.settledSeats(em, accountId);
-          if (settled !== null && stripeQuantity !== settled) await this.setBackNow(em, current, stripeQuantity, settled, runId, result);
+          if (settled !== null && stripeQuantity !== settled) {
+            await this.setBackNow(em, current, stripeQuantity, settled, remote.currentPeriodStart, runId, result);
+          }
         });
       } catch (error) {
         firstFailure ??= error;
@@ -243,25 +245,31 @@ export class SeatsService implements OnModuleInit {
     return result;
   }
 
-  /** Sets the seat item to `to` dated now (a difference with no change date of ours), recorded as corrected drift. */
+  /**
+   * Sets the seat item to `to` dated now (a difference with no change date of ours), recorded as
+   * corrected drift. Dated at the period's start instead when our clock reads before it (Stripe's
+   * clock ahead of ours, a period begun a moment ago): Stripe refuses a date before the period.
+   */
   private async setBackNow(
     em: EntityManager,
     sub: SubscriptionRow,
     from: number,
     to: number,
+    periodStart: Date | null,
     runId: string,
     result: ReconciliationResult,
   ): Promise<number> {
     const itemId = sub.seat_item_id!;
     const now = this.clock.now();
+    const date = periodStart && now < periodStart ? periodStart : now;
     const push = await this.pushes.insert(
       em,
       { ...sub, seat_item_id: itemId },
-      { quantity: to, fromQuantity: from, date: now },
+      { quantity: to, fromQuantity: from, date },
       'reconcile',
       `reconcile:${runId}`,
     );
-    const quantity = await this.stripe(em, () => this.gateway.setItemQuantity(itemId, to, push.idempotency_key, now));
+    const quantity = await this.stripe(em, () => this.gateway.setItemQuantity(itemId, to, push.idempotency_key, date));
     await this.pushes.markSent(em, push.id);
     await em.query(
       `INSERT INTO stripe_seat_discrepancies (kind, account_id, subscription_id, stripe_quantity, active_seats, detected_at, corrected_at)

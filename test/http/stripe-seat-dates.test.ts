@@ -176,6 +176,23 @@ describe('Stripe: a seat push is prorated from the membership change, not from t
     ]);
   });
 
+  it("corrects drift dated at the period's start when the service's clock reads a moment before it (Stripe's clock ahead)", async () => {
+    const sub = await teamAccount();
+    // Stripe began the period 5 s after what our clock reads: "now" is before it, and Stripe refuses such a date.
+    setClocks(sub.start * 1000 - 5_000);
+    fake.setQuantity(fake.seatItem(sub.subscriptionId, SEAT_PRICE).id, 3);
+    const run = await h.request('POST', '/v1/admin/jobs/seat-reconciliation/run', { key: admin });
+    expect(run.status, JSON.stringify(run.body)).toBe(200);
+    expect(fake.seatItem(sub.subscriptionId, SEAT_PRICE).quantity, JSON.stringify(run.body)).toBe(0);
+    expect(run.body.result.corrected.filter((c: { accountId: string }) => c.accountId === sub.accountId)).toEqual([
+      { accountId: sub.accountId, subscriptionId: sub.subscriptionId, stripeQuantity: 3, activeSeats: 0 },
+    ]);
+    // The correction is prorated from the period's start, the earliest date Stripe takes.
+    const lines = prorations(sub.subscriptionId);
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.map(([, , from]) => from)).toEqual(lines.map(() => iso(sub.start)));
+  });
+
   it('sets Stripe to the members dated now when a change reached them without its dated steps (received before they were kept)', async () => {
     const sub = await teamAccount();
     expect((await h.request('PUT', `/v1/accounts/${sub.accountId}/members/gu`, { key: admin })).status).toBe(200);
