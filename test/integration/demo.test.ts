@@ -1,7 +1,5 @@
-import { execFile } from 'node:child_process';
-import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildForTest, removeBuild } from '../support/cli';
+import { buildForTest, removeBuild, runBuilt } from '../support/cli';
 
 /**
  * `npm run demo`, as the README offers it to a new user: the demo script (built here, beside the run's
@@ -16,15 +14,8 @@ describe('npm run demo', () => {
   afterAll(() => removeBuild(build));
 
   it('runs every step against a fresh embedded service and prints the outcomes a user reads', async () => {
-    const env: Record<string, string | undefined> = { ...process.env };
-    // The demo's own defaults, whatever the test run is given.
-    delete env.DATABASE_URL;
-    delete env.KAFKA_BROKERS;
-    const run = await new Promise<{ code: number; stdout: string; stderr: string }>((done) =>
-      execFile(process.execPath, [resolve(build, 'scripts', 'demo.js')], { env, timeout: 180_000 }, (error, stdout, stderr) =>
-        done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
-      ),
-    );
+    // The demo starts its service on its own defaults, without the run's DATABASE_URL and KAFKA_BROKERS.
+    const run = await runBuilt(build, 'scripts/demo.js', [], {}, { timeoutMs: 180_000 });
     expect(run.code, run.stderr).toBe(0);
     const lines = run.stdout.split('\n').map((l) => l.trim().replace(/\s+/g, ' '));
     for (const line of [

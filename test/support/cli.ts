@@ -58,11 +58,22 @@ export function runCli(
   env: Record<string, string>,
   cwd = ROOT,
 ): Promise<{ code: number; stdout: string; stderr: string }> {
+  return runBuilt(build, 'src/cli.js', args, env, { cwd });
+}
+
+/** Runs `node <build>/<script> ...args` (in the project's folder, or `cwd`) and returns its exit code and output. */
+export function runBuilt(
+  build: string,
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  { cwd = ROOT, timeoutMs = 60_000 }: { cwd?: string; timeoutMs?: number } = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolvePromise) => {
     execFile(
       process.execPath,
-      [join(build, 'src', 'cli.js'), ...args],
-      { cwd, env: { ...process.env, ...env }, timeout: 60_000 },
+      [join(build, script), ...args],
+      { cwd, env: { ...process.env, ...env }, timeout: timeoutMs },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
         resolvePromise({ code, stdout, stderr });

@@ -1,6 +1,6 @@
 import { CompressionTypes, Kafka, logLevel, Partitioners, type IHeaders } from 'kafkajs';
 import { inject } from 'vitest';
-import type { KafkaConfig, Topics } from '../../src/common/config/config';
+import type { KafkajsBusConfig } from '../../src/infra/kafka/kafkajs-bus';
 
 export interface ReadMessage {
   key: string | null;
@@ -20,7 +20,7 @@ export function kafka(): Kafka {
  * The configuration of a bus of its own (KafkajsBus built directly in a test): every topic and the
  * group named after `tag`, on the test broker unless `brokers` says otherwise.
  */
-export function busConfig(tag: string, topic: string, brokers = inject('kafkaBrokers').split(',')): KafkaConfig & { topics: Topics } {
+export function busConfig(tag: string, topic: string, brokers = inject('kafkaBrokers').split(',')): KafkajsBusConfig {
   return {
     brokers,
     clientId: tag,

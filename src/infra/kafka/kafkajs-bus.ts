@@ -38,6 +38,9 @@ const FETCH_BYTES = 4 * 1024 * 1024;
  */
 const FETCH_MAX_WAIT_MS = 1_000;
 
+/** The brokers and group, and the topics the bus makes sure exist before it consumes or sends. */
+export type KafkajsBusConfig = KafkaConfig & { topics: Topics };
+
 export interface KafkajsBusOptions {
   /** Test-only: SIGKILL the process after this many handled chunks, before their offsets are resolved. */
   killAfterBatch?: number;
@@ -96,8 +99,7 @@ export class KafkajsBus extends MessageBus implements OnApplicationBootstrap, On
   private consumersStopped?: Promise<void>;
 
   constructor(
-    /** The brokers and group, and the topics the bus makes sure exist before it consumes or sends. */
-    private readonly config: KafkaConfig & { topics: Topics },
+    private readonly config: KafkajsBusConfig,
     private readonly options: KafkajsBusOptions = {},
   ) {
     super();
